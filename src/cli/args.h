@@ -1,0 +1,36 @@
+// Command-line parsing shared by the subcommands: each problem is one clear line.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+
+namespace tt::cli {
+
+// Parses sizes such as 4096, 64K, 1M, 2G (powers of 1024). Throws tt::Error naming `option`.
+uint64_t ParseBytes(const std::string& option, const std::string& value);
+// Parses a non-negative decimal number of seconds. Throws tt::Error naming `option`.
+double ParseSeconds(const std::string& option, const std::string& value);
+
+// Walks argv: options with values (`--opt V` or `--opt=V`), flags, and positionals.
+class ArgReader {
+ public:
+  ArgReader(const std::string& command, std::vector<std::string> args)
+      : command_(command), args_(std::move(args)) {}
+  bool Done() const { return i_ >= args_.size(); }
+  const std::string& Peek() const { return args_[i_]; }
+  // True if the next argument is `name` (or `name=...`); consumes it.
+  bool Flag(const char* name);
+  bool Option(const char* name, std::string* value);
+  std::string TakePositional();
+  std::vector<std::string> Rest();  // everything left
+  [[noreturn]] void Unknown() const;
+
+ private:
+  std::string command_;
+  std::vector<std::string> args_;
+  size_t i_ = 0;
+};
+
+}  // namespace tt::cli

@@ -1,0 +1,193 @@
+// `tensortrace info`: what a trace holds.
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/summary.h"
+#include "core/time.h"
+
+namespace tt::cli {
+
+namespace {
+
+const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json]
+
+Shows what the trace in DIR holds: processes (pid, parent, command, host), threads, events per
+category, time span, dropped events, clock data, and which sources produced events. Damage
+(truncated or corrupted files) is listed, and everything readable is still counted.
+
+  --json      machine-readable output (schema: docs/info-json.md)
+  -h, --help  this help
+)";
+
+nlohmann::json ToJson(const TraceSummary& s) {
+  using nlohmann::json;
+  json procs = json::array();
+  for (const auto& p : s.processes) {
+    json threads = json::array();
+    for (const auto& t : p.threads)
+      threads.push_back({{"tid", t.tid},
+                         {"name", t.name},
+                         {"events", t.events},
+                         {"first_ns", t.first_ns},
+                         {"last_ns", t.last_ns},
+                         {"dropped", t.discarded},
+                         {"file", t.file}});
+    json cats = json::object();
+    for (size_t c = 0; c < p.by_category.size(); ++c)
+      if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
+    json offsets = json::array();
+    for (const auto& [clock, off] : p.clock_offsets)
+      offsets.push_back({{"clock", clock}, {"offset_ns", off}});
+    procs.push_back({
+        {"pid", p.meta.pid},
+        {"ppid", p.meta.ppid},
+        {"exec_generation", p.meta.exec_generation},
+        {"command", p.meta.cmdline},
+        {"host", p.meta.hostname},
+        {"dir", p.dir},
+        {"start_realtime_ns", p.meta.start_realtime_ns},
+        {"end_state", p.meta.end_state},
+        {"events", p.events},
+        {"events_by_category", cats},
+        {"events_by_kind", p.by_kind},
+        {"strings", p.strings},
+        {"first_ns", p.first_ns == UINT64_MAX ? 0 : p.first_ns},
+        {"last_ns", p.last_ns},
+        {"dropped", Drops(p)},
+        {"drop_reasons", p.drop_reasons},
+        {"clock",
+         {{"trace_clock", "CLOCK_MONOTONIC"},
+          {"boot_id", p.meta.clock_uuid},
+          {"ctf_clock_offset_ns", p.meta.clock_offset_ns},
+          {"realtime_offset_start_ns", p.meta.offset_start_ns},
+          {"realtime_offset_end_ns", p.meta.offset_end_ns},
+          {"end_offset_measured_by", p.meta.end_offset_by},
+          {"offsets", offsets}}},
+        {"sources", p.sources},
+        {"notes", p.notes},
+        {"tracing_error", p.meta.tracing_error},
+        {"threads", threads},
+    });
+  }
+  json problems = json::array();
+  for (const auto& pr : s.problems)
+    problems.push_back({{"file", pr.file}, {"offset", pr.offset}, {"what", pr.what}});
+  uint64_t drops = 0;
+  for (const auto& p : s.processes) drops += Drops(p);
+  return {{"schema", "tensortrace.info/1"},
+          {"path", s.path},
+          {"processes", procs},
+          {"totals",
+           {{"processes", s.processes.size()},
+            {"threads", s.threads},
+            {"events", s.events},
+            {"dropped", drops},
+            {"bytes", s.bytes},
+            {"first_ns", s.first_ns == UINT64_MAX ? 0 : s.first_ns},
+            {"last_ns", s.last_ns},
+            {"duration_ns", s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns}}},
+          {"problems", problems}};
+}
+
+void PrintText(const TraceSummary& s) {
+  uint64_t drops = 0;
+  for (const auto& p : s.processes) drops += Drops(p);
+  uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
+  std::printf("trace      %s\n", s.path.c_str());
+  std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
+              s.processes.size(), static_cast<unsigned long long>(s.threads),
+              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
+              FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  for (const auto& p : s.processes) {
+    std::printf("\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
+                static_cast<long long>(p.meta.ppid),
+                p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str()
+                                       : "",
+                p.meta.hostname.c_str(), p.meta.cmdline.c_str());
+    uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
+    std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
+                p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
+    std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
+                FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
+    std::string cats;
+    for (size_t c = 0; c < p.by_category.size(); ++c)
+      if (p.by_category[c])
+        cats += std::string(cats.empty() ? "" : ", ") +
+                layout::CategoryName(static_cast<layout::Category>(c)) + " " +
+                std::to_string(p.by_category[c]);
+    std::printf("  categories %s\n", cats.empty() ? "(none)" : cats.c_str());
+    std::string srcs;
+    for (const auto& src : p.sources) srcs += (srcs.empty() ? "" : ", ") + src;
+    std::printf("  sources    %s\n", srcs.empty() ? "(none produced events)" : srcs.c_str());
+    std::printf("  dropped    %llu", static_cast<unsigned long long>(Drops(p)));
+    for (const auto& [why, n] : p.drop_reasons)
+      std::printf(" [%s: %llu]", why.c_str(), static_cast<unsigned long long>(n));
+    std::printf("\n  clock      CLOCK_MONOTONIC (boot %s); realtime offset %lld ns at start, ",
+                p.meta.clock_uuid.c_str(), static_cast<long long>(p.meta.offset_start_ns));
+    if (p.meta.offset_end_ns)
+      std::printf("%lld ns at end (measured by %s)\n", static_cast<long long>(p.meta.offset_end_ns),
+                  p.meta.end_offset_by.c_str());
+    else
+      std::printf("end not recorded\n");
+    if (!p.meta.tracing_error.empty())
+      std::printf("  error      tracing stopped: %s\n", p.meta.tracing_error.c_str());
+    for (const auto& t : p.threads)
+      std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
+                  static_cast<unsigned long long>(t.tid), t.name.c_str(),
+                  static_cast<unsigned long long>(t.events),
+                  static_cast<unsigned long long>(t.discarded));
+  }
+  if (!s.problems.empty()) {
+    std::printf("\nskipped (damaged parts; everything before them was read):\n");
+    for (const auto& pr : s.problems) std::printf("  %s\n", pr.ToString().c_str());
+  }
+}
+
+}  // namespace
+
+uint64_t Drops(const ProcessSummary& p) {
+  uint64_t reasons = 0;
+  for (const auto& [why, n] : p.drop_reasons) reasons += n;
+  return std::max(reasons, p.discarded);
+}
+
+std::string FormatDuration(uint64_t ns) {
+  char b[64];
+  if (ns >= 60 * tt::kNsPerSec)
+    std::snprintf(b, sizeof b, "%.1f min", static_cast<double>(ns) / 60e9);
+  else if (ns >= tt::kNsPerSec)
+    std::snprintf(b, sizeof b, "%.3f s", static_cast<double>(ns) / 1e9);
+  else if (ns >= 1000000)
+    std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+  else
+    std::snprintf(b, sizeof b, "%.3f us", static_cast<double>(ns) / 1e3);
+  return b;
+}
+
+int Info(const std::vector<std::string>& argv) {
+  ArgReader a("info", argv);
+  bool json = false;
+  std::string dir;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kInfoHelp;
+      return 0;
+    } else if (a.Flag("--json")) {
+      json = true;
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
+      dir = a.TakePositional();
+    } else {
+      a.Unknown();
+    }
+  }
+  if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
+  TraceSummary s = Summarise(OpenTrace(dir));
+  if (json) std::cout << ToJson(s).dump(2) << "\n";
+  else PrintText(s);
+  return s.problems.empty() ? 0 : 0;
+}
+
+}  // namespace tt::cli

@@ -1,0 +1,51 @@
+// tensortrace: the command-line entry point.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+#include "core/error.h"
+
+namespace {
+
+const char kHelp[] = R"(usage: tensortrace COMMAND [OPTIONS]
+
+Records deep-learning jobs with no change to their code, and explains where time and memory went.
+
+commands:
+  record -- CMD [ARGS...]   run CMD and trace it and every process it starts
+  info DIR                  what a trace holds: processes, threads, events, drops, clocks
+
+`tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "-h" || args[0] == "--help" || args[0] == "help") {
+    std::cout << kHelp;
+    return args.empty() ? 2 : 0;
+  }
+  if (args[0] == "--version") {
+    std::cout << "tensortrace " << TT_VERSION << "\n";
+    return 0;
+  }
+  std::string cmd = args[0];
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  try {
+    if (cmd == "record") return tt::cli::Record(rest, argv[0]);
+    if (cmd == "info") return tt::cli::Info(rest);
+    std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
+    return 2;
+  } catch (const tt::Error& e) {
+    std::string msg = e.what();
+    if (msg.rfind(cmd + ": ", 0) == 0) std::cerr << "tensortrace " << msg << "\n";
+    else std::cerr << "tensortrace " << cmd << ": " << msg << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tensortrace " << cmd << ": " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,310 @@
+// `tensortrace record`: runs a command with the runtime preloaded, follows its children, and
+// leaves a finalised trace directory.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/summary.h"
+#include "core/files.h"
+#include "core/ids.h"
+#include "core/time.h"
+#include "core/tsc.h"
+#include "format/repair.h"
+
+namespace tt::cli {
+
+namespace {
+
+const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
+                          [--wait-children SECONDS] [--quiet] -- COMMAND [ARGS...]
+
+Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
+directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
+
+  -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here)
+  --force                  reuse DIR if it holds an earlier trace (its content is replaced)
+  --buffer-size BYTES      size of each thread's mapped packet (default 1M, at least 64K;
+                           K, M and G suffixes)
+  --max-size BYTES         stop writing once a process's streams reach this size; further
+                           events are dropped and counted (default: no limit)
+  --wait-children SECONDS  after COMMAND exits, how long to wait for processes it left
+                           running (default 5)
+  --quiet                  print only the trace path
+  -h, --help               this help
+)";
+
+volatile sig_atomic_t g_forward[65];
+
+void OnSignal(int sig, siginfo_t* info, void*) {
+  // Signals the terminal sends reach the whole process group, COMMAND included: forward only
+  // those sent to us alone (kill, timeout, a supervisor).
+  if (info && info->si_code == SI_KERNEL) return;
+  if (sig > 0 && sig < 65) g_forward[sig] = 1;
+}
+
+std::string DefaultDir() {
+  char buf[64];
+  time_t now = time(nullptr);
+  struct tm tm;
+  localtime_r(&now, &tm);
+  strftime(buf, sizeof buf, "tensortrace-%Y%m%d-%H%M%S", &tm);
+  std::string d = buf;
+  for (int k = 1; PathExists(d); ++k) d = std::string(buf) + "-" + std::to_string(k);
+  return d;
+}
+
+bool LooksLikeTrace(const std::string& dir) {
+  if (PathExists(dir + "/tensortrace.json")) return true;
+  for (const auto& n : ListDirectory(dir))
+    if (n.size() > 1 && n[0] == 'p' && PathExists(dir + "/" + n + "/metadata")) return true;
+  return false;
+}
+
+void PrepareDir(const std::string& dir, bool force) {
+  if (PathExists(dir)) {
+    if (!IsDirectory(dir)) throw Error("record: output " + dir + " exists and is not a directory");
+    auto entries = ListDirectory(dir);
+    if (!entries.empty()) {
+      if (!force)
+        throw Error("record: output directory " + dir +
+                    " is not empty; choose another -o, or add --force to replace the trace there");
+      if (!LooksLikeTrace(dir))
+        throw Error("record: " + dir +
+                    " is not empty and holds no tensortrace trace; --force only replaces traces");
+      for (const auto& n : entries) std::filesystem::remove_all(dir + "/" + n);
+    }
+  } else {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw Error("record: cannot create output directory " + dir + ": " + ec.message());
+  }
+  if (access(dir.c_str(), W_OK) != 0)
+    throw Error("record: output directory " + dir + " is not writable");
+}
+
+// The runtime library: beside this executable (the build tree) or in ../lib (installed).
+std::string FindRuntime(const std::string& self) {
+  if (const char* env = std::getenv("TENSORTRACE_LIB")) return env;
+  std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe");
+  for (auto dir : {exe.parent_path(), exe.parent_path().parent_path() / "lib"}) {
+    auto p = dir / "libtensortrace.so";
+    if (std::filesystem::exists(p)) return p.string();
+  }
+  throw Error("record: cannot find libtensortrace.so beside " + self +
+              " or in ../lib; set TENSORTRACE_LIB to its path");
+}
+
+bool Alive(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
+
+std::string JsonEscape(const std::string& s) {
+  std::string o;
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      o += '\\';
+      o += static_cast<char>(c);
+    } else if (c < 0x20) {
+      char b[8];
+      std::snprintf(b, sizeof b, "\\u%04x", c);
+      o += b;
+    } else {
+      o += static_cast<char>(c);
+    }
+  }
+  return o;
+}
+
+}  // namespace
+
+int Record(const std::vector<std::string>& argv, const std::string& self) {
+  ArgReader a("record", argv);
+  std::string dir, v;
+  bool force = false, quiet = false;
+  uint64_t buffer = 1 << 20, max_size = 0;
+  double wait_children = 5;
+  std::vector<std::string> cmd;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kRecordHelp;
+      return 0;
+    } else if (a.Option("-o", &dir) || a.Option("--output", &dir)) {
+    } else if (a.Flag("--force")) {
+      force = true;
+    } else if (a.Flag("--quiet")) {
+      quiet = true;
+    } else if (a.Option("--buffer-size", &v)) {
+      buffer = ParseBytes("--buffer-size", v);
+      if (buffer < (64 << 10) || buffer > (1ull << 30))
+        throw Error("record: --buffer-size must be between 64K and 1G, got " + v);
+    } else if (a.Option("--max-size", &v)) {
+      max_size = ParseBytes("--max-size", v);
+    } else if (a.Option("--wait-children", &v)) {
+      wait_children = ParseSeconds("--wait-children", v);
+    } else if (a.Flag("--")) {
+      cmd = a.Rest();
+    } else if (a.Peek().empty() || a.Peek()[0] != '-') {
+      cmd = a.Rest();  // the command may follow without "--"
+    } else {
+      a.Unknown();
+    }
+  }
+  if (cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
+  if (dir.empty()) dir = DefaultDir();
+  PrepareDir(dir, force);
+  std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
+  std::string lib = FindRuntime(self);
+
+  uint64_t mult = CalibrateTsc(20);
+  int64_t clock_offset = MeasureRealtimeOffsetNs();
+  std::string session = UuidToString(RandomUuid());
+  uint64_t start_mono = ReadClockNs(CLOCK_MONOTONIC);
+
+  std::string preload = lib;
+  if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
+  setenv("LD_PRELOAD", preload.c_str(), 1);
+  setenv("TENSORTRACE_DIR", abs_dir.c_str(), 1);
+  setenv("TENSORTRACE_SESSION", session.c_str(), 1);
+  setenv("TENSORTRACE_CLOCK_OFFSET", std::to_string(clock_offset).c_str(), 1);
+  setenv("TENSORTRACE_TSC", std::to_string(mult).c_str(), 1);
+  setenv("TENSORTRACE_BUFFER_SIZE", std::to_string(buffer).c_str(), 1);
+  if (max_size) setenv("TENSORTRACE_MAX_BYTES", std::to_string(max_size).c_str(), 1);
+
+  // Orphaned descendants are re-parented to us, so we can wait for them too.
+  prctl(PR_SET_CHILD_SUBREAPER, 1);
+  struct sigaction sa {};
+  sa.sa_sigaction = OnSignal;
+  sa.sa_flags = SA_SIGINFO;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &sa, nullptr);
+
+  int err_pipe[2];
+  if (pipe2(err_pipe, O_CLOEXEC) != 0) throw Error("record: pipe: " + std::string(strerror(errno)));
+  pid_t child = fork();
+  if (child < 0) throw Error("record: fork: " + std::string(strerror(errno)));
+  if (child == 0) {
+    struct sigaction dfl {};
+    dfl.sa_handler = SIG_DFL;
+    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &dfl, nullptr);
+    std::vector<char*> args;
+    for (auto& s : cmd) args.push_back(const_cast<char*>(s.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    int e = errno;
+    if (write(err_pipe[1], &e, sizeof e) < 0) {
+    }
+    _exit(127);
+  }
+  close(err_pipe[1]);
+  int exec_errno = 0;
+  ssize_t got;
+  do {
+    got = read(err_pipe[0], &exec_errno, sizeof exec_errno);
+  } while (got < 0 && errno == EINTR);
+  close(err_pipe[0]);
+
+  int status = 0;
+  bool main_done = false;
+  auto reap_deadline = std::chrono::steady_clock::time_point::max();
+  for (;;) {
+    for (int s = 1; s < 65; ++s)
+      if (g_forward[s]) {
+        g_forward[s] = 0;
+        kill(child, s);
+      }
+    int st;
+    pid_t p = waitpid(-1, &st, main_done ? WNOHANG : 0);
+    if (p == child) {
+      status = st;
+      main_done = true;
+      reap_deadline = std::chrono::steady_clock::now() +
+                      std::chrono::milliseconds(static_cast<int64_t>(wait_children * 1000));
+      continue;
+    }
+    if (p > 0) continue;
+    if (p < 0 && errno == EINTR) continue;
+    if (p < 0 && errno == ECHILD) break;
+    if (main_done) {
+      if (std::chrono::steady_clock::now() >= reap_deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
+  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (got == static_cast<ssize_t>(sizeof exec_errno) && exec_errno) {
+    std::cerr << "tensortrace record: cannot run '" << cmd[0] << "': " << strerror(exec_errno)
+              << "\n";
+    exit_code = exec_errno == ENOENT ? 127 : 126;
+  }
+  uint64_t end_mono = ReadClockNs(CLOCK_MONOTONIC);
+
+  // Finalise the processes that did not end cleanly (crash, SIGKILL, exec, _exit).
+  std::vector<std::string> still_running;
+  size_t repaired = 0;
+  try {
+    TraceDir trace = OpenTrace(dir);
+    std::map<int64_t, uint32_t> newest_gen;
+    for (const auto& p : trace.processes)
+      newest_gen[p.meta.pid] = std::max(newest_gen[p.meta.pid], p.meta.exec_generation);
+    int64_t off = MeasureRealtimeOffsetNs();
+    for (const auto& p : trace.processes) {
+      if (p.meta.end_state != "running") continue;
+      bool replaced = p.meta.exec_generation < newest_gen[p.meta.pid];
+      if (!replaced && Alive(p.meta.pid) && p.meta.pid != child) {
+        still_running.push_back(std::to_string(p.meta.pid));
+        continue;
+      }
+      FinaliseProcess(p, off);
+      ++repaired;
+    }
+  } catch (const Error& e) {
+    if (exec_errno == 0) std::cerr << "tensortrace record: " << e.what() << "\n";
+  }
+  if (!still_running.empty()) {
+    std::string list;
+    for (auto& s : still_running) list += (list.empty() ? "" : ", ") + s;
+    std::cerr << "tensortrace record: processes still running after --wait-children: " << list
+              << "; their streams are left as they are\n";
+  }
+
+  // Summary, and the session file.
+  try {
+    TraceSummary sum = Summarise(OpenTrace(dir));
+    uint64_t drops = 0;
+    for (const auto& p : sum.processes) drops += Drops(p);
+    std::string cmdline;
+    for (const auto& c : cmd) cmdline += (cmdline.empty() ? "" : " ") + c;
+    std::string json = "{\n  \"tool\": \"tensortrace\",\n  \"session\": \"" + session +
+                       "\",\n  \"command\": \"" + JsonEscape(cmdline) +
+                       "\",\n  \"exit_code\": " + std::to_string(exit_code) +
+                       ",\n  \"duration_ns\": " + std::to_string(end_mono - start_mono) +
+                       ",\n  \"finalised_by_record\": " + std::to_string(repaired) + "\n}\n";
+    WriteFileAtomic(dir + "/tensortrace.json", json);
+    if (quiet) {
+      std::cerr << dir << "\n";
+    } else {
+      std::cerr << "tensortrace: trace written to " << dir << "\n"
+                << "tensortrace: " << sum.processes.size() << " processes, " << sum.threads
+                << " threads, " << sum.events << " events, " << drops << " dropped, "
+                << FormatDuration(end_mono - start_mono) << "\n";
+      for (const auto& pr : sum.problems)
+        std::cerr << "tensortrace: warning: " << pr.ToString() << "\n";
+    }
+  } catch (const Error& e) {
+    if (exec_errno == 0) std::cerr << "tensortrace record: no trace was written: " << e.what() << "\n";
+  }
+  return exit_code;
+}
+
+}  // namespace tt::cli

@@ -1,0 +1,115 @@
+#include "cli/summary.h"
+
+#include <algorithm>
+
+namespace tt::cli {
+
+using namespace layout;
+
+const char* EventKindName(uint8_t id) {
+  static const char* const kNames[] = {"string_def", "thread_name", "slice_begin", "slice_end",
+                                       "slice_begin_args", "complete", "instant", "counter",
+                                       "flow", "clock_offset", "drop_summary", "note", "source"};
+  return id < kEventIdCount ? kNames[id] : "unknown";
+}
+
+// The source that produces events of a category (until sources announce themselves).
+static const char* SourceOf(Category c) {
+  switch (c) {
+    case Category::kUser: return "annotations";
+    case Category::kFrameworkOp:
+    case Category::kStep:
+    case Category::kAllocation: return "framework";
+    case Category::kRuntimeApi:
+    case Category::kGpuKernel:
+    case Category::kMemcpy:
+    case Category::kMemset:
+    case Category::kSync: return "cuda";
+    case Category::kCommunication: return "communication";
+    case Category::kPython: return "python";
+    case Category::kPrimitive: return "itt";
+    default: return "other";
+  }
+}
+
+TraceSummary Summarise(const TraceDir& trace) {
+  TraceSummary t;
+  t.path = trace.path;
+  t.problems = trace.problems;
+  for (const auto& proc : trace.processes) {
+    ProcessSummary ps;
+    ps.dir = proc.dir;
+    ps.meta = proc.meta;
+    for (const auto& file : proc.streams) {
+      StreamDecoder dec(file, proc.meta.trace_uuid, &t.problems);
+      t.bytes += dec.file_size();
+      ThreadSummary th;
+      th.file = file;
+      RawEvent ev;
+      bool any = false;
+      while (dec.Next(&ev)) {
+        any = true;
+        if (th.events++ == 0) th.first_ns = ev.ts;
+        th.last_ns = ev.ts;
+        ps.by_kind[EventKindName(ev.id)]++;
+        switch (ev.id) {
+          case kSliceBegin:
+          case kSliceBeginArgs:
+          case kComplete:
+          case kInstant:
+          case kCounter:
+            ps.by_category[static_cast<size_t>(ev.category)]++;
+            ps.sources.insert(SourceOf(ev.category));
+            break;
+          case kThreadName:
+            th.name = std::string(ev.s1);
+            break;
+          case kStringDef:
+            ps.strings++;
+            break;
+          case kClockOffset:
+            ps.clock_offsets.emplace_back(std::string(ev.s1), ev.i64);
+            break;
+          case kDropSummary:
+            ps.drop_reasons[std::string(ev.s1)] += ev.u64;
+            break;
+          case kNote:
+            ps.notes.push_back(std::string(ev.s1) + ": " + std::string(ev.s2));
+            break;
+          case kSource:
+            ps.sources.insert(std::string(ev.s1));
+            break;
+          default:
+            break;
+        }
+      }
+      const StreamHeader& h = dec.header();
+      th.tid = h.track_id;
+      th.discarded = h.discarded;
+      ps.discarded += h.discarded;
+      ps.events += th.events;
+      if (any) {
+        ps.first_ns = std::min(ps.first_ns, th.first_ns);
+        ps.last_ns = std::max(ps.last_ns, th.last_ns);
+      }
+      if (h.packets > 0 && h.kind == TrackKind::kThread) ps.threads.push_back(std::move(th));
+    }
+    std::sort(ps.threads.begin(), ps.threads.end(),
+              [](const ThreadSummary& a, const ThreadSummary& b) { return a.tid < b.tid; });
+    t.events += ps.events;
+    t.threads += ps.threads.size();
+    t.discarded += ps.discarded;
+    if (ps.first_ns != UINT64_MAX) {
+      t.first_ns = std::min(t.first_ns, ps.first_ns);
+      t.last_ns = std::max(t.last_ns, ps.last_ns);
+    }
+    t.processes.push_back(std::move(ps));
+  }
+  std::sort(t.processes.begin(), t.processes.end(),
+            [](const ProcessSummary& a, const ProcessSummary& b) {
+              return a.meta.start_realtime_ns < b.meta.start_realtime_ns;
+            });
+  return t;
+}
+
+}  // namespace tt::cli

@@ -1,0 +1,52 @@
+// What a trace holds, counted in one pass over every stream: the numbers `record` prints and
+// `tensortrace info` shows.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "format/reader.h"
+
+namespace tt::cli {
+
+struct ThreadSummary {
+  uint64_t tid = 0;
+  std::string name;
+  std::string file;
+  uint64_t events = 0;
+  uint64_t first_ns = 0, last_ns = 0;
+  uint64_t discarded = 0;
+};
+
+struct ProcessSummary {
+  std::string dir;
+  ProcessMeta meta;
+  std::vector<ThreadSummary> threads;
+  uint64_t events = 0;  // every event record, definitions included
+  std::array<uint64_t, static_cast<size_t>(layout::Category::kCount)> by_category{};
+  std::map<std::string, uint64_t> by_kind;  // event class name -> count
+  std::map<std::string, uint64_t> drop_reasons;
+  uint64_t discarded = 0;  // sum over its streams' packet contexts
+  std::vector<std::pair<std::string, int64_t>> clock_offsets;  // as recorded, in order
+  std::set<std::string> sources;
+  std::vector<std::string> notes;
+  uint64_t first_ns = UINT64_MAX, last_ns = 0;
+  uint64_t strings = 0;
+};
+
+struct TraceSummary {
+  std::string path;
+  std::vector<ProcessSummary> processes;
+  std::vector<Problem> problems;
+  uint64_t events = 0, threads = 0, discarded = 0;
+  uint64_t first_ns = UINT64_MAX, last_ns = 0;
+  uint64_t bytes = 0;
+};
+
+TraceSummary Summarise(const TraceDir& trace);
+const char* EventKindName(uint8_t id);
+
+}  // namespace tt::cli

@@ -1,0 +1,79 @@
+// The byte layout of tensortrace's CTF 1.8 streams: packet header and context, event header,
+// event ids and payloads. metadata.cc describes exactly this layout in TSDL; writer.h and
+// reader.cc encode and decode it. Everything is little-endian and byte-aligned.
+#pragma once
+#include <cstdint>
+
+namespace tt::layout {
+
+inline constexpr uint32_t kLayoutVersion = 1;
+inline constexpr uint32_t kMagic = 0xC1FC1FC1;
+
+// Packet header (trace.packet.header) then packet context (stream.packet.context).
+inline constexpr uint32_t kOffMagic = 0;          // uint32
+inline constexpr uint32_t kOffUuid = 4;           // uint8[16]
+inline constexpr uint32_t kOffStreamId = 20;      // uint32, always 0
+inline constexpr uint32_t kOffStreamInstance = 24;  // uint64
+inline constexpr uint32_t kOffTsBegin = 32;       // uint64, clock
+inline constexpr uint32_t kOffTsEnd = 40;         // uint64, clock
+inline constexpr uint32_t kOffContentSize = 48;   // uint64, bits
+inline constexpr uint32_t kOffPacketSize = 56;    // uint64, bits
+inline constexpr uint32_t kOffSeqNum = 64;        // uint64
+inline constexpr uint32_t kOffDiscarded = 72;     // uint64, cumulative per stream
+inline constexpr uint32_t kOffTrackId = 80;       // uint64 (tid for threads)
+inline constexpr uint32_t kOffPid = 88;           // uint32
+inline constexpr uint32_t kOffTrackKind = 92;     // uint8, TrackKind
+inline constexpr uint32_t kPacketHeaderSize = 93;
+
+enum class TrackKind : uint8_t { kThread = 0, kProcess = 1, kDevice = 2, kImported = 3 };
+
+// Event header: uint8 id; id < 255: uint32 low bits of the timestamp (compact);
+// id == 255: uint16 real id, uint64 full timestamp (extended).
+inline constexpr uint8_t kExtendedId = 255;
+inline constexpr uint32_t kCompactHeaderSize = 5;
+inline constexpr uint32_t kExtendedHeaderSize = 11;
+
+enum EventId : uint8_t {
+  kStringDef = 0,       // uint32 id; string value
+  kThreadName = 1,      // string name
+  kSliceBegin = 2,      // uint32 name; uint8 category
+  kSliceEnd = 3,        // (no fields)
+  kSliceBeginArgs = 4,  // uint32 name; uint8 category; uint8 nargs; arg[nargs]
+  kComplete = 5,        // uint32 name; uint8 category; uint64 duration; uint8 nargs; arg[nargs]
+  kInstant = 6,         // uint32 name; uint8 category; uint8 nargs; arg[nargs]
+  kCounter = 7,         // uint32 name; uint8 category; double value
+  kFlow = 8,            // uint64 id; uint8 phase
+  kClockOffset = 9,     // string clock; int64 offset_ns (clock value = trace time + offset)
+  kDropSummary = 10,    // string reason; uint64 count
+  kNote = 11,           // uint8 severity; string source; string text
+  kSource = 12,         // string name; string detail
+  kEventIdCount = 13,
+};
+
+// A complete slice is stamped at its end; begin = timestamp - duration, so streams stay sorted.
+enum class Category : uint8_t {
+  kUser = 0,
+  kFrameworkOp = 1,
+  kRuntimeApi = 2,
+  kGpuKernel = 3,
+  kMemcpy = 4,
+  kMemset = 5,
+  kSync = 6,
+  kAllocation = 7,
+  kCommunication = 8,
+  kPython = 9,
+  kPrimitive = 10,
+  kStep = 11,
+  kCount = 12,
+};
+
+const char* CategoryName(Category c);
+
+// Argument: uint32 key (interned); uint8 type; value by type.
+enum class ArgType : uint8_t { kInt = 0, kUint = 1, kFloat = 2, kString = 3 };
+inline constexpr uint32_t ArgValueSize(ArgType t) { return t == ArgType::kString ? 4 : 8; }
+
+enum class FlowPhase : uint8_t { kOut = 0, kStep = 1, kIn = 2 };
+enum class Severity : uint8_t { kInfo = 0, kWarning = 1, kError = 2 };
+
+}  // namespace tt::layout

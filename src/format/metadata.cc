@@ -1,0 +1,138 @@
+#include "format/metadata.h"
+
+#include <sstream>
+
+#include "core/error.h"
+#include "format/layout.h"
+
+namespace tt {
+
+namespace layout {
+const char* CategoryName(Category c) {
+  static const char* const kNames[] = {"user",       "framework_op",  "runtime_api", "gpu_kernel",
+                                       "memcpy",     "memset",        "sync",        "allocation",
+                                       "communication", "python",    "primitive",   "step"};
+  auto i = static_cast<size_t>(c);
+  return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
+}
+}  // namespace layout
+
+std::string TsdlQuote(const std::string& s) {
+  std::string out = "\"";
+  for (unsigned char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c < 0x20 || c == 0x7f) {
+      out += ' ';  // control characters have no place in a one-line value
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out + "\"";
+}
+
+static const char kTypes[] = R"(typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
+typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double;
+)";
+
+static const char kStream[] = R"(
+typealias integer { size = 32; align = 8; signed = false; map = clock.monotonic.value; } := uint32_clock_t;
+typealias integer { size = 64; align = 8; signed = false; map = clock.monotonic.value; } := uint64_clock_t;
+
+enum category_t : uint8_t {
+  user = 0, framework_op = 1, runtime_api = 2, gpu_kernel = 3, memcpy = 4, memset = 5,
+  sync = 6, allocation = 7, communication = 8, python = 9, primitive = 10, step = 11
+};
+
+struct arg_t {
+  uint32_t key;
+  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3 } type;
+  variant <type> { int64_t i64; uint64_t u64; double f64; uint32_t str; } value;
+};
+
+stream {
+  id = 0;
+  event.header := struct {
+    enum : uint8_t { compact = 0 ... 254, extended = 255 } id;
+    variant <id> {
+      struct { uint32_clock_t timestamp; } compact;
+      struct { uint16_t id; uint64_clock_t timestamp; } extended;
+    } v;
+  };
+  packet.context := struct {
+    uint64_clock_t timestamp_begin;
+    uint64_clock_t timestamp_end;
+    uint64_t content_size;
+    uint64_t packet_size;
+    uint64_t packet_seq_num;
+    uint64_t events_discarded;
+    uint64_t track_id;
+    uint32_t pid;
+    enum : uint8_t { thread = 0, process = 1, device = 2, imported = 3 } track_kind;
+  };
+};
+
+event { id = 0; name = "string_def"; stream_id = 0; fields := struct { uint32_t id; string value; }; };
+event { id = 1; name = "thread_name"; stream_id = 0; fields := struct { string name; }; };
+event { id = 2; name = "slice_begin"; stream_id = 0; fields := struct { uint32_t name; enum category_t category; }; };
+event { id = 3; name = "slice_end"; stream_id = 0; };
+event { id = 4; name = "slice_begin_args"; stream_id = 0; fields := struct {
+  uint32_t name; enum category_t category; uint8_t nargs; struct arg_t args[nargs]; }; };
+event { id = 5; name = "complete"; stream_id = 0; fields := struct {
+  uint32_t name; enum category_t category; uint64_t duration;
+  uint8_t nargs; struct arg_t args[nargs]; }; };
+event { id = 6; name = "instant"; stream_id = 0; fields := struct {
+  uint32_t name; enum category_t category; uint8_t nargs; struct arg_t args[nargs]; }; };
+event { id = 7; name = "counter"; stream_id = 0; fields := struct {
+  uint32_t name; enum category_t category; double value; }; };
+event { id = 8; name = "flow"; stream_id = 0; fields := struct {
+  uint64_t id; enum : uint8_t { out = 0, step = 1, in = 2 } phase; }; };
+event { id = 9; name = "clock_offset"; stream_id = 0; fields := struct { string clock_name; int64_t offset_ns; }; };
+event { id = 10; name = "drop_summary"; stream_id = 0; fields := struct { string reason; uint64_t count; }; };
+event { id = 11; name = "note"; stream_id = 0; fields := struct {
+  enum : uint8_t { info = 0, warning = 1, error = 2 } severity; string source; string text; }; };
+event { id = 12; name = "source"; stream_id = 0; fields := struct { string name; string detail; }; };
+)";
+
+std::string GenerateMetadata(const ProcessMeta& m) {
+  std::ostringstream o;
+  o << "/* CTF 1.8 */\n\n" << kTypes << "\n";
+  o << "trace {\n  major = 1;\n  minor = 8;\n  uuid = \"" << UuidToString(m.trace_uuid)
+    << "\";\n  byte_order = le;\n"
+    << "  packet.header := struct {\n    uint32_t magic;\n    uint8_t uuid[16];\n"
+    << "    uint32_t stream_id;\n    uint64_t stream_instance_id;\n  };\n};\n\n";
+  o << "env {\n"
+    << "  tracer_name = \"tensortrace\";\n"
+    << "  tensortrace_layout = " << layout::kLayoutVersion << ";\n"
+    << "  session = " << TsdlQuote(m.session) << ";\n"
+    << "  hostname = " << TsdlQuote(m.hostname) << ";\n"
+    << "  pid = " << m.pid << ";\n"
+    << "  ppid = " << m.ppid << ";\n"
+    << "  exec_generation = " << m.exec_generation << ";\n"
+    << "  cmdline = " << TsdlQuote(m.cmdline) << ";\n"
+    << "  start_realtime_ns = " << m.start_realtime_ns << ";\n"
+    << "  realtime_offset_start_ns = " << m.offset_start_ns << ";\n"
+    << "  realtime_offset_end_ns = " << m.offset_end_ns << ";\n"
+    << "  end_state = " << TsdlQuote(m.end_state) << ";\n"
+    << "  end_offset_by = " << TsdlQuote(m.end_offset_by) << ";\n"
+    << "  tracing_error = " << TsdlQuote(m.tracing_error) << ";\n"
+    << "};\n\n";
+  int64_t off_s = m.clock_offset_ns / 1000000000;
+  int64_t off_ns = m.clock_offset_ns % 1000000000;
+  if (off_ns < 0) {
+    off_ns += 1000000000;
+    off_s -= 1;
+  }
+  o << "clock {\n  name = \"monotonic\";\n  uuid = \"" << m.clock_uuid << "\";\n"
+    << "  description = \"CLOCK_MONOTONIC\";\n  freq = 1000000000;\n  precision = 1;\n"
+    << "  offset_s = " << off_s << ";\n  offset = " << off_ns << ";\n  absolute = FALSE;\n};\n";
+  o << kStream;
+  return o.str();
+}
+
+}  // namespace tt

@@ -1,0 +1,42 @@
+// Process metadata and the TSDL text that describes one process's CTF trace.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "core/ids.h"
+
+namespace tt {
+
+// What a trace knows about the process that wrote it; stored in the TSDL `env` block.
+struct ProcessMeta {
+  Uuid trace_uuid{};
+  std::string clock_uuid;          // the boot id: monotonic clocks compare within one boot
+  int64_t clock_offset_ns = 0;     // session-wide realtime - monotonic; the CTF clock offset
+  int64_t pid = 0;
+  int64_t ppid = 0;
+  uint32_t exec_generation = 0;    // 0 for the first image of a pid, +1 per exec()
+  std::string hostname;
+  std::string cmdline;
+  std::string session;             // id shared by every process of one `record`
+  uint64_t start_realtime_ns = 0;
+  int64_t offset_start_ns = 0;     // realtime - monotonic measured at process start
+  int64_t offset_end_ns = 0;       // ... and at its end (0 while running)
+  std::string end_state = "running";  // running | exited | finalised
+  std::string end_offset_by;       // "process" or "record" (a process that died mid-write)
+  std::string tracing_error;       // set when an internal error disabled tracing
+};
+
+// The complete TSDL metadata for `meta`.
+std::string GenerateMetadata(const ProcessMeta& meta);
+
+// Parses metadata this code generated. Throws tt::Error naming `path` and the line on failure.
+ProcessMeta ParseMetadata(const std::string& text, const std::string& path);
+
+// Parses the `env { ... };` block of TSDL text into key -> raw value (strings unescaped).
+// Throws tt::Error with the line number on malformed input.
+std::map<std::string, std::string> ParseTsdlEnv(const std::string& text, const std::string& path);
+
+std::string TsdlQuote(const std::string& s);
+
+}  // namespace tt

@@ -1,0 +1,344 @@
+#include "format/reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/files.h"
+
+namespace tt {
+
+using namespace layout;
+
+std::string Problem::ToString() const {
+  return file + ": offset " + std::to_string(offset) + ": " + what;
+}
+
+static bool IsStreamFile(const std::string& name) {
+  return name != "metadata" && !name.empty() && name[0] != '.' &&
+         name.find(".tmp") == std::string::npos;
+}
+
+static void AddProcess(const std::string& dir, TraceDir* out) {
+  std::string mpath = dir + "/metadata";
+  try {
+    ProcessTrace p;
+    p.dir = dir;
+    p.meta = ParseMetadata(ReadFile(mpath), mpath);
+    for (const auto& name : ListDirectory(dir)) {
+      std::string full = dir + "/" + name;
+      if (IsStreamFile(name) && !IsDirectory(full)) p.streams.push_back(full);
+    }
+    out->processes.push_back(std::move(p));
+  } catch (const Error& e) {
+    out->problems.push_back({mpath, 0, std::string("skipped this process: ") + e.what()});
+  }
+}
+
+TraceDir OpenTrace(const std::string& path) {
+  if (!PathExists(path)) throw Error("no such trace: " + path + " does not exist");
+  if (!IsDirectory(path))
+    throw Error("not a trace: " + path + " is a file; give the directory `record` wrote");
+  TraceDir t;
+  t.path = path;
+  if (PathExists(path + "/metadata")) {
+    AddProcess(path, &t);
+  } else {
+    for (const auto& name : ListDirectory(path)) {
+      std::string sub = path + "/" + name;
+      if (IsDirectory(sub) && PathExists(sub + "/metadata")) AddProcess(sub, &t);
+    }
+  }
+  if (t.processes.empty()) {
+    if (!t.problems.empty()) throw Error(t.problems.front().ToString());
+    throw Error("not a trace: " + path +
+                " has no process directory with a CTF metadata file (was it written by "
+                "`tensortrace record`?)");
+  }
+  return t;
+}
+
+Arg RawEvent::ArgAt(uint32_t i) const {
+  const uint8_t* p = args;
+  for (uint32_t k = 0; k < i; ++k) p += 5 + ArgValueSize(static_cast<ArgType>(p[4]));
+  Arg a;
+  a.key = Load<uint32_t>(p);
+  a.type = static_cast<ArgType>(p[4]);
+  if (a.type == ArgType::kString) a.v.str = Load<uint32_t>(p + 5);
+  else a.v.u = Load<uint64_t>(p + 5);
+  return a;
+}
+
+// Length of a NUL-terminated string at p (including the NUL), or 0 if none before end.
+static uint64_t StrSize(const uint8_t* p, const uint8_t* end) {
+  const void* z = std::memchr(p, 0, static_cast<size_t>(end - p));
+  return z ? static_cast<uint64_t>(static_cast<const uint8_t*>(z) - p) + 1 : 0;
+}
+
+static uint64_t ArgsSizeAt(const uint8_t* p, const uint8_t* end) {
+  if (p >= end) return 0;
+  uint64_t n = *p, s = 1;
+  for (uint64_t i = 0; i < n; ++i) {
+    if (end - p < static_cast<int64_t>(s + 5)) return 0;
+    uint8_t type = p[s + 4];
+    if (type > static_cast<uint8_t>(ArgType::kString)) return 0;
+    s += 5 + ArgValueSize(static_cast<ArgType>(type));
+  }
+  return static_cast<int64_t>(s) <= end - p ? s : 0;
+}
+
+uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end) {
+  auto fixed = [&](uint64_t n) -> uint64_t {
+    return static_cast<uint64_t>(end - p) >= n ? n : 0;
+  };
+  auto cat_ok = [&](uint64_t at) { return p[at] < static_cast<uint8_t>(Category::kCount); };
+  uint64_t a, b, c;
+  switch (id) {
+    case kStringDef:
+      if (!fixed(4)) return 0;
+      a = StrSize(p + 4, end);
+      return a ? 4 + a : 0;
+    case kThreadName:
+      return StrSize(p, end);
+    case kSliceBegin:
+      return fixed(5) && cat_ok(4) ? 5 : 0;
+    case kSliceEnd:
+      return 0;
+    case kSliceBeginArgs:
+    case kInstant:
+      if (!fixed(5) || !cat_ok(4)) return 0;
+      a = ArgsSizeAt(p + 5, end);
+      return a ? 5 + a : 0;
+    case kComplete:
+      if (!fixed(13) || !cat_ok(4)) return 0;
+      a = ArgsSizeAt(p + 13, end);
+      return a ? 13 + a : 0;
+    case kCounter:
+      return fixed(13) && cat_ok(4) ? 13 : 0;
+    case kFlow:
+      return fixed(9) && p[8] <= 2 ? 9 : 0;
+    case kClockOffset:
+      a = StrSize(p, end);
+      return a && static_cast<uint64_t>(end - p) >= a + 8 ? a + 8 : 0;
+    case kDropSummary:
+      a = StrSize(p, end);
+      return a && static_cast<uint64_t>(end - p) >= a + 8 ? a + 8 : 0;
+    case kNote:
+      if (!fixed(1) || p[0] > 2) return 0;
+      b = StrSize(p + 1, end);
+      if (!b) return 0;
+      c = StrSize(p + 1 + b, end);
+      return c ? 1 + b + c : 0;
+    case kSource:
+      a = StrSize(p, end);
+      if (!a) return 0;
+      b = StrSize(p + a, end);
+      return b ? a + b : 0;
+    default:
+      return 0;
+  }
+}
+
+StreamDecoder::StreamDecoder(const std::string& path, const Uuid& uuid,
+                             std::vector<Problem>* problems)
+    : path_(path), uuid_(uuid), problems_(problems) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    Report(0, std::string("cannot open: ") + std::strerror(errno));
+    done_ = true;
+    return;
+  }
+  struct stat st;
+  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+    size_ = static_cast<uint64_t>(st.st_size);
+    void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+      Report(0, std::string("cannot map: ") + std::strerror(errno));
+      done_ = true;
+      size_ = 0;
+    } else {
+      data_ = static_cast<const uint8_t*>(m);
+      madvise(m, size_, MADV_SEQUENTIAL);
+    }
+  } else {
+    done_ = true;  // an empty stream file holds no events
+  }
+  close(fd);
+}
+
+StreamDecoder::~StreamDecoder() {
+  if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+void StreamDecoder::Report(uint64_t off, const std::string& what) {
+  if (problems_) problems_->push_back({path_, off, what});
+}
+
+bool StreamDecoder::EnterPacket() {
+  uint64_t off = packet_end_;
+  if (off >= size_) return false;
+  uint64_t left = size_ - off;
+  if (left < kPacketHeaderSize) {
+    Report(off, "truncated packet header (" + std::to_string(left) + " bytes); rest skipped");
+    return false;
+  }
+  const uint8_t* p = data_ + off;
+  if (Load<uint32_t>(p + kOffMagic) != kMagic) {
+    Report(off, "bad packet magic; rest of the stream skipped");
+    return false;
+  }
+  if (std::memcmp(p + kOffUuid, uuid_.data(), 16) != 0) {
+    Report(off, "packet belongs to another trace (uuid differs); rest skipped");
+    return false;
+  }
+  uint64_t psize = Load<uint64_t>(p + kOffPacketSize), csize = Load<uint64_t>(p + kOffContentSize);
+  if (psize % 8 || csize % 8 || psize / 8 < kPacketHeaderSize || csize > psize ||
+      csize / 8 < kPacketHeaderSize || Load<uint32_t>(p + kOffStreamId) != 0 ||
+      p[kOffTrackKind] > 3) {
+    Report(off, "corrupted packet context; rest of the stream skipped");
+    return false;
+  }
+  uint64_t pbytes = psize / 8, cbytes = csize / 8;
+  if (pbytes > left) {
+    if (cbytes > left) {
+      Report(off, "truncated: packet of " + std::to_string(pbytes) + " bytes, file has " +
+                      std::to_string(left) + "; its events past the end are lost");
+      cbytes = left;
+    } else {
+      Report(off, "truncated: packet of " + std::to_string(pbytes) + " bytes, file has " +
+                      std::to_string(left) + " (all its events are there)");
+    }
+    pbytes = left;
+  }
+  uint64_t ts_begin = Load<uint64_t>(p + kOffTsBegin);
+  if (header_.packets > 0 && ts_begin < clock_) {
+    Report(off, "packet starts before the previous one ended; rest skipped");
+    return false;
+  }
+  header_.instance = Load<uint64_t>(p + kOffStreamInstance);
+  header_.kind = static_cast<TrackKind>(p[kOffTrackKind]);
+  header_.track_id = Load<uint64_t>(p + kOffTrackId);
+  header_.pid = Load<uint32_t>(p + kOffPid);
+  header_.discarded = Load<uint64_t>(p + kOffDiscarded);
+  header_.packets++;
+  packet_ = off;
+  packet_end_ = off + pbytes;
+  content_end_ = off + cbytes;
+  pos_ = off + kPacketHeaderSize;
+  clock_ = ts_begin;
+  return true;
+}
+
+bool StreamDecoder::Next(RawEvent* ev) {
+  while (!done_) {
+    if (!in_packet_) {
+      if (!EnterPacket()) {
+        done_ = true;
+        return false;
+      }
+      in_packet_ = true;
+    }
+    if (pos_ >= content_end_) {
+      in_packet_ = false;
+      continue;
+    }
+    const uint8_t* p = data_ + pos_;
+    const uint8_t* end = data_ + content_end_;
+    uint8_t id = p[0];
+    uint64_t hdr, ts;
+    if (id == kExtendedId) {
+      if (end - p < kExtendedHeaderSize) goto bad;
+      id = static_cast<uint8_t>(Load<uint16_t>(p + 1));
+      if (Load<uint16_t>(p + 1) >= kEventIdCount) goto bad;
+      ts = Load<uint64_t>(p + 3);
+      hdr = kExtendedHeaderSize;
+    } else {
+      if (end - p < kCompactHeaderSize || id >= kEventIdCount) goto bad;
+      uint32_t low = Load<uint32_t>(p + 1);
+      ts = (clock_ & ~uint64_t{0xffffffff}) | low;
+      if (low < static_cast<uint32_t>(clock_)) ts += uint64_t{1} << 32;
+      hdr = kCompactHeaderSize;
+    }
+    if (ts < clock_) goto bad;
+    {
+      const uint8_t* f = p + hdr;
+      uint64_t n = PayloadSize(id, f, end);
+      if (n == 0 && id != kSliceEnd) goto bad;
+      clock_ = ts;
+      *ev = RawEvent{};
+      ev->id = id;
+      ev->ts = ts;
+      ev->offset = pos_;
+      pos_ += hdr + n;
+      auto str = [](const uint8_t* s) { return std::string_view(reinterpret_cast<const char*>(s)); };
+      switch (id) {
+        case kStringDef:
+          ev->name = Load<uint32_t>(f);
+          ev->s1 = str(f + 4);
+          break;
+        case kThreadName:
+          ev->s1 = str(f);
+          break;
+        case kSliceBegin:
+          ev->name = Load<uint32_t>(f);
+          ev->category = static_cast<Category>(f[4]);
+          break;
+        case kSliceBeginArgs:
+        case kInstant:
+          ev->name = Load<uint32_t>(f);
+          ev->category = static_cast<Category>(f[4]);
+          ev->nargs = f[5];
+          ev->args = f + 6;
+          break;
+        case kComplete:
+          ev->name = Load<uint32_t>(f);
+          ev->category = static_cast<Category>(f[4]);
+          ev->duration = Load<uint64_t>(f + 5);
+          ev->nargs = f[13];
+          ev->args = f + 14;
+          break;
+        case kCounter:
+          ev->name = Load<uint32_t>(f);
+          ev->category = static_cast<Category>(f[4]);
+          ev->value = Load<double>(f + 5);
+          break;
+        case kFlow:
+          ev->u64 = Load<uint64_t>(f);
+          ev->small = f[8];
+          break;
+        case kClockOffset:
+          ev->s1 = str(f);
+          ev->i64 = Load<int64_t>(f + ev->s1.size() + 1);
+          break;
+        case kDropSummary:
+          ev->s1 = str(f);
+          ev->u64 = Load<uint64_t>(f + ev->s1.size() + 1);
+          break;
+        case kNote:
+          ev->small = f[0];
+          ev->s1 = str(f + 1);
+          ev->s2 = str(f + 2 + ev->s1.size());
+          break;
+        case kSource:
+          ev->s1 = str(f);
+          ev->s2 = str(f + ev->s1.size() + 1);
+          break;
+        default:
+          break;
+      }
+      return true;
+    }
+  bad:
+    Report(pos_, "corrupted event (id " + std::to_string(data_[pos_]) +
+                     "); rest of this packet skipped");
+    in_packet_ = false;
+  }
+  return false;
+}
+
+}  // namespace tt

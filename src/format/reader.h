@@ -1,0 +1,103 @@
+// Reader of tensortrace trace directories: finds the per-process CTF traces, checks their
+// metadata, and decodes stream files event by event. Damage is reported as Problems and the
+// rest of the trace is still read.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/layout.h"
+#include "format/metadata.h"
+#include "format/writer.h"
+
+namespace tt {
+
+struct Problem {
+  std::string file;
+  uint64_t offset = 0;
+  std::string what;
+  std::string ToString() const;
+};
+
+struct ProcessTrace {
+  std::string dir;  // the CTF trace directory of one process image
+  ProcessMeta meta;
+  std::vector<std::string> streams;  // full paths of its stream files
+};
+
+struct TraceDir {
+  std::string path;
+  std::vector<ProcessTrace> processes;
+  std::vector<Problem> problems;  // process directories that could not be used, and why
+};
+
+// Opens a trace directory made by `record` (or one process's directory). Throws tt::Error
+// when `path` is missing or holds no tensortrace trace at all.
+TraceDir OpenTrace(const std::string& path);
+
+// One decoded event. String fields point into the mapped file and live as long as the decoder.
+struct RawEvent {
+  uint8_t id = 0;
+  uint64_t ts = 0;
+  uint64_t offset = 0;  // byte offset of the event in its file
+  uint32_t name = 0;    // interned id (slices, instants, counters) or string_def's id
+  layout::Category category = layout::Category::kUser;
+  uint64_t duration = 0;
+  double value = 0;
+  uint64_t u64 = 0;  // flow id, drop count
+  int64_t i64 = 0;   // clock offset
+  uint8_t small = 0;  // flow phase, note severity
+  std::string_view s1, s2, s3;
+  uint8_t nargs = 0;
+  const uint8_t* args = nullptr;
+  Arg ArgAt(uint32_t i) const;  // decodes argument i (i < nargs); O(i)
+};
+
+// What the packet contexts of one stream say.
+struct StreamHeader {
+  uint64_t instance = 0;
+  layout::TrackKind kind = layout::TrackKind::kThread;
+  uint64_t track_id = 0;
+  uint32_t pid = 0;
+  uint64_t discarded = 0;  // the last packet's cumulative count
+  uint64_t packets = 0;
+};
+
+class StreamDecoder {
+ public:
+  // Maps the file; problems (damage) are appended to *problems as they are met.
+  StreamDecoder(const std::string& path, const Uuid& uuid, std::vector<Problem>* problems);
+  ~StreamDecoder();
+  StreamDecoder(const StreamDecoder&) = delete;
+  StreamDecoder& operator=(const StreamDecoder&) = delete;
+
+  // Next event in file order (time order); false at the end or where the damage starts.
+  bool Next(RawEvent* ev);
+  const StreamHeader& header() const { return header_; }
+  uint64_t file_size() const { return size_; }
+
+ private:
+  bool EnterPacket();
+  void Report(uint64_t off, const std::string& what);
+
+  std::string path_;
+  Uuid uuid_;
+  std::vector<Problem>* problems_;
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+  uint64_t packet_ = 0;       // offset of the current packet
+  uint64_t packet_end_ = 0;   // offset of the next packet
+  uint64_t content_end_ = 0;  // end of the current packet's events
+  uint64_t pos_ = 0;
+  uint64_t clock_ = 0;
+  bool in_packet_ = false;
+  bool done_ = false;
+  StreamHeader header_;
+};
+
+// The size in bytes of the event starting at p (given its id after the header), or 0 if the
+// event does not fit before `end` or its fields are invalid.
+uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end);
+
+}  // namespace tt

@@ -1,0 +1,19 @@
+// Finalising the trace of a process that did not end cleanly (crash, SIGKILL, exec, _exit):
+// cut stream files back to their last whole packet and mark the metadata as finalised.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "format/reader.h"
+
+namespace tt {
+
+struct RepairReport {
+  std::vector<std::string> actions;  // one line per change made
+};
+
+// Only for processes whose metadata says "running" and which are no longer alive.
+// `offset_end_ns` is realtime - monotonic measured now by the caller.
+RepairReport FinaliseProcess(const ProcessTrace& proc, int64_t offset_end_ns);
+
+}  // namespace tt

@@ -1,0 +1,141 @@
+// Reading back the parts of our TSDL metadata that carry data: env, trace uuid, clock.
+#include <cstdlib>
+#include <sstream>
+
+#include "core/error.h"
+#include "format/layout.h"
+#include "format/metadata.h"
+
+namespace tt {
+
+namespace {
+
+[[noreturn]] void Fail(const std::string& path, size_t line, const std::string& what) {
+  throw Error("corrupted metadata: " + path + ": line " + std::to_string(line) + ": " + what +
+              " (the trace's metadata file is damaged; re-record or restore it)");
+}
+
+// Parses `value;` at s[i..]: a quoted string with \" and \\ escapes, or a bare token.
+std::string ParseValue(const std::string& s, size_t i, const std::string& path, size_t line) {
+  while (i < s.size() && s[i] == ' ') ++i;
+  std::string v;
+  if (i < s.size() && s[i] == '"') {
+    for (++i; i < s.size() && s[i] != '"'; ++i) {
+      if (s[i] == '\\' && i + 1 < s.size()) ++i;
+      v += s[i];
+    }
+    if (i >= s.size()) Fail(path, line, "unterminated string");
+    ++i;
+  } else {
+    while (i < s.size() && s[i] != ';' && s[i] != ' ') v += s[i++];
+    if (v.empty()) Fail(path, line, "missing value");
+  }
+  while (i < s.size() && s[i] == ' ') ++i;
+  if (i >= s.size() || s[i] != ';') Fail(path, line, "expected ';'");
+  return v;
+}
+
+int64_t ToInt(const std::string& v, const std::string& key, const std::string& path) {
+  char* end = nullptr;
+  errno = 0;
+  long long x = std::strtoll(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || errno != 0)
+    throw Error("corrupted metadata: " + path + ": env." + key + " is not an integer: '" + v + "'");
+  return x;
+}
+
+}  // namespace
+
+std::map<std::string, std::string> ParseTsdlEnv(const std::string& text, const std::string& path) {
+  std::map<std::string, std::string> env;
+  std::istringstream in(text);
+  std::string l;
+  size_t line = 0;
+  bool inside = false, seen = false;
+  while (std::getline(in, l)) {
+    ++line;
+    if (!inside) {
+      if (l.rfind("env {", 0) == 0) inside = seen = true;
+      continue;
+    }
+    if (l == "};") {
+      inside = false;
+      continue;
+    }
+    size_t eq = l.find(" = ");
+    if (eq == std::string::npos) Fail(path, line, "expected 'key = value;' in env");
+    size_t k0 = l.find_first_not_of(' ');
+    std::string key = l.substr(k0, eq - k0);
+    env[key] = ParseValue(l, eq + 3, path, line);
+  }
+  if (!seen) Fail(path, line, "no env block");
+  if (inside) Fail(path, line, "env block not closed");
+  return env;
+}
+
+ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
+  if (text.rfind("/* CTF 1.8 */", 0) != 0) Fail(path, 1, "not CTF 1.8 metadata");
+  auto env = ParseTsdlEnv(text, path);
+  auto get = [&](const char* k) -> const std::string& {
+    auto it = env.find(k);
+    if (it == env.end()) throw Error("corrupted metadata: " + path + ": env." + k + " missing");
+    return it->second;
+  };
+  if (get("tracer_name") != "tensortrace") Fail(path, 0, "not written by tensortrace");
+  if (ToInt(get("tensortrace_layout"), "tensortrace_layout", path) !=
+      static_cast<int64_t>(layout::kLayoutVersion))
+    throw Error("unsupported trace layout in " + path + ": version " + get("tensortrace_layout") +
+                ", this tensortrace reads version " + std::to_string(layout::kLayoutVersion));
+  ProcessMeta m;
+  m.session = get("session");
+  m.hostname = get("hostname");
+  m.pid = ToInt(get("pid"), "pid", path);
+  m.ppid = ToInt(get("ppid"), "ppid", path);
+  m.exec_generation = static_cast<uint32_t>(ToInt(get("exec_generation"), "exec_generation", path));
+  m.cmdline = get("cmdline");
+  m.start_realtime_ns = static_cast<uint64_t>(ToInt(get("start_realtime_ns"), "start", path));
+  m.offset_start_ns = ToInt(get("realtime_offset_start_ns"), "realtime_offset_start_ns", path);
+  m.offset_end_ns = ToInt(get("realtime_offset_end_ns"), "realtime_offset_end_ns", path);
+  m.end_state = get("end_state");
+  m.end_offset_by = get("end_offset_by");
+  m.tracing_error = get("tracing_error");
+
+  // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
+  std::istringstream in(text);
+  std::string l, block;
+  size_t line = 0;
+  bool have_uuid = false, have_clock = false;
+  int64_t off_s = 0, off = 0;
+  while (std::getline(in, l)) {
+    ++line;
+    if (l.rfind("trace {", 0) == 0) block = "trace";
+    else if (l.rfind("clock {", 0) == 0) block = "clock";
+    else if (l.rfind("env {", 0) == 0 || l.rfind("stream {", 0) == 0) block = "other";
+    else if (l == "};") block.clear();
+    else if (block == "trace" && l.rfind("  uuid = ", 0) == 0) {
+      if (!ParseUuid(ParseValue(l, 9, path, line), &m.trace_uuid)) Fail(path, line, "bad uuid");
+      have_uuid = true;
+    } else if (block == "clock" && l.rfind("  uuid = ", 0) == 0) {
+      m.clock_uuid = ParseValue(l, 9, path, line);
+      have_clock = true;
+    } else if (block == "clock" && l.rfind("  offset_s = ", 0) == 0) {
+      off_s = ToInt(ParseValue(l, 13, path, line), "clock.offset_s", path);
+    } else if (block == "clock" && l.rfind("  offset = ", 0) == 0) {
+      off = ToInt(ParseValue(l, 11, path, line), "clock.offset", path);
+    }
+  }
+  if (!have_uuid) Fail(path, line, "trace uuid missing");
+  if (!have_clock) Fail(path, line, "clock block missing");
+  m.clock_offset_ns = off_s * 1000000000 + off;
+  // The stream and event declarations must be exactly what this version writes.
+  ProcessMeta probe = m;
+  std::string expect = GenerateMetadata(probe);
+  size_t tail = expect.find("\ntypealias integer { size = 32; align = 8; signed = false; map");
+  if (tail == std::string::npos || text.size() < expect.size() - tail ||
+      text.compare(text.size() - (expect.size() - tail), std::string::npos, expect, tail,
+                   std::string::npos) != 0)
+    Fail(path, 0, "stream or event declarations differ from this version's layout");
+  return m;
+}
+
+}  // namespace tt

@@ -1,0 +1,37 @@
+// The runtime's clock: CLOCK_MONOTONIC nanoseconds, produced from the TSC when it is usable.
+// Each thread keeps its own anchor (a paired TSC and clock_gettime reading) and re-anchors
+// every few milliseconds, so the calibration error never accumulates.
+#pragma once
+#include <x86intrin.h>
+
+#include <cstdint>
+
+#include "core/time.h"
+
+namespace tt::rt {
+
+struct ClockConfig {
+  uint64_t mult = 0;             // ns per tick, 32.32 fixed point; 0: use clock_gettime
+  uint64_t reanchor_ticks = 0;   // ticks between re-anchorings
+};
+extern ClockConfig g_clock;
+
+struct Anchor {
+  uint64_t tsc = 0;
+  uint64_t ns = 0;
+};
+
+// Sets up the clock from TENSORTRACE_TSC (a calibration passed down by `record`), or
+// calibrates briefly itself.
+void InitClock();
+
+uint64_t Reanchor(Anchor* a);
+
+inline uint64_t NowNs(Anchor* a) {
+  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC);
+  uint64_t d = __rdtsc() - a->tsc;
+  if (__builtin_expect(d >= g_clock.reanchor_ticks, 0)) return Reanchor(a);
+  return a->ns + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * g_clock.mult) >> 32);
+}
+
+}  // namespace tt::rt

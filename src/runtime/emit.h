@@ -1,0 +1,130 @@
+// The hot path: writing one event into the calling thread's stream. Every source goes through
+// these functions. No lock, no allocation, no system call unless a packet is full.
+#pragma once
+#include "runtime/process.h"
+
+namespace tt::rt {
+
+// Enters the thread's stream for one event; null if the event must be skipped (tracing off,
+// or re-entered from a signal handler, which is counted as a drop).
+inline Stream* Enter() {
+  if (!Enabled()) return nullptr;
+  Stream* s = t_stream;
+  if (__builtin_expect(s == nullptr, 0)) {
+    s = AttachThread();
+    if (!s) return nullptr;
+  }
+  if (__builtin_expect(s->busy != 0, 0)) {
+    s->pending_drops++;
+    return nullptr;
+  }
+  s->busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  if (__builtin_expect(s->pending_drops != 0, 0)) {
+    CountDropReason(kDropBusy, s->pending_drops);
+    CountDrop(s, s->pending_drops);
+    s->pending_drops = 0;
+  }
+  return s;
+}
+
+inline void Leave(Stream* s) {
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  s->busy = 0;
+}
+
+// Room for `payload` bytes plus the largest header; false (and a counted drop) if none.
+inline bool Reserve(Stream* s, uint64_t payload) {
+  if (__builtin_expect(static_cast<uint64_t>(s->end - s->pos) >= payload + kMaxHeader, 1))
+    return true;
+  if (NextPacket(s, payload + kMaxHeader)) return true;
+  CountDropReason(kDropNoSpace, 1);
+  CountDrop(s, 1);
+  return false;
+}
+
+inline uint64_t Now(Stream* s) {
+  uint64_t t = NowNs(&s->anchor);
+  return t < s->last_ts ? s->last_ts : t;
+}
+
+inline void Finish(Stream* s, uint8_t* p, uint64_t ts) {
+  Commit(s->base, p, ts);
+  s->pos = p;
+  s->last_ts = ts;
+}
+
+inline uint32_t NameId(Stream* s, const char* name) {
+  uint32_t id = InternCached(&s->names, name ? name : "");
+  if (__builtin_expect(id == 0, 0)) {
+    CountDropReason(kDropNames, 1);
+    CountDrop(s, 1);
+  }
+  return id;
+}
+
+inline void EmitBegin(const char* name, layout::Category cat) {
+  Stream* s = Enter();
+  if (!s) return;
+  uint32_t id = NameId(s, name);
+  if (id && Reserve(s, 5)) {
+    uint64_t ts = Now(s);
+    uint8_t* p = PutHeader(s->pos, layout::kSliceBegin, ts, s->last_ts);
+    p = PutU32(p, id);
+    p = PutU8(p, static_cast<uint8_t>(cat));
+    Finish(s, p, ts);
+  }
+  Leave(s);
+}
+
+inline void EmitEnd() {
+  Stream* s = Enter();
+  if (!s) return;
+  if (Reserve(s, 0)) {
+    uint64_t ts = Now(s);
+    Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
+  }
+  Leave(s);
+}
+
+// An instant (nargs == 0 is fine). At most 255 arguments.
+inline void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
+  Stream* s = Enter();
+  if (!s) return;
+  uint32_t id = NameId(s, name);
+  if (id && Reserve(s, 5 + ArgsSize(args, nargs))) {
+    uint64_t ts = Now(s);
+    uint8_t* p = PutHeader(s->pos, layout::kInstant, ts, s->last_ts);
+    p = PutU32(p, id);
+    p = PutU8(p, static_cast<uint8_t>(cat));
+    Finish(s, PutArgs(p, args, nargs), ts);
+  }
+  Leave(s);
+}
+
+inline void EmitCounter(const char* name, layout::Category cat, double value) {
+  Stream* s = Enter();
+  if (!s) return;
+  uint32_t id = NameId(s, name);
+  if (id && Reserve(s, 13)) {
+    uint64_t ts = Now(s);
+    uint8_t* p = PutHeader(s->pos, layout::kCounter, ts, s->last_ts);
+    p = PutU32(p, id);
+    p = PutU8(p, static_cast<uint8_t>(cat));
+    Finish(s, PutF64(p, value), ts);
+  }
+  Leave(s);
+}
+
+// Non-inline emitters for sources that need them (rarer events).
+void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs);
+// A complete slice that ended now (or at `end_ts` if nonzero and not in the past of the
+// stream) and lasted `duration` ns.
+void EmitComplete(const char* name, layout::Category cat, uint64_t duration, const Arg* args,
+                  uint32_t nargs, uint64_t end_ts = 0);
+void EmitFlow(uint64_t id, layout::FlowPhase phase);
+void EmitThreadName(const char* name);
+// An interned id for an argument key or string value; 0 on failure.
+uint32_t InternName(const char* s);
+
+}  // namespace tt::rt

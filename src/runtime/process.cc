@@ -1,0 +1,325 @@
+#include "runtime/process.h"
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "core/files.h"
+#include "format/metadata.h"
+#include "runtime/emit.h"
+
+namespace tt::rt {
+
+constinit std::atomic<int> g_state{kOff};
+thread_local Stream* t_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+
+namespace {
+
+struct Globals {
+  std::atomic<bool> lock{false};
+  bool initialised = false;  // the process directory exists (this image, or this child)
+  bool finished = false;
+  int dir_fd = -1;
+  std::string* dir = nullptr;  // heap, never freed: usable from late destructors
+  std::string* root = nullptr;
+  ProcessMeta* meta = nullptr;
+  uint32_t pid = 0;
+  Stream* proc = nullptr;
+  Stream* streams = nullptr;
+  std::atomic<uint64_t> instance{0};
+  uint64_t packet_bytes = 1 << 20;
+  uint64_t max_bytes = 0;  // 0: no cap
+  std::atomic<uint64_t> bytes{0};
+  std::atomic<uint64_t> drops[kDropReasonCount];
+  char error[512] = {0};
+  pthread_key_t key = 0;
+};
+constinit Globals g;
+
+thread_local bool t_attaching __attribute__((tls_model("initial-exec"))) = false;
+
+const char* const kDropReasonText[kDropReasonCount] = {
+    "re-entered from a signal handler", "no buffer space (size cap, disk or memory)",
+    "name table full"};
+
+uint64_t EnvBytes(const char* name, uint64_t dflt) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return dflt;
+  char* end;
+  unsigned long long x = std::strtoull(v, &end, 10);
+  return *end ? dflt : x;
+}
+
+std::string ReadCmdline() {
+  std::string raw;
+  try {
+    raw = ReadFile("/proc/self/cmdline");
+  } catch (...) {
+    return "";
+  }
+  std::string out;
+  size_t start = 0;
+  while (start < raw.size()) {
+    size_t z = raw.find('\0', start);
+    if (z == std::string::npos) z = raw.size();
+    std::string arg = raw.substr(start, z - start);
+    if (!out.empty()) out += ' ';
+    if (arg.empty() || arg.find_first_of(" \t'\"\\$") != std::string::npos) {
+      out += '\'';
+      for (char c : arg) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      out += '\'';
+    } else {
+      out += arg;
+    }
+    start = z + 1;
+  }
+  return out;
+}
+
+void WriteMetadata() {
+  try {
+    WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta));
+  } catch (const std::exception& e) {
+    DisableTracing(e.what());
+  }
+}
+
+// Writes a small process-stream event (caller holds the lock).
+template <typename F>
+void ProcEvent(uint8_t id, uint64_t payload, F fill) {
+  Stream* s = g.proc;
+  if (!s || !Reserve(s, payload)) return;
+  uint64_t ts = Now(s);
+  uint8_t* p = PutHeader(s->pos, id, ts, s->last_ts);
+  Finish(s, fill(p), ts);
+}
+
+void ClockOffsetEvent(const char* clock, int64_t off) {
+  size_t n = std::strlen(clock);
+  ProcEvent(layout::kClockOffset, n + 1 + 8, [&](uint8_t* p) {
+    p = PutStr(p, clock, n);
+    Store<int64_t>(p, off);
+    return p + 8;
+  });
+}
+
+void ThreadKeyDestructor(void* v) {
+  auto* s = static_cast<Stream*>(v);
+  if (t_stream == s) t_stream = nullptr;
+  Lock();
+  for (Stream** pp = &g.streams; *pp; pp = &(*pp)->next) {
+    if (*pp == s) {
+      *pp = s->next;
+      break;
+    }
+  }
+  Unlock();
+  CloseStream(s);
+}
+
+void AtForkPrepare() { Lock(); }
+void AtForkParent() { Unlock(); }
+void AtForkChild() {
+  // This child owns none of the parent's streams; it starts its own trace at its first event.
+  g.lock.store(false, std::memory_order_relaxed);
+  for (Stream* s = g.streams; s;) {
+    Stream* n = s->next;
+    CloseStream(s);
+    s = n;
+  }
+  g.streams = nullptr;
+  if (g.proc) CloseStream(g.proc);
+  g.proc = nullptr;
+  t_stream = nullptr;
+  if (g.dir_fd >= 0) close(g.dir_fd);
+  g.dir_fd = -1;
+  g.initialised = false;
+  g.finished = false;
+  g.bytes.store(0);
+  for (auto& d : g.drops) d.store(0);
+  if (g_state.load() == kOn) g_state.store(kPendingChild);
+}
+
+// Creates this process's directory, metadata and process stream. Caller holds the lock
+// (or is the only thread, at load time).
+bool InitProcess() {
+  g.pid = static_cast<uint32_t>(getpid());
+  InitClock();
+  if (!InitInternTable()) {
+    DisableTracing("cannot map the name table");
+    return false;
+  }
+  uint32_t gen = 0;
+  std::string dir;
+  for (;; ++gen) {
+    dir = *g.root + "/p" + std::to_string(g.pid) + (gen ? "." + std::to_string(gen) : "");
+    if (mkdir(dir.c_str(), 0755) == 0) break;
+    if (errno != EEXIST || gen > 1000) {
+      std::snprintf(g.error, sizeof g.error, "cannot create %s: %s", dir.c_str(),
+                    std::strerror(errno));
+      g_state.store(kOff);
+      return false;
+    }
+  }
+  *g.dir = dir;
+  g.dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  ProcessMeta& m = *g.meta;
+  int64_t parent = m.pid;  // set when this is a fork child
+  m = ProcessMeta{};
+  m.trace_uuid = RandomUuid();
+  m.clock_uuid = BootId();
+  m.offset_start_ns = MeasureRealtimeOffsetNs();
+  const char* off = std::getenv("TENSORTRACE_CLOCK_OFFSET");
+  m.clock_offset_ns = off ? std::strtoll(off, nullptr, 10) : m.offset_start_ns;
+  m.pid = g.pid;
+  m.ppid = parent ? parent : getppid();
+  m.exec_generation = gen;
+  m.hostname = HostName();
+  m.cmdline = ReadCmdline();
+  const char* session = std::getenv("TENSORTRACE_SESSION");
+  m.session = session ? session : UuidToString(RandomUuid());
+  m.start_realtime_ns = ReadClockNs(CLOCK_REALTIME);
+  g.initialised = true;
+  WriteMetadata();
+  g.proc = OpenStream(layout::TrackKind::kProcess, g.pid, "proc", 64 << 10);
+  if (!g.proc) {
+    DisableTracing("cannot create the process stream");
+    return false;
+  }
+  ClockOffsetEvent("realtime", m.offset_start_ns);
+  return true;
+}
+
+__attribute__((constructor)) void LoadTimeInit() {
+  const char* dir = std::getenv("TENSORTRACE_DIR");
+  if (!dir || !*dir) return;
+  g.root = new std::string(dir);
+  g.dir = new std::string();
+  g.meta = new ProcessMeta();
+  g.packet_bytes = EnvBytes("TENSORTRACE_BUFFER_SIZE", 1 << 20);
+  if (g.packet_bytes < (64 << 10)) g.packet_bytes = 64 << 10;
+  if (g.packet_bytes > (1ull << 30)) g.packet_bytes = 1ull << 30;
+  g.packet_bytes &= ~uint64_t{4095};
+  g.max_bytes = EnvBytes("TENSORTRACE_MAX_BYTES", 0);
+  if (pthread_key_create(&g.key, ThreadKeyDestructor) != 0) return;
+  pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
+  g_state.store(kOn);
+  if (!InitProcess()) return;
+}
+
+__attribute__((destructor)) void UnloadTimeFinish() { FinishProcess(); }
+
+}  // namespace
+
+void Lock() {
+  while (g.lock.exchange(true, std::memory_order_acquire)) {
+    while (g.lock.load(std::memory_order_relaxed)) __builtin_ia32_pause();
+  }
+}
+void Unlock() { g.lock.store(false, std::memory_order_release); }
+
+Stream* ProcessStream() { return g.proc; }
+int ProcessDirFd() { return g.dir_fd; }
+uint32_t Pid() { return g.pid; }
+uint64_t NewStreamInstance() { return g.instance.fetch_add(1) + 1; }
+uint64_t DefaultPacketBytes() { return g.packet_bytes; }
+const Uuid& TraceUuid() { return g.meta->trace_uuid; }
+
+uint64_t ReservePacketBytes(uint64_t bytes) {
+  uint64_t total = g.bytes.fetch_add(bytes) + bytes;
+  if (g.max_bytes && total > g.max_bytes) {
+    g.bytes.fetch_sub(bytes);
+    return 0;
+  }
+  return bytes;
+}
+void ReleasePacketBytes(uint64_t bytes) { g.bytes.fetch_sub(bytes); }
+
+void CountDropReason(DropReason r, uint64_t n) {
+  g.drops[r].fetch_add(n, std::memory_order_relaxed);
+}
+
+void DisableTracing(const char* why) {
+  if (g.error[0] == 0) std::snprintf(g.error, sizeof g.error, "%s", why);
+  g_state.store(kOff);
+}
+
+Stream* AttachThread() {
+  if (t_attaching) return nullptr;
+  t_attaching = true;
+  Stream* s = nullptr;
+  if (g_state.load() == kPendingChild) {
+    Lock();
+    if (g_state.load() == kPendingChild && InitProcess()) g_state.store(kOn);
+    Unlock();
+  }
+  if (g_state.load() == kOn) {
+    auto tid = static_cast<uint64_t>(syscall(SYS_gettid));
+    s = OpenStream(layout::TrackKind::kThread, tid, "t", g.packet_bytes);
+    if (!s) {
+      CountDropReason(kDropNoSpace, 1);
+    } else {
+      Lock();
+      s->next = g.streams;
+      g.streams = s;
+      Unlock();
+      pthread_setspecific(g.key, s);
+      t_stream = s;
+      char path[64], comm[64] = {0};
+      std::snprintf(path, sizeof path, "/proc/self/task/%llu/comm",
+                    static_cast<unsigned long long>(tid));
+      int fd = open(path, O_RDONLY | O_CLOEXEC);
+      if (fd >= 0) {
+        ssize_t n = read(fd, comm, sizeof comm - 1);
+        close(fd);
+        if (n > 0 && comm[n - 1] == '\n') comm[n - 1] = 0;
+        if (n > 0) EmitThreadName(comm);
+      }
+    }
+  }
+  t_attaching = false;
+  return s;
+}
+
+void FinishProcess() {
+  if (!g.initialised || g.finished) return;
+  Lock();
+  g.finished = true;
+  for (int r = 0; r < kDropReasonCount; ++r) {
+    uint64_t n = g.drops[r].load();
+    if (!n) continue;
+    size_t len = std::strlen(kDropReasonText[r]);
+    ProcEvent(layout::kDropSummary, len + 1 + 8, [&](uint8_t* p) {
+      p = PutStr(p, kDropReasonText[r], len);
+      return PutU64(p, n);
+    });
+  }
+  if (g.error[0]) {
+    size_t len = std::strlen(g.error);
+    ProcEvent(layout::kNote, 1 + 8 + len + 1, [&](uint8_t* p) {
+      p = PutU8(p, static_cast<uint8_t>(layout::Severity::kError));
+      p = PutStr(p, "runtime", 7);
+      return PutStr(p, g.error, len);
+    });
+  }
+  int64_t off = MeasureRealtimeOffsetNs();
+  ClockOffsetEvent("realtime", off);
+  g.meta->offset_end_ns = off;
+  g.meta->end_state = "exited";
+  g.meta->end_offset_by = "process";
+  g.meta->tracing_error = g.error;
+  WriteMetadata();
+  Unlock();
+  if (g.error[0])
+    std::fprintf(stderr, "tensortrace: tracing was stopped in process %u: %s\n", g.pid, g.error);
+}
+
+}  // namespace tt::rt

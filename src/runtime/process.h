@@ -1,0 +1,43 @@
+// The tracing session inside one process: configuration from the environment, the process
+// directory, the process stream, the registry of thread streams, and fork/exit handling.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "runtime/stream.h"
+
+namespace tt::rt {
+
+enum State : int { kOff = 0, kOn = 1, kPendingChild = 2 };
+extern std::atomic<int> g_state;
+
+inline bool Enabled() { return g_state.load(std::memory_order_relaxed) != kOff; }
+
+// The calling thread's stream; null until its first event.
+extern thread_local Stream* t_stream __attribute__((tls_model("initial-exec")));
+
+// Slow path of every event on a thread without a stream. Null when tracing is off.
+Stream* AttachThread();
+
+// Process-wide lock for the slow paths (interning, stream registry, process stream).
+void Lock();
+void Unlock();
+
+// The process stream; only under Lock().
+Stream* ProcessStream();
+int ProcessDirFd();
+uint32_t Pid();
+uint64_t NewStreamInstance();
+uint64_t DefaultPacketBytes();
+
+// Drop reasons kept for the summary written at exit.
+enum DropReason { kDropBusy, kDropNoSpace, kDropNames, kDropReasonCount };
+void CountDropReason(DropReason r, uint64_t n);
+
+// Stops tracing in this process for good; the reason goes to the trace and to stderr at exit.
+void DisableTracing(const char* why);
+
+// Writes the end of the process trace (clock offset, drop summary, metadata).
+void FinishProcess();
+
+}  // namespace tt::rt

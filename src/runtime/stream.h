@@ -1,0 +1,46 @@
+// A stream being written: one per thread, plus one per process for definitions (names,
+// clock offsets, drop summary). A stream writes packets into a file mapped into memory, one
+// packet mapped at a time; what has been committed is on the file's pages and survives a crash.
+#pragma once
+#include <cstdint>
+
+#include "format/writer.h"
+#include "runtime/clock.h"
+#include "runtime/intern.h"
+
+namespace tt::rt {
+
+struct Stream {
+  // Hot: touched by every event.
+  uint8_t* base = nullptr;  // start of the mapped packet
+  uint8_t* pos = nullptr;   // where the next event goes
+  uint8_t* end = nullptr;   // end of the mapped packet
+  uint64_t last_ts = 0;
+  uint32_t busy = 0;           // an event is being written (a signal handler must not write)
+  uint32_t pending_drops = 0;  // dropped while busy; folded into the packet by the next event
+  Anchor anchor;
+  NameCache names;
+  // Cold: packet switches, drops, bookkeeping.
+  uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
+  int fd = -1;
+  bool failed = false;  // no further packet can be had
+  uint64_t file_off = 0;
+  uint64_t packet_bytes = 0;
+  uint64_t seq = 0;
+  PacketInfo info;
+  Stream* next = nullptr;  // registry of live streams
+};
+
+// Creates a stream file named after `prefix` in the process directory, with its first packet.
+// Returns null on failure (counted, and the event that wanted it is dropped).
+Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix,
+                   uint64_t packet_bytes);
+// Maps the next packet; false if none can be had (the event is then dropped).
+bool NextPacket(Stream* s, uint64_t need);
+// Unmaps and closes; the file keeps everything committed.
+void CloseStream(Stream* s);
+
+// Counts a dropped event in the stream's packet context.
+void CountDrop(Stream* s, uint64_t n);
+
+}  // namespace tt::rt
