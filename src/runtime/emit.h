@@ -5,6 +5,14 @@
 
 namespace tt::rt {
 
+// Moves the drops counted while busy into the packet context (the stream's thread only).
+inline void FoldDrops(Stream* s) {
+  // One exchange: a handler that counts a drop between a load and a store would be lost.
+  uint32_t n = s->pending_drops.exchange(0, std::memory_order_relaxed);
+  CountDropReason(kDropBusy, n);
+  CountDrop(s, n);
+}
+
 // Enters the thread's stream for one event; null if the event must be skipped (tracing off,
 // or re-entered from a signal handler, which is counted as a drop).
 inline Stream* Enter() {
@@ -15,16 +23,13 @@ inline Stream* Enter() {
     if (!s) return nullptr;
   }
   if (__builtin_expect(s->busy != 0, 0)) {
-    s->pending_drops++;
+    s->pending_drops.store(s->pending_drops.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
     return nullptr;
   }
   s->busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (__builtin_expect(s->pending_drops != 0, 0)) {
-    CountDropReason(kDropBusy, s->pending_drops);
-    CountDrop(s, s->pending_drops);
-    s->pending_drops = 0;
-  }
+  if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) FoldDrops(s);
   return s;
 }
 

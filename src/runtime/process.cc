@@ -113,6 +113,7 @@ void ClockOffsetEvent(const char* clock, int64_t off) {
 
 void ThreadKeyDestructor(void* v) {
   auto* s = static_cast<Stream*>(v);
+  if (s->pending_drops.load(std::memory_order_relaxed) && !s->busy) FoldDrops(s);
   if (t_stream == s) t_stream = nullptr;
   Lock();
   for (Stream** pp = &g.streams; *pp; pp = &(*pp)->next) {
@@ -212,7 +213,9 @@ __attribute__((constructor)) void LoadTimeInit() {
   if (pthread_key_create(&g.key, ThreadKeyDestructor) != 0) return;
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
   g_state.store(kOn);
-  if (!InitProcess()) return;
+  if (!InitProcess())
+    std::fprintf(stderr, "tensortrace: tracing is off in process %d: %s\n", getpid(),
+                 g.error[0] ? g.error : "initialisation failed");
 }
 
 __attribute__((destructor)) void UnloadTimeFinish() { FinishProcess(); }
@@ -253,7 +256,10 @@ void DisableTracing(const char* why) {
 }
 
 Stream* AttachThread() {
-  if (t_attaching) return nullptr;
+  if (t_attaching) {  // a signal handler interrupted this thread's own attach
+    CountDropReason(kDropBusy, 1);
+    return nullptr;
+  }
   t_attaching = true;
   Stream* s = nullptr;
   if (g_state.load() == kPendingChild) {
@@ -291,8 +297,14 @@ Stream* AttachThread() {
 
 void FinishProcess() {
   if (!g.initialised || g.finished) return;
+  // Drops counted while busy: the calling thread puts its own in its packet; other threads'
+  // go to the process summary only (their packets are theirs to write).
+  if (t_stream && !t_stream->busy && t_stream->pending_drops.load(std::memory_order_relaxed))
+    FoldDrops(t_stream);
   Lock();
   g.finished = true;
+  for (Stream* s = g.streams; s; s = s->next)
+    if (s != t_stream) CountDropReason(kDropBusy, s->pending_drops.load(std::memory_order_relaxed));
   for (int r = 0; r < kDropReasonCount; ++r) {
     uint64_t n = g.drops[r].load();
     if (!n) continue;

@@ -2,6 +2,7 @@
 // clock offsets, drop summary). A stream writes packets into a file mapped into memory, one
 // packet mapped at a time; what has been committed is on the file's pages and survives a crash.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "format/writer.h"
@@ -17,7 +18,9 @@ struct Stream {
   uint8_t* end = nullptr;   // end of the mapped packet
   uint64_t last_ts = 0;
   uint32_t busy = 0;           // an event is being written (a signal handler must not write)
-  uint32_t pending_drops = 0;  // dropped while busy; folded into the packet by the next event
+  // Dropped while busy; folded into the packet by the next event. Only its thread writes it;
+  // atomic so that the exit path may read it from another thread.
+  std::atomic<uint32_t> pending_drops{0};
   Anchor anchor;
   NameCache names;
   // Cold: packet switches, drops, bookkeeping.

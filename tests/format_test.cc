@@ -1,0 +1,263 @@
+// The CTF writer and reader on hand-built streams: every event kind, compact and extended
+// timestamps, packets, and babeltrace2 as an outside reader.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <fstream>
+#include <vector>
+
+#include "core/files.h"
+#include "format/metadata.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "test_util.h"
+#include "trace_view.h"
+
+namespace tt {
+namespace {
+
+using namespace layout;
+
+// Builds one stream file in memory, packet by packet.
+class StreamBuilder {
+ public:
+  StreamBuilder(const Uuid& uuid, uint64_t packet_bytes, uint64_t start_ts)
+      : uuid_(uuid), packet_bytes_(packet_bytes), last_ts_(start_ts) {
+    NewPacket();
+  }
+  // Appends an event: `fill` writes the payload after the header.
+  template <typename F>
+  void Add(uint8_t id, uint64_t ts, uint64_t payload, F fill) {
+    if (pos_ + payload + kMaxHeader > packet_bytes_) NewPacket();
+    uint8_t* base = data_.data() + packet_start_;
+    uint8_t* p = PutHeader(base + pos_, id, ts, last_ts_);
+    p = fill(p);
+    Commit(base, p, ts);
+    pos_ = static_cast<uint64_t>(p - base);
+    last_ts_ = ts;
+    ++events_;
+  }
+  void Save(const std::string& path) const {
+    std::ofstream(path, std::ios::binary)
+        .write(reinterpret_cast<const char*>(data_.data()), static_cast<long>(data_.size()));
+  }
+  size_t events() const { return events_; }
+  size_t packets() const { return seq_; }
+  std::vector<uint8_t>& data() { return data_; }
+
+ private:
+  void NewPacket() {
+    packet_start_ = data_.size();
+    data_.resize(data_.size() + packet_bytes_);
+    PacketInfo info;
+    info.uuid = uuid_;
+    info.stream_instance = 7;
+    info.seq = seq_++;
+    info.ts_begin = last_ts_;
+    info.track_id = 4242;
+    info.pid = 4242;
+    InitPacket(data_.data() + packet_start_, packet_bytes_, info);
+    pos_ = kPacketHeaderSize;
+  }
+  Uuid uuid_;
+  uint64_t packet_bytes_;
+  uint64_t last_ts_;
+  std::vector<uint8_t> data_;
+  uint64_t packet_start_ = 0, pos_ = 0, seq_ = 0;
+  size_t events_ = 0;
+};
+
+ProcessMeta TestMeta() {
+  ProcessMeta m;
+  m.trace_uuid = RandomUuid();
+  m.clock_uuid = BootId();
+  m.clock_offset_ns = 1700000000000000000;
+  m.pid = 4242;
+  m.ppid = 1;
+  m.hostname = "testhost";
+  m.cmdline = "prog --flag \"quoted\" back\\slash";
+  m.session = "s";
+  m.start_realtime_ns = 1700000000000000123;
+  m.offset_start_ns = 1700000000000000000;
+  m.end_state = "exited";
+  return m;
+}
+
+// Writes every event kind; returns the builder so tests can count or damage it.
+StreamBuilder AllKinds(const ProcessMeta& m, uint64_t packet_bytes) {
+  StreamBuilder b(m.trace_uuid, packet_bytes, 1000);
+  uint64_t ts = 1000;
+  b.Add(kStringDef, ts, 4 + 5, [](uint8_t* p) { return PutStr(PutU32(p, 1), "conv", 4); });
+  b.Add(kStringDef, ts, 4 + 6, [](uint8_t* p) { return PutStr(PutU32(p, 2), "shape", 5); });
+  b.Add(kThreadName, ts += 10, 5, [](uint8_t* p) { return PutStr(p, "main", 4); });
+  b.Add(kSliceBegin, ts += 10, 5, [](uint8_t* p) {
+    return PutU8(PutU32(p, 1), static_cast<uint8_t>(Category::kFrameworkOp));
+  });
+  b.Add(kSliceEnd, ts += 10, 0, [](uint8_t* p) { return p; });
+  Arg args[3];
+  args[0].key = 2;
+  args[0].type = ArgType::kInt;
+  args[0].v.i = -42;
+  args[1].key = 2;
+  args[1].type = ArgType::kFloat;
+  args[1].v.f = 2.5;
+  args[2].key = 2;
+  args[2].type = ArgType::kString;
+  args[2].v.str = 1;
+  b.Add(kSliceBeginArgs, ts += 10, 5 + ArgsSize(args, 3), [&](uint8_t* p) {
+    return PutArgs(PutU8(PutU32(p, 1), 0), args, 3);
+  });
+  b.Add(kSliceEnd, ts += 10, 0, [](uint8_t* p) { return p; });
+  b.Add(kComplete, ts += 10, 13 + ArgsSize(args, 1), [&](uint8_t* p) {
+    p = PutU8(PutU32(p, 1), static_cast<uint8_t>(Category::kGpuKernel));
+    return PutArgs(PutU64(p, 5), args, 1);
+  });
+  b.Add(kInstant, ts += 10, 5 + ArgsSize(args, 2), [&](uint8_t* p) {
+    return PutArgs(PutU8(PutU32(p, 1), 0), args, 2);
+  });
+  b.Add(kCounter, ts += 10, 13, [](uint8_t* p) { return PutF64(PutU8(PutU32(p, 1), 7), 1.5); });
+  b.Add(kFlow, ts += 10, 9, [](uint8_t* p) { return PutU8(PutU64(p, 99), 2); });
+  b.Add(kClockOffset, ts += 10, 9 + 8, [](uint8_t* p) {
+    p = PutStr(p, "realtime", 8);
+    Store<int64_t>(p, -5);
+    return p + 8;
+  });
+  b.Add(kDropSummary, ts += 10, 2 + 8, [](uint8_t* p) { return PutU64(PutStr(p, "x", 1), 3); });
+  b.Add(kNote, ts += 10, 1 + 4 + 3, [](uint8_t* p) {
+    return PutStr(PutStr(PutU8(p, 1), "src", 3), "hi", 2);
+  });
+  b.Add(kSource, ts += 10, 4 + 3, [](uint8_t* p) { return PutStr(PutStr(p, "itt", 3), "v1", 2); });
+  // A gap of more than 2^32 ns needs the extended header.
+  b.Add(kSliceBegin, ts += (uint64_t{5} << 32), 5, [](uint8_t* p) {
+    return PutU8(PutU32(p, 1), 0);
+  });
+  b.Add(kSliceEnd, ts += 1, 0, [](uint8_t* p) { return p; });
+  return b;
+}
+
+std::string WriteTrace(const test::TempDir& dir, const ProcessMeta& m, StreamBuilder& b) {
+  std::string pdir = dir / "p4242";
+  mkdir(pdir.c_str(), 0755);
+  WriteFileAtomic(pdir + "/metadata", GenerateMetadata(m));
+  b.Save(pdir + "/t4242");
+  return pdir;
+}
+
+TEST(Format, MetadataRoundTrip) {
+  ProcessMeta m = TestMeta();
+  ProcessMeta back = ParseMetadata(GenerateMetadata(m), "metadata");
+  EXPECT_EQ(back.trace_uuid, m.trace_uuid);
+  EXPECT_EQ(back.clock_uuid, m.clock_uuid);
+  EXPECT_EQ(back.clock_offset_ns, m.clock_offset_ns);
+  EXPECT_EQ(back.pid, 4242);
+  EXPECT_EQ(back.cmdline, m.cmdline);
+  EXPECT_EQ(back.start_realtime_ns, m.start_realtime_ns);
+  EXPECT_EQ(back.end_state, "exited");
+}
+
+TEST(Format, NegativeClockOffsetRoundTrip) {
+  ProcessMeta m = TestMeta();
+  m.clock_offset_ns = -1500000001;
+  EXPECT_EQ(ParseMetadata(GenerateMetadata(m), "m").clock_offset_ns, -1500000001);
+}
+
+TEST(Format, EveryEventKindDecodes) {
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b = AllKinds(m, 4096);
+  WriteTrace(dir, m, b);
+  test::TraceView v = test::LoadTrace(dir.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  ASSERT_EQ(v.procs.size(), 1u);
+  const auto& ev = v.procs[0].events;
+  ASSERT_EQ(ev.size(), b.events());
+  EXPECT_EQ(ev[2].name, "main");
+  EXPECT_EQ(ev[3].name, "conv");
+  EXPECT_EQ(ev[3].category, Category::kFrameworkOp);
+  ASSERT_EQ(ev[5].args.size(), 3u);
+  EXPECT_EQ(ev[5].args[0].v.i, -42);
+  EXPECT_EQ(ev[5].args[1].v.f, 2.5);
+  EXPECT_EQ(ev[5].args[2].v.str, 1u);
+  EXPECT_EQ(ev[7].duration, 5u);
+  EXPECT_EQ(ev[7].category, Category::kGpuKernel);
+  EXPECT_EQ(ev[9].value, 1.5);
+  EXPECT_EQ(ev[10].u64, 99u);
+  EXPECT_EQ(ev[12].u64, 3u);
+  // Timestamps survive the 32-bit compact header and the extended one.
+  EXPECT_EQ(ev[15].ts, ev[14].ts + (uint64_t{5} << 32));
+  EXPECT_EQ(ev[16].ts, ev[15].ts + 1);
+  for (size_t i = 1; i < ev.size(); ++i) EXPECT_GE(ev[i].ts, ev[i - 1].ts);
+}
+
+TEST(Format, CompactTimestampsWrapCorrectly) {
+  // Steps just under 2^32 ns, crossing many 32-bit wraps, all in compact headers.
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b(m.trace_uuid, 4096, 0xfffffff0);
+  std::vector<uint64_t> stamps;
+  uint64_t ts = 0xfffffff0;
+  for (int i = 0; i < 50; ++i) {
+    ts += (uint64_t{1} << 32) - 1 - static_cast<uint64_t>(i);
+    stamps.push_back(ts);
+    b.Add(kSliceEnd, ts, 0, [](uint8_t* p) { return p; });
+  }
+  WriteTrace(dir, m, b);
+  test::TraceView v = test::LoadTrace(dir.path());
+  ASSERT_EQ(v.procs[0].events.size(), stamps.size());
+  for (size_t i = 0; i < stamps.size(); ++i) EXPECT_EQ(v.procs[0].events[i].ts, stamps[i]);
+}
+
+TEST(Format, ManyPacketsKeepOrderAndCount) {
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b(m.trace_uuid, 512, 100);
+  for (uint64_t i = 0; i < 5000; ++i)
+    b.Add(kCounter, 100 + i * 3, 13, [i](uint8_t* p) {
+      return PutF64(PutU8(PutU32(p, 0), 0), static_cast<double>(i));
+    });
+  EXPECT_GT(b.packets(), 100u);
+  WriteTrace(dir, m, b);
+  test::TraceView v = test::LoadTrace(dir.path());
+  ASSERT_TRUE(v.problems.empty());
+  ASSERT_EQ(v.procs[0].events.size(), 5000u);
+  for (uint64_t i = 0; i < 5000; ++i) {
+    EXPECT_EQ(v.procs[0].events[i].value, static_cast<double>(i));
+    EXPECT_EQ(v.procs[0].events[i].ts, 100 + i * 3);
+  }
+}
+
+TEST(Format, BabeltraceReadsEveryEventKind) {
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b = AllKinds(m, 1024);
+  WriteTrace(dir, m, b);
+  auto r = test::RunCmd({"babeltrace2", dir.path()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(test::CountLines(r.out), b.events());
+  // Fields and names are shown: the argument variant, a string def, the flow phase.
+  EXPECT_NE(r.out.find("value = \"conv\""), std::string::npos);
+  EXPECT_NE(r.out.find("( \"i64\" : container = 0 ), value = { -42 }"), std::string::npos);
+  EXPECT_NE(r.out.find("( \"f64\" : container = 2 ), value = { 2.5 }"), std::string::npos);
+  EXPECT_NE(r.out.find("\"in\""), std::string::npos);
+  EXPECT_NE(r.out.find("gpu_kernel"), std::string::npos);
+}
+
+TEST(Format, BabeltraceReadsTheEnvironment) {
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b = AllKinds(m, 1024);
+  WriteTrace(dir, m, b);
+  auto r = test::RunCmd({"babeltrace2", "--output-format=ctf-metadata", dir / "p4242"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  auto d = test::RunCmd({"babeltrace2", "-c", "sink.text.details", "-c", "src.ctf.fs", "--params=inputs=[\"" + (dir / "p4242") + "\"]"});
+  EXPECT_EQ(d.status, 0) << d.err;
+  EXPECT_NE(d.out.find("hostname: testhost"), std::string::npos);
+  EXPECT_NE(d.out.find("pid: 4242"), std::string::npos);
+  EXPECT_NE(d.out.find("cmdline: prog --flag \"quoted\" back\\slash"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tt

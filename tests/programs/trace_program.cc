@@ -1,0 +1,123 @@
+// A program for the tests to record, one behaviour per mode:
+//   threads T N      T threads, each N push/pop pairs and N marks
+//   fork N           N pairs here, then a forked child does N pairs named "child"
+//   exec N           N pairs, then exec of itself as `leaf N`
+//   leaf N           N pairs named "leaf"
+//   kill N           N pairs, prints "ready <pid>", then writes events until killed
+//   segv N           N pairs, then a segmentation fault
+//   signals N        N pairs in a loop while a 50 us timer's handler calls tt_mark; prints
+//                    the handler's call count
+//   exit K           exits with status K after one mark
+//   thread-exit N    a thread writes N pairs and exits; the main thread writes N more
+#include <pthread.h>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "tensortrace/tensortrace.h"
+
+static void Pairs(const char* name, long n) {
+  for (long i = 0; i < n; ++i) {
+    tt_range_push(name);
+    tt_range_pop();
+  }
+}
+
+static volatile sig_atomic_t g_handler_calls = 0;
+static void OnAlarm(int) {
+  g_handler_calls = g_handler_calls + 1;
+  tt_mark("from-handler");
+}
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fprintf(stderr, "usage: %s MODE ARGS\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[1];
+  long n = argc > 2 ? std::atol(argv[2]) : 0;
+  if (mode == "threads") {
+    long per = argc > 3 ? std::atol(argv[3]) : 0;
+    std::vector<std::thread> ts;
+    for (long t = 0; t < n; ++t)
+      ts.emplace_back([t, per] {
+        std::string name = "thread-" + std::to_string(t);
+        tt_set_thread_name(name.c_str());
+        for (long i = 0; i < per; ++i) {
+          tt_range_push("work");
+          tt_mark("tick");
+          tt_range_pop();
+        }
+        tt_counter("done", static_cast<double>(per));
+      });
+    for (auto& t : ts) t.join();
+    return 0;
+  }
+  if (mode == "fork") {
+    Pairs("parent", n);
+    pid_t c = fork();
+    if (c == 0) {
+      Pairs("child", n);
+      _exit(0);
+    }
+    int st;
+    waitpid(c, &st, 0);
+    Pairs("parent-after", 1);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+  }
+  if (mode == "exec") {
+    Pairs("before-exec", n);
+    std::string count = std::to_string(n);
+    execl("/proc/self/exe", argv[0], "leaf", count.c_str(), static_cast<char*>(nullptr));
+    return 127;
+  }
+  if (mode == "leaf") {
+    Pairs("leaf", n);
+    return 0;
+  }
+  if (mode == "kill") {
+    Pairs("before-kill", n);
+    std::printf("ready %d\n", getpid());
+    std::fflush(stdout);
+    for (;;) Pairs("after-ready", 1000);
+  }
+  if (mode == "segv") {
+    Pairs("before-segv", n);
+    signal(SIGSEGV, SIG_DFL);
+    volatile int* p = nullptr;
+    *p = 1;
+    return 0;
+  }
+  if (mode == "signals") {
+    signal(SIGALRM, OnAlarm);
+    itimerval it{{0, 50}, {0, 50}};
+    setitimer(ITIMER_REAL, &it, nullptr);
+    Pairs("busy", n);
+    itimerval off{};
+    setitimer(ITIMER_REAL, &off, nullptr);
+    signal(SIGALRM, SIG_IGN);
+    std::printf("handler_calls %d\n", static_cast<int>(g_handler_calls));
+    return 0;
+  }
+  if (mode == "exit") {
+    tt_mark("exiting");
+    return static_cast<int>(n);
+  }
+  if (mode == "thread-exit") {
+    std::thread t([n] { Pairs("short-lived", n); });
+    t.join();
+    Pairs("main", n);
+    return 0;
+  }
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}

@@ -1,0 +1,168 @@
+// The runtime inside real processes: threads, fork, exec, signals, crashes, limits.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include "core/files.h"
+#include "test_util.h"
+#include "trace_view.h"
+
+namespace tt {
+namespace {
+
+using namespace layout;
+using test::LoadTrace;
+using test::RunCmd;
+using test::TempDir;
+
+std::map<std::string, std::string> TraceEnv(const TempDir& d, const std::string& buffer = "") {
+  std::map<std::string, std::string> env{{"TENSORTRACE_DIR", d.path()}};
+  if (!buffer.empty()) env["TENSORTRACE_BUFFER_SIZE"] = buffer;
+  return env;
+}
+
+void ExpectOrderedStreams(const test::ProcView& p) {
+  for (size_t i = 1; i < p.events.size(); ++i) {
+    if (p.events[i].file == p.events[i - 1].file) {
+      ASSERT_GE(p.events[i].ts, p.events[i - 1].ts) << p.events[i].file;
+    }
+  }
+}
+
+TEST(Runtime, ThreadsWriteEveryEventInOrder) {
+  TempDir d;
+  // 64 KiB packets: each thread switches packets dozens of times.
+  auto r = RunCmd({TT_PROGRAM, "threads", "4", "20000"}, TraceEnv(d, "65536"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  ASSERT_EQ(v.procs.size(), 1u);
+  const auto& p = v.procs[0];
+  EXPECT_EQ(p.meta.end_state, "exited");
+  EXPECT_EQ(p.discarded, 0u);
+  EXPECT_EQ(p.Count(kSliceBegin, "work"), 80000u);
+  EXPECT_EQ(p.Count(kSliceEnd), 80000u);
+  EXPECT_EQ(p.Count(kInstant, "tick"), 80000u);
+  EXPECT_EQ(p.Count(kCounter, "done"), 4u);
+  std::map<uint64_t, int> begins_per_thread;
+  for (const auto& e : p.events)
+    if (e.id == kSliceBegin) begins_per_thread[e.tid]++;
+  ASSERT_EQ(begins_per_thread.size(), 4u);
+  for (auto [tid, n] : begins_per_thread) {
+    EXPECT_EQ(n, 20000) << tid;
+    EXPECT_EQ(p.thread_names.at(tid).rfind("thread-", 0), 0u);
+  }
+  for (const auto& e : p.events) {
+    if (e.id == kCounter) {
+      EXPECT_EQ(e.value, 20000.0);
+    }
+  }
+  ExpectOrderedStreams(p);
+}
+
+TEST(Runtime, ForkedChildWritesItsOwnTrace) {
+  TempDir d;
+  auto r = RunCmd({TT_PROGRAM, "fork", "1000"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty());
+  ASSERT_EQ(v.procs.size(), 2u);
+  const test::ProcView* parent = nullptr;
+  const test::ProcView* child = nullptr;
+  for (const auto& p : v.procs) {
+    (p.Count(kSliceBegin, "child") ? child : parent) = &p;
+  }
+  ASSERT_TRUE(parent && child);
+  EXPECT_EQ(child->meta.ppid, parent->meta.pid);
+  EXPECT_EQ(child->Count(kSliceBegin, "child"), 1000u);
+  EXPECT_EQ(child->Count(kSliceBegin, "parent"), 0u);
+  EXPECT_EQ(parent->Count(kSliceBegin, "parent"), 1000u);
+  EXPECT_EQ(parent->Count(kSliceBegin, "parent-after"), 1u);
+  EXPECT_EQ(parent->Count(kSliceBegin, "child"), 0u);
+  EXPECT_EQ(child->meta.end_state, "running");  // _exit(): `record` finalises it
+}
+
+TEST(Runtime, ExecStartsANewImageTrace) {
+  TempDir d;
+  auto r = RunCmd({TT_PROGRAM, "exec", "500"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty());
+  ASSERT_EQ(v.procs.size(), 2u);
+  EXPECT_EQ(v.procs[0].meta.pid, v.procs[1].meta.pid);
+  for (const auto& p : v.procs) {
+    if (p.meta.exec_generation == 0) {
+      EXPECT_EQ(p.Count(kSliceBegin, "before-exec"), 500u);
+    } else {
+      EXPECT_EQ(p.meta.exec_generation, 1u);
+      EXPECT_EQ(p.Count(kSliceBegin, "leaf"), 500u);
+      EXPECT_EQ(p.Count(kSliceBegin, "before-exec"), 0u);
+    }
+  }
+}
+
+TEST(Runtime, ShortLivedThreadKeepsItsEvents) {
+  TempDir d;
+  auto r = RunCmd({TT_PROGRAM, "thread-exit", "3000"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_EQ(v.procs.size(), 1u);
+  EXPECT_EQ(v.procs[0].Count(kSliceBegin, "short-lived"), 3000u);
+  EXPECT_EQ(v.procs[0].Count(kSliceBegin, "main"), 3000u);
+  EXPECT_EQ(v.procs[0].Count(kSliceEnd), 6000u);
+}
+
+TEST(Runtime, SignalHandlerEventsAreWrittenOrCountedAsDropped) {
+  TempDir d;
+  auto r = RunCmd({TT_PROGRAM, "signals", "3000000"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  long calls = 0;
+  ASSERT_EQ(std::sscanf(r.out.c_str(), "handler_calls %ld", &calls), 1) << r.out;
+  ASSERT_GT(calls, 0);
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  const auto& p = v.procs[0];
+  // Every handler event is either in the trace or counted; none breaks the main thread's.
+  EXPECT_EQ(p.Count(kInstant, "from-handler") + p.Drops(), static_cast<size_t>(calls));
+  EXPECT_EQ(p.Count(kSliceBegin, "busy"), 3000000u);
+  EXPECT_EQ(p.Count(kSliceEnd), 3000000u);
+}
+
+TEST(Runtime, SizeCapDropsAndCountsEveryLostEvent) {
+  TempDir d;
+  auto env = TraceEnv(d, "65536");
+  env["TENSORTRACE_MAX_BYTES"] = "400000";
+  auto r = RunCmd({TT_PROGRAM, "threads", "2", "100000"}, env);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty());
+  const auto& p = v.procs[0];
+  ASSERT_GT(p.discarded, 0u);
+  // Per thread: 2 thread names, 100000 x (begin, tick, end), one counter.
+  size_t written = 0;
+  for (const auto& e : p.events) written += e.id != kStringDef && e.id != kClockOffset &&
+                                            e.id != kDropSummary;
+  EXPECT_EQ(written + p.discarded, 2u * (2 + 300000 + 1));
+  uint64_t bytes = 0;
+  for (const auto& f : ListDirectory(d.path() + "/" + ListDirectory(d.path())[0]))
+    if (f != "metadata") bytes += FileSize(d.path() + "/" + ListDirectory(d.path())[0] + "/" + f);
+  EXPECT_LE(bytes, 400000u);
+  EXPECT_GE(p.Count(kDropSummary), 1u);
+}
+
+TEST(Runtime, UnusableTraceDirectoryNeverFailsTheProgram) {
+  auto r = RunCmd({TT_PROGRAM, "exit", "7"}, {{"TENSORTRACE_DIR", "/nonexistent/trace/dir"}});
+  EXPECT_EQ(r.status, 7);
+  EXPECT_NE(r.err.find("tensortrace:"), std::string::npos) << r.err;
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+}
+
+TEST(Runtime, NothingIsWrittenOutsideARecording) {
+  TempDir d;
+  auto r = RunCmd({"sh", "-c", "cd " + d.path() + " && " + TT_PROGRAM + " threads 2 1000"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(r.err, "");
+  EXPECT_TRUE(ListDirectory(d.path()).empty());
+}
+
+}  // namespace
+}  // namespace tt

@@ -1,0 +1,134 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+
+namespace tt::test {
+
+RunResult RunCmd(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
+              int timeout_s) {
+  RunResult r;
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return r;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  int open_fds = 2;
+  bool killed = false;
+  while (open_fds > 0) {
+    int ms = static_cast<int>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                  deadline - std::chrono::steady_clock::now())
+                                  .count());
+    if (ms <= 0) {
+      kill(pid, SIGKILL);
+      killed = true;
+      break;
+    }
+    if (poll(fds, 2, ms) <= 0) continue;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      char buf[65536];
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      } else {
+        (i == 0 ? r.out : r.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  for (auto& f : fds)
+    if (f.fd >= 0) close(f.fd);
+  int st = 0;
+  waitpid(pid, &st, 0);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+  if (killed) r.err += "\n[test harness: killed after timeout]";
+  return r;
+}
+
+TempDir::TempDir() {
+  std::string base = std::filesystem::temp_directory_path().string() + "/tt-test-XXXXXX";
+  std::vector<char> buf(base.begin(), base.end());
+  buf.push_back(0);
+  path_ = mkdtemp(buf.data());
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  if (!std::getenv("TT_KEEP_TEMP")) std::filesystem::remove_all(path_, ec);
+}
+
+size_t CountLines(const std::string& s) {
+  size_t n = 0;
+  for (char c : s) n += c == '\n';
+  if (!s.empty() && s.back() != '\n') ++n;
+  return n;
+}
+
+bool HaveBabeltrace() { return RunCmd({"babeltrace2", "--version"}).status == 0; }
+
+}  // namespace tt::test
+
+namespace tt::test {
+
+int Spawn(const std::vector<std::string>& argv, int* out_fd,
+          const std::map<std::string, std::string>& env) {
+  int out[2];
+  if (pipe2(out, O_CLOEXEC) != 0) return -1;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(out[1], 1);
+    for (const auto& [k, v] : env) setenv(k.c_str(), v.c_str(), 1);
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    _exit(127);
+  }
+  close(out[1]);
+  *out_fd = out[0];
+  return pid;
+}
+
+std::string ReadLine(int fd, int timeout_s) {
+  std::string line;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) <= 0) continue;
+    char c;
+    if (read(fd, &c, 1) != 1) break;
+    if (c == '\n') break;
+    line += c;
+  }
+  return line;
+}
+
+int Wait(int pid) {
+  int st = 0;
+  waitpid(pid, &st, 0);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+}  // namespace tt::test

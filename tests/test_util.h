@@ -1,0 +1,46 @@
+// Helpers for tests: running commands with a captured output, and scratch directories.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace tt::test {
+
+struct RunResult {
+  int status = -1;  // exit code, or 128+signal
+  std::string out, err;
+};
+
+// Runs argv[0] (searched in PATH) with extra environment variables; waits at most timeout_s.
+RunResult RunCmd(const std::vector<std::string>& argv,
+              const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
+
+// A fresh empty directory under the build's temp area, removed by the destructor.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  const std::string& path() const { return path_; }
+  std::string operator/(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// Number of lines in `s` (a trailing newline does not start a new line).
+size_t CountLines(const std::string& s);
+bool HaveBabeltrace();
+
+}  // namespace tt::test
+
+namespace tt::test {
+
+// Starts argv with stdout on a pipe; the caller reads *out_fd and reaps with Wait().
+int Spawn(const std::vector<std::string>& argv, int* out_fd,
+          const std::map<std::string, std::string>& env = {});
+// Reads one line from fd (blocking, at most timeout_s).
+std::string ReadLine(int fd, int timeout_s = 30);
+// Waits for pid; returns exit code or 128+signal.
+int Wait(int pid);
+
+}  // namespace tt::test
