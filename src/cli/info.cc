@@ -187,7 +187,11 @@ int Info(const std::vector<std::string>& argv) {
   TraceSummary s = Summarise(OpenTrace(dir));
   if (json) std::cout << ToJson(s).dump(2) << "\n";
   else PrintText(s);
-  return s.problems.empty() ? 0 : 0;
+  // Damage is not an error: what could be read was shown. Say so once on stderr.
+  if (!s.problems.empty())
+    std::cerr << "tensortrace info: warning: " << s.problems.size()
+              << " damaged part(s) skipped; the first: " << s.problems[0].ToString() << "\n";
+  return 0;
 }
 
 }  // namespace tt::cli
