@@ -173,6 +173,9 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   uint64_t start_mono = ReadClockNs(CLOCK_MONOTONIC);
 
   std::string preload = lib;
+#ifdef TT_SANITIZER_PRELOAD
+  preload = std::string(TT_SANITIZER_PRELOAD) + ":" + preload;
+#endif
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv("TENSORTRACE_DIR", abs_dir.c_str(), 1);

@@ -11,6 +11,7 @@
 //   thread-exit N    a thread writes N pairs and exits; the main thread writes N more
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -93,8 +94,10 @@ int main(int argc, char** argv) {
   if (mode == "segv") {
     Pairs("before-segv", n);
     signal(SIGSEGV, SIG_DFL);
-    volatile int* p = nullptr;
-    *p = 1;
+    // A real fault (a store to a page with no access), not a null dereference, which
+    // UndefinedBehaviorSanitizer would stop before it faults.
+    void* page = mmap(nullptr, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    *static_cast<volatile int*>(page) = 1;
     return 0;
   }
   if (mode == "signals") {

@@ -1,0 +1,353 @@
+#!/usr/bin/env bash
+# The runtime benchmark: tensortrace's cost per event, per clock read and per disabled call, and
+# its bytes per event, against LTTng-UST recording the same payloads in a real lttng session,
+# all measured in this one run. Prints the numbers, the ratios and PASS/FAIL per target.
+#
+#   bench/run_runtime_bench.sh [BUILD_DIR]      (default: build; builds nothing)
+#
+# Needs BUILD_DIR/bench/tt_bench_runtime, BUILD_DIR/bench/tt_bench_lttng, BUILD_DIR/tensortrace,
+# and lttng-tools, babeltrace2 and python3. Starts lttng-sessiond if none runs (and stops it at
+# the end). Knobs (environment): TTB_ROUNDS (3: the whole set of measurements is repeated,
+# interleaved, and the median of the rounds is reported), TTB_REPS (7 timed repetitions per
+# measurement; the median is a round's value), TTB_PAIRS (1000000 push/pop pairs per repetition
+# and thread), TTB_INSTANTS (1000000 instants per repetition and thread), TTB_PAUSE_MS (100 ms
+# between repetitions, so that lttng's consumer drains its buffers), TTB_BT2_ALL (0: babeltrace2
+# checks tensortrace's traces in round 1 only; 1: in every round).
+set -euo pipefail
+
+BUILD=${1:-build}
+ROUNDS=${TTB_ROUNDS:-3}
+REPS=${TTB_REPS:-7}
+PAIRS=${TTB_PAIRS:-1000000}
+INSTANTS=${TTB_INSTANTS:-1000000}
+PAUSE=${TTB_PAUSE_MS:-100}
+BT2_ALL=${TTB_BT2_ALL:-0}
+
+RT=$BUILD/bench/tt_bench_runtime
+LT=$BUILD/bench/tt_bench_lttng
+CLI=$BUILD/tensortrace
+
+die() {
+  echo "run_runtime_bench: $*" >&2
+  exit 1
+}
+
+for f in "$RT" "$LT" "$CLI"; do
+  [ -x "$f" ] || die "$f is missing: build first (cmake --build $BUILD -j2; tt_bench_lttng needs liblttng-ust-dev)"
+done
+for t in lttng lttng-sessiond babeltrace2 python3; do
+  command -v "$t" >/dev/null || die "$t is not installed (Debian: lttng-tools, babeltrace2, python3)"
+done
+
+# Nothing of a surrounding `tensortrace record` may leak into the runs.
+for v in $(compgen -e | grep '^TENSORTRACE_' || true); do unset "$v"; done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/ttbench.XXXXXX")
+RESULTS=$WORK/results.txt
+: >"$RESULTS"
+SESSION=""
+SESSIOND_PID=""
+
+cleanup() {
+  set +e
+  if [ -n "$SESSION" ]; then
+    lttng stop "$SESSION" >/dev/null 2>&1
+    lttng destroy "$SESSION" >/dev/null 2>&1
+  fi
+  if [ -n "$SESSIOND_PID" ]; then
+    kill "$SESSIOND_PID" 2>/dev/null
+    for _ in $(seq 50); do kill -0 "$SESSIOND_PID" 2>/dev/null || break; sleep 0.1; done
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# `lttng list` fails when no session daemon answers.
+if ! lttng list >/dev/null 2>&1; then
+  lttng-sessiond --daemonize --no-kernel >/dev/null 2>&1 || die "cannot start lttng-sessiond"
+  for _ in $(seq 50); do lttng list >/dev/null 2>&1 && break; sleep 0.1; done
+  lttng list >/dev/null 2>&1 || die "lttng-sessiond does not answer"
+  for f in /var/run/lttng/lttng-sessiond.pid "$HOME/.lttng/lttng-sessiond.pid"; do
+    if [ -r "$f" ]; then SESSIOND_PID=$(cat "$f"); break; fi
+  done
+fi
+# Register with the session daemon before main() and wait for it, so no event is lost.
+export LTTNG_UST_REGISTER_TIMEOUT=10000
+
+# record ROUND KEY VALUE
+record() { echo "$1 $2 $3" >>"$RESULTS"; }
+# Runs a benchmark program and files its `ttb KEY VALUE` lines under ROUND.
+collect() {
+  local round=$1
+  shift
+  local out
+  out=$("$@") || die "failed: $*"
+  echo "$out" | sed -n "s/^ttb /$round /p" >>"$RESULTS"
+}
+
+# Events in a CTF trace as babeltrace2 reads it; "x" if it cannot read it.
+bt2_events() {
+  local n
+  n=$(babeltrace2 "$1" -c sink.utils.counter -p 'step=+0' 2>"$WORK/bt2.err" |
+    sed -n 's/^ *\([0-9][0-9]*\) Event messages.*/\1/p' | tail -n 1) || true
+  if [ -z "$n" ] || [ -s "$WORK/bt2.err" ]; then
+    sed 's/^/  babeltrace2: /' "$WORK/bt2.err" | head -5 >&2
+    echo x
+  else
+    echo "$n"
+  fi
+}
+
+# run_tt ROUND WORKLOAD ITERS: a tensortrace-traced run, then the checks of its trace.
+run_tt() {
+  local round=$1 workload=$2 iters=$3
+  local dir=$WORK/tt_$workload
+  rm -rf "$dir"
+  mkdir -p "$dir"
+  collect "$round" env TENSORTRACE_DIR="$dir" "$RT" "$workload" --iters "$iters" --reps "$REPS" \
+    --pause-ms "$PAUSE"
+  "$CLI" info "$dir" --json >"$WORK/info.json" || die "tensortrace info $dir failed"
+  python3 - "$WORK/info.json" "$round" "$workload" >>"$RESULTS" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+r, w = sys.argv[2], sys.argv[3]
+t = j["totals"]
+print(f"{r} tt.{w}.trace_events {t['events']}")
+print(f"{r} tt.{w}.trace_dropped {t['dropped']}")
+print(f"{r} tt.{w}.trace_problems {len(j['problems'])}")
+for p in j["problems"]:
+    print(f"tensortrace info: {p}", file=sys.stderr)
+EOF
+  "$RT" used-bytes "$dir" | sed -n "s/^ttb /$round tt.$workload./p" >>"$RESULTS"
+  if [ "$round" = 1 ] || [ "$BT2_ALL" = 1 ]; then
+    record "$round" "tt.$workload.bt2_events" "$(bt2_events "$dir")"
+  fi
+  rm -rf "$dir"
+}
+
+# CPU time (ns) used so far by the lttng daemons, which do the writing for LTTng-UST apps.
+daemon_cpu_ns() {
+  local pids
+  pids=$(pgrep -x lttng-consumerd; pgrep -x lttng-sessiond) || true
+  for p in $pids; do cat "/proc/$p/stat" 2>/dev/null || true; done |
+    awk -v hz="$(getconf CLK_TCK)" '{sub(/^.*\) /, ""); s += $12 + $13} END {printf "%.0f\n", s * 1e9 / hz}'
+}
+
+# run_lttng ROUND WORKLOAD ITERS: the same run inside a recording lttng session.
+run_lttng() {
+  local round=$1 workload=$2 iters=$3
+  local dir=$WORK/lttng_$workload
+  rm -rf "$dir"
+  SESSION=ttbench-$$-$workload-$round
+  {
+    lttng create "$SESSION" --output "$dir" &&
+      lttng enable-channel -u -s "$SESSION" --subbuf-size 8M --num-subbuf 8 ttb &&
+      lttng enable-event -u -s "$SESSION" -c ttb 'ttbench:*' &&
+      lttng start "$SESSION"
+  } >/dev/null || die "cannot set up lttng session $SESSION"
+  local cpu0
+  cpu0=$(daemon_cpu_ns)
+  collect "$round" "$LT" "$workload" --iters "$iters" --reps "$REPS" --pause-ms "$PAUSE"
+  lttng stop "$SESSION" >/dev/null
+  record "$round" "lttng.$workload.daemon_cpu_ns" "$(($(daemon_cpu_ns) - cpu0))"
+  lttng destroy "$SESSION" >/dev/null
+  SESSION=""
+  record "$round" "lttng.$workload.bt2_events" "$(bt2_events "$dir")"
+  record "$round" "lttng.$workload.dir_bytes" "$(du -sb "$dir" | cut -f1)"
+  local streams
+  streams=$(find "$dir" -type f ! -name metadata ! -path '*/index/*' -printf '%s\n' |
+    awk '{s += $1} END {print s + 0}')
+  record "$round" "lttng.$workload.stream_bytes" "$streams"
+  rm -rf "$dir"
+}
+
+LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+echo "run_runtime_bench: $ROUNDS rounds x $REPS repetitions; $PAIRS push/pop pairs and $INSTANTS instants per repetition and thread" >&2
+for round in $(seq "$ROUNDS"); do
+  echo "run_runtime_bench: round $round/$ROUNDS" >&2
+  collect "$round" "$RT" baseline --iters "$PAIRS" --reps "$REPS"
+  collect "$round" "$LT" off --iters "$PAIRS" --reps "$REPS"
+  run_tt "$round" pushpop "$PAIRS"
+  run_lttng "$round" pushpop "$PAIRS"
+  run_tt "$round" instant "$INSTANTS"
+  run_lttng "$round" instant "$INSTANTS"
+  # Where the time of an event goes (one thread; its trace is not kept).
+  mkdir -p "$WORK/tt_ablate"
+  collect "$round" env TENSORTRACE_DIR="$WORK/tt_ablate" "$RT" ablate --iters "$PAIRS" \
+    --reps "$REPS" --threads 1
+  rm -rf "$WORK/tt_ablate"
+done
+
+LOAD_END=$(cut -d' ' -f1 /proc/loadavg)
+python3 - "$RESULTS" "$ROUNDS" "$REPS" "$LOAD_START" "$LOAD_END" <<'EOF'
+import collections, os, statistics, sys
+
+path, rounds, reps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+load_start, load_end = sys.argv[4], sys.argv[5]
+per_round = collections.defaultdict(dict)  # round -> key -> value
+for line in open(path):
+    parts = line.split()
+    if len(parts) != 3:
+        continue
+    r, k, v = parts
+    per_round[int(r)][k] = float(v) if v != "x" else float("nan")
+R = sorted(per_round)
+
+def med(f):
+    vals = []
+    for r in R:
+        try:
+            v = f(per_round[r])
+        except (KeyError, ZeroDivisionError):
+            continue
+        if v == v:  # not NaN
+            vals.append(v)
+    return statistics.median(vals) if vals else float("nan")
+
+def val(key):
+    return med(lambda d: d[key])
+
+def fmt(x, nd=2):
+    return "n/a" if x != x else f"{x:.{nd}f}"
+
+problems = []
+
+print()
+print(f"tensortrace runtime benchmark: median of {len(R)} rounds; in each round, the median of "
+      f"{reps} repetitions")
+print(f"load average (1 min) {load_start} at the start, {load_end} at the end, on {os.cpu_count()} CPUs")
+print("ns per event and thread, from the thread's CPU time (wall-clock time in brackets)")
+print()
+rows = [
+    ("tensortrace tt_range_push/pop (per event)", "tt.pushpop"),
+    ("LTTng-UST range_begin/end (per event)", "lttng.pushpop"),
+    ("tensortrace instant, int64+double args", "tt.instant2"),
+    ("LTTng-UST instant, int64+double fields", "lttng.instant2"),
+    ("clock: tt::rt::NowNs (TSC)", "clock.tt"),
+    ("clock: clock_gettime(CLOCK_MONOTONIC)", "clock.gettime"),
+    ("disabled tt_range_push/pop (per call)", "off.pushpop"),
+    ("disabled tt_mark (per call)", "off.mark"),
+    ("  ref: inline state test, then no call", "off.gated_pushpop"),
+    ("  ref: LTTng-UST disabled tracepoint", "lttng_off.pushpop"),
+]
+print(f"{'':44}{'1 thread':>18}{'2 threads':>18}")
+for label, key in rows:
+    cells = ""
+    for n in (1, 2):
+        c, w = val(f"{key}.t{n}.cpu_ns"), val(f"{key}.t{n}.wall_ns")
+        cells += f"{fmt(c):>9} ({fmt(w):>6})"
+    print(f"{label:44}{cells}")
+
+# Bytes per event: tensortrace counts the packets' content (headers included, the unused tail of
+# each preallocated packet excluded) of every stream file but `metadata`; LTTng the stream files
+# it wrote (du of the whole directory, metadata and index included, in brackets).
+print()
+print(f"{'bytes per event':44}{'tensortrace':>18}{'LTTng-UST':>18}")
+bpe = {}
+for label, w, lw in (("push/pop", "pushpop", "pushpop"), ("instant, 2 args", "instant", "instant")):
+    t = med(lambda d: d[f"tt.{w}.used_bytes"] / d[f"tt.{w}.trace_events"])
+    ta = med(lambda d: d[f"tt.{w}.allocated_bytes"] / d[f"tt.{w}.trace_events"])
+    l = med(lambda d: d[f"lttng.{lw}.stream_bytes"] / d[f"lttng.{lw}.bt2_events"])
+    ld = med(lambda d: d[f"lttng.{lw}.dir_bytes"] / d[f"lttng.{lw}.bt2_events"])
+    bpe[w] = t
+    print(f"{label:44}{fmt(t):>9} ({fmt(ta):>6}){fmt(l):>11} ({fmt(ld):>5})")
+print("  (tensortrace in brackets: whole files, unused packet tails included)")
+
+# Trace checks.
+print()
+print("trace checks (every round)")
+for w in ("pushpop", "instant"):
+    key = "tt.pushpop" if w == "pushpop" else "tt.instant2"
+    for r in R:
+        d = per_round[r]
+        emitted = d.get(f"{key}.t1.events", 0) + d.get(f"{key}.t2.events", 0)
+        ev, dr, pr = d.get(f"tt.{w}.trace_events"), d.get(f"tt.{w}.trace_dropped"), d.get(f"tt.{w}.trace_problems")
+        bt = d.get(f"tt.{w}.bt2_events")
+        if ev is None or pr != 0 or dr != 0 or ev < emitted:
+            problems.append(f"round {r}: tensortrace {w} trace: {ev} events for {emitted} emitted, "
+                            f"{dr} dropped, {pr} problems")
+        if bt is not None and bt != ev:
+            problems.append(f"round {r}: babeltrace2 read {bt} events of tensortrace's {w} trace, "
+                            f"tensortrace info {ev}")
+        lkey = "lttng.pushpop" if w == "pushpop" else "lttng.instant2"
+        lem = d.get(f"{lkey}.t1.events", 0) + d.get(f"{lkey}.t2.events", 0)
+        lev = d.get(f"lttng.{w}.bt2_events")
+        if lev is None or lev != lem:
+            problems.append(f"round {r}: LTTng {w} trace holds {lev} events of {lem} emitted "
+                            "(discarded or unreadable)")
+d1 = per_round[R[0]]
+print(f"  tensortrace: `tensortrace info` reports no problem and no drop, all emitted events are in"
+      f" the trace" + ("; babeltrace2 reads the same count" if "tt.pushpop.bt2_events" in d1 else ""))
+print(f"  LTTng-UST: babeltrace2 reads every emitted event (no discard)")
+if any(per_round[r].get("build.optimised", 1) == 0 for r in R):
+    problems.append("the benchmark programs were built without optimisation")
+print(f"  clock source: {'TSC' if d1.get('clock.tsc_mult', 0) else 'clock_gettime (no usable TSC)'}")
+for p in problems:
+    print("  PROBLEM: " + p)
+
+# Targets: ratios computed per round, then the median of the rounds.
+print()
+print(f"{'target':58}{'value':>9}{'wanted':>10}  result")
+results = []
+def target(label, f, op, limit):
+    v = med(f)
+    ok = v == v and (v <= limit if op == "<=" else v < limit)
+    results.append(ok)
+    print(f"{label:58}{fmt(v, 3):>9}{op + ' ' + fmt(limit, 3):>10}  {'PASS' if ok else 'FAIL'}")
+for n in (1, 2):
+    target(f"push/pop: tensortrace / LTTng-UST, {n} thread{'s' if n > 1 else ''}",
+           lambda d: d[f"tt.pushpop.t{n}.cpu_ns"] / d[f"lttng.pushpop.t{n}.cpu_ns"], "<=", 1 / 6)
+for n in (1, 2):
+    target(f"push/pop event / clock read (NowNs), {n} thread{'s' if n > 1 else ''}",
+           lambda d: d[f"tt.pushpop.t{n}.cpu_ns"] / d[f"clock.tt.t{n}.cpu_ns"], "<=", 2)
+for n in (1, 2):
+    target(f"instant (2 args) event / clock read (NowNs), {n} thread{'s' if n > 1 else ''}",
+           lambda d: d[f"tt.instant2.t{n}.cpu_ns"] / d[f"clock.tt.t{n}.cpu_ns"], "<=", 2)
+for n in (1, 2):
+    target(f"disabled tt_range_push/pop, ns per call, {n} thread{'s' if n > 1 else ''}",
+           lambda d: d[f"off.pushpop.t{n}.cpu_ns"], "<", 1)
+    target(f"disabled tt_mark, ns per call, {n} thread{'s' if n > 1 else ''}",
+           lambda d: d[f"off.mark.t{n}.cpu_ns"], "<", 1)
+target("bytes per event, push/pop", lambda d: d["tt.pushpop.used_bytes"] / d["tt.pushpop.trace_events"], "<=", 16)
+target("bytes per event, instant with 2 args", lambda d: d["tt.instant.used_bytes"] / d["tt.instant.trace_events"], "<=", 16)
+print()
+print("for information (no target)")
+for n in (1, 2):
+    print(f"  instant (2 args): tensortrace / LTTng-UST, {n} thread{'s' if n > 1 else ''}: "
+          + fmt(med(lambda d: d[f"tt.instant2.t{n}.cpu_ns"] / d[f"lttng.instant2.t{n}.cpu_ns"]), 3))
+print("  CPU time of the lttng daemons (consumer: copies LTTng's buffers to the files), ns per "
+      "event, on top of the costs above: push/pop "
+      + fmt(med(lambda d: d["lttng.pushpop.daemon_cpu_ns"] / d["lttng.pushpop.bt2_events"]))
+      + ", instant " + fmt(med(lambda d: d["lttng.instant.daemon_cpu_ns"] / d["lttng.instant.bt2_events"])))
+print(f"  kernel time in a traced event (page faults, packet switches), ns: push/pop "
+      f"{fmt(val('tt.pushpop.t1.sys_ns'))}, instant {fmt(val('tt.instant2.t1.sys_ns'))}; "
+      f"LTTng {fmt(val('lttng.pushpop.t1.sys_ns'))}, {fmt(val('lttng.instant2.t1.sys_ns'))}")
+
+# Where the time of a push/pop event goes: each step adds one piece of EmitBegin/EmitEnd.
+print()
+print("where a push/pop event's time goes (1 thread, ns per event, CPU time; each line adds a piece)")
+steps = [
+    ("Enter()/Leave() (state, thread stream, busy flag)", "abl.enter_leave"),
+    ("+ NameId (interning cache: hash, compare, strcmp)", "abl.name"),
+    ("+ Reserve (room left in the packet)", "abl.reserve"),
+    ("+ Now (the clock read)", "abl.now"),
+    ("+ header, payload, Commit: inline EmitBegin/EmitEnd", "abl.inline"),
+    ("tt_range_push/tt_range_pop through the C API", "abl.capi"),
+]
+prev = 0.0
+for label, key in steps:
+    v = val(f"{key}.t1.cpu_ns")
+    s = val(f"{key}.t1.sys_ns")
+    delta = "" if key == "abl.capi" else f"  (+{fmt(v - prev)})"
+    print(f"  {label:56}{fmt(v):>8}{delta}   kernel {fmt(s)}")
+    if key != "abl.capi":
+        prev = v
+print(f"  {'clock read alone, same process':56}{fmt(val('abl.clock.t1.cpu_ns')):>8}")
+print(f"  {'tt_mark (instant, no args)':56}{fmt(val('abl.mark.t1.cpu_ns')):>8}")
+
+failed = results.count(False)
+print()
+print(f"{len(results) - failed} targets met, {failed} missed; {len(problems)} trace problems")
+sys.exit(1 if problems else 0)
+EOF

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what tensortrace needs to build, test and benchmark (Debian 12). Run as root.
+set -euo pipefail
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# build: compiler, cmake, JSON; tests: GoogleTest, babeltrace2 (outside reader of our CTF),
+# python3 (traced child processes); bench: Google Benchmark, LTTng-UST and lttng-tools.
+$SUDO apt-get install -y -qq --no-install-recommends \
+  g++ cmake make git ca-certificates \
+  nlohmann-json3-dev libgtest-dev libgmock-dev \
+  babeltrace2 python3 \
+  libbenchmark-dev liblttng-ust-dev lttng-tools >/dev/null
+echo "install-deps: done"

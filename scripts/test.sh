@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the normal build, then AddressSanitizer+UndefinedBehaviorSanitizer
+# (all tests), then ThreadSanitizer (the runtime and format tests).
+# TT_QUICK=1 runs the normal build only.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs=$(nproc)
+
+run_suite() {  # build dir, cmake options, ctest options
+  local dir=$1 opts=$2 filter=$3
+  echo "== $dir: configure and build"
+  cmake -S . -B "$dir" $opts >/dev/null
+  cmake --build "$dir" -j"$jobs" >/dev/null
+  echo "== $dir: tests"
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" $filter)
+}
+
+run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
+if [ "${TT_QUICK:-0}" != 1 ]; then
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+    run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" ""
+  run_suite build-tsan "-DTT_SANITIZE=thread -DTT_BUILD_BENCH=OFF" "-R ^(Runtime|Format)\."
+fi
