@@ -149,6 +149,17 @@ TEST(Runtime, SizeCapDropsAndCountsEveryLostEvent) {
   EXPECT_GE(p.Count(kDropSummary), 1u);
 }
 
+TEST(Runtime, ProgramClosingEveryDescriptorKeepsTracingAndItsFiles) {
+  TempDir d, work;
+  auto r = RunCmd({TT_PROGRAM, "close-fds", "30000", work / "own.txt"}, TraceEnv(d, "65536"));
+  ASSERT_EQ(r.status, 0) << "the program's own file was disturbed, or it failed: " << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty());
+  EXPECT_EQ(v.procs[0].Count(kSliceBegin, "before-close"), 30000u);
+  EXPECT_EQ(v.procs[0].Count(kSliceBegin, "after-close"), 30000u);
+  EXPECT_EQ(v.procs[0].Drops(), 0u);
+}
+
 TEST(Runtime, UnusableTraceDirectoryNeverFailsTheProgram) {
   auto r = RunCmd({TT_PROGRAM, "exit", "7"}, {{"TENSORTRACE_DIR", "/nonexistent/trace/dir"}});
   EXPECT_EQ(r.status, 7);

@@ -27,7 +27,6 @@ struct Globals {
   std::atomic<bool> lock{false};
   bool initialised = false;  // the process directory exists (this image, or this child)
   bool finished = false;
-  int dir_fd = -1;
   std::string* dir = nullptr;  // heap, never freed: usable from late destructors
   std::string* root = nullptr;
   ProcessMeta* meta = nullptr;
@@ -140,10 +139,9 @@ void AtForkChild() {
   if (g.proc) CloseStream(g.proc);
   g.proc = nullptr;
   t_stream = nullptr;
-  if (g.dir_fd >= 0) close(g.dir_fd);
-  g.dir_fd = -1;
   g.initialised = false;
   g.finished = false;
+  if (g.dir) g.dir->clear();
   g.bytes.store(0);
   for (auto& d : g.drops) d.store(0);
   if (g_state.load() == kOn) g_state.store(kPendingChild);
@@ -171,7 +169,6 @@ bool InitProcess() {
     }
   }
   *g.dir = dir;
-  g.dir_fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   ProcessMeta& m = *g.meta;
   int64_t parent = m.pid;  // set when this is a fork child
   m = ProcessMeta{};
@@ -230,7 +227,7 @@ void Lock() {
 void Unlock() { g.lock.store(false, std::memory_order_release); }
 
 Stream* ProcessStream() { return g.proc; }
-int ProcessDirFd() { return g.dir_fd; }
+const char* ProcessDir() { return g.dir && !g.dir->empty() ? g.dir->c_str() : nullptr; }
 uint32_t Pid() { return g.pid; }
 uint64_t NewStreamInstance() { return g.instance.fetch_add(1) + 1; }
 uint64_t DefaultPacketBytes() { return g.packet_bytes; }

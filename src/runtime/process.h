@@ -25,7 +25,7 @@ void Unlock();
 
 // The process stream; only under Lock().
 Stream* ProcessStream();
-int ProcessDirFd();
+const char* ProcessDir();  // null until the process directory exists
 uint32_t Pid();
 uint64_t NewStreamInstance();
 uint64_t DefaultPacketBytes();

@@ -25,13 +25,15 @@ struct Stream {
   NameCache names;
   // Cold: packet switches, drops, bookkeeping.
   uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
-  int fd = -1;
   bool failed = false;  // no further packet can be had
   uint64_t file_off = 0;
   uint64_t packet_bytes = 0;
   uint64_t seq = 0;
   PacketInfo info;
   Stream* next = nullptr;  // registry of live streams
+  // The file is opened by path for each packet and closed again: the program may close or
+  // reuse any descriptor (daemons close them all), and we must never write through one of its.
+  char path[512] = {0};
 };
 
 // Creates a stream file named after `prefix` in the process directory, with its first packet.

@@ -17,30 +17,26 @@ const Uuid& TraceUuid();
 
 Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix,
                    uint64_t packet_bytes) {
-  int dir = ProcessDirFd();
-  if (dir < 0) return nullptr;
-  char name[64];
-  int fd = -1;
-  for (int k = 0; k < 10000; ++k) {
-    if (k == 0) {
-      std::snprintf(name, sizeof name, "%s%llu", prefix, static_cast<unsigned long long>(track_id));
-    } else {
-      std::snprintf(name, sizeof name, "%s%llu.%d", prefix,
-                    static_cast<unsigned long long>(track_id), k);
-    }
-    fd = openat(dir, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0 || errno != EEXIST) break;
-  }
-  if (fd < 0) return nullptr;
+  const char* dir = ProcessDir();
+  if (!dir) return nullptr;
   void* mem = mmap(nullptr, sizeof(Stream), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
-  if (mem == MAP_FAILED) {
-    close(fd);
-    unlinkat(dir, name, 0);
+  if (mem == MAP_FAILED) return nullptr;
+  Stream* s = new (mem) Stream();
+  int fd = -1;
+  for (int k = 0; k < 10000; ++k) {
+    auto id = static_cast<unsigned long long>(track_id);
+    int n = k == 0 ? std::snprintf(s->path, sizeof s->path, "%s/%s%llu", dir, prefix, id)
+                   : std::snprintf(s->path, sizeof s->path, "%s/%s%llu.%d", dir, prefix, id, k);
+    if (n <= 0 || static_cast<size_t>(n) >= sizeof s->path) break;
+    fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0 || errno != EEXIST) break;
+  }
+  if (fd < 0) {
+    CloseStream(s);
     return nullptr;
   }
-  Stream* s = new (mem) Stream();
-  s->fd = fd;
+  close(fd);
   s->packet_bytes = packet_bytes;
   s->info.uuid = TraceUuid();
   s->info.stream_instance = NewStreamInstance();
@@ -49,8 +45,8 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
   s->info.pid = Pid();
   s->last_ts = NowNs(&s->anchor);
   if (!NextPacket(s, 0)) {
+    unlink(s->path);
     CloseStream(s);
-    unlinkat(dir, name, 0);
     return nullptr;
   }
   return s;
@@ -68,16 +64,19 @@ bool NextPacket(Stream* s, uint64_t need) {
   if (s->failed || need + layout::kPacketHeaderSize > s->packet_bytes) return false;
   uint64_t bytes = s->packet_bytes;
   uint64_t off = s->base ? s->file_off + bytes : 0;
-  if (!ReservePacketBytes(bytes) || !Allocate(s->fd, off, bytes)) {
+  if (!ReservePacketBytes(bytes)) {
     s->failed = true;
     return false;
   }
-  void* m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, s->fd,
-                 static_cast<off_t>(off));
+  int fd = open(s->path, O_RDWR | O_CLOEXEC);
+  void* m = MAP_FAILED;
+  if (fd >= 0 && Allocate(fd, off, bytes)) {
+    m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
+             static_cast<off_t>(off));
+    // On failure the file keeps a zero tail; `record` cuts it when it finalises.
+  }
+  if (fd >= 0) close(fd);
   if (m == MAP_FAILED) {
-    if (ftruncate(s->fd, static_cast<off_t>(off)) != 0) {
-      // the file keeps a zero tail; `record` cuts it when it finalises
-    }
     ReleasePacketBytes(bytes);
     s->failed = true;
     return false;
@@ -97,7 +96,6 @@ bool NextPacket(Stream* s, uint64_t need) {
 
 void CloseStream(Stream* s) {
   if (s->base) munmap(s->base, s->packet_bytes);
-  if (s->fd >= 0) close(s->fd);
   s->~Stream();
   munmap(s, sizeof(Stream));
 }

@@ -9,9 +9,13 @@
 //                    the handler's call count
 //   exit K           exits with status K after one mark
 //   thread-exit N    a thread writes N pairs and exits; the main thread writes N more
+//   close-fds N FILE N pairs, closes every descriptor above 2 (as daemons do), writes FILE,
+//                    N more pairs, then checks FILE still holds exactly what it wrote
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -120,6 +124,19 @@ int main(int argc, char** argv) {
     t.join();
     Pairs("main", n);
     return 0;
+  }
+  if (mode == "close-fds" && argc > 3) {
+    Pairs("before-close", n);
+    for (int fd = 3; fd < 1024; ++fd) close(fd);
+    int fd = open(argv[3], O_RDWR | O_CREAT | O_TRUNC, 0644);
+    if (write(fd, "mine", 4) != 4) return 3;
+    Pairs("after-close", n);
+    char buf[64] = {0};
+    ssize_t got = pread(fd, buf, sizeof buf, 0);
+    struct stat st;
+    fstat(fd, &st);
+    close(fd);
+    return got == 4 && std::memcmp(buf, "mine", 4) == 0 && st.st_size == 4 ? 0 : 4;
   }
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
