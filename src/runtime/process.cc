@@ -136,6 +136,7 @@ void AtForkChild() {
     s = n;
   }
   g.streams = nullptr;
+  ResetDeviceQueues();
   if (g.proc) CloseStream(g.proc);
   g.proc = nullptr;
   t_stream = nullptr;
@@ -227,6 +228,10 @@ void Lock() {
 void Unlock() { g.lock.store(false, std::memory_order_release); }
 
 Stream* ProcessStream() { return g.proc; }
+void RegisterStreamLocked(Stream* s) {
+  s->next = g.streams;
+  g.streams = s;
+}
 const char* ProcessDir() { return g.dir && !g.dir->empty() ? g.dir->c_str() : nullptr; }
 uint32_t Pid() { return g.pid; }
 uint64_t NewStreamInstance() { return g.instance.fetch_add(1) + 1; }
@@ -271,8 +276,7 @@ Stream* AttachThread() {
       CountDropReason(kDropNoSpace, 1);
     } else {
       Lock();
-      s->next = g.streams;
-      g.streams = s;
+      RegisterStreamLocked(s);
       Unlock();
       pthread_setspecific(g.key, s);
       t_stream = s;

@@ -23,6 +23,10 @@ Stream* AttachThread();
 void Lock();
 void Unlock();
 
+// Adds a stream to the registry (closed in a forked child, drops summed at exit). Under Lock().
+void RegisterStreamLocked(Stream* s);
+void ResetDeviceQueues();  // device.cc; under Lock()
+
 // The process stream; only under Lock().
 Stream* ProcessStream();
 const char* ProcessDir();  // null until the process directory exists

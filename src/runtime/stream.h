@@ -38,8 +38,10 @@ struct Stream {
 
 // Creates a stream file named after `prefix` in the process directory, with its first packet.
 // Returns null on failure (counted, and the event that wanted it is dropped).
+// `first_ts` starts the stream's clock (device streams start at 0: their records may predate
+// the stream); UINT64_MAX means now.
 Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix,
-                   uint64_t packet_bytes);
+                   uint64_t packet_bytes, uint64_t first_ts = UINT64_MAX);
 // Maps the next packet; false if none can be had (the event is then dropped).
 bool NextPacket(Stream* s, uint64_t need);
 // Unmaps and closes; the file keeps everything committed.

@@ -16,7 +16,7 @@ void ReleasePacketBytes(uint64_t bytes);
 const Uuid& TraceUuid();
 
 Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix,
-                   uint64_t packet_bytes) {
+                   uint64_t packet_bytes, uint64_t first_ts) {
   const char* dir = ProcessDir();
   if (!dir) return nullptr;
   void* mem = mmap(nullptr, sizeof(Stream), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -43,7 +43,7 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
   s->info.kind = kind;
   s->info.track_id = track_id;
   s->info.pid = Pid();
-  s->last_ts = NowNs(&s->anchor);
+  s->last_ts = first_ts == UINT64_MAX ? NowNs(&s->anchor) : first_ts;
   if (!NextPacket(s, 0)) {
     unlink(s->path);
     CloseStream(s);
