@@ -16,6 +16,8 @@ Records deep-learning jobs with no change to their code, and explains where time
 commands:
   record -- CMD [ARGS...]   run CMD and trace it and every process it starts
   info DIR                  what a trace holds: processes, threads, events, drops, clocks
+  stats DIR [--view V]      tfprof-style views: op, name, scope, kernel, api, memcpy,
+                            primitive, step, thread
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -37,6 +39,7 @@ int main(int argc, char** argv) {
   try {
     if (cmd == "record") return tt::cli::Record(rest, argv[0]);
     if (cmd == "info") return tt::cli::Info(rest);
+    if (cmd == "stats") return tt::cli::Stats(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

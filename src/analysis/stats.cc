@@ -1,0 +1,810 @@
+#include "analysis/stats.h"
+
+#include <algorithm>
+#include <atomic>
+#include <functional>
+#include <set>
+#include <thread>
+#include <unordered_map>
+
+#include "core/error.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+using namespace layout;
+using model::Point;
+using model::Slice;
+using model::TraceModel;
+using model::Track;
+
+namespace {
+
+const char* const kViewNames[] = {"op",        "name", "scope", "kernel", "api",
+                                  "memcpy",    "primitive", "step", "thread"};
+
+// ---------------------------------------------------------------------------------------------
+// Steps
+
+struct Step {
+  uint64_t start, end;
+  int64_t number;  // -1 until numbered
+  size_t process;
+};
+
+struct Window {
+  uint64_t start, end;
+};
+
+// Per process: the selected steps' time windows, sorted; empty vector = no selection.
+using Windows = std::vector<std::vector<Window>>;
+
+bool InWindows(const std::vector<Window>& w, uint64_t ts) {
+  auto it = std::upper_bound(w.begin(), w.end(), ts,
+                             [](uint64_t t, const Window& x) { return t < x.start; });
+  return it != w.begin() && ts <= std::prev(it)->end;
+}
+
+struct NameKeys {
+  // Interned ids of the argument keys the analysis reads, per process (0 if never interned).
+  uint32_t correlation = 0, external = 0, bytes = 0, addr = 0, kind = 0, step = 0, op = 0,
+           grid = 0, block = 0, registers = 0, shared_static = 0, shared_dynamic = 0;
+  std::set<uint32_t> step_names;
+};
+
+NameKeys KeysOf(const model::Process& p, const Options& o) {
+  NameKeys k;
+  for (uint32_t i = 1; i < p.names.size(); ++i) {
+    const std::string& n = p.names[i];
+    if (n == "correlation_id") k.correlation = i;
+    else if (n == "external_id") k.external = i;
+    else if (n == "bytes") k.bytes = i;
+    else if (n == "addr") k.addr = i;
+    else if (n == "kind") k.kind = i;
+    else if (n == "step") k.step = i;
+    else if (n == "op") k.op = i;
+    else if (n == "grid") k.grid = i;
+    else if (n == "block") k.block = i;
+    else if (n == "registers") k.registers = i;
+    else if (n == "static_shared") k.shared_static = i;
+    else if (n == "dynamic_shared") k.shared_dynamic = i;
+    if (std::find(o.step_names.begin(), o.step_names.end(), n) != o.step_names.end())
+      k.step_names.insert(i);
+  }
+  return k;
+}
+
+int64_t ArgInt(const model::ArgsView& a, uint32_t key, int64_t dflt) {
+  Arg x;
+  if (!key || !a.Find(key, &x) || x.type == ArgType::kString) return dflt;
+  return x.type == ArgType::kFloat ? static_cast<int64_t>(x.v.f) : x.v.i;
+}
+
+uint32_t ArgStr(const model::ArgsView& a, uint32_t key) {
+  Arg x;
+  return key && a.Find(key, &x) && x.type == ArgType::kString ? x.v.str : 0;
+}
+
+bool IsStep(const Slice& s, const NameKeys& k) {
+  return s.category == Category::kStep || k.step_names.count(s.name);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-track aggregation, keyed by the process's interned ids
+
+struct Agg {
+  Summary incl;
+  uint64_t self = 0, cpu = 0, accel = 0;
+  int64_t bytes = 0, peak = 0, residual = 0;
+  uint64_t payload = 0;  // memcpy bytes
+  std::map<std::string, uint64_t> by;  // who launched / ran it -> count
+  std::string grid, block;
+  int64_t registers = -1, shared_static = -1, shared_dynamic = -1;
+  void Merge(Agg&& o) {
+    incl.Merge(o.incl);
+    self += o.self;
+    cpu += o.cpu;
+    accel += o.accel;
+    bytes += o.bytes;
+    peak = std::max(peak, o.peak);
+    residual += o.residual;
+    payload += o.payload;
+    for (auto& [k, v] : o.by) by[k] += v;
+    if (grid.empty()) grid = o.grid;
+    if (block.empty()) block = o.block;
+    if (registers < 0) registers = o.registers;
+    if (shared_static < 0) shared_static = o.shared_static;
+    if (shared_dynamic < 0) shared_dynamic = o.shared_dynamic;
+  }
+};
+
+struct Launch {
+  uint32_t api = 0, op = 0;
+};
+
+struct AllocEvent {
+  uint64_t ts, addr;
+  int64_t bytes;  // > 0 allocation, <= 0 free
+  uint32_t op;
+};
+
+struct Interval {
+  uint64_t start, end;
+};
+
+struct TrackAgg {
+  size_t track = 0;
+  std::unordered_map<uint32_t, Agg> ops, apis, kernels;
+  std::map<std::pair<uint32_t, uint32_t>, Agg> prims;  // (primitive, op)
+  std::unordered_map<std::string, Agg> copies;           // kind -> agg
+  std::unordered_map<uint64_t, Launch> launches;
+  std::unordered_map<uint64_t, uint32_t> externals;
+  std::vector<AllocEvent> allocs;
+  std::vector<Step> steps;
+  std::vector<Interval> host, comm, device, copy;  // the step view's intervals
+  uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
+  std::string thread_name;
+  // device activities, resolved after the host pass
+  struct Activity {
+    uint32_t name;
+    Category cat;
+    uint64_t dur;
+    uint64_t corr, ext;
+  };
+};
+
+struct Ctx {
+  const TraceModel& m;
+  const Options& o;
+  std::vector<NameKeys> keys;  // per process
+  Windows windows;
+  bool want_intervals = false;
+  bool find_steps = false;
+};
+
+class HostVisitor {
+ public:
+  HostVisitor(const Ctx& c, const Track& t, TrackAgg* a)
+      : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a), t_(t) {}
+  void OnBegin(const Slice&) {}
+  void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
+  void OnSlice(const Slice& s) {
+    Touch(s.start, s.end);
+    if (c_.find_steps && IsStep(s, k_)) {
+      a_->steps.push_back({s.start, s.end, ArgInt(s.args, k_.step, -1), t_.process});
+      return;
+    }
+    if (s.depth == 0) a_->busy += s.Duration();
+    if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
+    uint64_t d = s.Duration();
+    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
+    if (c_.want_intervals && (s.depth == 0 || under_step) &&
+        (model::IsOpCategory(s.category) || s.category == Category::kPython ||
+         s.category == Category::kPrimitive))
+      a_->host.push_back({s.start, s.end});
+    switch (s.category) {
+      case Category::kFrameworkOp:
+      case Category::kUser: {
+        Agg& g = a_->ops[s.name];
+        g.incl.Add(d);
+        g.self += s.Self();
+        g.cpu += d;
+        if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
+          a_->externals[static_cast<uint64_t>(ext)] = s.name;
+        break;
+      }
+      case Category::kRuntimeApi: {
+        Agg& g = a_->apis[s.name];
+        g.incl.Add(d);
+        g.self += s.Self();
+        g.cpu += d;
+        if (int64_t corr = ArgInt(s.args, k_.correlation, -1); corr >= 0)
+          a_->launches[static_cast<uint64_t>(corr)] = Launch{s.name, s.op};
+        break;
+      }
+      case Category::kPrimitive: {
+        Agg& g = a_->prims[{s.name, s.op}];
+        g.incl.Add(d);
+        g.self += s.Self();
+        g.cpu += d;
+        break;
+      }
+      case Category::kCommunication:
+        if (c_.want_intervals) a_->comm.push_back({s.start, s.end});
+        break;
+      default:
+        break;
+    }
+  }
+  void OnPoint(const Point& p) {
+    Touch(p.ts, p.ts);
+    if (p.category != Category::kAllocation || p.counter) return;
+    int64_t bytes = ArgInt(p.args, k_.bytes, 0);
+    uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
+    uint32_t op = ArgStr(p.args, k_.op);
+    if (!op) op = p.op;
+    bool is_free = c_.m.processes[t_.process].Name(p.name).find("Deallocation") !=
+                       std::string_view::npos ||
+                   c_.m.processes[t_.process].Name(p.name) == "free";
+    a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
+  }
+
+ private:
+  void Touch(uint64_t a, uint64_t b) {
+    ++a_->events;
+    a_->first = std::min(a_->first, a);
+    a_->last = std::max(a_->last, b);
+  }
+  const Ctx& c_;
+  const NameKeys& k_;
+  const std::vector<Window>* w_;
+  TrackAgg* a_;
+  const Track& t_;
+};
+
+class DeviceVisitor {
+ public:
+  DeviceVisitor(const Ctx& c, const Track& t, TrackAgg* a)
+      : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a), process_(t.process) {}
+  std::vector<TrackAgg::Activity> acts;
+  void OnBegin(const Slice&) {}
+  void OnPoint(const Point&) { ++a_->events; }
+  void OnSlice(const Slice& s) {
+    ++a_->events;
+    a_->first = std::min(a_->first, s.start);
+    a_->last = std::max(a_->last, s.end);
+    if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
+    uint64_t d = s.Duration();
+    a_->busy += d;
+    switch (s.category) {
+      case Category::kGpuKernel: {
+        Agg& g = a_->kernels[s.name];
+        g.incl.Add(d);
+        g.self += d;
+        if (g.grid.empty() && k_.grid) g.grid = Text(ArgStr(s.args, k_.grid), s);
+        if (g.block.empty() && k_.block) g.block = Text(ArgStr(s.args, k_.block), s);
+        if (g.registers < 0) g.registers = ArgInt(s.args, k_.registers, -1);
+        if (g.shared_static < 0) g.shared_static = ArgInt(s.args, k_.shared_static, -1);
+        if (g.shared_dynamic < 0) g.shared_dynamic = ArgInt(s.args, k_.shared_dynamic, -1);
+        if (c_.want_intervals) a_->device.push_back({s.start, s.end});
+        break;
+      }
+      case Category::kMemcpy:
+      case Category::kMemset: {
+        std::string kind = "memset";
+        if (s.category == Category::kMemcpy) {
+          uint32_t kid = ArgStr(s.args, k_.kind);
+          kind = kid ? Text(kid, s) : "memcpy";
+        }
+        Agg& g = a_->copies[kind];
+        g.incl.Add(d);
+        g.payload += static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(s.args, k_.bytes, 0)));
+        if (c_.want_intervals) a_->copy.push_back({s.start, s.end});
+        break;
+      }
+      case Category::kCommunication:
+        if (c_.want_intervals) a_->comm.push_back({s.start, s.end});
+        break;
+      default:
+        break;
+    }
+    if (s.category == Category::kGpuKernel || s.category == Category::kMemcpy ||
+        s.category == Category::kMemset) {
+      int64_t corr = ArgInt(s.args, k_.correlation, -1), ext = ArgInt(s.args, k_.external, -1);
+      acts.push_back({s.name, s.category, d, static_cast<uint64_t>(corr),
+                      static_cast<uint64_t>(ext)});
+    }
+  }
+
+ private:
+  std::string Text(uint32_t id, const Slice&) const {
+    return std::string(c_.m.processes[process_].Name(id));
+  }
+  const Ctx& c_;
+  const NameKeys& k_;
+  const std::vector<Window>* w_;
+  TrackAgg* a_;
+  size_t process_;
+};
+
+// Runs `fn(i)` for i in [0, n) on `threads` threads; each i exactly once.
+template <typename F>
+void ParallelFor(size_t n, unsigned threads, F fn) {
+  if (threads <= 1 || n <= 1) {
+    for (size_t i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<size_t> next{0};
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < std::min<size_t>(threads, n); ++t)
+    pool.emplace_back([&] {
+      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
+    });
+  for (auto& th : pool) th.join();
+}
+
+uint64_t UnionLength(std::vector<Interval>& v, uint64_t lo, uint64_t hi) {
+  uint64_t total = 0, cur_s = 0, cur_e = 0;
+  bool open = false;
+  for (const auto& x : v) {  // v sorted by start
+    if (x.start >= hi) break;
+    uint64_t s = std::max(x.start, lo), e = std::min(x.end, hi);
+    if (e <= s) continue;
+    if (open && s <= cur_e) {
+      cur_e = std::max(cur_e, e);
+    } else {
+      if (open) total += cur_e - cur_s;
+      cur_s = s;
+      cur_e = e;
+      open = true;
+    }
+  }
+  if (open) total += cur_e - cur_s;
+  return total;
+}
+
+// Length of (a ∩ b) within [lo, hi), both sorted.
+uint64_t OverlapLength(const std::vector<Interval>& a, const std::vector<Interval>& b,
+                       uint64_t lo, uint64_t hi) {
+  auto merged = [&](const std::vector<Interval>& v) {
+    std::vector<Interval> out;
+    for (const auto& x : v) {
+      if (x.start >= hi) break;
+      uint64_t s = std::max(x.start, lo), e = std::min(x.end, hi);
+      if (e <= s) continue;
+      if (!out.empty() && s <= out.back().end) out.back().end = std::max(out.back().end, e);
+      else out.push_back({s, e});
+    }
+    return out;
+  };
+  auto ma = merged(a), mb = merged(b);
+  uint64_t total = 0;
+  size_t i = 0, j = 0;
+  while (i < ma.size() && j < mb.size()) {
+    uint64_t s = std::max(ma[i].start, mb[j].start), e = std::min(ma[i].end, mb[j].end);
+    if (e > s) total += e - s;
+    (ma[i].end < mb[j].end ? i : j)++;
+  }
+  return total;
+}
+
+Row MakeRow(const std::string& name, Agg& g) {
+  Row r;
+  r.name = name;
+  r.incl = std::move(g.incl);
+  r.self_ns = g.self;
+  r.cpu_ns = g.cpu;
+  r.accel_ns = g.accel;
+  r.bytes = g.bytes;
+  r.peak_bytes = g.peak;
+  r.residual_bytes = g.residual;
+  return r;
+}
+
+std::string TopBy(const std::map<std::string, uint64_t>& by, size_t n) {
+  std::vector<std::pair<uint64_t, std::string>> v;
+  for (const auto& [k, c] : by) v.push_back({c, k});
+  std::sort(v.begin(), v.end(), [](auto& a, auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); });
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < n; ++i) out += (i ? ", " : "") + v[i].second;
+  if (v.size() > n) out += ", +" + std::to_string(v.size() - n);
+  return out;
+}
+
+void InsertScope(std::vector<Row>* level, const std::vector<std::string>& path, size_t i,
+                 const Row& leaf) {
+  if (i >= path.size()) return;
+  auto it = std::find_if(level->begin(), level->end(),
+                         [&](const Row& r) { return r.name == path[i]; });
+  if (it == level->end()) {
+    level->push_back(Row{});
+    it = level->end() - 1;
+    it->name = path[i];
+  }
+  // Every node sums its subtree (tfprof's scope view accounts children into parents).
+  Summary s = leaf.incl;
+  it->incl.Merge(s);
+  it->self_ns += leaf.self_ns;
+  it->cpu_ns += leaf.cpu_ns;
+  it->accel_ns += leaf.accel_ns;
+  it->bytes += leaf.bytes;
+  it->peak_bytes = std::max(it->peak_bytes, leaf.peak_bytes);
+  it->residual_bytes += leaf.residual_bytes;
+  InsertScope(&it->children, path, i + 1, leaf);
+}
+
+}  // namespace
+
+bool ParseView(const std::string& s, View* v) {
+  for (size_t i = 0; i < sizeof kViewNames / sizeof kViewNames[0]; ++i)
+    if (s == kViewNames[i]) {
+      *v = static_cast<View>(i);
+      return true;
+    }
+  return false;
+}
+
+const char* ViewName(View v) { return kViewNames[static_cast<size_t>(v)]; }
+
+std::string ViewList() {
+  std::string s;
+  for (const char* n : kViewNames) s += (s.empty() ? "" : ", ") + std::string(n);
+  return s;
+}
+
+std::string OpType(const std::string& name) {
+  std::string n = name.substr(0, name.find('#'));
+  size_t c = n.rfind(':');
+  if (c == std::string::npos || c + 1 >= n.size()) return n;
+  return n.substr(c + 1);
+}
+
+std::vector<std::string> ScopePath(const std::string& name) {
+  std::string n = name.substr(0, name.find('#'));
+  size_t c = n.rfind(':');
+  if (c != std::string::npos && c > 0) n = n.substr(0, c);
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= n.size()) {
+    size_t slash = n.find('/', start);
+    if (slash == std::string::npos) slash = n.size();
+    if (slash > start) parts.push_back(n.substr(start, slash - start));
+    start = slash + 1;
+  }
+  if (parts.empty()) parts.push_back(name);
+  return parts;
+}
+
+Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* problems) {
+  Ctx c{m, o, {}, {}, false, false};
+  for (const auto& p : m.processes) c.keys.push_back(KeysOf(p, o));
+  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  bool select = o.steps.has_value() || o.skip_warmup > 0;
+  c.find_steps = select || o.view == View::kStep;
+  c.want_intervals = o.view == View::kStep;
+
+  std::vector<size_t> host, device;
+  for (size_t i = 0; i < m.tracks.size(); ++i)
+    (m.tracks[i].kind == TrackKind::kDevice ? device : host).push_back(i);
+
+  Result r;
+  r.view = o.view;
+  std::vector<TrackAgg> hagg(host.size()), dagg(device.size());
+  std::vector<std::vector<Problem>> hprob(host.size()), dprob(device.size());
+
+  // Steps first when they select what is counted: a pass that only collects them.
+  std::vector<Step> steps;
+  if (select) {
+    Ctx sc = c;
+    sc.want_intervals = false;
+    std::vector<TrackAgg> sagg(host.size());
+    ParallelFor(host.size(), threads, [&](size_t i) {
+      const Track& t = m.tracks[host[i]];
+      HostVisitor v(sc, t, &sagg[i]);
+      model::ScanTrack(m, t, nullptr, v);
+    });
+    for (auto& a : sagg) steps.insert(steps.end(), a.steps.begin(), a.steps.end());
+  }
+
+  auto number_steps = [&](std::vector<Step>& st) {
+    std::stable_sort(st.begin(), st.end(), [](const Step& a, const Step& b) {
+      return a.process < b.process || (a.process == b.process && a.start < b.start);
+    });
+    std::map<size_t, int64_t> index;
+    for (auto& s : st) {
+      int64_t i = index[s.process]++;
+      if (s.number < 0) s.number = i;
+    }
+  };
+  if (select) {
+    number_steps(steps);
+    if (steps.empty())
+      throw Error("no steps found in " + m.path +
+                  ": it has no step events; name the annotation that marks a step with "
+                  "--step-name NAME");
+    c.windows.assign(m.processes.size(), {});
+    std::map<size_t, uint64_t> seen;
+    size_t kept = 0;
+    for (const auto& s : steps) {
+      if (seen[s.process]++ < o.skip_warmup) continue;
+      if (o.steps && (s.number < o.steps->first || s.number > o.steps->last)) continue;
+      c.windows[s.process].push_back({s.start, s.end});
+      ++kept;
+    }
+    if (kept == 0) throw Error("no step matches the selection (--steps / --skip-warmup)");
+    for (auto& w : c.windows) {
+      std::sort(w.begin(), w.end(), [](auto& a, auto& b) { return a.start < b.start; });
+      if (w.empty()) w.push_back({1, 0});  // a process with no selected step counts nothing
+    }
+  }
+
+  ParallelFor(host.size(), threads, [&](size_t i) {
+    const Track& t = m.tracks[host[i]];
+    hagg[i].track = host[i];
+    hagg[i].thread_name = t.name;
+    HostVisitor v(c, t, &hagg[i]);
+    model::ScanTrack(m, t, &hprob[i], v);
+  });
+  std::vector<std::vector<TrackAgg::Activity>> acts(device.size());
+  ParallelFor(device.size(), threads, [&](size_t i) {
+    const Track& t = m.tracks[device[i]];
+    dagg[i].track = device[i];
+    DeviceVisitor v(c, t, &dagg[i]);
+    model::ScanTrack(m, t, &dprob[i], v);
+    acts[i] = std::move(v.acts);
+  });
+  for (auto& p : hprob) problems->insert(problems->end(), p.begin(), p.end());
+  for (auto& p : dprob) problems->insert(problems->end(), p.begin(), p.end());
+  for (auto& a : hagg) r.events += a.events;
+  for (auto& a : dagg) r.events += a.events;
+
+  // Per process: launches and external ids from every host track.
+  size_t np = m.processes.size();
+  std::vector<std::unordered_map<uint64_t, Launch>> launches(np);
+  std::vector<std::unordered_map<uint64_t, uint32_t>> externals(np);
+  std::vector<std::unordered_map<uint32_t, Agg>> ops(np);
+  for (auto& a : hagg) {
+    size_t p = m.tracks[a.track].process;
+    launches[p].merge(a.launches);
+    externals[p].merge(a.externals);
+    for (auto& [id, g] : a.ops) ops[p][id].Merge(std::move(g));
+  }
+
+  // Device work -> launch (correlation id) -> op; or -> op directly (external id).
+  std::map<std::string, Agg> kernels;
+  for (size_t i = 0; i < device.size(); ++i) {
+    size_t p = m.tracks[device[i]].process;
+    const model::Process& proc = m.processes[p];
+    for (auto& [id, g] : dagg[i].kernels) kernels[std::string(proc.Name(id))].Merge(std::move(g));
+    for (const auto& act : acts[i]) {
+      uint32_t op = 0;
+      auto l = launches[p].find(act.corr);
+      bool launched = act.corr != UINT64_MAX && l != launches[p].end();
+      if (launched) r.links["launch->device: correlation_id"]++;
+      auto e = externals[p].find(act.ext);
+      if (act.ext != UINT64_MAX && e != externals[p].end()) {
+        op = e->second;
+        r.links["op->device: external_id"]++;
+      } else if (launched && l->second.op) {
+        op = l->second.op;
+        r.links["op->device: launch inside op on its thread"]++;
+      }
+      if (!launched && !op) r.unlinked++;
+      if (op) ops[p][op].accel += act.dur;
+      if (act.cat == Category::kGpuKernel) {
+        std::string by = op ? OpType(std::string(proc.Name(op)))
+                            : launched ? "(" + std::string(proc.Name(l->second.api)) + ")"
+                                       : "(unlinked)";
+        kernels[std::string(proc.Name(act.name))].by[by]++;
+      }
+    }
+  }
+
+  // Allocations: attribute bytes to ops, follow frees by address across threads.
+  for (size_t p = 0; p < np; ++p) {
+    std::vector<AllocEvent> all;
+    for (auto& a : hagg)
+      if (m.tracks[a.track].process == p) all.insert(all.end(), a.allocs.begin(), a.allocs.end());
+    std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.ts < b.ts; });
+    std::unordered_map<uint64_t, std::pair<uint32_t, int64_t>> live;
+    std::unordered_map<uint32_t, int64_t> in_use;
+    for (const auto& e : all) {
+      if (e.bytes > 0) {
+        if (!e.op) continue;
+        Agg& g = ops[p][e.op];
+        g.bytes += e.bytes;
+        live[e.addr] = {e.op, e.bytes};
+        g.peak = std::max(g.peak, in_use[e.op] += e.bytes);
+      } else if (auto it = live.find(e.addr); it != live.end()) {
+        in_use[it->second.first] -= it->second.second;
+        live.erase(it);
+      }
+    }
+    for (const auto& [addr, ob] : live) ops[p][ob.first].residual += ob.second;
+  }
+
+  // Rows of the requested view.
+  auto finish = [&](std::vector<Row>& rows, uint64_t total) {
+    r.total_ns = total;
+    for (auto& row : rows) row.share = total ? static_cast<double>(row.self_ns) / total : 0;
+  };
+  switch (o.view) {
+    case View::kOp:
+    case View::kName:
+    case View::kScope: {
+      std::map<std::string, Agg> by;
+      uint64_t total = 0;
+      for (size_t p = 0; p < np; ++p)
+        for (auto& [id, g] : ops[p]) {
+          if (g.incl.count() == 0 && g.accel == 0 && g.bytes == 0) continue;
+          std::string name(m.processes[p].Name(id));
+          total += g.self;
+          by[o.view == View::kOp ? OpType(name) : name].Merge(std::move(g));
+        }
+      std::vector<Row> rows;
+      for (auto& [name, g] : by) rows.push_back(MakeRow(name, g));
+      finish(rows, total);
+      if (o.view == View::kScope) {
+        std::vector<Row> tree;
+        for (const auto& row : rows) InsertScope(&tree, ScopePath(row.name), 0, row);
+        rows = std::move(tree);
+        std::function<void(std::vector<Row>&)> shares = [&](std::vector<Row>& v) {
+          for (auto& x : v) {
+            x.share = total ? static_cast<double>(x.self_ns) / total : 0;
+            shares(x.children);
+          }
+        };
+        shares(rows);
+      }
+      r.rows = std::move(rows);
+      if (r.rows.empty()) r.notes.push_back("no framework ops or annotated ranges in this trace");
+      break;
+    }
+    case View::kKernel: {
+      uint64_t total = 0;
+      for (auto& [n, g] : kernels) total += g.self;
+      for (auto& [n, g] : kernels) {
+        Row row = MakeRow(n, g);
+        row.accel_ns = g.self;
+        row.cpu_ns = 0;
+        row.text = {{"grid", g.grid}, {"block", g.block}, {"launched_by", TopBy(g.by, 3)}};
+        row.numbers = {{"registers", static_cast<double>(g.registers)},
+                       {"static_shared", static_cast<double>(g.shared_static)},
+                       {"dynamic_shared", static_cast<double>(g.shared_dynamic)}};
+        r.rows.push_back(std::move(row));
+      }
+      finish(r.rows, total);
+      if (r.rows.empty()) r.notes.push_back("no GPU kernels in this trace");
+      break;
+    }
+    case View::kApi: {
+      std::map<std::string, Agg> by;
+      uint64_t total = 0;
+      for (auto& a : hagg)
+        for (auto& [id, g] : a.apis) {
+          total += g.self;
+          by[std::string(m.processes[m.tracks[a.track].process].Name(id))].Merge(std::move(g));
+        }
+      for (auto& [n, g] : by) r.rows.push_back(MakeRow(n, g));
+      finish(r.rows, total);
+      if (r.rows.empty()) r.notes.push_back("no runtime or driver API calls in this trace");
+      break;
+    }
+    case View::kMemcpy: {
+      std::map<std::string, Agg> by;
+      uint64_t total = 0;
+      for (auto& a : dagg)
+        for (auto& [kind, g] : a.copies) by[kind].Merge(std::move(g));
+      for (auto& [n, g] : by) total += g.incl.total();
+      for (auto& [n, g] : by) {
+        Row row = MakeRow(n, g);
+        row.self_ns = row.incl.total();
+        row.accel_ns = row.incl.total();
+        row.cpu_ns = 0;
+        row.bytes = static_cast<int64_t>(g.payload);
+        double secs = static_cast<double>(row.incl.total()) / 1e9;
+        row.numbers = {{"bandwidth_gbps", secs > 0 ? static_cast<double>(g.payload) / secs / 1e9 : 0}};
+        r.rows.push_back(std::move(row));
+      }
+      finish(r.rows, total);
+      if (r.rows.empty()) r.notes.push_back("no memory copies or sets in this trace");
+      break;
+    }
+    case View::kPrimitive: {
+      std::map<std::string, Agg> by;
+      uint64_t total = 0;
+      for (auto& a : hagg) {
+        const model::Process& proc = m.processes[m.tracks[a.track].process];
+        for (auto& [key, g] : a.prims) {
+          total += g.self;
+          std::string op = key.second ? OpType(std::string(proc.Name(key.second))) : "(no op)";
+          Agg& dst = by[std::string(proc.Name(key.first))];
+          dst.by[op] += g.incl.count();
+          dst.Merge(std::move(g));
+        }
+      }
+      for (auto& [n, g] : by) {
+        Row row = MakeRow(n, g);
+        row.text = {{"ops", TopBy(g.by, 5)}};
+        r.rows.push_back(std::move(row));
+      }
+      finish(r.rows, total);
+      if (r.rows.empty()) r.notes.push_back("no oneDNN primitives in this trace");
+      break;
+    }
+    case View::kThread: {
+      for (auto& a : hagg) {
+        const Track& t = m.tracks[a.track];
+        Row row;
+        row.name = std::to_string(m.processes[t.process].meta.pid) + "/" + std::to_string(t.id) +
+                   (a.thread_name.empty() ? "" : " " + a.thread_name);
+        row.self_ns = a.busy;
+        row.cpu_ns = a.busy;
+        uint64_t span = a.last > a.first && a.first != UINT64_MAX ? a.last - a.first : 0;
+        row.numbers = {{"events", static_cast<double>(a.events)},
+                       {"span_micros", static_cast<double>(span) / 1e3},
+                       {"busy_share", span ? static_cast<double>(a.busy) / span : 0}};
+        r.rows.push_back(std::move(row));
+      }
+      for (auto& a : dagg) {
+        const Track& t = m.tracks[a.track];
+        Row row;
+        row.name = std::to_string(m.processes[t.process].meta.pid) + "/" + t.name;
+        row.self_ns = a.busy;
+        row.accel_ns = a.busy;
+        uint64_t span = a.last > a.first && a.first != UINT64_MAX ? a.last - a.first : 0;
+        row.numbers = {{"events", static_cast<double>(a.events)},
+                       {"span_micros", static_cast<double>(span) / 1e3},
+                       {"busy_share", span ? static_cast<double>(a.busy) / span : 0}};
+        r.rows.push_back(std::move(row));
+      }
+      uint64_t total = 0;
+      for (auto& row : r.rows) total += row.self_ns;
+      finish(r.rows, total);
+      if (r.rows.empty()) r.notes.push_back("no threads with events in this trace");
+      break;
+    }
+    case View::kStep: {
+      std::vector<Step> all;
+      for (auto& a : hagg) all.insert(all.end(), a.steps.begin(), a.steps.end());
+      number_steps(all);
+      std::vector<std::vector<Interval>> hostv(np), commv(np), devv(np), copyv(np);
+      for (auto& a : hagg) {
+        size_t p = m.tracks[a.track].process;
+        hostv[p].insert(hostv[p].end(), a.host.begin(), a.host.end());
+        commv[p].insert(commv[p].end(), a.comm.begin(), a.comm.end());
+      }
+      std::vector<bool> has_device(np, false);
+      for (auto& a : dagg) {
+        size_t p = m.tracks[a.track].process;
+        has_device[p] = true;
+        devv[p].insert(devv[p].end(), a.device.begin(), a.device.end());
+        copyv[p].insert(copyv[p].end(), a.copy.begin(), a.copy.end());
+        commv[p].insert(commv[p].end(), a.comm.begin(), a.comm.end());
+      }
+      auto by_start = [](const Interval& x, const Interval& y) { return x.start < y.start; };
+      for (size_t p = 0; p < np; ++p)
+        for (auto* v : {&hostv[p], &commv[p], &devv[p], &copyv[p]})
+          std::sort(v->begin(), v->end(), by_start);
+      std::map<size_t, uint64_t> seen;
+      for (const auto& s : all) {
+        if (seen[s.process]++ < o.skip_warmup) continue;
+        if (o.steps && (s.number < o.steps->first || s.number > o.steps->last)) continue;
+        StepBreakdown b;
+        b.number = s.number;
+        b.process = s.process;
+        b.start = s.start;
+        b.end = s.end;
+        size_t p = s.process;
+        b.host_compute = UnionLength(hostv[p], s.start, s.end);
+        b.device_compute = UnionLength(devv[p], s.start, s.end);
+        b.copies = UnionLength(copyv[p], s.start, s.end);
+        b.communication = UnionLength(commv[p], s.start, s.end);
+        b.has_device = has_device[p];
+        if (b.has_device) {
+          std::vector<Interval> busy = devv[p];
+          busy.insert(busy.end(), copyv[p].begin(), copyv[p].end());
+          busy.insert(busy.end(), commv[p].begin(), commv[p].end());
+          std::sort(busy.begin(), busy.end(), by_start);
+          uint64_t dev_busy = UnionLength(busy, s.start, s.end);
+          uint64_t idle = (s.end - s.start) - dev_busy;
+          uint64_t busy_and_host = OverlapLength(busy, hostv[p], s.start, s.end);
+          uint64_t host_during_idle = b.host_compute - std::min(b.host_compute, busy_and_host);
+          b.device_idle_host_bound = std::min(idle, host_during_idle);
+          b.device_idle_waiting = idle - b.device_idle_host_bound;
+        }
+        r.steps.push_back(b);
+      }
+      if (r.steps.empty())
+        r.notes.push_back(all.empty() ? "no steps in this trace (name the annotation that marks "
+                                        "a step with --step-name NAME)"
+                                      : "no step matches the selection");
+      break;
+    }
+  }
+  return r;
+}
+
+}  // namespace tt::analysis

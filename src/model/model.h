@@ -1,0 +1,45 @@
+// The in-memory trace: processes, their interned names, and their tracks (threads, device
+// queues). Events stay in the stream files and are scanned track by track (scan.h), so memory
+// grows with the number of names and tracks, not with the number of events. Immutable once
+// loaded.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "format/reader.h"
+
+namespace tt::model {
+
+struct Track {
+  size_t process = 0;  // index in TraceModel::processes
+  std::string file;
+  layout::TrackKind kind = layout::TrackKind::kThread;
+  uint64_t id = 0;     // tid, or DeviceTrackId(device, queue)
+  std::string name;    // thread name (last given), or "GPU d stream q"
+  uint64_t bytes = 0;  // file size
+};
+
+struct Process {
+  ProcessMeta meta;
+  std::vector<std::string> names;  // interned id -> text ("" for unknown ids)
+  std::vector<size_t> tracks;      // indices in TraceModel::tracks
+  std::string_view Name(uint32_t id) const {
+    return id < names.size() ? std::string_view(names[id]) : std::string_view();
+  }
+};
+
+struct TraceModel {
+  std::string path;
+  std::vector<Process> processes;
+  std::vector<Track> tracks;
+  std::vector<Problem> problems;
+  uint64_t bytes = 0;  // all stream files
+};
+
+// Opens the trace: metadata, names (from each process stream) and the tracks' identities (from
+// their first packet, and thread names). Throws tt::Error when `dir` is not a trace.
+TraceModel LoadModel(const std::string& dir);
+
+}  // namespace tt::model

@@ -1,0 +1,141 @@
+// Scanning one track: raw events become slices (begin/end pairs matched on the thread's stack,
+// and complete events), instants and counters, delivered in stream order to a visitor. Memory
+// is the open stack only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "format/reader.h"
+#include "model/model.h"
+
+namespace tt::model {
+
+struct ArgsView {
+  const uint8_t* data = nullptr;
+  uint8_t count = 0;
+  // The first argument named `key` (an interned id), if any.
+  bool Find(uint32_t key, Arg* out) const;
+};
+
+struct Slice {
+  uint64_t start = 0, end = 0;
+  uint32_t name = 0;
+  layout::Category category = layout::Category::kUser;
+  uint16_t depth = 0;         // 0: top level on its track
+  uint64_t child_ns = 0;      // time inside direct children (so self = end - start - child_ns)
+  uint32_t parent = 0;        // name of the innermost enclosing slice (0: none)
+  layout::Category parent_category = layout::Category::kUser;
+  uint32_t op = 0;            // innermost enclosing framework op or user range (0: none)
+  ArgsView args;
+  bool unclosed = false;      // still open at the end of the stream (closed there)
+  uint64_t Duration() const { return end - start; }
+  uint64_t Self() const { return end - start > child_ns ? end - start - child_ns : 0; }
+};
+
+struct Point {  // an instant or a counter sample
+  uint64_t ts = 0;
+  uint32_t name = 0;
+  layout::Category category = layout::Category::kUser;
+  double value = 0;   // counters
+  uint32_t op = 0;    // innermost enclosing framework op or user range
+  uint16_t depth = 0;
+  ArgsView args;
+  bool counter = false;
+};
+
+// Visitor: OnSlice(const Slice&) is called when a slice ends (children before parents);
+// OnPoint(const Point&) for instants and counters; OnBegin(const Slice&) when a slice opens
+// (its end is not known yet); optionally OnThreadName(std::string_view).
+template <typename V>
+void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit);
+
+inline bool IsOpCategory(layout::Category c) {
+  return c == layout::Category::kFrameworkOp || c == layout::Category::kUser;
+}
+
+template <typename V>
+void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
+  using namespace layout;
+  StreamDecoder dec(t.file, m.processes[t.process].meta.trace_uuid, problems);
+  std::vector<Slice> stack;
+  uint64_t last = 0;
+  auto current_op = [&]() -> uint32_t {
+    for (size_t i = stack.size(); i-- > 0;)
+      if (IsOpCategory(stack[i].category)) return stack[i].name;
+    return 0;
+  };
+  auto close = [&](uint64_t end, bool unclosed) {
+    Slice s = stack.back();
+    stack.pop_back();
+    s.end = end;
+    s.unclosed = unclosed;
+    if (!stack.empty()) stack.back().child_ns += s.Duration();
+    visit.OnSlice(s);
+  };
+  RawEvent ev;
+  while (dec.Next(&ev)) {
+    last = ev.ts;
+    switch (ev.id) {
+      case kSliceBegin:
+      case kSliceBeginArgs: {
+        Slice s;
+        s.start = ev.ts;
+        s.name = ev.name;
+        s.category = ev.category;
+        s.depth = static_cast<uint16_t>(stack.size());
+        if (!stack.empty()) {
+          s.parent = stack.back().name;
+          s.parent_category = stack.back().category;
+        }
+        s.op = current_op();
+        s.args = ArgsView{ev.args, ev.nargs};
+        stack.push_back(s);
+        visit.OnBegin(stack.back());
+        break;
+      }
+      case kSliceEnd:
+        if (!stack.empty()) close(ev.ts, false);
+        break;
+      case kComplete: {
+        Slice s;
+        s.start = ev.ts >= ev.duration ? ev.ts - ev.duration : 0;
+        s.end = ev.ts;
+        s.name = ev.name;
+        s.category = ev.category;
+        s.depth = static_cast<uint16_t>(stack.size());
+        if (!stack.empty()) {
+          s.parent = stack.back().name;
+          s.parent_category = stack.back().category;
+          stack.back().child_ns += ev.duration;
+        }
+        s.op = current_op();
+        s.args = ArgsView{ev.args, ev.nargs};
+        visit.OnBegin(s);
+        visit.OnSlice(s);
+        break;
+      }
+      case kInstant:
+      case kCounter: {
+        Point p;
+        p.ts = ev.ts;
+        p.name = ev.name;
+        p.category = ev.category;
+        p.value = ev.value;
+        p.counter = ev.id == kCounter;
+        p.op = current_op();
+        p.depth = static_cast<uint16_t>(stack.size());
+        p.args = ArgsView{ev.args, ev.nargs};
+        visit.OnPoint(p);
+        break;
+      }
+      case kThreadName:
+        if constexpr (requires { visit.OnThreadName(ev.s1); }) visit.OnThreadName(ev.s1);
+        break;
+      default:
+        break;
+    }
+  }
+  while (!stack.empty()) close(last, true);
+}
+
+}  // namespace tt::model
