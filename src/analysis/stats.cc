@@ -1,5 +1,7 @@
 #include "analysis/stats.h"
 
+#include "analysis/id_index.h"
+
 #include <algorithm>
 #include <atomic>
 #include <functional>
@@ -118,10 +120,6 @@ struct Agg {
   }
 };
 
-struct Launch {
-  uint32_t api = 0, op = 0;
-};
-
 struct AllocEvent {
   uint64_t ts, addr;
   int64_t bytes;  // > 0 allocation, <= 0 free
@@ -132,26 +130,46 @@ struct Interval {
   uint64_t start, end;
 };
 
+// Aggregates keyed by a process's interned ids, which are small and dense: a slot per id.
+class DenseAggs {
+ public:
+  Agg& Get(uint32_t id, bool samples) {
+    if (id >= slot_.size()) slot_.resize(std::max<size_t>(id + 1, slot_.size() * 2), -1);
+    int32_t& s = slot_[id];
+    if (s < 0) {
+      s = static_cast<int32_t>(items_.size());
+      items_.emplace_back(id, Agg{});
+      items_.back().second.incl.KeepSamples(samples);
+    }
+    return items_[static_cast<size_t>(s)].second;
+  }
+  std::vector<std::pair<uint32_t, Agg>>& items() { return items_; }
+
+ private:
+  std::vector<int32_t> slot_;
+  std::vector<std::pair<uint32_t, Agg>> items_;
+};
+
 struct TrackAgg {
   size_t track = 0;
-  std::unordered_map<uint32_t, Agg> ops, apis, kernels;
+  DenseAggs ops, apis, kernels;
   std::map<std::pair<uint32_t, uint32_t>, Agg> prims;  // (primitive, op)
   std::unordered_map<std::string, Agg> copies;           // kind -> agg
-  std::unordered_map<uint64_t, Launch> launches;
-  std::unordered_map<uint64_t, uint32_t> externals;
+  std::vector<std::pair<uint64_t, uint64_t>> launches;   // correlation id -> api << 32 | op
+  std::vector<std::pair<uint64_t, uint64_t>> externals;  // external id -> op
+  // Device pass: what each activity was linked to.
+  std::unordered_map<uint32_t, uint64_t> accel_by_op;
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> kernel_by;  // (kernel, tag) -> count
+  uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0;
   std::vector<AllocEvent> allocs;
   std::vector<Step> steps;
   std::vector<Interval> host, comm, device, copy;  // the step view's intervals
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;
-  // device activities, resolved after the host pass
-  struct Activity {
-    uint32_t name;
-    Category cat;
-    uint64_t dur;
-    uint64_t corr, ext;
-  };
 };
+
+// Tags of kernel_by: an op id, or the API that launched it, or nothing.
+constexpr uint64_t kTagApi = uint64_t{1} << 32, kTagNone = uint64_t{2} << 32;
 
 struct Ctx {
   const TraceModel& m;
@@ -160,7 +178,12 @@ struct Ctx {
   Windows windows;
   bool want_intervals = false;
   bool find_steps = false;
+  std::vector<IdIndex> launches, externals;  // per process, built after the host pass
+  // Which groups keep per-instance samples (for medians): only the view's own.
+  bool samples_ops = false, samples_api = false, samples_prim = false, samples_dev = false;
 };
+
+
 
 class HostVisitor {
  public:
@@ -186,25 +209,27 @@ class HostVisitor {
     switch (s.category) {
       case Category::kFrameworkOp:
       case Category::kUser: {
-        Agg& g = a_->ops[s.name];
+        Agg& g = a_->ops.Get(s.name, c_.samples_ops);
         g.incl.Add(d);
         g.self += s.Self();
         g.cpu += d;
         if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
-          a_->externals[static_cast<uint64_t>(ext)] = s.name;
+          a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
         break;
       }
       case Category::kRuntimeApi: {
-        Agg& g = a_->apis[s.name];
+        Agg& g = a_->apis.Get(s.name, c_.samples_api);
         g.incl.Add(d);
         g.self += s.Self();
         g.cpu += d;
         if (int64_t corr = ArgInt(s.args, k_.correlation, -1); corr >= 0)
-          a_->launches[static_cast<uint64_t>(corr)] = Launch{s.name, s.op};
+          a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
         break;
       }
       case Category::kPrimitive: {
-        Agg& g = a_->prims[{s.name, s.op}];
+        auto [it, fresh] = a_->prims.try_emplace({s.name, s.op});
+        if (fresh) it->second.incl.KeepSamples(c_.samples_prim);
+        Agg& g = it->second;
         g.incl.Add(d);
         g.self += s.Self();
         g.cpu += d;
@@ -219,7 +244,7 @@ class HostVisitor {
   }
   void OnPoint(const Point& p) {
     Touch(p.ts, p.ts);
-    if (p.category != Category::kAllocation || p.counter) return;
+    if (!c_.samples_ops || p.category != Category::kAllocation || p.counter) return;
     int64_t bytes = ArgInt(p.args, k_.bytes, 0);
     uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
     uint32_t op = ArgStr(p.args, k_.op);
@@ -248,7 +273,6 @@ class DeviceVisitor {
   DeviceVisitor(const Ctx& c, const Track& t, TrackAgg* a)
       : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
         a_(a), process_(t.process) {}
-  std::vector<TrackAgg::Activity> acts;
   void OnBegin(const Slice&) {}
   void OnPoint(const Point&) { ++a_->events; }
   void OnSlice(const Slice& s) {
@@ -260,7 +284,7 @@ class DeviceVisitor {
     a_->busy += d;
     switch (s.category) {
       case Category::kGpuKernel: {
-        Agg& g = a_->kernels[s.name];
+        Agg& g = a_->kernels.Get(s.name, c_.samples_dev);
         g.incl.Add(d);
         g.self += d;
         if (g.grid.empty() && k_.grid) g.grid = Text(ArgStr(s.args, k_.grid), s);
@@ -278,7 +302,9 @@ class DeviceVisitor {
           uint32_t kid = ArgStr(s.args, k_.kind);
           kind = kid ? Text(kid, s) : "memcpy";
         }
-        Agg& g = a_->copies[kind];
+        auto [it, fresh] = a_->copies.try_emplace(kind);
+        if (fresh) it->second.incl.KeepSamples(c_.samples_dev);
+        Agg& g = it->second;
         g.incl.Add(d);
         g.payload += static_cast<uint64_t>(std::max<int64_t>(0, ArgInt(s.args, k_.bytes, 0)));
         if (c_.want_intervals) a_->copy.push_back({s.start, s.end});
@@ -291,14 +317,36 @@ class DeviceVisitor {
         break;
     }
     if (s.category == Category::kGpuKernel || s.category == Category::kMemcpy ||
-        s.category == Category::kMemset) {
-      int64_t corr = ArgInt(s.args, k_.correlation, -1), ext = ArgInt(s.args, k_.external, -1);
-      acts.push_back({s.name, s.category, d, static_cast<uint64_t>(corr),
-                      static_cast<uint64_t>(ext)});
-    }
+        s.category == Category::kMemset)
+      Link(s, d);
   }
 
  private:
+  // Device work -> launch (correlation id) -> op; or -> op directly (external id).
+  void Link(const Slice& s, uint64_t d) {
+    int64_t corr = ArgInt(s.args, k_.correlation, -1), ext = ArgInt(s.args, k_.external, -1);
+    uint64_t launch = corr >= 0 ? c_.launches[process_].Find(static_cast<uint64_t>(corr))
+                                : IdIndex::kMissing;
+    uint64_t by_ext = ext >= 0 ? c_.externals[process_].Find(static_cast<uint64_t>(ext))
+                               : IdIndex::kMissing;
+    bool launched = launch != IdIndex::kMissing;
+    uint32_t op = 0;
+    if (launched) a_->linked_corr++;
+    if (by_ext != IdIndex::kMissing) {
+      op = static_cast<uint32_t>(by_ext);
+      a_->linked_ext++;
+    } else if (launched && static_cast<uint32_t>(launch)) {
+      op = static_cast<uint32_t>(launch);
+      a_->linked_nesting++;
+    }
+    if (!launched && !op) a_->unlinked++;
+    if (op) a_->accel_by_op[op] += d;
+    if (s.category == Category::kGpuKernel) {
+      uint64_t tag = op ? op : launched ? kTagApi | (launch >> 32) : kTagNone;
+      a_->kernel_by[{s.name, tag}]++;
+    }
+  }
+
   std::string Text(uint32_t id, const Slice&) const {
     return std::string(c_.m.processes[process_].Name(id));
   }
@@ -464,6 +512,10 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
   bool select = o.steps.has_value() || o.skip_warmup > 0;
   c.find_steps = select || o.view == View::kStep;
   c.want_intervals = o.view == View::kStep;
+  c.samples_ops = o.view == View::kOp || o.view == View::kName || o.view == View::kScope;
+  c.samples_api = o.view == View::kApi;
+  c.samples_prim = o.view == View::kPrimitive;
+  c.samples_dev = o.view == View::kKernel || o.view == View::kMemcpy;
 
   std::vector<size_t> host, device;
   for (size_t i = 0; i < m.tracks.size(); ++i)
@@ -527,67 +579,78 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
     HostVisitor v(c, t, &hagg[i]);
     model::ScanTrack(m, t, &hprob[i], v);
   });
-  std::vector<std::vector<TrackAgg::Activity>> acts(device.size());
+  // Launches and external ids of each process, for the device pass.
+  size_t np = m.processes.size();
+  {
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> l(np), e(np);
+    for (auto& a : hagg) {
+      size_t p = m.tracks[a.track].process;
+      auto& dl = l[p];
+      auto& de = e[p];
+      dl.insert(dl.end(), a.launches.begin(), a.launches.end());
+      de.insert(de.end(), a.externals.begin(), a.externals.end());
+      std::vector<std::pair<uint64_t, uint64_t>>().swap(a.launches);
+      std::vector<std::pair<uint64_t, uint64_t>>().swap(a.externals);
+    }
+    c.launches.resize(np);
+    c.externals.resize(np);
+    for (size_t p = 0; p < np; ++p) {
+      c.launches[p].Build(std::move(l[p]));
+      c.externals[p].Build(std::move(e[p]));
+    }
+  }
   ParallelFor(device.size(), threads, [&](size_t i) {
     const Track& t = m.tracks[device[i]];
     dagg[i].track = device[i];
     DeviceVisitor v(c, t, &dagg[i]);
     model::ScanTrack(m, t, &dprob[i], v);
-    acts[i] = std::move(v.acts);
   });
   for (auto& p : hprob) problems->insert(problems->end(), p.begin(), p.end());
   for (auto& p : dprob) problems->insert(problems->end(), p.begin(), p.end());
   for (auto& a : hagg) r.events += a.events;
   for (auto& a : dagg) r.events += a.events;
 
-  // Per process: launches and external ids from every host track.
-  size_t np = m.processes.size();
-  std::vector<std::unordered_map<uint64_t, Launch>> launches(np);
-  std::vector<std::unordered_map<uint64_t, uint32_t>> externals(np);
+  // Per process: ops from every host track, with the device time linked to them.
   std::vector<std::unordered_map<uint32_t, Agg>> ops(np);
   for (auto& a : hagg) {
     size_t p = m.tracks[a.track].process;
-    launches[p].merge(a.launches);
-    externals[p].merge(a.externals);
-    for (auto& [id, g] : a.ops) ops[p][id].Merge(std::move(g));
-  }
-
-  // Device work -> launch (correlation id) -> op; or -> op directly (external id).
-  std::map<std::string, Agg> kernels;
-  for (size_t i = 0; i < device.size(); ++i) {
-    size_t p = m.tracks[device[i]].process;
-    const model::Process& proc = m.processes[p];
-    for (auto& [id, g] : dagg[i].kernels) kernels[std::string(proc.Name(id))].Merge(std::move(g));
-    for (const auto& act : acts[i]) {
-      uint32_t op = 0;
-      auto l = launches[p].find(act.corr);
-      bool launched = act.corr != UINT64_MAX && l != launches[p].end();
-      if (launched) r.links["launch->device: correlation_id"]++;
-      auto e = externals[p].find(act.ext);
-      if (act.ext != UINT64_MAX && e != externals[p].end()) {
-        op = e->second;
-        r.links["op->device: external_id"]++;
-      } else if (launched && l->second.op) {
-        op = l->second.op;
-        r.links["op->device: launch inside op on its thread"]++;
-      }
-      if (!launched && !op) r.unlinked++;
-      if (op) ops[p][op].accel += act.dur;
-      if (act.cat == Category::kGpuKernel) {
-        std::string by = op ? OpType(std::string(proc.Name(op)))
-                            : launched ? "(" + std::string(proc.Name(l->second.api)) + ")"
-                                       : "(unlinked)";
-        kernels[std::string(proc.Name(act.name))].by[by]++;
-      }
+    for (auto& [id, g] : a.ops.items()) {
+      auto [it, fresh] = ops[p].try_emplace(id);
+      if (fresh) it->second.incl.KeepSamples(c.samples_ops);
+      it->second.Merge(std::move(g));
     }
+  }
+  std::map<std::string, Agg> kernels;
+  for (auto& a : dagg) {
+    size_t p = m.tracks[a.track].process;
+    const model::Process& proc = m.processes[p];
+    for (auto& [id, g] : a.kernels.items()) kernels[std::string(proc.Name(id))].Merge(std::move(g));
+    for (auto& [op, ns] : a.accel_by_op) ops[p][op].accel += ns;
+    for (auto& [key, n] : a.kernel_by) {
+      uint64_t tag = key.second;
+      std::string by = tag == kTagNone ? "(unlinked)"
+                       : tag & kTagApi ? "(" + std::string(proc.Name(static_cast<uint32_t>(tag))) + ")"
+                                       : OpType(std::string(proc.Name(static_cast<uint32_t>(tag))));
+      kernels[std::string(proc.Name(key.first))].by[by] += n;
+    }
+    if (a.linked_corr) r.links["launch->device: correlation_id"] += a.linked_corr;
+    if (a.linked_ext) r.links["op->device: external_id"] += a.linked_ext;
+    if (a.linked_nesting) r.links["op->device: launch inside op on its thread"] += a.linked_nesting;
+    r.unlinked += a.unlinked;
   }
 
   // Allocations: attribute bytes to ops, follow frees by address across threads.
   for (size_t p = 0; p < np; ++p) {
+    // Each track's allocations are in time order: merge the runs.
     std::vector<AllocEvent> all;
-    for (auto& a : hagg)
-      if (m.tracks[a.track].process == p) all.insert(all.end(), a.allocs.begin(), a.allocs.end());
-    std::stable_sort(all.begin(), all.end(), [](auto& a, auto& b) { return a.ts < b.ts; });
+    auto by_ts = [](const AllocEvent& a, const AllocEvent& b) { return a.ts < b.ts; };
+    for (auto& a : hagg) {
+      if (m.tracks[a.track].process != p || a.allocs.empty()) continue;
+      size_t mid = all.size();
+      all.insert(all.end(), a.allocs.begin(), a.allocs.end());
+      std::vector<AllocEvent>().swap(a.allocs);
+      std::inplace_merge(all.begin(), all.begin() + static_cast<long>(mid), all.end(), by_ts);
+    }
     std::unordered_map<uint64_t, std::pair<uint32_t, int64_t>> live;
     std::unordered_map<uint32_t, int64_t> in_use;
     for (const auto& e : all) {
@@ -663,7 +726,7 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       std::map<std::string, Agg> by;
       uint64_t total = 0;
       for (auto& a : hagg)
-        for (auto& [id, g] : a.apis) {
+        for (auto& [id, g] : a.apis.items()) {
           total += g.self;
           by[std::string(m.processes[m.tracks[a.track].process].Name(id))].Merge(std::move(g));
         }

@@ -11,23 +11,28 @@ namespace tt::analysis {
 class Summary {
  public:
   void Add(uint64_t ns) {
+    if (count_ == 0) shift_ = static_cast<double>(ns);
     ++count_;
     total_ += ns;
     min_ = std::min(min_, ns);
     max_ = std::max(max_, ns);
-    double x = static_cast<double>(ns), d = x - mean_;
-    mean_ += d / static_cast<double>(count_);
-    m2_ += d * (x - mean_);
-    samples_.push_back(static_cast<float>(ns));
+    // Sums of values shifted by the first one: no division per sample, and no cancellation
+    // when the spread is small next to the mean.
+    double d = static_cast<double>(ns) - shift_;
+    sum_d_ += d;
+    sum_d2_ += d * d;
+    if (keep_) samples_.push_back(static_cast<float>(ns));
   }
+  // Without samples there is no median (saves 4 bytes per instance where none is shown).
+  void KeepSamples(bool keep) { keep_ = keep; }
   void Merge(const Summary& o) {
     if (o.count_ == 0) return;
-    uint64_t n = count_ + o.count_;
-    double d = o.mean_ - mean_;
-    m2_ += o.m2_ + d * d * static_cast<double>(count_) * static_cast<double>(o.count_) /
-                       static_cast<double>(n);
-    mean_ += d * static_cast<double>(o.count_) / static_cast<double>(n);
-    count_ = n;
+    if (count_ == 0) shift_ = o.shift_;
+    // Re-shift the other's sums to this shift: sum(x - a) = sum(x - b) + n (b - a).
+    double delta = o.shift_ - shift_, on = static_cast<double>(o.count_);
+    sum_d2_ += o.sum_d2_ + 2 * delta * o.sum_d_ + on * delta * delta;
+    sum_d_ += o.sum_d_ + on * delta;
+    count_ += o.count_;
     total_ += o.total_;
     min_ = std::min(min_, o.min_);
     max_ = std::max(max_, o.max_);
@@ -37,8 +42,13 @@ class Summary {
   uint64_t total() const { return total_; }
   uint64_t min() const { return count_ ? min_ : 0; }
   uint64_t max() const { return max_; }
-  double mean() const { return mean_; }
-  double stddev() const { return count_ > 1 ? std::sqrt(m2_ / static_cast<double>(count_)) : 0; }
+  double mean() const { return count_ ? shift_ + sum_d_ / static_cast<double>(count_) : 0; }
+  // Population standard deviation.
+  double stddev() const {
+    if (count_ < 2) return 0;
+    double n = static_cast<double>(count_), m = sum_d_ / n;
+    return std::sqrt(std::max(0.0, sum_d2_ / n - m * m));
+  }
   // Exact for up to 2^24 ns per sample; float rounding beyond (relative error < 1e-7).
   double Median() {
     if (samples_.empty()) return 0;
@@ -52,7 +62,8 @@ class Summary {
 
  private:
   uint64_t count_ = 0, total_ = 0, min_ = UINT64_MAX, max_ = 0;
-  double mean_ = 0, m2_ = 0;
+  double shift_ = 0, sum_d_ = 0, sum_d2_ = 0;
+  bool keep_ = true;
   std::vector<float> samples_;
 };
 

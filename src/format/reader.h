@@ -37,6 +37,7 @@ struct TraceDir {
 TraceDir OpenTrace(const std::string& path);
 
 // One decoded event. String fields point into the mapped file and live as long as the decoder.
+// Only the fields of its kind are set (see Next); the others keep earlier values.
 struct RawEvent {
   uint8_t id = 0;
   uint64_t ts = 0;

@@ -55,9 +55,9 @@ void Job(long steps, long busy_us, int worker) {
     Arg step[] = {Int("step", i)};
     rt::EmitBeginArgs("step", Category::kStep, step, 1);
     {
-      Arg ext[] = {Int("external_id", base + 10 * i + 1)};
+      Arg ext[] = {Int("external_id", base + i)};
       rt::EmitBeginArgs("model/dense/MatMul:MatMul", Category::kFrameworkOp, ext, 1);
-      Arg c1[] = {Int("correlation_id", base + 100 * i + 1)};
+      Arg c1[] = {Int("correlation_id", base + 3 * i + 1)};
       rt::EmitBeginArgs("cudaLaunchKernel", Category::kRuntimeApi, c1, 1);
       rt::EmitEnd();
       rt::EmitBegin("inner_product", Category::kPrimitive);
@@ -68,7 +68,7 @@ void Job(long steps, long busy_us, int worker) {
     }
     {
       rt::EmitBegin("model/dense/BiasAdd:BiasAdd", Category::kFrameworkOp);
-      Arg c2[] = {Int("correlation_id", base + 100 * i + 2)};
+      Arg c2[] = {Int("correlation_id", base + 3 * i + 2)};
       rt::EmitBeginArgs("cudaLaunchKernel", Category::kRuntimeApi, c2, 1);
       rt::EmitEnd();
       if (i > 0) {
@@ -79,7 +79,7 @@ void Job(long steps, long busy_us, int worker) {
     }
     {
       rt::EmitBegin("model/relu:Relu", Category::kFrameworkOp);
-      Arg c3[] = {Int("correlation_id", base + 100 * i + 3)};
+      Arg c3[] = {Int("correlation_id", base + 3 * i + 3)};
       rt::EmitBeginArgs("cudaMemcpyAsync", Category::kRuntimeApi, c3, 1);
       rt::EmitEnd();
       rt::EmitEnd();
@@ -87,16 +87,16 @@ void Job(long steps, long busy_us, int worker) {
     while (busy_us > 0 && rt::NowNs(&anchor) < t0 + static_cast<uint64_t>(busy_us) * 1000) {
     }
     rt::EmitEnd();
-    Arg k1[] = {Int("correlation_id", base + 100 * i + 1), Int("external_id", base + 10 * i + 1),
+    Arg k1[] = {Int("correlation_id", base + 3 * i + 1), Int("external_id", base + i),
                 Str("grid", "128x1x1"), Str("block", "256x1x1"), Int("registers", 64),
                 Int("static_shared", 1024), Int("dynamic_shared", 0)};
     rt::EmitDeviceActivity(0, queue, "volta_sgemm_128x64_nn", Category::kGpuKernel, t0 + 20000,
                            t0 + 50000, k1, 7);
-    Arg k2[] = {Int("correlation_id", base + 100 * i + 2), Str("grid", "64x1x1"),
+    Arg k2[] = {Int("correlation_id", base + 3 * i + 2), Str("grid", "64x1x1"),
                 Str("block", "128x1x1")};
     rt::EmitDeviceActivity(0, queue, "bias_add_kernel", Category::kGpuKernel, t0 + 60000,
                            t0 + 70000, k2, 3);
-    Arg m1[] = {Int("correlation_id", base + 100 * i + 3), Int("bytes", 4096),
+    Arg m1[] = {Int("correlation_id", base + 3 * i + 3), Int("bytes", 4096),
                 Str("kind", "HtoD")};
     rt::EmitDeviceActivity(0, queue + 1, "memcpy", Category::kMemcpy, t0 + 80000, t0 + 90000,
                            m1, 3);
