@@ -44,6 +44,9 @@ struct Globals {
 constinit Globals g;
 
 thread_local bool t_attaching __attribute__((tls_model("initial-exec"))) = false;
+// This thread could not get a stream (size cap, disk): its events are dropped and counted,
+// without trying again for each one.
+thread_local bool t_no_stream __attribute__((tls_model("initial-exec"))) = false;
 
 const char* const kDropReasonText[kDropReasonCount] = {
     "re-entered from a signal handler", "no buffer space (size cap, disk or memory)",
@@ -262,6 +265,10 @@ Stream* AttachThread() {
     CountDropReason(kDropBusy, 1);
     return nullptr;
   }
+  if (t_no_stream) {
+    CountDropReason(kDropNoSpace, 1);
+    return nullptr;
+  }
   t_attaching = true;
   Stream* s = nullptr;
   if (g_state.load() == kPendingChild) {
@@ -274,6 +281,7 @@ Stream* AttachThread() {
     s = OpenStream(layout::TrackKind::kThread, tid, "t", g.packet_bytes);
     if (!s) {
       CountDropReason(kDropNoSpace, 1);
+      t_no_stream = true;
     } else {
       Lock();
       RegisterStreamLocked(s);
