@@ -80,6 +80,7 @@ TEST_F(Stats, OpViewCountsEveryInstanceAndLinksDeviceTime) {
   EXPECT_EQ(j["links"]["op->device: external_id"], kSteps);
   EXPECT_EQ(j["links"]["op->device: launch inside op on its thread"], 2 * kSteps);
   EXPECT_EQ(j["unlinked_device_activities"], 0);
+  EXPECT_EQ(j["device_activities"], 3 * kSteps);
   double share = 0;
   for (const auto& r : j["rows"]) share += r["share"].get<double>();
   EXPECT_NEAR(share, 100.0, 1e-6);

@@ -160,7 +160,7 @@ struct TrackAgg {
   // Device pass: what each activity was linked to.
   std::unordered_map<uint32_t, uint64_t> accel_by_op;
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> kernel_by;  // (kernel, tag) -> count
-  uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0;
+  uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
   std::vector<AllocEvent> allocs;
   std::vector<Step> steps;
   std::vector<Interval> host, comm, device, copy;  // the step view's intervals
@@ -331,6 +331,7 @@ class DeviceVisitor {
                                : IdIndex::kMissing;
     bool launched = launch != IdIndex::kMissing;
     uint32_t op = 0;
+    a_->activities++;
     if (launched) a_->linked_corr++;
     if (by_ext != IdIndex::kMissing) {
       op = static_cast<uint32_t>(by_ext);
@@ -637,6 +638,7 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
     if (a.linked_ext) r.links["op->device: external_id"] += a.linked_ext;
     if (a.linked_nesting) r.links["op->device: launch inside op on its thread"] += a.linked_nesting;
     r.unlinked += a.unlinked;
+    r.device_activities += a.activities;
   }
 
   // Allocations: attribute bytes to ops, follow frees by address across threads.

@@ -61,6 +61,7 @@ struct Result {
   std::vector<std::string> notes;    // plain-language remarks (no data of this kind, ...)
   std::map<std::string, uint64_t> links;  // correlation method -> links made
   uint64_t unlinked = 0;                  // device activities linked to no launch or op
+  uint64_t device_activities = 0;         // kernels, copies and sets seen
   uint64_t events = 0;                    // events scanned
 };
 

@@ -398,6 +398,7 @@ int Stats(const std::vector<std::string>& argv) {
                         {"events", res.events},
                         {"links", res.links},
                         {"unlinked_device_activities", res.unlinked},
+                        {"device_activities", res.device_activities},
                         {"notes", notes}};
     nlohmann::json probs = nlohmann::json::array();
     for (const auto& p : problems)
@@ -433,9 +434,15 @@ int Stats(const std::vector<std::string>& argv) {
       print(cols);
       for (const auto& row : pr.table) print(row);
     }
-    if (!res.links.empty()) {
-      std::cout << "\nlinks:";
-      for (const auto& [method, n] : res.links) std::cout << " " << method << " " << n << ";";
+    if (!res.links.empty() || res.unlinked) {
+      // Shares of the device activities (kernels, copies, sets) each method linked.
+      uint64_t device = res.device_activities;
+      std::cout << "\nlinks (share of device activities):";
+      for (const auto& [method, n] : res.links) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.1f%%", device ? 100.0 * n / device : 0.0);
+        std::cout << " " << method << " " << n << " (" << pct << ");";
+      }
       std::cout << " unlinked " << res.unlinked << "\n";
     }
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
