@@ -1,6 +1,8 @@
 #include "analysis/stats.h"
 
 #include "analysis/id_index.h"
+#include "analysis/parallel.h"
+#include "analysis/steps.h"
 
 #include <algorithm>
 #include <atomic>
@@ -24,28 +26,6 @@ namespace {
 
 const char* const kViewNames[] = {"op",        "name", "scope", "kernel", "api",
                                   "memcpy",    "primitive", "step", "thread"};
-
-// ---------------------------------------------------------------------------------------------
-// Steps
-
-struct Step {
-  uint64_t start, end;
-  int64_t number;  // -1 until numbered
-  size_t process;
-};
-
-struct Window {
-  uint64_t start, end;
-};
-
-// Per process: the selected steps' time windows, sorted; empty vector = no selection.
-using Windows = std::vector<std::vector<Window>>;
-
-bool InWindows(const std::vector<Window>& w, uint64_t ts) {
-  auto it = std::upper_bound(w.begin(), w.end(), ts,
-                             [](uint64_t t, const Window& x) { return t < x.start; });
-  return it != w.begin() && ts <= std::prev(it)->end;
-}
 
 struct NameKeys {
   // Interned ids of the argument keys the analysis reads, per process (0 if never interned).
@@ -162,7 +142,6 @@ struct TrackAgg {
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> kernel_by;  // (kernel, tag) -> count
   uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
   std::vector<AllocEvent> allocs;
-  std::vector<Step> steps;
   std::vector<Interval> host, comm, device, copy;  // the step view's intervals
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;
@@ -177,7 +156,6 @@ struct Ctx {
   std::vector<NameKeys> keys;  // per process
   Windows windows;
   bool want_intervals = false;
-  bool find_steps = false;
   std::vector<IdIndex> launches, externals;  // per process, built after the host pass
   // Which groups keep per-instance samples (for medians): only the view's own.
   bool samples_ops = false, samples_api = false, samples_prim = false, samples_dev = false;
@@ -194,10 +172,7 @@ class HostVisitor {
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
-    if (c_.find_steps && IsStep(s, k_)) {
-      a_->steps.push_back({s.start, s.end, ArgInt(s.args, k_.step, -1), t_.process});
-      return;
-    }
+    if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
     uint64_t d = s.Duration();
@@ -358,22 +333,6 @@ class DeviceVisitor {
   size_t process_;
 };
 
-// Runs `fn(i)` for i in [0, n) on `threads` threads; each i exactly once.
-template <typename F>
-void ParallelFor(size_t n, unsigned threads, F fn) {
-  if (threads <= 1 || n <= 1) {
-    for (size_t i = 0; i < n; ++i) fn(i);
-    return;
-  }
-  std::atomic<size_t> next{0};
-  std::vector<std::thread> pool;
-  for (unsigned t = 0; t < std::min<size_t>(threads, n); ++t)
-    pool.emplace_back([&] {
-      for (size_t i; (i = next.fetch_add(1)) < n;) fn(i);
-    });
-  for (auto& th : pool) th.join();
-}
-
 uint64_t UnionLength(std::vector<Interval>& v, uint64_t lo, uint64_t hi) {
   uint64_t total = 0, cur_s = 0, cur_e = 0;
   bool open = false;
@@ -507,11 +466,10 @@ std::vector<std::string> ScopePath(const std::string& name) {
 }
 
 Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* problems) {
-  Ctx c{m, o, {}, {}, false, false};
+  Ctx c{m, o, {}, {}, false};
   for (const auto& p : m.processes) c.keys.push_back(KeysOf(p, o));
-  unsigned threads = o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency());
+  unsigned threads = DefaultThreads(o.threads);
   bool select = o.steps.has_value() || o.skip_warmup > 0;
-  c.find_steps = select || o.view == View::kStep;
   c.want_intervals = o.view == View::kStep;
   c.samples_ops = o.view == View::kOp || o.view == View::kName || o.view == View::kScope;
   c.samples_api = o.view == View::kApi;
@@ -527,51 +485,10 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
   std::vector<TrackAgg> hagg(host.size()), dagg(device.size());
   std::vector<std::vector<Problem>> hprob(host.size()), dprob(device.size());
 
-  // Steps first when they select what is counted: a pass that only collects them.
+  // Steps first when they select what is counted, or are the view.
   std::vector<Step> steps;
-  if (select) {
-    Ctx sc = c;
-    sc.want_intervals = false;
-    std::vector<TrackAgg> sagg(host.size());
-    ParallelFor(host.size(), threads, [&](size_t i) {
-      const Track& t = m.tracks[host[i]];
-      HostVisitor v(sc, t, &sagg[i]);
-      model::ScanTrack(m, t, nullptr, v);
-    });
-    for (auto& a : sagg) steps.insert(steps.end(), a.steps.begin(), a.steps.end());
-  }
-
-  auto number_steps = [&](std::vector<Step>& st) {
-    std::stable_sort(st.begin(), st.end(), [](const Step& a, const Step& b) {
-      return a.process < b.process || (a.process == b.process && a.start < b.start);
-    });
-    std::map<size_t, int64_t> index;
-    for (auto& s : st) {
-      int64_t i = index[s.process]++;
-      if (s.number < 0) s.number = i;
-    }
-  };
-  if (select) {
-    number_steps(steps);
-    if (steps.empty())
-      throw Error("no steps found in " + m.path +
-                  ": it has no step events; name the annotation that marks a step with "
-                  "--step-name NAME");
-    c.windows.assign(m.processes.size(), {});
-    std::map<size_t, uint64_t> seen;
-    size_t kept = 0;
-    for (const auto& s : steps) {
-      if (seen[s.process]++ < o.skip_warmup) continue;
-      if (o.steps && (s.number < o.steps->first || s.number > o.steps->last)) continue;
-      c.windows[s.process].push_back({s.start, s.end});
-      ++kept;
-    }
-    if (kept == 0) throw Error("no step matches the selection (--steps / --skip-warmup)");
-    for (auto& w : c.windows) {
-      std::sort(w.begin(), w.end(), [](auto& a, auto& b) { return a.start < b.start; });
-      if (w.empty()) w.push_back({1, 0});  // a process with no selected step counts nothing
-    }
-  }
+  if (select || o.view == View::kStep) steps = FindSteps(m, o.step_names, threads);
+  if (select) c.windows = SelectWindows(m, steps, o.steps, o.skip_warmup);
 
   ParallelFor(host.size(), threads, [&](size_t i) {
     const Track& t = m.tracks[host[i]];
@@ -812,9 +729,6 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       break;
     }
     case View::kStep: {
-      std::vector<Step> all;
-      for (auto& a : hagg) all.insert(all.end(), a.steps.begin(), a.steps.end());
-      number_steps(all);
       std::vector<std::vector<Interval>> hostv(np), commv(np), devv(np), copyv(np);
       for (auto& a : hagg) {
         size_t p = m.tracks[a.track].process;
@@ -833,10 +747,10 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       for (size_t p = 0; p < np; ++p)
         for (auto* v : {&hostv[p], &commv[p], &devv[p], &copyv[p]})
           std::sort(v->begin(), v->end(), by_start);
-      std::map<size_t, uint64_t> seen;
-      for (const auto& s : all) {
-        if (seen[s.process]++ < o.skip_warmup) continue;
-        if (o.steps && (s.number < o.steps->first || s.number > o.steps->last)) continue;
+      std::vector<bool> keep = SelectSteps(steps, o.steps, o.skip_warmup);
+      for (size_t si = 0; si < steps.size(); ++si) {
+        if (!keep[si]) continue;
+        const Step& s = steps[si];
         StepBreakdown b;
         b.number = s.number;
         b.process = s.process;
@@ -863,7 +777,7 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
         r.steps.push_back(b);
       }
       if (r.steps.empty())
-        r.notes.push_back(all.empty() ? "no steps in this trace (name the annotation that marks "
+        r.notes.push_back(steps.empty() ? "no steps in this trace (name the annotation that marks "
                                         "a step with --step-name NAME)"
                                       : "no step matches the selection");
       break;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "model/model.h"
 
@@ -18,12 +19,6 @@ enum class View { kOp, kName, kScope, kKernel, kApi, kMemcpy, kPrimitive, kStep,
 bool ParseView(const std::string& s, View* v);
 const char* ViewName(View v);
 std::string ViewList();
-
-// Steps A..B inclusive, by step number (or by position when steps carry no number).
-struct StepRange {
-  int64_t first = 0;
-  int64_t last = INT64_MAX;
-};
 
 struct Options {
   View view = View::kOp;

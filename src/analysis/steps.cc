@@ -1,0 +1,113 @@
+#include "analysis/steps.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analysis/parallel.h"
+#include "core/error.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+using layout::Category;
+
+bool InWindows(const std::vector<Window>& w, uint64_t ts) {
+  auto it = std::upper_bound(w.begin(), w.end(), ts,
+                             [](uint64_t t, const Window& x) { return t < x.start; });
+  return it != w.begin() && ts <= std::prev(it)->end;
+}
+
+namespace {
+
+struct StepVisitor {
+  const std::set<uint32_t>& names;
+  uint32_t step_key;
+  size_t process;
+  std::vector<Step>* out;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s) {
+    if (s.category != Category::kStep && !names.count(s.name)) return;
+    Step st;
+    st.start = s.start;
+    st.end = s.end;
+    st.process = process;
+    Arg a;
+    if (step_key && s.args.Find(step_key, &a) && a.type != layout::ArgType::kString &&
+        a.type != layout::ArgType::kFloat)
+      st.number = a.v.i;
+    out->push_back(st);
+  }
+};
+
+}  // namespace
+
+std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
+                            unsigned threads) {
+  std::vector<std::set<uint32_t>> names(m.processes.size());
+  std::vector<uint32_t> step_key(m.processes.size(), 0);
+  for (size_t p = 0; p < m.processes.size(); ++p)
+    for (uint32_t i = 1; i < m.processes[p].names.size(); ++i) {
+      const std::string& n = m.processes[p].names[i];
+      if (std::find(step_names.begin(), step_names.end(), n) != step_names.end())
+        names[p].insert(i);
+      if (n == "step") step_key[p] = i;
+    }
+  std::vector<size_t> host;
+  for (size_t i = 0; i < m.tracks.size(); ++i)
+    if (m.tracks[i].kind != layout::TrackKind::kDevice) host.push_back(i);
+  std::vector<std::vector<Step>> found(host.size());
+  ParallelFor(host.size(), DefaultThreads(threads), [&](size_t i) {
+    const model::Track& t = m.tracks[host[i]];
+    StepVisitor v{names[t.process], step_key[t.process], t.process, &found[i]};
+    model::ScanTrack(m, t, nullptr, v);
+  });
+  std::vector<Step> steps;
+  for (auto& f : found) steps.insert(steps.end(), f.begin(), f.end());
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    return a.process < b.process || (a.process == b.process && a.start < b.start);
+  });
+  std::map<size_t, int64_t> position;
+  for (auto& s : steps) {
+    int64_t i = position[s.process]++;
+    if (s.number < 0) s.number = i;
+  }
+  return steps;
+}
+
+std::vector<bool> SelectSteps(const std::vector<Step>& steps,
+                              const std::optional<StepRange>& range, uint64_t skip_warmup) {
+  std::vector<bool> keep(steps.size());
+  std::map<size_t, uint64_t> seen;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
+    keep[i] = seen[s.process]++ >= skip_warmup &&
+              (!range || (s.number >= range->first && s.number <= range->last));
+  }
+  return keep;
+}
+
+Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps,
+                      const std::optional<StepRange>& range, uint64_t skip_warmup) {
+  if (steps.empty())
+    throw Error("no steps found in " + m.path +
+                ": it has no step events; name the annotation that marks a step with "
+                "--step-name NAME");
+  std::vector<bool> keep = SelectSteps(steps, range, skip_warmup);
+  Windows w(m.processes.size());
+  size_t kept = 0;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (keep[i]) {
+      w[steps[i].process].push_back({steps[i].start, steps[i].end});
+      ++kept;
+    }
+  if (kept == 0) throw Error("no step matches the selection (--steps / --skip-warmup)");
+  for (auto& v : w) {
+    std::sort(v.begin(), v.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+    if (v.empty()) v.push_back({1, 0});  // a process with no selected step keeps nothing
+  }
+  return w;
+}
+
+}  // namespace tt::analysis

@@ -1,0 +1,46 @@
+// Steps: found from framework step events (category step) or from annotations named by the
+// user, numbered, and selected (--steps A:B, --skip-warmup N) as time windows per process.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace tt::analysis {
+
+// Steps A..B inclusive, by step number (or by position when steps carry no number).
+struct StepRange {
+  int64_t first = 0;
+  int64_t last = INT64_MAX;
+};
+
+struct Step {
+  uint64_t start = 0, end = 0;
+  int64_t number = -1;  // the step's `step` argument, else its position in its process
+  size_t process = 0;
+};
+
+struct Window {
+  uint64_t start, end;
+};
+// Per process: the selected steps' windows, sorted by start.
+using Windows = std::vector<std::vector<Window>>;
+
+bool InWindows(const std::vector<Window>& w, uint64_t ts);
+
+// Every step of every process, numbered, ordered by process then start.
+std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
+                            unsigned threads);
+
+// True for the steps a selection keeps (skip_warmup counts each process's first steps).
+std::vector<bool> SelectSteps(const std::vector<Step>& steps,
+                              const std::optional<StepRange>& range, uint64_t skip_warmup);
+
+// The windows of the selected steps. Throws tt::Error when the trace has no steps, or the
+// selection keeps none.
+Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps,
+                      const std::optional<StepRange>& range, uint64_t skip_warmup);
+
+}  // namespace tt::analysis
