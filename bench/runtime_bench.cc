@@ -7,9 +7,11 @@
 //   tt_bench_runtime ablate   [opts]   the push/pop path taken apart piece by piece (on)
 //   tt_bench_runtime baseline [opts]   disabled calls, then the clock alone (tracing must be off)
 //   tt_bench_runtime used-bytes DIR    bytes of the stream files in DIR that hold events
+//   tt_bench_runtime pages DIR         kernel cost per 4 KiB page of writing through a file mapping
 //
 // opts: --iters N --reps R --threads 1,2 --warmup N --pause-ms P (see harness.h).
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -34,6 +36,14 @@ bool RequireState(bool on) {
   return false;
 }
 
+// The runtime's clock read alone, measured in the traced processes right before each workload
+// so that the event / clock ratio compares numbers taken moments apart.
+ttb::Timing MeasureClock(const Config& c, int n) {
+  return Measure(c, n, 1, [](int) {
+    return [a = tt::rt::Anchor{}](uint64_t) mutable -> uint64_t { return tt::rt::NowNs(&a); };
+  });
+}
+
 void ReportClockSource() {
   std::printf("ttb clock.tsc_mult %llu\n", static_cast<unsigned long long>(tt::rt::g_clock.mult));
 }
@@ -42,6 +52,7 @@ int PushPop(const Config& c) {
   if (!RequireState(true)) return 1;
   ReportClockSource();
   for (int n : c.threads) {
+    Report("tt.pushpop_clock", n, MeasureClock(c, n));
     Report("tt.pushpop", n, Measure(c, n, 2, [](int) {
              return [](uint64_t) -> uint64_t {
                tt_range_push(ttb::kRangeName);
@@ -63,6 +74,7 @@ int Instant(const Config& c) {
     return 1;
   }
   for (int n : c.threads) {
+    Report("tt.instant2_clock", n, MeasureClock(c, n));
     Report("tt.instant2", n, Measure(c, n, 1, [&](int) {
              return [&](uint64_t i) -> uint64_t {
                tt::Arg a[2];
@@ -88,9 +100,7 @@ int Ablate(const Config& c) {
   if (!RequireState(true)) return 1;
   ReportClockSource();
   for (int n : c.threads) {
-    Report("abl.clock", n, Measure(c, n, 1, [](int) {
-             return [a = Anchor{}](uint64_t) mutable -> uint64_t { return NowNs(&a); };
-           }));
+    Report("abl.clock", n, MeasureClock(c, n));
     Report("abl.enter_leave", n, Measure(c, n, 2, [](int) {
              return [](uint64_t) -> uint64_t {
                if (Stream* s = Enter()) Leave(s);
@@ -195,14 +205,86 @@ int Baseline(const Config& c) {
   if (tt::rt::g_clock.mult == 0) tt::rt::InitClock();
   ReportClockSource();
   for (int n : c.threads) {
-    Report("clock.tt", n, Measure(c, n, 1, [](int) {
-             return
-                 [a = tt::rt::Anchor{}](uint64_t) mutable -> uint64_t { return tt::rt::NowNs(&a); };
-           }));
+    Report("clock.tt", n, MeasureClock(c, n));
     Report("clock.gettime", n, Measure(c, n, 1, [](int) {
              return [](uint64_t) -> uint64_t { return ttb::ReadNs(CLOCK_MONOTONIC); };
            }));
   }
+  return 0;
+}
+
+// What writing a packet through a shared file mapping costs the kernel, per 4 KiB page, in a
+// file under `dir`, done the way the runtime does it (fallocate, mmap MAP_SHARED|MAP_POPULATE,
+// stores, munmap), and alternatives for comparison: MADV_POPULATE_WRITE after the mapping (no
+// write fault on the first store), no MAP_POPULATE (one fault per page, at the first store),
+// both, and stores into a reused buffer then pwrite().
+int PageCost(const std::string& dir) {
+  constexpr uint64_t kPacket = 1 << 20, kPackets = 64, kPage = 4096;
+  constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14)
+  const double pages = static_cast<double>(kPackets * kPacket / kPage);
+  auto cpu = [] { return ttb::ReadNs(CLOCK_THREAD_CPUTIME_ID); };
+  auto fill = [](uint8_t* p) {
+    for (uint64_t o = 0; o < kPacket; o += 8) {
+      uint64_t v = o;
+      std::memcpy(p + o, &v, 8);
+    }
+    asm volatile("" ::"r"(p) : "memory");
+  };
+  std::string path = dir + "/pagecost." + std::to_string(getpid());
+  for (int variant = 0; variant < 4; ++variant) {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return 1;
+    uint64_t t_alloc = 0, t_map = 0, t_pop = 0, t_store = 0, t_unmap = 0;
+    for (uint64_t i = 0; i < kPackets; ++i) {
+      off_t off = static_cast<off_t>(i * kPacket);
+      uint64_t t0 = cpu();
+      if (fallocate(fd, 0, off, kPacket) != 0) return 1;
+      uint64_t t1 = cpu();
+      const int populate = variant < 2 ? MAP_POPULATE : 0;
+      void* m = mmap(nullptr, kPacket, PROT_READ | PROT_WRITE, MAP_SHARED | populate, fd, off);
+      if (m == MAP_FAILED) return 1;
+      uint64_t t2 = cpu();
+      if (variant % 2 == 1 && madvise(m, kPacket, kPopulateWrite) != 0) return 1;
+      uint64_t t3 = cpu();
+      fill(static_cast<uint8_t*>(m));
+      uint64_t t4 = cpu();
+      munmap(m, kPacket);
+      uint64_t t5 = cpu();
+      t_alloc += t1 - t0, t_map += t2 - t1, t_pop += t3 - t2, t_store += t4 - t3,
+          t_unmap += t5 - t4;
+    }
+    close(fd);
+    unlink(path.c_str());
+    static const char* const kVariant[] = {"pages.mmap", "pages.mmap_populate_write",
+                                           "pages.mmap_nopopulate",
+                                           "pages.mmap_nopopulate_populate_write"};
+    const char* v = kVariant[variant];
+    std::printf(
+        "ttb %s.fallocate_ns %.0f\nttb %s.mmap_ns %.0f\nttb %s.populate_write_ns %.0f\n"
+        "ttb %s.stores_ns %.0f\nttb %s.munmap_ns %.0f\nttb %s.total_ns %.0f\n",
+        v, t_alloc / pages, v, t_map / pages, v, t_pop / pages, v, t_store / pages, v,
+        t_unmap / pages, v, (t_alloc + t_map + t_pop + t_store + t_unmap) / pages);
+  }
+  int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return 1;
+  std::vector<uint8_t> buf(kPacket);
+  uint64_t t_store = 0, t_write = 0;
+  for (uint64_t i = 0; i < kPackets; ++i) {
+    uint64_t t0 = cpu();
+    fill(buf.data());
+    uint64_t t1 = cpu();
+    if (pwrite(fd, buf.data(), kPacket, static_cast<off_t>(i * kPacket)) !=
+        static_cast<ssize_t>(kPacket))
+      return 1;
+    uint64_t t2 = cpu();
+    t_store += t1 - t0, t_write += t2 - t1;
+  }
+  close(fd);
+  unlink(path.c_str());
+  std::printf(
+      "ttb pages.pwrite.stores_ns %.0f\nttb pages.pwrite.pwrite_ns %.0f\n"
+      "ttb pages.pwrite.total_ns %.0f\n",
+      t_store / pages, t_write / pages, (t_store + t_write) / pages);
   return 0;
 }
 
@@ -255,7 +337,8 @@ int UsedBytes(const std::string& dir) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s pushpop|instant|ablate|baseline [opts] | used-bytes DIR\n",
+    std::fprintf(stderr,
+                 "usage: %s pushpop|instant|ablate|baseline [opts] | used-bytes DIR | pages DIR\n",
                  argv[0]);
     return 2;
   }
@@ -263,6 +346,10 @@ int main(int argc, char** argv) {
   if (mode == "used-bytes") {
     if (argc != 3) return 2;
     return UsedBytes(argv[2]);
+  }
+  if (mode == "pages") {
+    if (argc != 3) return 2;
+    return PageCost(argv[2]);
   }
   Config c = ttb::ParseConfig(argc, argv, 2);
   ttb::ReportBuild();

@@ -29,7 +29,7 @@ const char* const kViewNames[] = {"op",        "name", "scope", "kernel", "api",
 
 struct NameKeys {
   // Interned ids of the argument keys the analysis reads, per process (0 if never interned).
-  uint32_t correlation = 0, external = 0, bytes = 0, addr = 0, kind = 0, step = 0, op = 0,
+  uint32_t correlation = 0, external = 0, bytes = 0, addr = 0, kind = 0, op = 0,
            grid = 0, block = 0, registers = 0, shared_static = 0, shared_dynamic = 0;
   std::set<uint32_t> step_names;
 };
@@ -43,7 +43,6 @@ NameKeys KeysOf(const model::Process& p, const Options& o) {
     else if (n == "bytes") k.bytes = i;
     else if (n == "addr") k.addr = i;
     else if (n == "kind") k.kind = i;
-    else if (n == "step") k.step = i;
     else if (n == "op") k.op = i;
     else if (n == "grid") k.grid = i;
     else if (n == "block") k.block = i;
