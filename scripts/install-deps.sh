@@ -5,12 +5,12 @@ SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-# build: compiler, cmake, JSON; tests: GoogleTest, babeltrace2 (outside reader of our CTF),
+# build: compiler, cmake, JSON, zlib (gzipped exports); tests: GoogleTest, babeltrace2 (outside reader of our CTF),
 # python3 (traced child processes); bench: Google Benchmark, LTTng-UST and lttng-tools;
 # fuzz (scripts/fuzz.sh): clang with libFuzzer's runtime, llvm-symbolizer for its reports.
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
-  nlohmann-json3-dev libgtest-dev libgmock-dev \
+  nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev \
   babeltrace2 python3 \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
   clang libclang-rt-14-dev llvm >/dev/null

@@ -30,6 +30,26 @@ double ParseSeconds(const std::string& option, const std::string& value) {
   return x;
 }
 
+analysis::StepRange ParseStepRange(const std::string& v) {
+  auto number = [&](const std::string& x) -> int64_t {
+    char* end = nullptr;
+    unsigned long long n = std::strtoull(x.c_str(), &end, 10);
+    if (x.empty() || x[0] == '-' || *end)
+      throw Error("--steps: '" + x + "' is not a non-negative whole number");
+    return static_cast<int64_t>(n);
+  };
+  size_t colon = v.find(':');
+  if (v.empty() || (colon != std::string::npos && v.find(':', colon + 1) != std::string::npos))
+    throw Error("--steps: '" + v + "' is not a range A:B");
+  std::string lo = colon == std::string::npos ? v : v.substr(0, colon);
+  std::string hi = colon == std::string::npos ? v : v.substr(colon + 1);
+  analysis::StepRange r;
+  if (!lo.empty()) r.first = number(lo);
+  if (!hi.empty()) r.last = number(hi);
+  if (r.first > r.last) throw Error("--steps: '" + v + "' is empty (A is after B)");
+  return r;
+}
+
 bool ArgReader::Flag(const char* name) {
   if (Done() || args_[i_] != name) return false;
   ++i_;

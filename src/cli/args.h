@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/steps.h"
 #include "core/error.h"
 
 namespace tt::cli {
@@ -12,6 +13,9 @@ namespace tt::cli {
 uint64_t ParseBytes(const std::string& option, const std::string& value);
 // Parses a non-negative decimal number of seconds. Throws tt::Error naming `option`.
 double ParseSeconds(const std::string& option, const std::string& value);
+
+// Parses a step range "A:B" (inclusive), "A:", ":B" or "A". Throws tt::Error.
+analysis::StepRange ParseStepRange(const std::string& value);
 
 // Walks argv: options with values (`--opt V` or `--opt=V`), flags, and positionals.
 class ArgReader {

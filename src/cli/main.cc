@@ -18,6 +18,8 @@ commands:
   info DIR                  what a trace holds: processes, threads, events, drops, clocks
   stats DIR [--view V]      tfprof-style views: op, name, scope, kernel, api, memcpy,
                             primitive, step, thread
+  export DIR --format F -o PATH   the trace as Chrome JSON (Perfetto UI, chrome://tracing)
+                            or CSV
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -40,6 +42,7 @@ int main(int argc, char** argv) {
     if (cmd == "record") return tt::cli::Record(rest, argv[0]);
     if (cmd == "info") return tt::cli::Info(rest);
     if (cmd == "stats") return tt::cli::Stats(rest);
+    if (cmd == "export") return tt::cli::Export(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

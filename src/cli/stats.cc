@@ -267,16 +267,7 @@ int Stats(const std::vector<std::string>& argv) {
     } else if (a.Option("--max-depth", &v)) {
       max_depth = static_cast<int>(parse_uint("--max-depth", v));
     } else if (a.Option("--steps", &v)) {
-      analysis::StepRange r;
-      size_t colon = v.find(':');
-      std::string lo = colon == std::string::npos ? v : v.substr(0, colon);
-      std::string hi = colon == std::string::npos ? v : v.substr(colon + 1);
-      if (v.empty() || (colon != std::string::npos && v.find(':', colon + 1) != std::string::npos))
-        throw Error("--steps: '" + v + "' is not a range A:B");
-      if (!lo.empty()) r.first = static_cast<int64_t>(parse_uint("--steps", lo));
-      if (!hi.empty()) r.last = static_cast<int64_t>(parse_uint("--steps", hi));
-      if (r.first > r.last) throw Error("--steps: '" + v + "' is empty (A is after B)");
-      opt.steps = r;
+      opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
       opt.skip_warmup = parse_uint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {

@@ -1,0 +1,106 @@
+// `tensortrace export`: the trace in formats other tools open.
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/files.h"
+#include "export/chrome.h"
+#include "export/csv.h"
+#include "model/model.h"
+
+namespace tt::cli {
+
+namespace {
+
+const char kExportHelp[] = R"(usage: tensortrace export DIR --format chrome|csv -o PATH [--gzip] [--steps A:B]
+                          [--skip-warmup N] [--step-name NAME] [--max-events N]
+
+Writes the trace in DIR to PATH, streaming (memory does not grow with the trace).
+
+formats:
+  chrome   Chrome trace-event JSON: opens in Perfetto's UI (ui.perfetto.dev) and chrome://tracing.
+           Slices, instants, counters, process and thread names, and a flow from each CUDA
+           launch to the kernel or copy it started. Gzipped with --gzip or a PATH ending in .gz.
+  csv      one row per slice, instant and counter sample, with every field
+
+selection:
+  --steps A:B, --skip-warmup N, --step-name NAME   as in `tensortrace stats`
+  --max-events N   only the N earliest events (Chrome's viewer struggles past ~1.5 million)
+  -h, --help       this help
+
+The file appears only when complete; on any error nothing is left at PATH.
+)";
+
+constexpr uint64_t kChromeComfort = 1500000;
+
+}  // namespace
+
+int Export(const std::vector<std::string>& argv) {
+  ArgReader a("export", argv);
+  std::string dir, format, out, v;
+  bool gzip = false;
+  exporter::Selection sel;
+  auto parse_uint = [](const std::string& opt, const std::string& val) -> uint64_t {
+    char* end = nullptr;
+    unsigned long long x = std::strtoull(val.c_str(), &end, 10);
+    if (val.empty() || val[0] == '-' || *end)
+      throw Error(opt + ": '" + val + "' is not a non-negative whole number");
+    return x;
+  };
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kExportHelp;
+      return 0;
+    } else if (a.Option("--format", &format) || a.Option("-f", &format)) {
+    } else if (a.Option("-o", &out) || a.Option("--output", &out)) {
+    } else if (a.Flag("--gzip")) {
+      gzip = true;
+    } else if (a.Option("--steps", &v)) {
+      sel.steps = ParseStepRange(v);
+    } else if (a.Option("--skip-warmup", &v)) {
+      sel.skip_warmup = parse_uint("--skip-warmup", v);
+    } else if (a.Option("--step-name", &v)) {
+      sel.step_names.push_back(v);
+    } else if (a.Option("--max-events", &v)) {
+      sel.max_events = parse_uint("--max-events", v);
+      if (sel.max_events == 0) throw Error("--max-events: must be at least 1");
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
+      dir = a.TakePositional();
+    } else {
+      a.Unknown();
+    }
+  }
+  if (dir.empty()) throw Error("no trace directory given (usage: tensortrace export DIR ...)");
+  if (format.empty()) throw Error("no --format given (formats: chrome, csv)");
+  if (format != "chrome" && format != "csv")
+    throw Error("--format: unknown format '" + format +
+                "' (formats available: chrome, csv; perfetto and xspace are not implemented yet)");
+  if (out.empty()) throw Error("no output given (-o PATH)");
+  if (IsDirectory(out)) throw Error("-o: " + out + " is a directory; give a file name");
+  if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) gzip = true;
+
+  model::TraceModel m = model::LoadModel(dir);
+  std::vector<Problem> problems = m.problems;
+  exporter::Sink sink(out, gzip);
+  exporter::WalkResult r;
+  uint64_t flows = 0;
+  if (format == "chrome") r = exporter::WriteChrome(m, sel, sink, &problems, &flows);
+  else r = exporter::WriteCsv(m, sel, sink, &problems);
+  sink.Commit();
+  std::cerr << "tensortrace export: wrote " << r.events << " events"
+            << (format == "chrome" ? " and " + std::to_string(flows) + " flows" : "") << " to "
+            << out << " (" << sink.bytes() << " bytes before compression)\n";
+  if (r.left_out)
+    std::cerr << "tensortrace export: --max-events left out " << r.left_out
+              << " later events\n";
+  if (format == "chrome" && r.events > kChromeComfort)
+    std::cerr << "tensortrace export: note: " << r.events
+              << " events is more than Chrome's trace viewer handles well (about 1.5 million); "
+                 "choose fewer with --steps A:B or --max-events N\n";
+  if (!problems.empty())
+    std::cerr << "tensortrace export: warning: " << problems.size()
+              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+  return 0;
+}
+
+}  // namespace tt::cli

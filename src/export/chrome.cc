@@ -1,0 +1,123 @@
+#include "export/chrome.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace tt::exporter {
+
+using layout::Category;
+using layout::TrackKind;
+
+namespace {
+
+// Chrome wants integer thread ids: device queues get ids far above real thread ids.
+uint64_t ChromeTid(const model::Track& t) {
+  if (t.kind != TrackKind::kDevice) return t.id;
+  return 1000000000ull + (t.id >> 32) * 100000 + (t.id & 0xffffffff);
+}
+
+std::string Micros(uint64_t ns) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%llu.%03llu", static_cast<unsigned long long>(ns / 1000),
+                static_cast<unsigned long long>(ns % 1000));
+  return b;
+}
+
+class ChromeVisitor : public EventVisitor {
+ public:
+  ChromeVisitor(Sink& out) : out_(out) {}
+  uint64_t flows = 0;
+
+  void BeginProcess(const model::Process& p) override {
+    Line("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(p.meta.pid) +
+         ",\"tid\":0,\"args\":{\"name\":" +
+         JsonString(p.meta.cmdline + " (" + p.meta.hostname + ")") + "}}");
+    corr_key_ = 0;
+    ext_key_ = 0;
+    for (uint32_t i = 1; i < p.names.size(); ++i) {
+      if (p.names[i] == "correlation_id") corr_key_ = i;
+      if (p.names[i] == "external_id") ext_key_ = i;
+    }
+  }
+  void BeginTrack(const model::Process& p, const model::Track& t) override {
+    head_ = "\"pid\":" + std::to_string(p.meta.pid) + ",\"tid\":" + std::to_string(ChromeTid(t));
+    std::string name = t.name.empty() ? "thread " + std::to_string(t.id) : t.name;
+    Line("{\"ph\":\"M\",\"name\":\"thread_name\"," + head_ + ",\"args\":{\"name\":" +
+         JsonString(name) + "}}");
+  }
+  void OnSlice(const model::Process& p, const model::Track& t, const model::Slice& s) override {
+    std::string e = "{\"ph\":\"X\"," + head_ + ",\"ts\":" + Micros(s.start) +
+                    ",\"dur\":" + Micros(s.Duration()) + ",\"name\":" +
+                    JsonString(p.Name(s.name)) + ",\"cat\":\"" +
+                    layout::CategoryName(s.category) + "\"" + Args(p, s.args) + "}";
+    Line(e);
+    // A flow from each launch to its device work, keyed by the correlation id.
+    Arg corr;
+    if (corr_key_ && s.args.Find(corr_key_, &corr) && corr.type != layout::ArgType::kString) {
+      bool device = t.kind == TrackKind::kDevice;
+      std::string id = "\"" + std::to_string(p.meta.pid) + ":" + std::to_string(corr.v.u) + "\"";
+      if (device || s.category == Category::kRuntimeApi) {
+        Line(std::string("{\"ph\":\"") + (device ? "f\",\"bp\":\"e\"" : "s\"") + "," + head_ +
+             ",\"ts\":" + Micros(s.start) + ",\"id\":" + id +
+             ",\"name\":\"launch\",\"cat\":\"launch\"}");
+        flows += device;
+      }
+    }
+  }
+  void OnPoint(const model::Process& p, const model::Track&, const model::Point& pt) override {
+    if (pt.counter) {
+      char v[64];
+      std::snprintf(v, sizeof v, "%.17g", pt.value);
+      Line("{\"ph\":\"C\"," + head_ + ",\"ts\":" + Micros(pt.ts) + ",\"name\":" +
+           JsonString(p.Name(pt.name)) + ",\"args\":{\"value\":" + v + "}}");
+    } else {
+      Line("{\"ph\":\"i\",\"s\":\"t\"," + head_ + ",\"ts\":" + Micros(pt.ts) + ",\"name\":" +
+           JsonString(p.Name(pt.name)) + ",\"cat\":\"" + layout::CategoryName(pt.category) +
+           "\"" + Args(p, pt.args) + "}");
+    }
+  }
+  void Start() { out_.Write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"); }
+  void End() { out_.Write("\n]}\n"); }
+
+ private:
+  void Line(const std::string& s) {
+    if (!first_) out_.Write(",\n", 2);
+    first_ = false;
+    out_.Write(s);
+  }
+  std::string Args(const model::Process& p, const model::ArgsView& a) {
+    if (a.count == 0) return "";
+    std::string o = ",\"args\":{";
+    bool first = true;
+    for (const Arg& x : ArgList(a)) {
+      o += (first ? "" : ",") + JsonString(p.Name(x.key)) + ":";
+      first = false;
+      if (x.type == layout::ArgType::kString) {
+        o += JsonString(p.Name(x.v.str));
+      } else if (x.type == layout::ArgType::kFloat && !std::isfinite(x.v.f)) {
+        o += "null";
+      } else {
+        o += ArgValueText(p, x);
+      }
+    }
+    return o + "}";
+  }
+  Sink& out_;
+  std::string head_;
+  bool first_ = true;
+  uint32_t corr_key_ = 0, ext_key_ = 0;
+};
+
+}  // namespace
+
+WalkResult WriteChrome(const model::TraceModel& m, const Selection& sel, Sink& out,
+                       std::vector<Problem>* problems, uint64_t* flows) {
+  ChromeVisitor v(out);
+  v.Start();
+  WalkResult r = Walk(m, sel, v, problems);
+  v.End();
+  *flows = v.flows;
+  return r;
+}
+
+}  // namespace tt::exporter
