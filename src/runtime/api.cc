@@ -1,4 +1,5 @@
 // The public C API (include/tensortrace/tensortrace.h): user annotations.
+#define TT_NO_INLINE_CHECK  // the definitions below are the functions the macros call
 #include "tensortrace/tensortrace.h"
 
 #include "runtime/emit.h"
@@ -6,6 +7,9 @@
 using tt::layout::Category;
 
 extern "C" {
+
+// The flag the header's macros test; the runtime sets it (process.cc, SetState).
+TT_API int tt_active_ = 0;
 
 TT_API void tt_range_push(const char* name) { tt::rt::EmitBegin(name, Category::kUser); }
 

@@ -15,11 +15,17 @@
 #include "core/files.h"
 #include "format/metadata.h"
 #include "runtime/emit.h"
+#include "tensortrace/tensortrace.h"
 
 namespace tt::rt {
 
 constinit std::atomic<int> g_state{kOff};
-thread_local Stream* t_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+thread_local constinit Stream* t_stream __attribute__((tls_model("initial-exec"))) = nullptr;
+
+void SetState(State s) {
+  g_state.store(s);
+  __atomic_store_n(&tt_active_, s != kOff ? 1 : 0, __ATOMIC_RELAXED);
+}
 
 namespace {
 
@@ -148,7 +154,7 @@ void AtForkChild() {
   if (g.dir) g.dir->clear();
   g.bytes.store(0);
   for (auto& d : g.drops) d.store(0);
-  if (g_state.load() == kOn) g_state.store(kPendingChild);
+  if (g_state.load() == kOn) SetState(kPendingChild);
 }
 
 // Creates this process's directory, metadata and process stream. Caller holds the lock
@@ -168,7 +174,7 @@ bool InitProcess() {
     if (errno != EEXIST || gen > 1000) {
       std::snprintf(g.error, sizeof g.error, "cannot create %s: %s", dir.c_str(),
                     std::strerror(errno));
-      g_state.store(kOff);
+      SetState(kOff);
       return false;
     }
   }
@@ -213,7 +219,7 @@ __attribute__((constructor)) void LoadTimeInit() {
   g.max_bytes = EnvBytes("TENSORTRACE_MAX_BYTES", 0);
   if (pthread_key_create(&g.key, ThreadKeyDestructor) != 0) return;
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
-  g_state.store(kOn);
+  SetState(kOn);
   if (!InitProcess())
     std::fprintf(stderr, "tensortrace: tracing is off in process %d: %s\n", getpid(),
                  g.error[0] ? g.error : "initialisation failed");
@@ -257,7 +263,7 @@ void CountDropReason(DropReason r, uint64_t n) {
 
 void DisableTracing(const char* why) {
   if (g.error[0] == 0) std::snprintf(g.error, sizeof g.error, "%s", why);
-  g_state.store(kOff);
+  SetState(kOff);
 }
 
 Stream* AttachThread() {
@@ -273,7 +279,7 @@ Stream* AttachThread() {
   Stream* s = nullptr;
   if (g_state.load() == kPendingChild) {
     Lock();
-    if (g_state.load() == kPendingChild && InitProcess()) g_state.store(kOn);
+    if (g_state.load() == kPendingChild && InitProcess()) SetState(kOn);
     Unlock();
   }
   if (g_state.load() == kOn) {

@@ -12,9 +12,12 @@ enum State : int { kOff = 0, kOn = 1, kPendingChild = 2 };
 extern std::atomic<int> g_state;
 
 inline bool Enabled() { return g_state.load(std::memory_order_relaxed) != kOff; }
+// Sets g_state and the public tt_active_ flag that mirrors it (tensortrace.h).
+void SetState(State s);
 
 // The calling thread's stream; null until its first event.
-extern thread_local Stream* t_stream __attribute__((tls_model("initial-exec")));
+// constinit: no dynamic initialisation, so no TLS wrapper call on the hot path.
+extern thread_local constinit Stream* t_stream __attribute__((tls_model("initial-exec")));
 
 // Slow path of every event on a thread without a stream. Null when tracing is off.
 Stream* AttachThread();
