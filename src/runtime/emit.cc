@@ -9,17 +9,7 @@ uint32_t InternName(const char* s) {
 }
 
 void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
-  Stream* s = Enter();
-  if (!s) return;
-  uint32_t id = NameId(s, name);
-  if (id && Reserve(s, 5 + ArgsSize(args, nargs))) {
-    uint64_t ts = Now(s);
-    uint8_t* p = PutHeader(s->pos, layout::kSliceBeginArgs, ts, s->last_ts);
-    p = PutU32(p, id);
-    p = PutU8(p, static_cast<uint8_t>(cat));
-    Finish(s, PutArgs(p, args, nargs), ts);
-  }
-  Leave(s);
+  EmitNamedWithArgs(layout::kSliceBeginArgs, name, cat, args, nargs);
 }
 
 void EmitComplete(const char* name, layout::Category cat, uint64_t duration, const Arg* args,

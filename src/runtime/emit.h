@@ -92,19 +92,25 @@ inline void EmitEnd() {
   Leave(s);
 }
 
-// An instant (nargs == 0 is fine). At most 255 arguments.
-inline void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
+// An event of `event_id` with name, category and arguments (instant, slice_begin_args).
+inline void EmitNamedWithArgs(uint8_t event_id, const char* name, layout::Category cat,
+                              const Arg* args, uint32_t nargs) {
   Stream* s = Enter();
   if (!s) return;
   uint32_t id = NameId(s, name);
   if (id && Reserve(s, 5 + ArgsSize(args, nargs))) {
     uint64_t ts = Now(s);
-    uint8_t* p = PutHeader(s->pos, layout::kInstant, ts, s->last_ts);
+    uint8_t* p = PutHeader(s->pos, event_id, ts, s->last_ts);
     p = PutU32(p, id);
     p = PutU8(p, static_cast<uint8_t>(cat));
     Finish(s, PutArgs(p, args, nargs), ts);
   }
   Leave(s);
+}
+
+// An instant (nargs == 0 is fine). At most 255 arguments.
+inline void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
+  EmitNamedWithArgs(layout::kInstant, name, cat, args, nargs);
 }
 
 inline void EmitCounter(const char* name, layout::Category cat, double value) {
