@@ -377,6 +377,17 @@ uint64_t OverlapLength(const std::vector<Interval>& a, const std::vector<Interva
   return total;
 }
 
+// Moves *from to the end of *to, freeing *from (no copy when *to is empty).
+template <typename T>
+void Append(std::vector<T>* to, std::vector<T>* from) {
+  if (to->empty()) {
+    to->swap(*from);
+  } else {
+    to->insert(to->end(), from->begin(), from->end());
+  }
+  std::vector<T>().swap(*from);
+}
+
 Row MakeRow(const std::string& name, Agg& g) {
   Row r;
   r.name = name;
@@ -496,18 +507,52 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
     HostVisitor v(c, t, &hagg[i]);
     model::ScanTrack(m, t, &hprob[i], v);
   });
-  // Launches and external ids of each process, for the device pass.
   size_t np = m.processes.size();
+  // Per process: ops from every host track (the device pass adds their device time).
+  std::vector<std::unordered_map<uint32_t, Agg>> ops(np);
+  for (auto& a : hagg) {
+    size_t p = m.tracks[a.track].process;
+    for (auto& [id, g] : a.ops.items()) {
+      auto [it, fresh] = ops[p].try_emplace(id);
+      if (fresh) it->second.incl.KeepSamples(c.samples_ops);
+      it->second.Merge(std::move(g));
+    }
+  }
+  // Allocations (done and freed before the device pass, to keep the peak low): attribute bytes to ops, follow frees by address across threads.
+  for (size_t p = 0; p < np; ++p) {
+    // Each track's allocations are in time order: merge the runs.
+    std::vector<AllocEvent> all;
+    auto by_ts = [](const AllocEvent& a, const AllocEvent& b) { return a.ts < b.ts; };
+    for (auto& a : hagg) {
+      if (m.tracks[a.track].process != p || a.allocs.empty()) continue;
+      size_t mid = all.size();
+      Append(&all, &a.allocs);
+      std::inplace_merge(all.begin(), all.begin() + static_cast<long>(mid), all.end(), by_ts);
+    }
+    std::unordered_map<uint64_t, std::pair<uint32_t, int64_t>> live;
+    std::unordered_map<uint32_t, int64_t> in_use;
+    for (const auto& e : all) {
+      if (e.bytes > 0) {
+        if (!e.op) continue;
+        Agg& g = ops[p][e.op];
+        g.bytes += e.bytes;
+        live[e.addr] = {e.op, e.bytes};
+        g.peak = std::max(g.peak, in_use[e.op] += e.bytes);
+      } else if (auto it = live.find(e.addr); it != live.end()) {
+        in_use[it->second.first] -= it->second.second;
+        live.erase(it);
+      }
+    }
+    for (const auto& [addr, ob] : live) ops[p][ob.first].residual += ob.second;
+  }
+
+  // Launches and external ids of each process, for the device pass.
   {
     std::vector<std::vector<std::pair<uint64_t, uint64_t>>> l(np), e(np);
     for (auto& a : hagg) {
       size_t p = m.tracks[a.track].process;
-      auto& dl = l[p];
-      auto& de = e[p];
-      dl.insert(dl.end(), a.launches.begin(), a.launches.end());
-      de.insert(de.end(), a.externals.begin(), a.externals.end());
-      std::vector<std::pair<uint64_t, uint64_t>>().swap(a.launches);
-      std::vector<std::pair<uint64_t, uint64_t>>().swap(a.externals);
+      Append(&l[p], &a.launches);
+      Append(&e[p], &a.externals);
     }
     c.launches.resize(np);
     c.externals.resize(np);
@@ -527,16 +572,6 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
   for (auto& a : hagg) r.events += a.events;
   for (auto& a : dagg) r.events += a.events;
 
-  // Per process: ops from every host track, with the device time linked to them.
-  std::vector<std::unordered_map<uint32_t, Agg>> ops(np);
-  for (auto& a : hagg) {
-    size_t p = m.tracks[a.track].process;
-    for (auto& [id, g] : a.ops.items()) {
-      auto [it, fresh] = ops[p].try_emplace(id);
-      if (fresh) it->second.incl.KeepSamples(c.samples_ops);
-      it->second.Merge(std::move(g));
-    }
-  }
   std::map<std::string, Agg> kernels;
   for (auto& a : dagg) {
     size_t p = m.tracks[a.track].process;
@@ -555,35 +590,6 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
     if (a.linked_nesting) r.links["op->device: launch inside op on its thread"] += a.linked_nesting;
     r.unlinked += a.unlinked;
     r.device_activities += a.activities;
-  }
-
-  // Allocations: attribute bytes to ops, follow frees by address across threads.
-  for (size_t p = 0; p < np; ++p) {
-    // Each track's allocations are in time order: merge the runs.
-    std::vector<AllocEvent> all;
-    auto by_ts = [](const AllocEvent& a, const AllocEvent& b) { return a.ts < b.ts; };
-    for (auto& a : hagg) {
-      if (m.tracks[a.track].process != p || a.allocs.empty()) continue;
-      size_t mid = all.size();
-      all.insert(all.end(), a.allocs.begin(), a.allocs.end());
-      std::vector<AllocEvent>().swap(a.allocs);
-      std::inplace_merge(all.begin(), all.begin() + static_cast<long>(mid), all.end(), by_ts);
-    }
-    std::unordered_map<uint64_t, std::pair<uint32_t, int64_t>> live;
-    std::unordered_map<uint32_t, int64_t> in_use;
-    for (const auto& e : all) {
-      if (e.bytes > 0) {
-        if (!e.op) continue;
-        Agg& g = ops[p][e.op];
-        g.bytes += e.bytes;
-        live[e.addr] = {e.op, e.bytes};
-        g.peak = std::max(g.peak, in_use[e.op] += e.bytes);
-      } else if (auto it = live.find(e.addr); it != live.end()) {
-        in_use[it->second.first] -= it->second.second;
-        live.erase(it);
-      }
-    }
-    for (const auto& [addr, ob] : live) ops[p][ob.first].residual += ob.second;
   }
 
   // Rows of the requested view.

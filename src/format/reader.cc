@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -156,8 +157,7 @@ StreamDecoder::StreamDecoder(const std::string& path, const Uuid& uuid,
   struct stat st;
   if (fstat(fd, &st) == 0 && st.st_size > 0) {
     size_ = static_cast<uint64_t>(st.st_size);
-    // Populated up front: one pass of read-ahead instead of a fault per page.
-    void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {
       Report(0, std::string("cannot map: ") + std::strerror(errno));
       done_ = true;
@@ -165,6 +165,7 @@ StreamDecoder::StreamDecoder(const std::string& path, const Uuid& uuid,
     } else {
       data_ = static_cast<const uint8_t*>(m);
       madvise(m, size_, MADV_SEQUENTIAL);
+      Window(0);
     }
   } else {
     done_ = true;  // an empty stream file holds no events
@@ -180,9 +181,32 @@ void StreamDecoder::Report(uint64_t off, const std::string& what) {
   if (problems_) problems_->push_back({path_, off, what});
 }
 
+// The file is read through a window: the next kWindow bytes are populated in one call (instead
+// of a fault per page), and what lies more than a window behind is released, so the memory
+// mapped in stays bounded however large the file. Released pages that are read again (an open
+// slice's arguments) simply fault back in from the page cache.
+void StreamDecoder::Window(uint64_t pos) {
+  constexpr uint64_t kWindow = 32ull << 20;
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+  if (pos + kWindow / 2 >= populated_ && populated_ < size_) {
+    uint64_t start = populated_ & ~uint64_t{4095};
+    uint64_t end = std::min(size_, populated_ + kWindow);
+    madvise(const_cast<uint8_t*>(data_) + start, end - start, MADV_POPULATE_READ);
+    populated_ = end;
+  }
+  if (pos > released_ + 2 * kWindow) {
+    uint64_t end = (pos - kWindow) & ~uint64_t{4095};
+    madvise(const_cast<uint8_t*>(data_) + released_, end - released_, MADV_DONTNEED);
+    released_ = end;
+  }
+}
+
 bool StreamDecoder::EnterPacket() {
   uint64_t off = packet_end_;
   if (off >= size_) return false;
+  Window(off);
   uint64_t left = size_ - off;
   if (left < kPacketHeaderSize) {
     Report(off, "truncated packet header (" + std::to_string(left) + " bytes); rest skipped");

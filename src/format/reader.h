@@ -80,6 +80,7 @@ class StreamDecoder {
 
  private:
   bool EnterPacket();
+  void Window(uint64_t pos);
   void Report(uint64_t off, const std::string& what);
 
   std::string path_;
@@ -91,6 +92,7 @@ class StreamDecoder {
   uint64_t packet_end_ = 0;   // offset of the next packet
   uint64_t content_end_ = 0;  // end of the current packet's events
   uint64_t pos_ = 0;
+  uint64_t populated_ = 0, released_ = 0;  // see Window()
   uint64_t clock_ = 0;
   bool in_packet_ = false;
   bool done_ = false;
