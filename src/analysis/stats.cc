@@ -58,7 +58,17 @@ NameKeys KeysOf(const model::Process& p, const Options& o) {
 int64_t ArgInt(const model::ArgsView& a, uint32_t key, int64_t dflt) {
   Arg x;
   if (!key || !a.Find(key, &x) || x.type == ArgType::kString) return dflt;
-  return x.type == ArgType::kFloat ? static_cast<int64_t>(x.v.f) : x.v.i;
+  if (x.type != ArgType::kFloat) return x.v.i;
+  // Only a float that an int64 can hold converts (NaN and huge values are no integer).
+  if (!(x.v.f >= -9.2e18 && x.v.f <= 9.2e18)) return dflt;
+  return static_cast<int64_t>(x.v.f);
+}
+
+// Byte counts from a damaged trace may be absurd: add without overflowing.
+int64_t SatAdd(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_add_overflow(a, b, &r)) return r;
+  return b > 0 ? INT64_MAX : INT64_MIN;
 }
 
 uint32_t ArgStr(const model::ArgsView& a, uint32_t key) {
@@ -113,7 +123,10 @@ struct Interval {
 class DenseAggs {
  public:
   Agg& Get(uint32_t id, bool samples) {
-    if (id >= slot_.size()) slot_.resize(std::max<size_t>(id + 1, slot_.size() * 2), -1);
+    // Ids past what any name table holds (a damaged trace) share one slot: no resize to 2^32.
+    if (id > model::kMaxNameId) id = model::kMaxNameId;
+    if (id >= slot_.size())
+      slot_.resize(std::max<size_t>(size_t{id} + 1, slot_.size() * 2), -1);
     int32_t& s = slot_[id];
     if (s < 0) {
       s = static_cast<int32_t>(items_.size());
@@ -459,6 +472,10 @@ std::string OpType(const std::string& name) {
   return n.substr(c + 1);
 }
 
+// Scope trees deeper than this are cut (the rest of the path stays in the last component), so
+// that no recursion over the tree runs out of stack.
+constexpr size_t kMaxScopeDepth = 64;
+
 std::vector<std::string> ScopePath(const std::string& name) {
   std::string n = name.substr(0, name.find('#'));
   size_t c = n.rfind(':');
@@ -472,6 +489,10 @@ std::vector<std::string> ScopePath(const std::string& name) {
     start = slash + 1;
   }
   if (parts.empty()) parts.push_back(name);
+  if (parts.size() > kMaxScopeDepth) {
+    for (size_t i = kMaxScopeDepth; i < parts.size(); ++i) parts[kMaxScopeDepth - 1] += "/" + parts[i];
+    parts.resize(kMaxScopeDepth);
+  }
   return parts;
 }
 
@@ -535,15 +556,21 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       if (e.bytes > 0) {
         if (!e.op) continue;
         Agg& g = ops[p][e.op];
-        g.bytes += e.bytes;
+        g.bytes = SatAdd(g.bytes, e.bytes);
         live[e.addr] = {e.op, e.bytes};
-        g.peak = std::max(g.peak, in_use[e.op] += e.bytes);
+        int64_t& use = in_use[e.op];
+        use = SatAdd(use, e.bytes);
+        g.peak = std::max(g.peak, use);
       } else if (auto it = live.find(e.addr); it != live.end()) {
-        in_use[it->second.first] -= it->second.second;
+        int64_t& use = in_use[it->second.first];
+        use = SatAdd(use, -it->second.second);
         live.erase(it);
       }
     }
-    for (const auto& [addr, ob] : live) ops[p][ob.first].residual += ob.second;
+    for (const auto& [addr, ob] : live) {
+      int64_t& res = ops[p][ob.first].residual;
+      res = SatAdd(res, ob.second);
+    }
   }
 
   // Launches and external ids of each process, for the device pass.

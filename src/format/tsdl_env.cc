@@ -1,4 +1,5 @@
 // Reading back the parts of our TSDL metadata that carry data: env, trace uuid, clock.
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 
@@ -117,6 +118,8 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
       have_uuid = true;
     } else if (block == "clock" && l.rfind("  uuid = ", 0) == 0) {
       m.clock_uuid = ParseValue(l, 9, path, line);
+      Uuid u;
+      if (!ParseUuid(m.clock_uuid, &u)) Fail(path, line, "bad clock uuid");
       have_clock = true;
     } else if (block == "clock" && l.rfind("  offset_s = ", 0) == 0) {
       off_s = ToInt(ParseValue(l, 13, path, line), "clock.offset_s", path);
@@ -126,6 +129,9 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   }
   if (!have_uuid) Fail(path, line, "trace uuid missing");
   if (!have_clock) Fail(path, line, "clock block missing");
+  if (off < 0 || off >= 1000000000 || off_s > INT64_MAX / 1000000000 - 1 ||
+      off_s < INT64_MIN / 1000000000 + 1)
+    Fail(path, 0, "clock offset out of range");
   m.clock_offset_ns = off_s * 1000000000 + off;
   // The stream and event declarations must be exactly what this version writes.
   ProcessMeta probe = m;

@@ -36,7 +36,10 @@ TraceModel LoadModel(const std::string& dir) {
       tr.kind = h.kind;
       tr.id = h.track_id;
       while (any) {
-        if (ev.id == kStringDef) {
+        if (ev.id == kStringDef && ev.name > kMaxNameId) {
+          problems.push_back({file, ev.offset, "name id " + std::to_string(ev.name) +
+                                                   " out of range; definition skipped"});
+        } else if (ev.id == kStringDef) {
           if (ev.name >= p.names.size()) p.names.resize(ev.name + 1);
           p.names[ev.name] = std::string(ev.s1);
         } else if (ev.id == kThreadName) {

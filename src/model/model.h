@@ -21,6 +21,10 @@ struct Track {
   uint64_t bytes = 0;  // file size
 };
 
+// Interned ids above this are not names a runtime writes (its table holds far fewer): their
+// definitions are reported as damage instead of sizing the name table.
+inline constexpr uint32_t kMaxNameId = 1u << 22;
+
 struct Process {
   ProcessMeta meta;
   std::vector<std::string> names;  // interned id -> text ("" for unknown ids)

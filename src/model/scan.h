@@ -2,6 +2,7 @@
 // and complete events), instants and counters, delivered in stream order to a visitor. Memory
 // is the open stack only.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -58,15 +59,16 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
   using namespace layout;
   StreamDecoder dec(t.file, m.processes[t.process].meta.trace_uuid, problems);
   std::vector<Slice> stack;
+  std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
   uint64_t last = 0;
-  auto current_op = [&]() -> uint32_t {
-    for (size_t i = stack.size(); i-- > 0;)
-      if (IsOpCategory(stack[i].category)) return stack[i].name;
-    return 0;
+  auto current_op = [&]() -> uint32_t { return ops.empty() ? 0 : ops.back(); };
+  auto depth = [&]() -> uint16_t {
+    return static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
   };
   auto close = [&](uint64_t end, bool unclosed) {
     Slice s = stack.back();
     stack.pop_back();
+    ops.pop_back();
     s.end = end;
     s.unclosed = unclosed;
     if (!stack.empty()) stack.back().child_ns += s.Duration();
@@ -82,7 +84,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         s.start = ev.ts;
         s.name = ev.name;
         s.category = ev.category;
-        s.depth = static_cast<uint16_t>(stack.size());
+        s.depth = depth();
         if (!stack.empty()) {
           s.parent = stack.back().name;
           s.parent_category = stack.back().category;
@@ -90,6 +92,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         s.op = current_op();
         s.args = ArgsView{ev.args, ev.nargs};
         stack.push_back(s);
+        ops.push_back(IsOpCategory(s.category) ? s.name : s.op);
         visit.OnBegin(stack.back());
         break;
       }
@@ -102,7 +105,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         s.end = ev.ts;
         s.name = ev.name;
         s.category = ev.category;
-        s.depth = static_cast<uint16_t>(stack.size());
+        s.depth = depth();
         if (!stack.empty()) {
           s.parent = stack.back().name;
           s.parent_category = stack.back().category;
@@ -123,7 +126,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         p.value = ev.value;
         p.counter = ev.id == kCounter;
         p.op = current_op();
-        p.depth = static_cast<uint16_t>(stack.size());
+        p.depth = depth();
         p.args = ArgsView{ev.args, ev.nargs};
         visit.OnPoint(p);
         break;
