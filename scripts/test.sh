@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the normal build, then AddressSanitizer+UndefinedBehaviorSanitizer
-# (all tests), then ThreadSanitizer (the runtime, format and multi-threaded stats tests).
+# (all tests), then ThreadSanitizer (the runtime, format and multi-threaded stats tests), then a
+# short libFuzzer run of the reader (scripts/fuzz.sh; TT_FUZZ_SECONDS, default 60).
 # TT_QUICK=1 runs the normal build only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,4 +21,7 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" ""
   run_suite build-tsan "-DTT_SANITIZE=thread -DTT_BUILD_BENCH=OFF" "-R ^(Runtime|Format|Stats)"
+  bash scripts/fuzz.sh "${TT_FUZZ_SECONDS:-60}"
+  # The last word is the normal suite's, so that its count closes the log.
+  (cd build && ctest -j"$jobs" 2>&1 | tail -n 3)
 fi
