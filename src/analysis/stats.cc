@@ -38,6 +38,7 @@ NameKeys KeysOf(const model::Process& p, const Options& o) {
   NameKeys k;
   for (uint32_t i = 1; i < p.names.size(); ++i) {
     const std::string& n = p.names[i];
+    if (n.empty()) continue;  // ids never defined (a damaged trace)
     if (n == "correlation_id") k.correlation = i;
     else if (n == "external_id") k.external = i;
     else if (n == "bytes") k.bytes = i;

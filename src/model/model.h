@@ -21,9 +21,9 @@ struct Track {
   uint64_t bytes = 0;  // file size
 };
 
-// Interned ids above this are not names a runtime writes (its table holds far fewer): their
+// Interned ids above this are not names a runtime writes (its table holds 49152): their
 // definitions are reported as damage instead of sizing the name table.
-inline constexpr uint32_t kMaxNameId = 1u << 22;
+inline constexpr uint32_t kMaxNameId = 1u << 16;
 
 struct Process {
   ProcessMeta meta;
