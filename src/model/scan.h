@@ -74,23 +74,28 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
     if (!stack.empty()) stack.back().child_ns += s.Duration();
     visit.OnSlice(s);
   };
+  // A slice placed under the innermost open slice (begin and complete events alike).
+  auto placed = [&](const RawEvent& e) {
+    Slice s;
+    s.name = e.name;
+    s.category = e.category;
+    s.depth = depth();
+    if (!stack.empty()) {
+      s.parent = stack.back().name;
+      s.parent_category = stack.back().category;
+    }
+    s.op = current_op();
+    s.args = ArgsView{e.args, e.nargs};
+    return s;
+  };
   RawEvent ev;
   while (dec.Next(&ev)) {
     last = ev.ts;
     switch (ev.id) {
       case kSliceBegin:
       case kSliceBeginArgs: {
-        Slice s;
+        Slice s = placed(ev);
         s.start = ev.ts;
-        s.name = ev.name;
-        s.category = ev.category;
-        s.depth = depth();
-        if (!stack.empty()) {
-          s.parent = stack.back().name;
-          s.parent_category = stack.back().category;
-        }
-        s.op = current_op();
-        s.args = ArgsView{ev.args, ev.nargs};
         stack.push_back(s);
         ops.push_back(IsOpCategory(s.category) ? s.name : s.op);
         visit.OnBegin(stack.back());
@@ -100,19 +105,10 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         if (!stack.empty()) close(ev.ts, false);
         break;
       case kComplete: {
-        Slice s;
+        Slice s = placed(ev);
         s.start = ev.ts >= ev.duration ? ev.ts - ev.duration : 0;
         s.end = ev.ts;
-        s.name = ev.name;
-        s.category = ev.category;
-        s.depth = depth();
-        if (!stack.empty()) {
-          s.parent = stack.back().name;
-          s.parent_category = stack.back().category;
-          stack.back().child_ns += ev.duration;
-        }
-        s.op = current_op();
-        s.args = ArgsView{ev.args, ev.nargs};
+        if (!stack.empty()) stack.back().child_ns += ev.duration;
         visit.OnBegin(s);
         visit.OnSlice(s);
         break;
