@@ -7,11 +7,17 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # build: compiler, cmake, JSON, zlib (gzipped exports); tests: GoogleTest, babeltrace2 (outside reader of our CTF),
 # python3 (traced child processes); bench: Google Benchmark, LTTng-UST and lttng-tools;
-# fuzz (scripts/fuzz.sh): clang with libFuzzer's runtime, llvm-symbolizer for its reports.
+# fuzz (scripts/fuzz.sh): clang with libFuzzer's runtime, llvm-symbolizer for its reports;
+# protobuf (XSpace and Perfetto schemas, protoc --decode in tests); libdnnl-dev (real oneDNN
+# reporting primitives through ITT); chromium (headless check of the HTML report).
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
   nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev \
   babeltrace2 python3 \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
-  clang libclang-rt-14-dev llvm >/dev/null
+  clang libclang-rt-14-dev llvm \
+  libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
+# Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
+# and TensorBoard's profile plugin (xprof), which reads our XSpace exports.
+python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile
 echo "install-deps: done"
