@@ -6,18 +6,27 @@
 #include "core/files.h"
 #include "export/chrome.h"
 #include "export/csv.h"
+#include "export/perfetto.h"
 #include "model/model.h"
 
 namespace tt::cli {
 
 namespace {
 
-const char kExportHelp[] = R"(usage: tensortrace export DIR --format chrome|csv -o PATH [--gzip] [--steps A:B]
+const char kExportHelp[] =
+    R"(usage: tensortrace export DIR --format perfetto|chrome|csv -o PATH [--gzip] [--steps A:B]
                           [--skip-warmup N] [--step-name NAME] [--max-events N]
 
 Writes the trace in DIR to PATH, streaming (memory does not grow with the trace).
 
 formats:
+  perfetto Perfetto's own protobuf trace: opens in ui.perfetto.dev and trace_processor, at any
+           size. A track per process, thread, GPU stream and counter; slices with their
+           arguments, instants, counters; a counter of allocator memory in use per process
+           (MemoryAllocation bytes minus the ones freed, matched by addr); flows from each
+           launch to its kernel or copy (correlation_id) and from each framework op to its
+           device work (external_id, or a launch inside the op). Timestamps in ns as traced.
+           Schema: src/export/proto/perfetto_trace.proto. Gzipped with --gzip or .gz.
   chrome   Chrome trace-event JSON: opens in Perfetto's UI (ui.perfetto.dev) and chrome://tracing.
            Slices, instants, counters, process and thread names, and a flow from each CUDA
            launch to the kernel or copy it started. Gzipped with --gzip or a PATH ending in .gz.
@@ -71,10 +80,10 @@ int Export(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("no trace directory given (usage: tensortrace export DIR ...)");
-  if (format.empty()) throw Error("no --format given (formats: chrome, csv)");
-  if (format != "chrome" && format != "csv")
+  if (format.empty()) throw Error("no --format given (formats: perfetto, chrome, csv)");
+  if (format != "chrome" && format != "csv" && format != "perfetto")
     throw Error("--format: unknown format '" + format +
-                "' (formats available: chrome, csv; perfetto and xspace are not implemented yet)");
+                "' (formats available: perfetto, chrome, csv; xspace is not implemented yet)");
   if (out.empty()) throw Error("no output given (-o PATH)");
   if (IsDirectory(out)) throw Error("-o: " + out + " is a directory; give a file name");
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) gzip = true;
@@ -84,15 +93,23 @@ int Export(const std::vector<std::string>& argv) {
   exporter::Sink sink(out, gzip);
   exporter::WalkResult r;
   uint64_t flows = 0;
-  if (format == "chrome") r = exporter::WriteChrome(m, sel, sink, &problems, &flows);
-  else r = exporter::WriteCsv(m, sel, sink, &problems);
+  std::string extra;
+  if (format == "chrome") {
+    r = exporter::WriteChrome(m, sel, sink, &problems, &flows);
+    extra = " and " + std::to_string(flows) + " flows";
+  } else if (format == "perfetto") {
+    exporter::PerfettoCounts c;
+    r = exporter::WritePerfetto(m, sel, sink, &problems, &c);
+    extra = ", " + std::to_string(c.flows) + " flows and " + std::to_string(c.memory_samples) +
+            " memory samples";
+  } else {
+    r = exporter::WriteCsv(m, sel, sink, &problems);
+  }
   sink.Commit();
-  std::cerr << "tensortrace export: wrote " << r.events << " events"
-            << (format == "chrome" ? " and " + std::to_string(flows) + " flows" : "") << " to "
-            << out << " (" << sink.bytes() << " bytes before compression)\n";
+  std::cerr << "tensortrace export: wrote " << r.events << " events" << extra << " to " << out
+            << " (" << sink.bytes() << " bytes before compression)\n";
   if (r.left_out)
-    std::cerr << "tensortrace export: --max-events left out " << r.left_out
-              << " later events\n";
+    std::cerr << "tensortrace export: --max-events left out " << r.left_out << " later events\n";
   if (format == "chrome" && r.events > kChromeComfort)
     std::cerr << "tensortrace export: note: " << r.events
               << " events is more than Chrome's trace viewer handles well (about 1.5 million); "

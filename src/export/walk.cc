@@ -79,7 +79,11 @@ struct Filter {
     }
     return true;
   }
-  void OnBegin(const model::Slice&) {}
+  void OnBegin(const model::Slice& s) {
+    // The same decision OnSlice makes on the same start, without counting.
+    if (!out || (windows && !analysis::InWindows(*windows, s.start)) || s.start > cutoff) return;
+    out->OnBegin(proc, track, s);
+  }
   void OnSlice(const model::Slice& s) {
     if (!Keep(s.start)) return;
     r->events++;
@@ -134,6 +138,7 @@ WalkResult Walk(const model::TraceModel& m, const Selection& sel, EventVisitor& 
       Filter f{m, p, t, windows.empty() ? nullptr : &windows[pi], cutoff, &v, nullptr, 0, &r};
       model::ScanTrack(m, t, problems, f);
     }
+    v.EndProcess(p, pi, Chosen{&windows, cutoff});
   }
   if (r.events == 0) throw Error("the selection holds no events; nothing was written");
   return r;

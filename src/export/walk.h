@@ -19,16 +19,30 @@ struct Selection {
 };
 
 struct WalkResult {
-  uint64_t events = 0;      // slices, instants and counters written
-  uint64_t left_out = 0;    // selected but cut by max_events
+  uint64_t events = 0;    // slices, instants and counters written
+  uint64_t left_out = 0;  // selected but cut by max_events
 };
 
-// What exporters implement. Slices arrive when they end (children before parents).
+// Which events a walk keeps: those of the selected steps, up to the max_events cut-off.
+struct Chosen {
+  const analysis::Windows* windows = nullptr;  // per process; null or empty: every step
+  uint64_t cutoff = UINT64_MAX;
+  bool Keep(size_t process, uint64_t ts) const {
+    if (windows && !windows->empty() && !analysis::InWindows((*windows)[process], ts)) return false;
+    return ts <= cutoff;
+  }
+};
+
+// What exporters implement. Slices arrive when they end (children before parents); OnBegin
+// announces a kept slice when it opens (its end and children not known yet).
 class EventVisitor {
  public:
   virtual ~EventVisitor() = default;
   virtual void BeginProcess(const model::Process&) {}
   virtual void BeginTrack(const model::Process&, const model::Track&) {}
+  virtual void OnBegin(const model::Process&, const model::Track&, const model::Slice&) {}
+  // After the last track of a process; `chosen` tells which times the selection keeps.
+  virtual void EndProcess(const model::Process&, size_t /*index*/, const Chosen& /*chosen*/) {}
   virtual void OnSlice(const model::Process&, const model::Track&, const model::Slice&) = 0;
   virtual void OnPoint(const model::Process&, const model::Track&, const model::Point&) = 0;
 };
