@@ -20,4 +20,7 @@ $SUDO apt-get install -y -qq --no-install-recommends \
 # Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
 # and TensorBoard's profile plugin (xprof), which reads our XSpace exports.
 python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile
+# perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
+# Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
+python3 -m pip install -q --disable-pip-version-check perfetto
 echo "install-deps: done"

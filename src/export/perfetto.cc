@@ -42,7 +42,8 @@ namespace interned {
 constexpr uint32_t kCategories = 1, kEventNames = 2, kAnnotationNames = 3, kIid = 1, kName = 2;
 }
 
-// Track and flow ids are global to the trace: a hash of what they stand for.
+// Flow ids are global to the trace: a hash of what they stand for. (Track uuids are numbered in
+// the order tracks are written: small varints, as every event names its track.)
 uint64_t Mix(uint64_t kind, uint64_t a, uint64_t b) {
   uint64_t x = kind * 0x9e3779b97f4a7c15ull ^ a;
   x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull ^ b;
@@ -50,16 +51,7 @@ uint64_t Mix(uint64_t kind, uint64_t a, uint64_t b) {
   x ^= x >> 31;
   return x ? x : 1;
 }
-enum IdKind : uint64_t {
-  kProcessTrack = 1,
-  kThreadTrack,
-  kDeviceTrack,
-  kCounterTrack,
-  kMemoryTrack,
-  kLaunchFlow,
-  kExternalFlow,
-  kNestedFlow
-};
+enum FlowKind : uint64_t { kLaunchFlow = 1, kExternalFlow, kNestedFlow };
 
 // A framework op (or user range) whose BEGIN packet waits until it ends, so that it can carry
 // the flows to the device work of the launches nested in it (only known then). Its subtree's
@@ -87,7 +79,7 @@ class PerfettoVisitor : public EventVisitor {
 
   void BeginProcess(const model::Process& p) override {
     pi_ = static_cast<size_t>(&p - m_.processes.data());
-    proc_uuid_ = Mix(kProcessTrack, pi_, 0);
+    proc_uuid_ = ++last_uuid_;
     keys_ = {};
     for (uint32_t i = 1; i < p.names.size(); ++i) {
       const std::string& n = p.names[i];
@@ -119,7 +111,7 @@ class PerfettoVisitor : public EventVisitor {
   void BeginTrack(const model::Process& p, const model::Track& t) override {
     NewSequence(p);
     track_ = &t;
-    track_uuid_ = Mix(t.kind == TrackKind::kDevice ? kDeviceTrack : kThreadTrack, pi_, t.id);
+    track_uuid_ = ++last_uuid_;
     has_alloc_ = false;
     std::string& d = Scratch(0);
     wire::Uint(d, desc::kUuid, track_uuid_);
@@ -213,8 +205,10 @@ class PerfettoVisitor : public EventVisitor {
       Packet();
       return;
     }
-    uint64_t uuid = Mix(kCounterTrack, pi_, pt.name);
-    if (counters_.emplace(pt.name, true).second) {
+    auto [counter, fresh] = counters_.emplace(pt.name, last_uuid_ + 1);
+    uint64_t uuid = counter->second;
+    if (fresh) {
+      ++last_uuid_;
       std::string& d = Scratch(0);
       wire::Uint(d, desc::kUuid, uuid);
       wire::Uint(d, desc::kParent, proc_uuid_);
@@ -412,7 +406,8 @@ class PerfettoVisitor : public EventVisitor {
   bool first_on_seq_ = false, has_alloc_ = false;
   std::vector<uint8_t> names_seen_;
   uint32_t categories_seen_ = 0;
-  std::unordered_map<uint32_t, bool> counters_;
+  std::unordered_map<uint32_t, uint64_t> counters_;  // counter name -> track uuid
+  uint64_t last_uuid_ = 0;
   bool process_has_alloc_ = false;
   std::vector<Open> open_;
   std::vector<Deferred> deferred_;
@@ -449,7 +444,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
     advance(i);
   }
   NewSequence(p);
-  uint64_t uuid = Mix(kMemoryTrack, index, 0);
+  uint64_t uuid = ++last_uuid_;
   std::string& d = Scratch(0);
   wire::Uint(d, desc::kUuid, uuid);
   wire::Uint(d, desc::kParent, proc_uuid_);
