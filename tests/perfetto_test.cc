@@ -33,6 +33,7 @@ struct Decoded {
   std::multiset<uint64_t> flow_starts, flow_ends;
   std::map<std::string, int> flows_from;  // per event name: flow ids started there
   std::set<std::string> thread_names, process_names, track_names;
+  std::set<int64_t> pids;                                 // of the process tracks
   std::map<std::string, std::vector<uint64_t>> begin_ts;  // per event name
   std::map<std::string, std::vector<uint64_t>> end_ts;    // per name of the slice ended
   std::string order_error;  // first BEGIN/END out of order on a track, if any
@@ -51,7 +52,10 @@ Decoded Decode(const std::string& bytes) {
     if (p.has_track_descriptor()) {
       const auto& t = p.track_descriptor();
       if (t.has_thread()) d.thread_names.insert(t.thread().thread_name());
-      if (t.has_process()) d.process_names.insert(t.process().process_name());
+      if (t.has_process()) {
+        d.process_names.insert(t.process().process_name());
+        d.pids.insert(t.process().pid());
+      }
       if (t.has_name()) d.track_names.insert(t.name());
       if (t.has_counter() && t.counter().unit() == pp::CounterDescriptor::UNIT_SIZE_BYTES)
         memory_tracks.insert(t.uuid());
@@ -331,6 +335,55 @@ TEST_F(Perfetto, BadInputLeavesNoFile) {
   one_line({"--format", "perfetto"}, "no output given");
   one_line({"--format", "xspace", "-o", out / "x"}, "formats available: perfetto, chrome, csv");
   EXPECT_TRUE(ListDirectory(out.path()).empty());  // no partial or temporary file
+}
+
+// A recorded program: threads with names, user ranges, marks and counters, in two processes
+// (fork); the same events as the Chrome export, a track per process and per counter.
+TEST(PerfettoRecorded, CountersThreadsAndProcesses) {
+  TempDir d;
+  for (std::vector<std::string> cmd : {std::vector<std::string>{TT_PROGRAM, "threads", "3", "4"},
+                                       std::vector<std::string>{TT_PROGRAM, "fork", "2"}}) {
+    std::string trace = d / cmd[1];
+    std::vector<std::string> a{TT_CLI, "record", "--quiet", "-o", trace, "--"};
+    a.insert(a.end(), cmd.begin(), cmd.end());
+    auto r = RunCmd(a);
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_EQ(RunCmd({TT_CLI, "export", trace, "--format", "perfetto", "-o", trace + ".pf"}).status,
+              0);
+    ASSERT_EQ(RunCmd({TT_CLI, "export", trace, "--format", "chrome", "-o", trace + ".json"}).status,
+              0);
+    Decoded p = Decode(ReadFile(trace + ".pf"));
+    json chrome = json::parse(ReadFile(trace + ".json"));
+    std::map<std::string, int> slices, instants;
+    int counters = 0;
+    std::set<std::string> threads;
+    std::set<int64_t> pids;
+    for (const auto& e : chrome["traceEvents"]) {
+      std::string ph = e["ph"];
+      if (ph == "X") slices[e["name"]]++;
+      if (ph == "i") instants[e["name"]]++;
+      if (ph == "C") counters++;
+      if (ph == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"]);
+      pids.insert(e["pid"].get<int64_t>());
+    }
+    EXPECT_EQ(p.begins, slices) << cmd[1];
+    EXPECT_EQ(p.instants, instants) << cmd[1];
+    EXPECT_EQ(p.counters, counters) << cmd[1];
+    EXPECT_EQ(p.order_error, "") << cmd[1];
+    std::set<std::string> ours = p.thread_names;
+    ours.insert(p.track_names.begin(), p.track_names.end());
+    for (const auto& e : chrome["traceEvents"])
+      if (e["ph"] == "C") ours.erase(e["name"].get<std::string>());  // counter tracks
+    EXPECT_EQ(ours, threads) << cmd[1];
+    EXPECT_EQ(p.pids, pids) << cmd[1];
+    if (cmd[1] == "threads") {
+      EXPECT_EQ(counters, 3);
+      EXPECT_EQ(p.begins["work"], 12);
+      EXPECT_TRUE(p.track_names.count("done"));  // one counter track for the three samples
+    } else {
+      EXPECT_EQ(pids.size(), 2u);
+    }
+  }
 }
 
 // A second, independent reader: Perfetto's own schema (the `perfetto` Python package's
