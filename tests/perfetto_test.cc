@@ -36,7 +36,8 @@ struct Decoded {
   std::set<int64_t> pids;                                 // of the process tracks
   std::map<std::string, std::vector<uint64_t>> begin_ts;  // per event name
   std::map<std::string, std::vector<uint64_t>> end_ts;    // per name of the slice ended
-  std::string order_error;  // first BEGIN/END out of order on a track, if any
+  std::string order_error;       // first BEGIN/END out of order on a track, if any
+  bool sequences_sorted = true;  // each sequence's timestamps never go back
 };
 
 Decoded Decode(const std::string& bytes) {
@@ -45,6 +46,7 @@ Decoded Decode(const std::string& bytes) {
   std::map<uint32_t, std::map<uint64_t, std::string>> names;  // sequence -> iid -> name
   std::map<uint64_t, std::vector<std::pair<std::string, uint64_t>>> open;  // track -> stack
   std::set<uint64_t> memory_tracks;
+  std::map<uint32_t, uint64_t> last_ts;
   for (const auto& p : d.trace.packet()) {
     uint32_t seq = p.trusted_packet_sequence_id();
     if (p.sequence_flags() & pp::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED) names[seq].clear();
@@ -61,6 +63,8 @@ Decoded Decode(const std::string& bytes) {
         memory_tracks.insert(t.uuid());
     }
     if (!p.has_track_event()) continue;
+    if (p.timestamp() < last_ts[seq]) d.sequences_sorted = false;
+    last_ts[seq] = p.timestamp();
     const auto& e = p.track_event();
     std::string name = e.has_name_iid() ? names[seq][e.name_iid()] : e.name();
     for (uint64_t f : e.flow_ids()) d.flow_starts.insert(f), d.flows_from[name]++;
@@ -178,6 +182,7 @@ TEST_F(Perfetto, EveryEventOfTheChromeExportIsThere) {
   for (const auto& [n, c] : d.begins) total += c;
   EXPECT_EQ(d.ends, total);
   EXPECT_EQ(d.order_error, "");
+  EXPECT_TRUE(d.sequences_sorted);  // one sequence per track, in the track's time order
   EXPECT_EQ(total, 11 * kSteps * kThreads);
   // Track names: Chrome's thread names are the thread and GPU-stream tracks'.
   std::set<std::string> ours = d.thread_names;
