@@ -367,6 +367,13 @@ class PerfettoVisitor : public EventVisitor {
   // One packet, framed as a Trace's field 1: to the innermost held-back op, or out.
   void Emit(const std::string& pkt) {
     frame_.clear();
+    if (deferred_.empty() || deferred_.back().flushed) {  // straight out: no copy of pkt
+      wire::Tag(frame_, trace::kPacket, 2);
+      wire::Varint(frame_, pkt.size());
+      out_.Write(frame_);
+      out_.Write(pkt);
+      return;
+    }
     wire::Message(frame_, trace::kPacket, pkt);
     Write(frame_);
   }
