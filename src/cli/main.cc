@@ -18,8 +18,8 @@ commands:
   info DIR                  what a trace holds: processes, threads, events, drops, clocks
   stats DIR [--view V]      tfprof-style views: op, name, scope, kernel, api, memcpy,
                             primitive, step, thread
-  export DIR --format F -o PATH   the trace as Chrome JSON (Perfetto UI, chrome://tracing)
-                            or CSV
+  export DIR --format F -o PATH   the trace as a Perfetto trace, Chrome JSON (Perfetto UI,
+                            chrome://tracing) or CSV
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
