@@ -342,6 +342,24 @@ TEST_F(Perfetto, BadInputLeavesNoFile) {
   EXPECT_TRUE(ListDirectory(out.path()).empty());  // no partial or temporary file
 }
 
+// Three kernels with the external id of the op that launched them: three op flows, each
+// ending on one kernel (and the three launch flows).
+TEST(PerfettoFlows, OneOpManyKernels) {
+  TempDir d;
+  auto r = RunCmd({TT_SHARED_EXTERNAL_ID}, {{"TENSORTRACE_DIR", d.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  TempDir out;
+  ASSERT_EQ(RunCmd({TT_CLI, "export", d.path(), "--format", "perfetto", "-o", out / "t.pf"}).status,
+            0);
+  Decoded p = Decode(ReadFile(out / "t.pf"));
+  EXPECT_EQ(p.begins["conv_kernel"], 3);
+  EXPECT_EQ(p.flows_from["model/conv:Conv2D"], 3);
+  EXPECT_EQ(p.flows_from["cudaLaunchKernel"], 3);
+  EXPECT_EQ(p.flow_ends.size(), 6u);
+  EXPECT_EQ(p.flow_starts, p.flow_ends);  // every flow ends once, on its own kernel
+  EXPECT_EQ(std::set<uint64_t>(p.flow_ends.begin(), p.flow_ends.end()).size(), 6u);
+}
+
 // A recorded program: threads with names, user ranges, marks and counters, in two processes
 // (fork); the same events as the Chrome export, a track per process and per counter.
 TEST(PerfettoRecorded, CountersThreadsAndProcesses) {

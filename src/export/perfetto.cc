@@ -1,5 +1,6 @@
 #include "export/perfetto.h"
 
+#include <algorithm>
 #include <cstring>
 #include <functional>
 #include <memory>
@@ -98,6 +99,7 @@ class PerfettoVisitor : public EventVisitor {
     }
     counters_.clear();
     process_has_alloc_ = false;
+    CountSharedExternalIds(p);
     NewSequence(p);
     std::string& d = Scratch(0);
     wire::Uint(d, desc::kUuid, proc_uuid_);
@@ -143,7 +145,7 @@ class PerfettoVisitor : public EventVisitor {
     if (t.kind == TrackKind::kDevice) {
       if (has_corr) terminating_.push_back(Mix(kLaunchFlow, pi_, corr.v.u));
       if (has_ext)
-        terminating_.push_back(Mix(kExternalFlow, pi_, ext.v.u));
+        terminating_.push_back(ExternalFlow(ext.v.u, NextShare(ext.v.u)));
       else if (has_corr)
         terminating_.push_back(Mix(kNestedFlow, pi_, corr.v.u));
       counts.flows += terminating_.size();
@@ -158,7 +160,12 @@ class PerfettoVisitor : public EventVisitor {
             break;
           }
       }
-      if (has_ext && o.op) flows_.push_back(Mix(kExternalFlow, pi_, ext.v.u));
+      if (has_ext && o.op) {
+        // One flow per device activity with this external id.
+        const Shared* sh = FindShared(ext.v.u);
+        for (uint32_t i = 0; i < (sh ? sh->count : 1); ++i)
+          flows_.push_back(ExternalFlow(ext.v.u, i));
+      }
     }
     Event(p, event::kBegin, s.start, s.name, s.category, &s.args);
     if (o.op && !has_ext && t.kind != TrackKind::kDevice) {
@@ -257,6 +264,51 @@ class PerfettoVisitor : public EventVisitor {
   struct Keys {
     uint32_t corr = 0, ext = 0, bytes = 0, addr = 0, alloc = 0, free = 0;
   };
+  // An external id that several device activities carry: the op starts `count` flows, and the
+  // activities end them one each.
+  struct Shared {
+    uint64_t ext = 0;
+    uint32_t count = 0, next = 0;
+  };
+
+  uint64_t ExternalFlow(uint64_t ext, uint32_t i) {
+    return Mix(kExternalFlow, pi_ | uint64_t{i} << 32, ext);
+  }
+  Shared* FindShared(uint64_t ext) {
+    auto it = std::lower_bound(shared_.begin(), shared_.end(), ext,
+                               [](const Shared& s, uint64_t x) { return s.ext < x; });
+    return it != shared_.end() && it->ext == ext ? &*it : nullptr;
+  }
+  uint32_t NextShare(uint64_t ext) {
+    Shared* s = FindShared(ext);
+    return s && s->next < s->count ? s->next++ : 0;
+  }
+  // A pass over the process's device tracks before its flows are written: which external ids
+  // more than one device activity carries (memory: 8 bytes per activity with an external id
+  // during the pass, then the shared ones only).
+  void CountSharedExternalIds(const model::Process& p) {
+    shared_.clear();
+    if (!keys_.ext) return;
+    std::vector<uint64_t> ids;
+    std::vector<Problem> ignored;  // the walk reports damage
+    for (size_t ti : p.tracks) {
+      const model::Track& t = m_.tracks[ti];
+      if (t.kind != TrackKind::kDevice) continue;
+      StreamDecoder dec(t.file, p.meta.trace_uuid, &ignored);
+      RawEvent e;
+      Arg ext;
+      while (dec.Next(&e))
+        if ((e.id == layout::kComplete || e.id == layout::kSliceBeginArgs) &&
+            model::ArgsView{e.args, e.nargs}.Find(keys_.ext, &ext) &&
+            ext.type != layout::ArgType::kString)
+          ids.push_back(ext.v.u);
+    }
+    std::sort(ids.begin(), ids.end());
+    for (size_t i = 0, j; i < ids.size(); i = j) {
+      for (j = i + 1; j < ids.size() && ids[j] == ids[i];) ++j;
+      if (j - i > 1) shared_.push_back({ids[i], static_cast<uint32_t>(j - i), 0});
+    }
+  }
 
   std::string& Scratch(int i) {
     scratch_[i].clear();
@@ -416,6 +468,7 @@ class PerfettoVisitor : public EventVisitor {
   std::unordered_map<uint32_t, uint64_t> counters_;  // counter name -> track uuid
   uint64_t last_uuid_ = 0;
   bool process_has_alloc_ = false;
+  std::vector<Shared> shared_;  // sorted by ext
   std::vector<Open> open_;
   std::vector<Deferred> deferred_;
   size_t held_ = 0;
