@@ -3,6 +3,7 @@
 #include <zlib.h>
 
 #include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -54,6 +55,11 @@ TEST_F(Export, ChromeJsonHoldsEveryEventAndFlow) {
   EXPECT_EQ(n["s"], 3 * kSteps);      // every launch starts a flow ...
   EXPECT_EQ(n["f"], 3 * kSteps);      // ... that ends on its kernel or copy
   EXPECT_EQ(n["M"], 1 + 3);           // the process, its thread and two device queues
+  // The thread's stream opens under the process's name; the job renames it right after.
+  std::set<std::string> threads;
+  for (const auto& e : j["traceEvents"])
+    if (e["ph"] == "M" && e["name"] == "thread_name") threads.insert(e["args"]["name"]);
+  EXPECT_TRUE(threads.count("worker-0")) << j.dump().substr(0, 2000);
   std::map<std::string, int> names;
   for (const auto& e : j["traceEvents"])
     if (e["ph"] == "X") names[e["name"]]++;

@@ -29,7 +29,10 @@ TraceModel LoadModel(const std::string& dir) {
       m.bytes += tr.bytes;
       RawEvent ev;
       // The first event fixes the packet header; the process stream is read whole (names),
-      // thread streams only until their first thread name.
+      // thread streams only their first events: a thread is named after the process when its
+      // stream opens and usually renamed right after, so the last name among those wins.
+      constexpr int kNameWindow = 256;
+      int seen = 0;
       bool any = dec.Next(&ev);
       const StreamHeader& h = dec.header();
       if (h.packets == 0) continue;
@@ -45,7 +48,7 @@ TraceModel LoadModel(const std::string& dir) {
         } else if (ev.id == kThreadName) {
           tr.name = std::string(ev.s1);
         }
-        if (h.kind != TrackKind::kProcess && !tr.name.empty()) break;
+        if (h.kind != TrackKind::kProcess && ++seen >= kNameWindow) break;
         if (h.kind == TrackKind::kDevice) break;
         any = dec.Next(&ev);
       }
