@@ -57,7 +57,6 @@ class PlaneBuilder {
     if (added) {
       it->second = p_->add_lines();
       it->second->set_id(id);
-      it->second->set_display_id(id);
     }
     if (!name.empty()) {  // the last name given wins, as for threads
       it->second->set_name(name);
@@ -337,7 +336,7 @@ class XSpaceVisitor : public EventVisitor {
     Int(e, "allocation_bytes", bytes);
     Int(e, "bytes_reserved", 0);
     Int(e, "bytes_available", 0);
-    if (pt.op) Str(e, "tf_op", std::string(p.Name(pt.op)));
+    // No "tf_op" here: xprof would count each allocation as one more run of its op.
   }
 
   XSpaceResult* r_;
