@@ -68,12 +68,24 @@ struct Ev {
   std::map<std::string, std::string> stats;  // values as text
 };
 
-std::vector<Ev> Events(const tp::XPlane& p) {
+// The Unix time lines count from: the "Task Environment" plane's profile_start_time.
+int64_t ProfileStart(const tp::XSpace& s) {
+  const tp::XPlane* env = Plane(s, "Task Environment");
+  EXPECT_TRUE(env);
+  if (!env) return 0;
+  for (const auto& st : env->stats())
+    if (env->stat_metadata().at(st.metadata_id()).name() == "profile_start_time")
+      return static_cast<int64_t>(st.uint64_value());
+  ADD_FAILURE() << "no profile_start_time";
+  return 0;
+}
+
+std::vector<Ev> Events(const tp::XPlane& p, int64_t base = 0) {
   std::vector<Ev> out;
   for (const auto& l : p.lines())
     for (const auto& e : l.events()) {
       const auto& md = p.event_metadata().at(e.metadata_id());
-      Ev ev{md.name(), md.display_name(), l.timestamp_ns() + e.offset_ps() / 1000,
+      Ev ev{md.name(), md.display_name(), base + l.timestamp_ns() + e.offset_ps() / 1000,
             e.duration_ps(), {}};
       EXPECT_EQ(e.offset_ps() % 1000, 0);
       for (const auto& st : e.stats()) {
@@ -109,7 +121,8 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
   const tp::XPlane* host = Plane(s, "/host:CPU");
   const tp::XPlane* gpu = Plane(s, "/device:GPU:0");
   ASSERT_TRUE(host && gpu);
-  EXPECT_EQ(s.planes_size(), 2);
+  EXPECT_EQ(s.planes_size(), 3);  // and "Task Environment"
+  int64_t base = ProfileStart(s);
 
   // One host line per thread (id = tid), one GPU line per stream.
   model::TraceModel m = model::LoadModel(dir_->path());
@@ -153,7 +166,7 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
 
   std::map<std::string, int> k;
   std::vector<Ev> sgemm, bias, copy;
-  for (const Ev& e : Events(*gpu)) {
+  for (const Ev& e : Events(*gpu, base)) {
     k[e.name]++;
     if (e.name == "volta_sgemm_128x64_nn") sgemm.push_back(e);
     if (e.name == "bias_add_kernel") bias.push_back(e);
@@ -176,7 +189,8 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
     EXPECT_EQ(copy[i].start_ns - sgemm[i].start_ns, 60000);
   }
 
-  // Unix time: the trace's own (monotonic) time plus its realtime offset, to the nanosecond.
+  // Unix time (profile start + line + event offset): the trace's own (monotonic) time plus its
+  // realtime offset, to the nanosecond.
   TempDir csv_dir;
   ASSERT_EQ(RunCmd({TT_CLI, "export", dir_->path(), "--format", "csv", "-o", csv_dir / "t.csv"})
                 .status,
@@ -266,6 +280,7 @@ TEST_F(XSpaceExport, BadInputLeavesNothing) {
 TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   TempDir out;
   ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
+  tp::XSpace s = Load(out / "logs");  // before xprof adds its caches beside it
   auto r = RunCmd({"python3", std::string(TT_SOURCE_DIR) + "/tests/xspace_tools.py", out / "logs"},
                   {}, 110);
   if (r.status == 3) GTEST_SKIP() << "xprof is not installed: " << r.err;
@@ -296,6 +311,12 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   EXPECT_EQ(j["overview_steps"], json({"0", "1", "2", "3", "4"}));
   EXPECT_EQ(j["trace_viewer"]["volta_sgemm_128x64_nn"], kSteps);
   EXPECT_EQ(j["trace_viewer"]["cudaLaunchKernel"], 2 * kSteps);
+  // The viewer's times (us from the profile's start) are those of the .pb, to the nanosecond.
+  int64_t first = INT64_MAX;
+  for (const Ev& e : Events(*Plane(s, "/device:GPU:0")))
+    if (e.name == "volta_sgemm_128x64_nn") first = std::min(first, e.start_ns);
+  EXPECT_NEAR(j["trace_viewer_first_us"]["volta_sgemm_128x64_nn"].get<double>(), first / 1e3,
+              5e-4);
   EXPECT_EQ(j["memory_allocators"], json({"tensortrace"}));
 }
 

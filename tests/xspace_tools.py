@@ -36,11 +36,13 @@ def main():
     overview = tool(files, "overview_page")
     out["overview_steps"] = [r["stepnum"] for r in rows(overview[1])]
     trace = tool(files, "trace_viewer", {"trace_viewer_options": {}})
-    names = {}
+    names, first = {}, {}
     for e in trace.get("traceEvents", []):
         if e.get("ph") == "X":
             names[e["name"]] = names.get(e["name"], 0) + 1
+            first[e["name"]] = min(first.get(e["name"], e["ts"]), e["ts"])
     out["trace_viewer"] = names
+    out["trace_viewer_first_us"] = first
     memory = tool(files, "memory_profile")
     out["memory_allocators"] = sorted(memory.get("memoryProfilePerAllocator", {}).keys())
     json.dump(out, sys.stdout)

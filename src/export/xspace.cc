@@ -99,6 +99,17 @@ class PlaneBuilder {
       l.set_duration_ps(end_ps);
     }
   }
+  // Unix time span of the finished lines, widening [*first, *last].
+  void Span(int64_t* first, int64_t* last) const {
+    for (const tp::XLine& l : p_->lines()) {
+      if (l.events().empty()) continue;
+      *first = std::min(*first, l.timestamp_ns());
+      *last = std::max(*last, l.timestamp_ns() + l.duration_ps() / 1000);
+    }
+  }
+  void Rebase(int64_t base) {
+    for (tp::XLine& l : *p_->mutable_lines()) l.set_timestamp_ns(l.timestamp_ns() - base);
+  }
 
  private:
   tp::XPlane* p_;
@@ -240,11 +251,30 @@ class XSpaceVisitor : public EventVisitor {
     pending_.clear();
   }
 
-  void Finish() {
+  // Lines start at their first event; their times become relative to the profile's start
+  // (`start_ns`, or the first event if earlier), which the "Task Environment" plane records,
+  // as TensorFlow writes it: xprof works in int64 picoseconds, which Unix nanoseconds overflow.
+  void Finish(int64_t start_ns) {
     ResolveKernelOps();
     for (auto& h : hosts) {
-      h->cpu->Finish();
-      for (auto& [d, g] : h->gpus) g->Finish();
+      std::vector<PlaneBuilder*> planes{h->cpu.get()};
+      for (auto& [d, g] : h->gpus) planes.push_back(g.get());
+      int64_t first = start_ns ? start_ns : INT64_MAX, last = 0;
+      for (PlaneBuilder* b : planes) {
+        b->Finish();
+        b->Span(&first, &last);
+      }
+      for (PlaneBuilder* b : planes) b->Rebase(first);
+      tp::XPlane* env = h->space->add_planes();
+      env->set_name("Task Environment");
+      PlaneBuilder eb(env);
+      auto stat = [&](const char* name, int64_t v) {
+        tp::XStat* st = env->add_stats();
+        st->set_metadata_id(eb.StatMeta(name));
+        st->set_uint64_value(static_cast<uint64_t>(v));
+      };
+      stat("profile_start_time", first);
+      stat("profile_stop_time", std::max(first, last));
     }
   }
 
@@ -367,6 +397,14 @@ void MakeDirs(const std::string& path, std::vector<std::string>* created) {
   }
 }
 
+// Unix time the trace began: its earliest process start (0 when unknown).
+uint64_t TraceStart(const model::TraceModel& m) {
+  uint64_t start = UINT64_MAX;
+  for (const auto& p : m.processes)
+    if (p.meta.start_realtime_ns) start = std::min(start, p.meta.start_realtime_ns);
+  return start == UINT64_MAX ? 0 : start;
+}
+
 }  // namespace
 
 std::string XSpaceRunName(uint64_t unix_ns) {
@@ -384,7 +422,7 @@ std::vector<std::pair<std::string, tp::XSpace>> BuildXSpaces(const model::TraceM
                                                              XSpaceResult* result) {
   XSpaceVisitor v(result);
   result->walk = Walk(m, sel, v, problems);
-  v.Finish();
+  v.Finish(static_cast<int64_t>(TraceStart(m)));
   std::vector<std::pair<std::string, tp::XSpace>> out;
   for (auto& h : v.hosts) out.emplace_back(h->host, std::move(*h->space));
   return out;
@@ -397,10 +435,7 @@ XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
   XSpaceResult r;
   auto spaces = BuildXSpaces(m, sel, problems, &r);
   // The run is named after the trace's start, as TensorFlow names it after the profile's.
-  uint64_t start = UINT64_MAX;
-  for (const auto& p : m.processes)
-    if (p.meta.start_realtime_ns) start = std::min(start, p.meta.start_realtime_ns);
-  if (start == UINT64_MAX) start = 0;
+  uint64_t start = TraceStart(m);
   std::string root = logdir;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   r.run_dir = root + "/plugins/profile/" + XSpaceRunName(start);

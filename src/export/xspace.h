@@ -3,8 +3,9 @@
 // Per host: a "/host:CPU" plane with a line per thread, and a "/device:GPU:N" plane per GPU with a
 // line per stream. Events and stats carry the names xprof's converters read: steps are root
 // events with "step_num", kernels "kernel_details" and "tf_op", copies "memcpy_details",
-// allocations the memory profile's stats. An XSpace is one message: memory grows with the
-// selection.
+// allocations the memory profile's stats. As TensorFlow writes it, line times count from the
+// profile's start, whose Unix time is the "Task Environment" plane's "profile_start_time".
+// An XSpace is one message: memory grows with the selection.
 #pragma once
 #include <string>
 #include <vector>
