@@ -85,16 +85,26 @@ std::vector<Ev> Events(const tp::XPlane& p, int64_t base = 0) {
   for (const auto& l : p.lines())
     for (const auto& e : l.events()) {
       const auto& md = p.event_metadata().at(e.metadata_id());
-      Ev ev{md.name(), md.display_name(), base + l.timestamp_ns() + e.offset_ps() / 1000,
-            e.duration_ps(), {}};
+      Ev ev{md.name(),
+            md.display_name(),
+            base + l.timestamp_ns() + e.offset_ps() / 1000,
+            e.duration_ps(),
+            {}};
       EXPECT_EQ(e.offset_ps() % 1000, 0);
       for (const auto& st : e.stats()) {
         std::string v;
         switch (st.value_case()) {
-          case tp::XStat::kInt64Value: v = std::to_string(st.int64_value()); break;
-          case tp::XStat::kUint64Value: v = std::to_string(st.uint64_value()); break;
-          case tp::XStat::kStrValue: v = st.str_value(); break;
-          default: v = "?";
+          case tp::XStat::kInt64Value:
+            v = std::to_string(st.int64_value());
+            break;
+          case tp::XStat::kUint64Value:
+            v = std::to_string(st.uint64_value());
+            break;
+          case tp::XStat::kStrValue:
+            v = st.str_value();
+            break;
+          default:
+            v = "?";
         }
         ev.stats[p.stat_metadata().at(st.metadata_id()).name()] = v;
       }
@@ -192,9 +202,9 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
   // Unix time (profile start + line + event offset): the trace's own (monotonic) time plus its
   // realtime offset, to the nanosecond.
   TempDir csv_dir;
-  ASSERT_EQ(RunCmd({TT_CLI, "export", dir_->path(), "--format", "csv", "-o", csv_dir / "t.csv"})
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", dir_->path(), "--format", "csv", "-o", csv_dir / "t.csv"}).status,
+      0);
   std::istringstream csv(ReadFile(csv_dir / "t.csv"));
   uint64_t first_sgemm = 0;
   for (std::string line; std::getline(csv, line);)
@@ -214,11 +224,10 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
   struct tm tm = {};
   ASSERT_NE(strptime(name.c_str(), "%Y_%m_%d_%H_%M_%S", &tm), nullptr) << name;
   tm.tm_isdst = -1;
-  EXPECT_EQ(static_cast<uint64_t>(mktime(&tm)),
-            m.processes[0].meta.start_realtime_ns / 1000000000)
+  EXPECT_EQ(static_cast<uint64_t>(mktime(&tm)), m.processes[0].meta.start_realtime_ns / 1000000000)
       << name;
-  EXPECT_NE(r.err.find(std::to_string(3 * kSteps) + " ops, " + std::to_string(kSteps) +
-                       " steps, " + std::to_string(2 * kSteps) + " kernels"),
+  EXPECT_NE(r.err.find(std::to_string(3 * kSteps) + " ops, " + std::to_string(kSteps) + " steps, " +
+                       std::to_string(2 * kSteps) + " kernels"),
             std::string::npos)
       << r.err;
 }
@@ -257,11 +266,10 @@ TEST_F(XSpaceExport, BadInputLeavesNothing) {
   WriteFileAtomic(out / "file", "x");
   one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "file/logs"},
            "cannot create directory");
-  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "file"},
-           "is a file");
-  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "e", "--steps",
-            "100:200"},
-           "no step matches");
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "file"}, "is a file");
+  one_line(
+      {TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "e", "--steps", "100:200"},
+      "no step matches");
   EXPECT_EQ(ListDirectory(out.path()), std::vector<std::string>{"file"});
   // A second export of the same trace meets its own run directory: refused, the first kept.
   ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
@@ -315,8 +323,7 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   int64_t first = INT64_MAX;
   for (const Ev& e : Events(*Plane(s, "/device:GPU:0")))
     if (e.name == "volta_sgemm_128x64_nn") first = std::min(first, e.start_ns);
-  EXPECT_NEAR(j["trace_viewer_first_us"]["volta_sgemm_128x64_nn"].get<double>(), first / 1e3,
-              5e-4);
+  EXPECT_NEAR(j["trace_viewer_first_us"]["volta_sgemm_128x64_nn"].get<double>(), first / 1e3, 5e-4);
   EXPECT_EQ(j["memory_allocators"], json({"tensortrace"}));
 }
 

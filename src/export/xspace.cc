@@ -84,10 +84,11 @@ class PlaneBuilder {
   void Finish() {
     for (tp::XLine& l : *p_->mutable_lines()) {
       auto* ev = l.mutable_events();
-      std::sort(ev->pointer_begin(), ev->pointer_end(), [](const tp::XEvent* a, const tp::XEvent* b) {
-        if (a->offset_ps() != b->offset_ps()) return a->offset_ps() < b->offset_ps();
-        return a->duration_ps() > b->duration_ps();
-      });
+      std::sort(ev->pointer_begin(), ev->pointer_end(),
+                [](const tp::XEvent* a, const tp::XEvent* b) {
+                  if (a->offset_ps() != b->offset_ps()) return a->offset_ps() < b->offset_ps();
+                  return a->duration_ps() > b->duration_ps();
+                });
       if (ev->empty()) continue;
       int64_t start = ev->begin()->offset_ps();
       int64_t end_ps = 0;
@@ -285,7 +286,9 @@ class XSpaceVisitor : public EventVisitor {
     int64_t corr;
   };
 
-  uint64_t Unix(uint64_t ts) const { return static_cast<uint64_t>(static_cast<int64_t>(ts) + offset_); }
+  uint64_t Unix(uint64_t ts) const {
+    return static_cast<uint64_t>(static_cast<int64_t>(ts) + offset_);
+  }
 
   bool Find(const model::ArgsView& a, const char* key, Arg* out) const {
     auto it = keys_.find(key);
@@ -301,10 +304,18 @@ class XSpaceVisitor : public EventVisitor {
     for (const Arg& a : ArgList(args)) {
       tp::XStat* st = plane_->Stat(e, p.Name(a.key));
       switch (a.type) {
-        case ArgType::kInt: st->set_int64_value(a.v.i); break;
-        case ArgType::kUint: st->set_uint64_value(a.v.u); break;
-        case ArgType::kFloat: st->set_double_value(a.v.f); break;
-        case ArgType::kString: st->set_str_value(std::string(p.Name(a.v.str))); break;
+        case ArgType::kInt:
+          st->set_int64_value(a.v.i);
+          break;
+        case ArgType::kUint:
+          st->set_uint64_value(a.v.u);
+          break;
+        case ArgType::kFloat:
+          st->set_double_value(a.v.f);
+          break;
+        case ArgType::kString:
+          st->set_str_value(std::string(p.Name(a.v.str)));
+          break;
       }
     }
   }
@@ -451,7 +462,8 @@ XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
       file = r.run_dir + "/" + file + ".xplane.pb";
       std::string data;
       if (!space.SerializeToString(&data))
-        throw Error("cannot encode the XSpace for host " + host + " (over 2 GiB? choose fewer "
+        throw Error("cannot encode the XSpace for host " + host +
+                    " (over 2 GiB? choose fewer "
                     "events with --steps A:B or --max-events N)");
       WriteFileAtomic(file, data);
       r.files.push_back(file);
