@@ -103,6 +103,9 @@ std::vector<Ev> Events(const tp::XPlane& p, int64_t base = 0) {
           case tp::XStat::kStrValue:
             v = st.str_value();
             break;
+          case tp::XStat::kRefValue:  // text stored once, as a stat metadata's name
+            v = p.stat_metadata().at(static_cast<int64_t>(st.ref_value())).name();
+            break;
           default:
             v = "?";
         }

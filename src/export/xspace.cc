@@ -79,6 +79,11 @@ class PlaneBuilder {
     s->set_metadata_id(StatMeta(name));
     return s;
   }
+  // A text value is stored once, as the name of a stat metadata the stat refers to (what
+  // TensorFlow does; xprof reads both forms): kernel details and op names repeat per event.
+  void StrStat(tp::XEvent* e, std::string_view name, std::string_view value) {
+    Stat(e, name)->set_ref_value(static_cast<uint64_t>(StatMeta(value)));
+  }
   // Sorts each line (start, then longer first, so parents precede their children as xprof's
   // nesting pass expects) and turns absolute times into the line's timestamp and offsets.
   void Finish() {
@@ -247,7 +252,7 @@ class XSpaceVisitor : public EventVisitor {
     for (const Pending& k : pending_) {
       auto it = op_of_corr_.find(k.corr);
       if (it != op_of_corr_.end() && !it->second.empty())
-        k.plane->Stat(k.event, "tf_op")->set_str_value(it->second);
+        k.plane->StrStat(k.event, "tf_op", it->second);
     }
     pending_.clear();
   }
@@ -295,9 +300,7 @@ class XSpaceVisitor : public EventVisitor {
     return it != keys_.end() && a.Find(it->second, out);
   }
   void Int(tp::XEvent* e, std::string_view k, int64_t v) { plane_->Stat(e, k)->set_int64_value(v); }
-  void Str(tp::XEvent* e, std::string_view k, const std::string& v) {
-    plane_->Stat(e, k)->set_str_value(v);
-  }
+  void Str(tp::XEvent* e, std::string_view k, const std::string& v) { plane_->StrStat(e, k, v); }
 
   void CopyArgs(const model::Process& p, const model::ArgsView& args, tp::XEvent* e) {
     if (args.count == 0) return;
@@ -314,7 +317,7 @@ class XSpaceVisitor : public EventVisitor {
           st->set_double_value(a.v.f);
           break;
         case ArgType::kString:
-          st->set_str_value(std::string(p.Name(a.v.str)));
+          st->set_ref_value(static_cast<uint64_t>(plane_->StatMeta(p.Name(a.v.str))));
           break;
       }
     }
