@@ -328,6 +328,8 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
     if (e.name == "volta_sgemm_128x64_nn") first = std::min(first, e.start_ns);
   EXPECT_NEAR(j["trace_viewer_first_us"]["volta_sgemm_128x64_nn"].get<double>(), first / 1e3, 5e-4);
   EXPECT_EQ(j["memory_allocators"], json({"tensortrace"}));
+  // Each step allocates 1024 bytes and frees the previous step's: at most two are live.
+  EXPECT_EQ(j["memory_peak_bytes"]["tensortrace"], 2048);
 }
 
 }  // namespace

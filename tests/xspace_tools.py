@@ -44,7 +44,11 @@ def main():
     out["trace_viewer"] = names
     out["trace_viewer_first_us"] = first
     memory = tool(files, "memory_profile")
-    out["memory_allocators"] = sorted(memory.get("memoryProfilePerAllocator", {}).keys())
+    per_allocator = memory.get("memoryProfilePerAllocator", {})
+    out["memory_allocators"] = sorted(per_allocator.keys())
+    out["memory_peak_bytes"] = {
+        k: int(v["profileSummary"]["peakStats"]["peakBytesInUse"]) for k, v in per_allocator.items()
+    }
     json.dump(out, sys.stdout)
 
 
