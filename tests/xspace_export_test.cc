@@ -273,6 +273,8 @@ TEST_F(XSpaceExport, BadInputLeavesNothing) {
   one_line(
       {TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "e", "--steps", "100:200"},
       "no step matches");
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "g", "--gzip"},
+           "--gzip: not for xspace");
   EXPECT_EQ(ListDirectory(out.path()), std::vector<std::string>{"file"});
   // A second export of the same trace meets its own run directory: refused, the first kept.
   ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);

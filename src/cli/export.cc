@@ -105,6 +105,7 @@ int Export(const std::vector<std::string>& argv) {
     throw Error("--format: unknown format '" + format +
                 "' (formats available: chrome, csv, xspace; perfetto is not implemented yet)");
   if (out.empty()) throw Error("no output given (-o PATH)");
+  if (format == "xspace" && gzip) throw Error("--gzip: not for xspace (xprof reads plain .pb)");
   if (format == "xspace") return ExportXSpace(dir, out, sel);
   if (IsDirectory(out)) throw Error("-o: " + out + " is a directory; give a file name");
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) gzip = true;
