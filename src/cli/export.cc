@@ -13,8 +13,9 @@ namespace tt::cli {
 
 namespace {
 
-const char kExportHelp[] = R"(usage: tensortrace export DIR --format chrome|csv|xspace -o PATH [--gzip]
-                          [--steps A:B] [--skip-warmup N] [--step-name NAME] [--max-events N]
+const char kExportHelp[] = R"(usage: tensortrace export DIR --format chrome|csv|xspace -o PATH
+                          [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
+                          [--max-events N]
 
 Writes the trace in DIR to PATH; chrome and csv stream (memory does not grow with the trace).
 
