@@ -245,6 +245,15 @@ TEST_F(XSpaceExport, SelectionWorks) {
   EXPECT_EQ(steps, 2);
   EXPECT_EQ(kernels, 2 * 2);
 
+  // --step-name makes an annotation a step, as in `stats`: here each Relu, beside each step.
+  ASSERT_EQ(Export_({"-o", out / "c", "--step-name", "model/relu:Relu"}).status, 0);
+  s = Load(out / "c");
+  std::map<std::string, int> step_events;
+  for (const Ev& e : Events(*Plane(s, "/host:CPU")))
+    if (e.stats.count("step_num")) step_events[e.name]++;
+  EXPECT_EQ(step_events,
+            (std::map<std::string, int>{{"model/relu:Relu", kSteps}, {"step", kSteps}}));
+
   auto r = Export_({"-o", out / "b", "--max-events", "10"});
   ASSERT_EQ(r.status, 0) << r.err;
   s = Load(out / "b");

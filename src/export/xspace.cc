@@ -9,6 +9,7 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -155,7 +156,12 @@ std::string_view OpType(std::string_view name) {
 
 class XSpaceVisitor : public EventVisitor {
  public:
-  explicit XSpaceVisitor(XSpaceResult* r) : r_(r) {}
+  // `steps`: the trace's steps as `stats` finds them (step events, or --step-name annotations).
+  XSpaceVisitor(const model::TraceModel& m, const std::vector<analysis::Step>& steps,
+                XSpaceResult* r)
+      : m_(m), r_(r) {
+    for (const analysis::Step& s : steps) steps_[{s.process, s.start, s.end}] = s.number;
+  }
   std::vector<std::unique_ptr<HostSpace>> hosts;
 
   void BeginProcess(const model::Process& p) override {
@@ -180,7 +186,7 @@ class XSpaceVisitor : public EventVisitor {
     op_of_corr_.clear();
     live_.clear();
     in_use_ = peak_ = 0;
-    steps_seen_ = 0;
+    process_ = static_cast<size_t>(&p - m_.processes.data());
   }
 
   void BeginTrack(const model::Process&, const model::Track& t) override {
@@ -219,16 +225,12 @@ class XSpaceVisitor : public EventVisitor {
       return;
     }
     if (s.category == Category::kFrameworkOp) r_->op_events++;
-    if (s.category == Category::kStep) {
+    auto step = steps_.find({process_, s.start, s.end});
+    if (step != steps_.end()) {
       // A user-defined root event with a step number: xprof groups each one into a step
       // ("_r" is its root-level stat, as tf.profiler.experimental.Trace(..., _r=1) writes).
-      Arg num;
-      int64_t step = Find(s.args, "step", &num) && num.type != ArgType::kString
-                         ? num.v.i
-                         : static_cast<int64_t>(steps_seen_);
-      Int(e, "step_num", step);
+      Int(e, "step_num", step->second);
       Int(e, "_r", 1);
-      steps_seen_++;
       r_->steps++;
     }
     // A launch: its device work gets the enclosing framework op as "tf_op".
@@ -383,6 +385,9 @@ class XSpaceVisitor : public EventVisitor {
     // No "tf_op" here: xprof would count each allocation as one more run of its op.
   }
 
+  const model::TraceModel& m_;
+  std::map<std::tuple<size_t, uint64_t, uint64_t>, int64_t> steps_;  // (process, start, end)
+  size_t process_ = 0;
   XSpaceResult* r_;
   HostSpace* host_ = nullptr;
   PlaneBuilder* plane_ = nullptr;
@@ -395,7 +400,6 @@ class XSpaceVisitor : public EventVisitor {
   std::vector<Pending> pending_;
   std::unordered_map<int64_t, int64_t> live_;  // address -> bytes
   int64_t in_use_ = 0, peak_ = 0;
-  uint64_t steps_seen_ = 0;
 };
 
 // Creates the missing directories of `path`, recording them (outermost first) for clean-up.
@@ -434,7 +438,7 @@ std::vector<std::pair<std::string, tp::XSpace>> BuildXSpaces(const model::TraceM
                                                              const Selection& sel,
                                                              std::vector<Problem>* problems,
                                                              XSpaceResult* result) {
-  XSpaceVisitor v(result);
+  XSpaceVisitor v(m, analysis::FindSteps(m, sel.step_names, 0), result);
   result->walk = Walk(m, sel, v, problems);
   v.Finish(static_cast<int64_t>(TraceStart(m)));
   std::vector<std::pair<std::string, tp::XSpace>> out;
