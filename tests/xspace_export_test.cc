@@ -330,6 +330,12 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
     EXPECT_EQ(host_ops[op], kSteps) << op << " " << j["framework_op_stats"].dump();
     EXPECT_EQ(device_ops[op], kSteps) << op;
   }
+  // op_profile's tree: op type, then op/kernel, with the kernels' total time (ps).
+  EXPECT_EQ(j["op_profile"]["MatMul"], json({kSteps, kSteps * 30000000ll})) << j["op_profile"];
+  EXPECT_EQ(j["op_profile"]["model/dense/MatMul/volta_sgemm_128x64_nn"],
+            json({kSteps, kSteps * 30000000ll}));
+  EXPECT_EQ(j["op_profile"]["model/dense/BiasAdd/bias_add_kernel"],
+            json({kSteps, kSteps * 10000000ll}));
   EXPECT_EQ(j["overview_steps"], json({"0", "1", "2", "3", "4"}));
   EXPECT_EQ(j["trace_viewer"]["volta_sgemm_128x64_nn"], kSteps);
   EXPECT_EQ(j["trace_viewer"]["cudaLaunchKernel"], 2 * kSteps);

@@ -33,6 +33,17 @@ def main():
     out["tools"] = raw_to_tool_data.xspace_to_tool_names(files)
     out["kernel_stats"] = rows(tool(files, "kernel_stats"))
     out["framework_op_stats"] = rows(tool(files, "framework_op_stats")[0])
+    # op_profile: every node of the op tree (excluding idle time) -> [occurrences, time in ps].
+    ops = {}
+
+    def flatten(node):
+        m = node.get("metrics", {})
+        ops[node["name"]] = [int(m.get("occurrences", 0)), int(m.get("rawTime", 0))]
+        for child in node.get("children", []):
+            flatten(child)
+
+    flatten(tool(files, "op_profile")["byProgramExcludeIdle"])
+    out["op_profile"] = ops
     overview = tool(files, "overview_page")
     out["overview_steps"] = [r["stepnum"] for r in rows(overview[1])]
     trace = tool(files, "trace_viewer", {"trace_viewer_options": {}})
