@@ -221,7 +221,8 @@ class XSpaceVisitor : public EventVisitor {
         Str(e, "memcpy_details", MemcpyDetails(p, s.args));
         r_->memcpy_events++;
       }
-      if (has_corr) pending_.push_back({e, plane_, corr.v.i});
+      Arg own;
+      if (has_corr && !Find(s.args, "tf_op", &own)) pending_.push_back({e, plane_, corr.v.i});
       return;
     }
     if (s.category == Category::kFrameworkOp) r_->op_events++;
