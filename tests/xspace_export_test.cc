@@ -183,7 +183,7 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
     k[e.name]++;
     if (e.name == "volta_sgemm_128x64_nn") sgemm.push_back(e);
     if (e.name == "bias_add_kernel") bias.push_back(e);
-    if (e.name == "memcpy") copy.push_back(e);
+    if (e.name == "MemcpyHToD") copy.push_back(e);
   }
   EXPECT_EQ(k.size(), 3u);
   ASSERT_EQ(sgemm.size(), size_t{kSteps});
@@ -193,6 +193,7 @@ TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
             "regs:64 static_shared:1024 dynamic_shared:0 grid:128,1,1 block:256,1,1");
   EXPECT_EQ(sgemm[0].stats.at("tf_op"), "model/dense/MatMul:MatMul");
   EXPECT_EQ(bias[0].stats.at("tf_op"), "model/dense/BiasAdd:BiasAdd");  // by correlation id
+  EXPECT_EQ(copy[0].display, "memcpy");                                 // the trace's name
   EXPECT_EQ(copy[0].stats.at("memcpy_details"), "kind:HtoD size:4096 dest:0");
   EXPECT_EQ(copy[0].stats.at("tf_op"), "model/relu:Relu");
   for (int i = 0; i < kSteps; ++i) {
@@ -337,6 +338,11 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   EXPECT_EQ(j["op_profile"]["model/dense/BiasAdd/bias_add_kernel"],
             json({kSteps, kSteps * 10000000ll}));
   EXPECT_EQ(j["overview_steps"], json({"0", "1", "2", "3", "4"}));
+  // Each step: two kernels (40 us) of device compute, the host-to-device copy (10 us) input.
+  for (const auto& step : j["overview_breakdown_ms"]) {
+    EXPECT_DOUBLE_EQ(step["deviceComputeTimeMs"].get<double>(), 0.04) << step;
+    EXPECT_DOUBLE_EQ(step["infeedTimeMs"].get<double>(), 0.01) << step;
+  }
   EXPECT_EQ(j["trace_viewer"]["volta_sgemm_128x64_nn"], kSteps);
   EXPECT_EQ(j["trace_viewer"]["cudaLaunchKernel"], 2 * kSteps);
   // The viewer's times (us from the profile's start) are those of the .pb, to the nanosecond.

@@ -46,6 +46,7 @@ def main():
     out["op_profile"] = ops
     overview = tool(files, "overview_page")
     out["overview_steps"] = [r["stepnum"] for r in rows(overview[1])]
+    out["overview_breakdown_ms"] = rows(overview[1])
     trace = tool(files, "trace_viewer", {"trace_viewer_options": {}})
     names, first = {}, {}
     for e in trace.get("traceEvents", []):

@@ -149,6 +149,14 @@ std::string Dims(std::string_view s) {
   return o;
 }
 
+// "HtoD" (the copy kind as the CUPTI source writes it) -> "MemcpyHToD", TensorFlow's name.
+std::string CopyName(std::string kind) {
+  size_t to = kind.find("to");
+  if (kind.empty() || to == std::string::npos) return "";
+  kind[to] = 'T';
+  return "Memcpy" + kind;
+}
+
 std::string_view OpType(std::string_view name) {
   size_t colon = name.rfind(':');
   return colon == std::string_view::npos ? std::string_view() : name.substr(colon + 1);
@@ -207,6 +215,15 @@ class XSpaceVisitor : public EventVisitor {
   void OnSlice(const model::Process& p, const model::Track&, const model::Slice& s) override {
     std::string_view name = p.Name(s.name);
     std::string_view display = s.category == Category::kFrameworkOp ? OpType(name) : "";
+    std::string copy_name;
+    if (on_device_ && s.category == Category::kMemcpy) {
+      // xprof tells copies apart by name ("MemcpyHToD" counts as input in the step breakdown).
+      copy_name = CopyName(ArgText(p, s.args, "kind"));
+      if (!copy_name.empty()) {
+        display = name;
+        name = copy_name;
+      }
+    }
     tp::XEvent* e = plane_->AddEvent(line_, name, display, Unix(s.start), s.Duration());
     CopyArgs(p, s.args, e);
     Arg corr;
