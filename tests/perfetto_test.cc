@@ -338,7 +338,7 @@ TEST_F(Perfetto, BadInputLeavesNoFile) {
   one_line({"--format", "perfetto", "-o", out / "e.pftrace", "--steps", "100:200"},
            "no step matches the selection");
   one_line({"--format", "perfetto"}, "no output given");
-  one_line({"--format", "xspace", "-o", out / "x"}, "formats available: perfetto, chrome, csv");
+  one_line({"--format", "vtune", "-o", out / "x"}, "formats available: perfetto, chrome, csv, xspace");
   EXPECT_TRUE(ListDirectory(out.path()).empty());  // no partial or temporary file
 }
 

@@ -7,17 +7,19 @@
 #include "export/chrome.h"
 #include "export/csv.h"
 #include "export/perfetto.h"
+#include "export/xspace.h"
 #include "model/model.h"
 
 namespace tt::cli {
 
 namespace {
 
-const char kExportHelp[] =
-    R"(usage: tensortrace export DIR --format perfetto|chrome|csv -o PATH [--gzip] [--steps A:B]
-                          [--skip-warmup N] [--step-name NAME] [--max-events N]
+const char kExportHelp[] = R"(usage: tensortrace export DIR --format perfetto|chrome|csv|xspace -o PATH
+                          [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
+                          [--max-events N]
 
-Writes the trace in DIR to PATH, streaming (memory does not grow with the trace).
+Writes the trace in DIR to PATH; perfetto, chrome and csv stream (memory does not grow with
+the trace), xspace holds the selection in memory (one protobuf message).
 
 formats:
   perfetto Perfetto's own protobuf trace: opens in ui.perfetto.dev and trace_processor, at any
@@ -31,6 +33,11 @@ formats:
            Slices, instants, counters, process and thread names, and a flow from each CUDA
            launch to the kernel or copy it started. Gzipped with --gzip or a PATH ending in .gz.
   csv      one row per slice, instant and counter sample, with every field
+  xspace   the TensorFlow profiler's XSpace for TensorBoard's profile plugin (xprof): PATH is a
+           log directory; writes PATH/plugins/profile/RUN/HOST.xplane.pb (RUN from the trace's
+           start time). Host threads, GPU streams, ops, steps, kernels, copies, allocations.
+           An XSpace is one protobuf message: memory grows with the selection (choose part of
+           a large trace with --steps or --max-events). An existing, non-empty RUN is refused.
 
 selection:
   --steps A:B, --skip-warmup N, --step-name NAME   as in `tensortrace stats`
@@ -41,6 +48,29 @@ The file appears only when complete; on any error nothing is left at PATH.
 )";
 
 constexpr uint64_t kChromeComfort = 1500000;
+
+void WarnProblems(const std::vector<Problem>& problems) {
+  if (!problems.empty())
+    std::cerr << "tensortrace export: warning: " << problems.size()
+              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+}
+
+int ExportXSpace(const std::string& dir, const std::string& logdir,
+                 const exporter::Selection& sel) {
+  model::TraceModel m = model::LoadModel(dir);
+  std::vector<Problem> problems = m.problems;
+  exporter::XSpaceResult r = exporter::WriteXSpace(m, sel, logdir, &problems);
+  for (const auto& f : r.files) std::cerr << "tensortrace export: wrote " << f << "\n";
+  std::cerr << "tensortrace export: " << r.walk.events << " events (" << r.op_events << " ops, "
+            << r.steps << " steps, " << r.kernel_events << " kernels, " << r.memcpy_events
+            << " copies), " << r.bytes << " bytes; open with: tensorboard --logdir " << logdir
+            << "\n";
+  if (r.walk.left_out)
+    std::cerr << "tensortrace export: --max-events left out " << r.walk.left_out
+              << " later events\n";
+  WarnProblems(problems);
+  return 0;
+}
 
 }  // namespace
 
@@ -80,11 +110,13 @@ int Export(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("no trace directory given (usage: tensortrace export DIR ...)");
-  if (format.empty()) throw Error("no --format given (formats: perfetto, chrome, csv)");
-  if (format != "chrome" && format != "csv" && format != "perfetto")
+  if (format.empty()) throw Error("no --format given (formats: perfetto, chrome, csv, xspace)");
+  if (format != "chrome" && format != "csv" && format != "perfetto" && format != "xspace")
     throw Error("--format: unknown format '" + format +
-                "' (formats available: perfetto, chrome, csv; xspace is not implemented yet)");
+                "' (formats available: perfetto, chrome, csv, xspace)");
   if (out.empty()) throw Error("no output given (-o PATH)");
+  if (format == "xspace" && gzip) throw Error("--gzip: not for xspace (xprof reads plain .pb)");
+  if (format == "xspace") return ExportXSpace(dir, out, sel);
   if (IsDirectory(out)) throw Error("-o: " + out + " is a directory; give a file name");
   if (out.size() > 3 && out.compare(out.size() - 3, 3, ".gz") == 0) gzip = true;
 

@@ -1,0 +1,359 @@
+// `tensortrace export --format xspace` on a trace with known content: the .pb parsed with the
+// protobuf classes, then opened by TensorBoard's profile plugin's own converters (xprof).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <ctime>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "core/files.h"
+#include "format/proto/xplane.pb.h"
+#include "model/model.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+namespace tp = tensorflow::profiler;
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+constexpr int kSteps = 5;
+
+class XSpaceExport : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    auto r = RunCmd({TT_SYNTHETIC, std::to_string(kSteps), "100", "1"},
+                    {{"TENSORTRACE_DIR", dir_->path()}});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static test::RunResult Export_(std::vector<std::string> args) {
+    std::vector<std::string> a{TT_CLI, "export", dir_->path(), "--format", "xspace"};
+    a.insert(a.end(), args.begin(), args.end());
+    return RunCmd(a);
+  }
+  // The one run directory under LOGDIR/plugins/profile.
+  static std::string RunDir(const std::string& logdir) {
+    auto runs = ListDirectory(logdir + "/plugins/profile");
+    EXPECT_EQ(runs.size(), 1u);
+    return runs.empty() ? "" : logdir + "/plugins/profile/" + runs[0];
+  }
+  static tp::XSpace Load(const std::string& logdir) {
+    std::string run = RunDir(logdir);
+    auto files = ListDirectory(run);
+    EXPECT_EQ(files.size(), 1u);
+    tp::XSpace s;
+    EXPECT_TRUE(!files.empty() && s.ParseFromString(ReadFile(run + "/" + files[0])));
+    return s;
+  }
+  static TempDir* dir_;
+};
+TempDir* XSpaceExport::dir_ = nullptr;
+
+const tp::XPlane* Plane(const tp::XSpace& s, const std::string& name) {
+  for (const auto& p : s.planes())
+    if (p.name() == name) return &p;
+  return nullptr;
+}
+
+struct Ev {
+  std::string name, display;
+  int64_t start_ns;  // Unix
+  int64_t dur_ps;
+  std::map<std::string, std::string> stats;  // values as text
+};
+
+// The Unix time lines count from: the "Task Environment" plane's profile_start_time.
+int64_t ProfileStart(const tp::XSpace& s) {
+  const tp::XPlane* env = Plane(s, "Task Environment");
+  EXPECT_TRUE(env);
+  if (!env) return 0;
+  for (const auto& st : env->stats())
+    if (env->stat_metadata().at(st.metadata_id()).name() == "profile_start_time")
+      return static_cast<int64_t>(st.uint64_value());
+  ADD_FAILURE() << "no profile_start_time";
+  return 0;
+}
+
+std::vector<Ev> Events(const tp::XPlane& p, int64_t base = 0) {
+  std::vector<Ev> out;
+  for (const auto& l : p.lines())
+    for (const auto& e : l.events()) {
+      const auto& md = p.event_metadata().at(e.metadata_id());
+      Ev ev{md.name(),
+            md.display_name(),
+            base + l.timestamp_ns() + e.offset_ps() / 1000,
+            e.duration_ps(),
+            {}};
+      EXPECT_EQ(e.offset_ps() % 1000, 0);
+      for (const auto& st : e.stats()) {
+        std::string v;
+        switch (st.value_case()) {
+          case tp::XStat::kInt64Value:
+            v = std::to_string(st.int64_value());
+            break;
+          case tp::XStat::kUint64Value:
+            v = std::to_string(st.uint64_value());
+            break;
+          case tp::XStat::kStrValue:
+            v = st.str_value();
+            break;
+          case tp::XStat::kRefValue:  // text stored once, as a stat metadata's name
+            v = p.stat_metadata().at(static_cast<int64_t>(st.ref_value())).name();
+            break;
+          default:
+            v = "?";
+        }
+        ev.stats[p.stat_metadata().at(st.metadata_id()).name()] = v;
+      }
+      out.push_back(ev);
+    }
+  return out;
+}
+
+std::string HostName() {
+  char h[256] = {};
+  gethostname(h, sizeof h - 1);
+  return h;
+}
+
+TEST_F(XSpaceExport, PlanesLinesEventsAndStats) {
+  TempDir out;
+  auto r = Export_({"-o", out / "logs"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string run = RunDir(out / "logs");
+  EXPECT_EQ(ListDirectory(run), std::vector<std::string>{HostName() + ".xplane.pb"});
+  tp::XSpace s = Load(out / "logs");
+  ASSERT_EQ(s.hostnames_size(), 1);
+  EXPECT_EQ(s.hostnames(0), HostName());
+  const tp::XPlane* host = Plane(s, "/host:CPU");
+  const tp::XPlane* gpu = Plane(s, "/device:GPU:0");
+  ASSERT_TRUE(host && gpu);
+  EXPECT_EQ(s.planes_size(), 3);  // and "Task Environment"
+  int64_t base = ProfileStart(s);
+
+  // One host line per thread (id = tid), one GPU line per stream.
+  model::TraceModel m = model::LoadModel(dir_->path());
+  ASSERT_EQ(m.processes.size(), 1u);
+  ASSERT_EQ(host->lines_size(), 1);
+  for (const auto& t : m.tracks)
+    if (t.kind == layout::TrackKind::kThread) {
+      EXPECT_EQ(host->lines(0).id(), static_cast<int64_t>(t.id));
+      EXPECT_EQ(host->lines(0).name(), t.name);
+    }
+  ASSERT_EQ(gpu->lines_size(), 2);
+  EXPECT_EQ(gpu->lines(0).name(), "Stream #7");
+  EXPECT_EQ(gpu->lines(1).name(), "Stream #8");
+
+  std::map<std::string, int> n;
+  std::vector<int64_t> step_nums;
+  for (const Ev& e : Events(*host)) {
+    n[e.name]++;
+    if (e.stats.count("step_num")) {
+      step_nums.push_back(std::stoll(e.stats.at("step_num")));
+      EXPECT_EQ(e.stats.at("_r"), "1");
+    }
+    if (e.name == "model/dense/MatMul:MatMul") {
+      EXPECT_EQ(e.display, "MatMul");
+    }
+    if (e.name == "cudaLaunchKernel") {
+      EXPECT_TRUE(e.stats.count("correlation_id"));
+    }
+    if (e.name == "MemoryAllocation") {
+      EXPECT_EQ(e.stats.at("requested_bytes"), "1024");
+      EXPECT_EQ(e.stats.at("allocator_name"), "tensortrace");
+    }
+  }
+  EXPECT_EQ(step_nums, (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(n["model/dense/MatMul:MatMul"], kSteps);
+  EXPECT_EQ(n["model/dense/BiasAdd:BiasAdd"], kSteps);
+  EXPECT_EQ(n["model/relu:Relu"], kSteps);
+  EXPECT_EQ(n["cudaLaunchKernel"], 2 * kSteps);
+  EXPECT_EQ(n["MemoryAllocation"], kSteps);
+  EXPECT_EQ(n["MemoryDeallocation"], kSteps - 1);
+
+  std::map<std::string, int> k;
+  std::vector<Ev> sgemm, bias, copy;
+  for (const Ev& e : Events(*gpu, base)) {
+    k[e.name]++;
+    if (e.name == "volta_sgemm_128x64_nn") sgemm.push_back(e);
+    if (e.name == "bias_add_kernel") bias.push_back(e);
+    if (e.name == "MemcpyHToD") copy.push_back(e);
+  }
+  EXPECT_EQ(k.size(), 3u);
+  ASSERT_EQ(sgemm.size(), size_t{kSteps});
+  ASSERT_EQ(bias.size(), size_t{kSteps});
+  ASSERT_EQ(copy.size(), size_t{kSteps});
+  EXPECT_EQ(sgemm[0].stats.at("kernel_details"),
+            "regs:64 static_shared:1024 dynamic_shared:0 grid:128,1,1 block:256,1,1");
+  EXPECT_EQ(sgemm[0].stats.at("tf_op"), "model/dense/MatMul:MatMul");
+  EXPECT_EQ(bias[0].stats.at("tf_op"), "model/dense/BiasAdd:BiasAdd");  // by correlation id
+  EXPECT_EQ(copy[0].display, "memcpy");                                 // the trace's name
+  EXPECT_EQ(copy[0].stats.at("memcpy_details"), "kind:HtoD size:4096 dest:0");
+  EXPECT_EQ(copy[0].stats.at("tf_op"), "model/relu:Relu");
+  for (int i = 0; i < kSteps; ++i) {
+    // The job places device work at fixed nanosecond offsets from each step's base.
+    EXPECT_EQ(sgemm[i].dur_ps, 30000 * 1000);
+    EXPECT_EQ(bias[i].start_ns - sgemm[i].start_ns, 40000);
+    EXPECT_EQ(copy[i].start_ns - sgemm[i].start_ns, 60000);
+  }
+
+  // Unix time (profile start + line + event offset): the trace's own (monotonic) time plus its
+  // realtime offset, to the nanosecond.
+  TempDir csv_dir;
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", dir_->path(), "--format", "csv", "-o", csv_dir / "t.csv"}).status,
+      0);
+  std::istringstream csv(ReadFile(csv_dir / "t.csv"));
+  uint64_t first_sgemm = 0;
+  for (std::string line; std::getline(csv, line);)
+    if (line.find(",volta_sgemm_128x64_nn,") != std::string::npos) {
+      std::vector<std::string> f;
+      std::stringstream ls(line);
+      for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+      first_sgemm = std::stoull(f[7]);
+      break;
+    }
+  ASSERT_NE(first_sgemm, 0u);
+  EXPECT_EQ(sgemm[0].start_ns,
+            static_cast<int64_t>(first_sgemm) + m.processes[0].meta.clock_offset_ns);
+
+  // The run is named after the trace's start, in local time, as TensorFlow names it.
+  std::string name = run.substr(run.rfind('/') + 1);
+  struct tm tm = {};
+  ASSERT_NE(strptime(name.c_str(), "%Y_%m_%d_%H_%M_%S", &tm), nullptr) << name;
+  tm.tm_isdst = -1;
+  EXPECT_EQ(static_cast<uint64_t>(mktime(&tm)), m.processes[0].meta.start_realtime_ns / 1000000000)
+      << name;
+  EXPECT_NE(r.err.find(std::to_string(3 * kSteps) + " ops, " + std::to_string(kSteps) + " steps, " +
+                       std::to_string(2 * kSteps) + " kernels"),
+            std::string::npos)
+      << r.err;
+}
+
+TEST_F(XSpaceExport, SelectionWorks) {
+  TempDir out;
+  ASSERT_EQ(Export_({"-o", out / "a", "--steps", "1:2"}).status, 0);
+  tp::XSpace s = Load(out / "a");
+  int steps = 0, kernels = 0;
+  for (const Ev& e : Events(*Plane(s, "/host:CPU"))) steps += e.stats.count("step_num");
+  for (const Ev& e : Events(*Plane(s, "/device:GPU:0"))) kernels += e.stats.count("kernel_details");
+  EXPECT_EQ(steps, 2);
+  EXPECT_EQ(kernels, 2 * 2);
+
+  // --step-name makes an annotation a step, as in `stats`: here each Relu, beside each step.
+  ASSERT_EQ(Export_({"-o", out / "c", "--step-name", "model/relu:Relu"}).status, 0);
+  s = Load(out / "c");
+  std::map<std::string, int> step_events;
+  for (const Ev& e : Events(*Plane(s, "/host:CPU")))
+    if (e.stats.count("step_num")) step_events[e.name]++;
+  EXPECT_EQ(step_events,
+            (std::map<std::string, int>{{"model/relu:Relu", kSteps}, {"step", kSteps}}));
+
+  auto r = Export_({"-o", out / "b", "--max-events", "10"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  s = Load(out / "b");
+  size_t events = 0;
+  for (const auto& p : s.planes())
+    for (const auto& l : p.lines()) events += static_cast<size_t>(l.events_size());
+  EXPECT_EQ(events, 10u);
+  EXPECT_NE(r.err.find("--max-events left out"), std::string::npos) << r.err;
+}
+
+TEST_F(XSpaceExport, BadInputLeavesNothing) {
+  TempDir out;
+  auto one_line = [&](std::vector<std::string> args, const std::string& what) {
+    auto r = RunCmd(args);
+    EXPECT_NE(r.status, 0) << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << r.err;
+  };
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xplane", "-o", out / "x"},
+           "unknown format 'xplane'");
+  // A log directory under a regular file cannot be created.
+  WriteFileAtomic(out / "file", "x");
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "file/logs"},
+           "cannot create directory");
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "file"}, "is a file");
+  one_line(
+      {TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "e", "--steps", "100:200"},
+      "no step matches");
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "g", "--gzip"},
+           "--gzip: not for xspace");
+  EXPECT_EQ(ListDirectory(out.path()), std::vector<std::string>{"file"});
+  // A second export of the same trace meets its own run directory: refused, the first kept.
+  ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
+  std::string run = RunDir(out / "logs");
+  auto before = ListDirectory(run);
+  one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "logs"},
+           "exists and is not empty");
+  EXPECT_EQ(ListDirectory(run), before);
+
+  auto help = RunCmd({TT_CLI, "export", "--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("xspace"), std::string::npos);
+}
+
+// TensorBoard's profile plugin (pip xprof) reads the log directory with its own converters.
+TEST_F(XSpaceExport, ProfilePluginOpensIt) {
+  TempDir out;
+  ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
+  tp::XSpace s = Load(out / "logs");  // before xprof adds its caches beside it
+  auto r = RunCmd({"python3", std::string(TT_SOURCE_DIR) + "/tests/xspace_tools.py", out / "logs"},
+                  {}, 110);
+  if (r.status == 3) GTEST_SKIP() << "xprof is not installed: " << r.err;
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["files"], 1);
+
+  std::map<std::string, json> kernels;
+  for (const auto& row : j["kernel_stats"]) kernels[row["kernel_name"]] = row;
+  ASSERT_EQ(kernels.size(), 2u) << j["kernel_stats"].dump();
+  EXPECT_EQ(kernels["volta_sgemm_128x64_nn"]["op_name"], "model/dense/MatMul");
+  EXPECT_EQ(kernels["volta_sgemm_128x64_nn"]["occurrences"], kSteps);
+  EXPECT_EQ(kernels["volta_sgemm_128x64_nn"]["registers_per_thread"], 64);
+  EXPECT_EQ(kernels["volta_sgemm_128x64_nn"]["grid_dim"], "128,1,1");
+  EXPECT_DOUBLE_EQ(kernels["volta_sgemm_128x64_nn"]["total_duration_us"].get<double>(),
+                   30.0 * kSteps);
+  EXPECT_EQ(kernels["bias_add_kernel"]["op_name"], "model/dense/BiasAdd");
+
+  std::map<std::string, double> host_ops, device_ops;
+  for (const auto& row : j["framework_op_stats"]) {
+    auto& into = row["host_or_device"] == "Host" ? host_ops : device_ops;
+    into[row["operation"]] = row["occurrences"].get<double>();
+  }
+  for (const char* op : {"model/dense/MatMul", "model/dense/BiasAdd", "model/relu"}) {
+    EXPECT_EQ(host_ops[op], kSteps) << op << " " << j["framework_op_stats"].dump();
+    EXPECT_EQ(device_ops[op], kSteps) << op;
+  }
+  // op_profile's tree: op type, then op/kernel, with the kernels' total time (ps).
+  EXPECT_EQ(j["op_profile"]["MatMul"], json({kSteps, kSteps * 30000000ll})) << j["op_profile"];
+  EXPECT_EQ(j["op_profile"]["model/dense/MatMul/volta_sgemm_128x64_nn"],
+            json({kSteps, kSteps * 30000000ll}));
+  EXPECT_EQ(j["op_profile"]["model/dense/BiasAdd/bias_add_kernel"],
+            json({kSteps, kSteps * 10000000ll}));
+  EXPECT_EQ(j["overview_steps"], json({"0", "1", "2", "3", "4"}));
+  // Each step: two kernels (40 us) of device compute, the host-to-device copy (10 us) input.
+  for (const auto& step : j["overview_breakdown_ms"]) {
+    EXPECT_DOUBLE_EQ(step["deviceComputeTimeMs"].get<double>(), 0.04) << step;
+    EXPECT_DOUBLE_EQ(step["infeedTimeMs"].get<double>(), 0.01) << step;
+  }
+  EXPECT_EQ(j["trace_viewer"]["volta_sgemm_128x64_nn"], kSteps);
+  EXPECT_EQ(j["trace_viewer"]["cudaLaunchKernel"], 2 * kSteps);
+  // The viewer's times (us from the profile's start) are those of the .pb, to the nanosecond.
+  int64_t first = INT64_MAX;
+  for (const Ev& e : Events(*Plane(s, "/device:GPU:0")))
+    if (e.name == "volta_sgemm_128x64_nn") first = std::min(first, e.start_ns);
+  EXPECT_NEAR(j["trace_viewer_first_us"]["volta_sgemm_128x64_nn"].get<double>(), first / 1e3, 5e-4);
+  EXPECT_EQ(j["memory_allocators"], json({"tensortrace"}));
+  // Each step allocates 1024 bytes and frees the previous step's: at most two are live.
+  EXPECT_EQ(j["memory_peak_bytes"]["tensortrace"], 2048);
+}
+
+}  // namespace
+}  // namespace tt
