@@ -18,6 +18,8 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   clang libclang-rt-14-dev llvm \
   libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
 # Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
-# and TensorBoard's profile plugin (xprof), which reads our XSpace exports.
-python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile
+# and TensorBoard's profile plugin (xprof), which reads our XSpace exports; ittapi (Intel's real
+# ITT client, its ittnotify static part bundled) drives the ITT collector's test.
+python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile \
+  ittapi
 echo "install-deps: done"
