@@ -188,7 +188,8 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   // the runtime library. Groups "all" lets older static parts fill every function; oneDNN's
   // task level 2 reports every primitive, on every thread.
   if (const char* itt = std::getenv("INTEL_LIBITTNOTIFY64"); itt && *itt) {
-    if (!quiet) std::cerr << "tensortrace: INTEL_LIBITTNOTIFY64 is set, our ITT collector stays off\n";
+    if (!quiet)
+      std::cerr << "tensortrace: INTEL_LIBITTNOTIFY64 is set, our ITT collector stays off\n";
   } else {
     setenv("INTEL_LIBITTNOTIFY64", lib.c_str(), 1);
   }

@@ -79,7 +79,6 @@ int main(int argc, char** argv) {
   reorder ro(cd, nhwc);
   Run("reorder_op", n + 3, ro, s, {{DNNL_ARG_FROM, cd}, {DNNL_ARG_TO, nhwc}});
 
-  std::printf("dnnl_job: %d conv, %d inner_product, %d relu, %d reorder\n", n, n + 1, n + 2,
-              n + 3);
+  std::printf("dnnl_job: %d conv, %d inner_product, %d relu, %d reorder\n", n, n + 1, n + 2, n + 3);
   return 0;
 }

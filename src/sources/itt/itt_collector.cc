@@ -13,6 +13,7 @@
 #include <cinttypes>
 #include <cstdio>
 #include <cstring>
+#include <type_traits>
 
 #include "core/time.h"
 #include "runtime/emit.h"
@@ -94,20 +95,55 @@ void FrameSubmit(const Domain* d, Id*, Timestamp begin, Timestamp end) {
   rt::EmitComplete(NameOf(d), Category::kStep, end - begin, nullptr, 0, end);
 }
 
-// One metadata value as an argument; false for an unknown type.
+// Element i of an array of T as an argument.
+template <typename T>
+Arg Value(const void* data, size_t i) {
+  T x;
+  std::memcpy(&x, static_cast<const char*>(data) + i * sizeof(T), sizeof x);
+  Arg a;
+  if constexpr (std::is_floating_point_v<T>) {
+    a.type = ArgType::kFloat;
+    a.v.f = x;
+  } else if constexpr (std::is_signed_v<T>) {
+    a.type = ArgType::kInt;
+    a.v.i = x;
+  } else {
+    a.type = ArgType::kUint;
+    a.v.u = x;
+  }
+  return a;
+}
+
+// One metadata value (an __itt_metadata_type) as an argument; false for an unknown type.
 bool MetaArg(int type, const void* data, size_t i, Arg* a) {
   switch (type) {
-    case kMetaU64: a->type = ArgType::kUint, a->v.u = static_cast<const uint64_t*>(data)[i]; break;
-    case kMetaS64: a->type = ArgType::kInt, a->v.i = static_cast<const int64_t*>(data)[i]; break;
-    case kMetaU32: a->type = ArgType::kUint, a->v.u = static_cast<const uint32_t*>(data)[i]; break;
-    case kMetaS32: a->type = ArgType::kInt, a->v.i = static_cast<const int32_t*>(data)[i]; break;
-    case kMetaU16: a->type = ArgType::kUint, a->v.u = static_cast<const uint16_t*>(data)[i]; break;
-    case kMetaS16: a->type = ArgType::kInt, a->v.i = static_cast<const int16_t*>(data)[i]; break;
-    case kMetaFloat: a->type = ArgType::kFloat, a->v.f = static_cast<const float*>(data)[i]; break;
-    case kMetaDouble: a->type = ArgType::kFloat, a->v.f = static_cast<const double*>(data)[i]; break;
-    default: return false;
+    case kMetaU64:
+      *a = Value<uint64_t>(data, i);
+      return true;
+    case kMetaS64:
+      *a = Value<int64_t>(data, i);
+      return true;
+    case kMetaU32:
+      *a = Value<uint32_t>(data, i);
+      return true;
+    case kMetaS32:
+      *a = Value<int32_t>(data, i);
+      return true;
+    case kMetaU16:
+      *a = Value<uint16_t>(data, i);
+      return true;
+    case kMetaS16:
+      *a = Value<int16_t>(data, i);
+      return true;
+    case kMetaFloat:
+      *a = Value<float>(data, i);
+      return true;
+    case kMetaDouble:
+      *a = Value<double>(data, i);
+      return true;
+    default:
+      return false;
   }
-  return true;
 }
 
 // The begin event is already written when metadata arrives, so it becomes an instant inside
@@ -129,8 +165,8 @@ void MetadataAdd(const Domain* d, Id, StringHandle* key, int type, size_t count,
 void MetadataStrAdd(const Domain* d, Id, StringHandle* key, const char* data, size_t length) {
   if (!d || !data || !rt::Enabled()) return;
   char buf[1024];
-  size_t n = length == 0 || length == static_cast<size_t>(-1) ? strnlen(data, sizeof buf - 1)
-                                                               : length;
+  size_t n =
+      length == 0 || length == static_cast<size_t>(-1) ? strnlen(data, sizeof buf - 1) : length;
   if (n > sizeof buf - 1) n = sizeof buf - 1;
   std::memcpy(buf, data, n);
   buf[n] = 0;
@@ -199,7 +235,8 @@ void CounterDecDelta(void* id, unsigned long long d) { CounterAdd(id, -static_ca
 int EventCreate(const char* name, int namelen) {
   if (!name || namelen <= 0) return 0;
   char buf[1024];
-  size_t n = static_cast<size_t>(namelen) < sizeof buf ? static_cast<size_t>(namelen) : sizeof buf - 1;
+  size_t n =
+      static_cast<size_t>(namelen) < sizeof buf ? static_cast<size_t>(namelen) : sizeof buf - 1;
   std::memcpy(buf, name, n);
   buf[n] = 0;
   return StringHandleIndex(CreateStringHandle(buf));

@@ -46,7 +46,8 @@ bool SameName(const char* a, const char* b) { return std::strncmp(a, b, kMaxLen)
 
 uint32_t Hash(const char* s) {
   uint32_t h = 2166136261u;
-  for (size_t i = 0; i < kMaxLen && s[i]; ++i) h = (h ^ static_cast<unsigned char>(s[i])) * 16777619u;
+  for (size_t i = 0; i < kMaxLen && s[i]; ++i)
+    h = (h ^ static_cast<unsigned char>(s[i])) * 16777619u;
   return h;
 }
 
@@ -111,9 +112,7 @@ CounterInfo* CreateCounter(const char* name, const char* domain, int type) {
   return c;
 }
 
-int StringHandleIndex(const StringHandle* h) {
-  return h ? static_cast<int>(h - g_strings) + 1 : 0;
-}
+int StringHandleIndex(const StringHandle* h) { return h ? static_cast<int>(h - g_strings) + 1 : 0; }
 
 const StringHandle* StringHandleAt(int index) {
   // Handles are only added, and an index is only known after its handle was written.
