@@ -31,6 +31,11 @@ struct Locked {
   ~Locked() { pthread_mutex_unlock(&g_lock); }
 };
 
+// fork() while another thread creates a handle must not leave the child's lock held.
+void LockForFork() { pthread_mutex_lock(&g_lock); }
+void UnlockAfterFork() { pthread_mutex_unlock(&g_lock); }
+[[maybe_unused]] const int g_atfork = pthread_atfork(LockForFork, UnlockAfterFork, UnlockAfterFork);
+
 // A copy of `s` in the arena (truncated to kMaxLen); null when the arena is full.
 const char* CopyLocked(const char* s) {
   size_t n = strnlen(s, kMaxLen);
