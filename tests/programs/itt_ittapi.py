@@ -78,4 +78,12 @@ with ittapi.task("with_meta", domain="tt.test"):
     sizes = (ctypes.c_uint64 * 2)(64, 128)
     metadata_add(d, Id(0, 0, 0), string_handle_create(b"sizes"), 1, 2, ctypes.cast(sizes, V))
     metadata_str_add(d, Id(0, 0, 0), string_handle_create(b"note"), b"hello", 5)
+# __itt_event: nested slices.
+with ittapi.event("an_event"):
+    pass
+# Entries the collector does not implement keep the client's stubs: harmless, nothing recorded.
+with ittapi.task("overlapped", domain="tt.test", overlapped=True):
+    pass
+ittapi.pause()
+ittapi.resume()
 print("itt_ittapi: done")
