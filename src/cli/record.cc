@@ -34,6 +34,9 @@ const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--bu
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
 directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
+ITT-instrumented libraries (oneDNN, TensorFlow's included) report into the trace: unless they
+are set already, INTEL_LIBITTNOTIFY64 names the runtime library, INTEL_ITTNOTIFY_GROUPS=all
+and ONEDNN_ITT_TASK_LEVEL=2 (every primitive).
 
   -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here)
   --force                  reuse DIR if it holds an earlier trace (its content is replaced)
