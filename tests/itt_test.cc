@@ -175,6 +175,27 @@ TEST_F(Dnnl, StatsPrimitiveViewShowsTheOpsThatRanThem) {
 
 TEST_F(Dnnl, BabeltraceReadsTheTrace) { ExpectBabeltraceReads(*dir_ / "t"); }
 
+// The ITT domains each process used, by `info`.
+std::set<std::string> IttDomains(const std::string& dir, const std::string& cmdline) {
+  auto r = RunCmd({TT_CLI, "info", dir, "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  for (const auto& p : j["processes"]) {
+    if (p["command"].get<std::string>().find(cmdline) == std::string::npos) continue;
+    if (!p["source_details"].contains("itt")) return {};
+    return p["source_details"]["itt"].get<std::set<std::string>>();
+  }
+  ADD_FAILURE() << "no process " << cmdline << " in " << r.out;
+  return {};
+}
+
+TEST_F(Dnnl, InfoListsTheIttDomains) {
+  EXPECT_EQ(IttDomains(*dir_ / "t", "tt_dnnl_job"),
+            std::set<std::string>{"dnnl::primitive::execute"});
+  auto r = RunCmd({TT_CLI, "info", *dir_ / "t"});
+  EXPECT_NE(r.out.find("itt domains dnnl::primitive::execute"), std::string::npos) << r.out;
+}
+
 TEST_F(Dnnl, AUserCollectorKeepsOursOff) {
   TempDir d;
   auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_DNNL_JOB, "1"},
@@ -253,6 +274,7 @@ TEST(IttApi, DomainsTasksFramesCountersThreadNamesFromTheRealClient) {
   EXPECT_EQ(depth, (std::vector<double>{5, 8, 7}));  // set 5, +3, -1
   EXPECT_TRUE(checkpoint && sizes && note);
 
+  EXPECT_EQ(IttDomains(d / "t", "itt_ittapi.py"), (std::set<std::string>{"tt.frames", "tt.test"}));
   // Frames are steps for the analyses.
   auto st = RunCmd({TT_CLI, "stats", d / "t", "--view", "step", "--json"});
   ASSERT_EQ(st.status, 0) << st.err;

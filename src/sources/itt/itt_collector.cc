@@ -307,6 +307,7 @@ extern "C" __attribute__((visibility("default"))) void __itt_api_init(tt::itt::G
   for (Domain* d = g->domain_list; d; d = d->next) {
     d->extra1 = CategoryTag(DomainCategory(d->nameA));
     d->flags = 1;
+    if (d->nameA) tt::rt::EmitSource("itt", d->nameA);
   }
   for (ApiInfo* a = g->api_list_ptr; a && a->name; ++a) {
     for (const Entry& e : kEntries) {

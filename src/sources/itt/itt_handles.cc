@@ -4,6 +4,8 @@
 
 #include <cstring>
 
+#include "runtime/process.h"
+
 namespace tt::itt {
 namespace {
 
@@ -68,16 +70,21 @@ layout::Category DomainCategory(const char* name) {
 
 Domain* CreateDomain(const char* name) {
   if (!name) return nullptr;
-  Locked l;
-  for (uint32_t i = 0; i < g_ndomains; ++i)
-    if (SameName(g_domains[i].nameA, name)) return &g_domains[i];
-  if (g_ndomains == kMaxDomains) return nullptr;
-  const char* copy = CopyLocked(name);
-  if (!copy) return nullptr;
-  Domain* d = &g_domains[g_ndomains++];
-  d->nameA = copy;
-  d->extra1 = CategoryTag(DomainCategory(copy));
-  d->flags = 1;  // enabled: callers skip every call on a domain with flags 0
+  Domain* d = nullptr;
+  {
+    Locked l;
+    for (uint32_t i = 0; i < g_ndomains; ++i)
+      if (SameName(g_domains[i].nameA, name)) return &g_domains[i];
+    if (g_ndomains == kMaxDomains) return nullptr;
+    const char* copy = CopyLocked(name);
+    if (!copy) return nullptr;
+    d = &g_domains[g_ndomains++];
+    d->nameA = copy;
+    d->extra1 = CategoryTag(DomainCategory(copy));
+    d->flags = 1;  // enabled: callers skip every call on a domain with flags 0
+  }
+  // After our lock: the runtime's lock is never taken inside it (fork handlers take both).
+  rt::EmitSource("itt", d->nameA);
   return d;
 }
 
