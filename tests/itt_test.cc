@@ -282,6 +282,45 @@ TEST(IttApi, DomainsTasksFramesCountersThreadNamesFromTheRealClient) {
   ExpectBabeltraceReads(d / "t");
 }
 
+TEST(IttApi, AForkedChildListsTheDomainsItUses) {
+  std::string py = Python();
+  if (py.empty()) GTEST_SKIP() << "no python3";
+  const char* script =
+      "import os, sys\n"
+      "try:\n"
+      "    import ittapi\n"
+      "except ImportError:\n"
+      "    sys.exit(3)\n"
+      "with ittapi.task('in_parent', domain='tt.parent'):\n"
+      "    pass\n"
+      "pid = os.fork()\n"
+      "if pid == 0:\n"
+      "    with ittapi.task('in_child', domain='tt.parent'):\n"
+      "        with ittapi.task('nested', domain='tt.child'):\n"
+      "            pass\n"
+      "    os._exit(0)\n"
+      "os.waitpid(pid, 0)\n";
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", py, "-c", script}, {}, 120);
+  if (r.status == 3) GTEST_SKIP() << "pip ittapi cannot be imported";
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto info = RunCmd({TT_CLI, "info", d / "t", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  json j = json::parse(info.out);
+  ASSERT_EQ(j["processes"].size(), 2u);
+  const json& a = j["processes"][0];
+  const json& b = j["processes"][1];
+  const json& child = a["ppid"] == b["pid"] ? a : b;
+  const json& parent = a["ppid"] == b["pid"] ? b : a;
+  ASSERT_EQ(child["ppid"], parent["pid"]);
+  auto domains = [](const json& p) {
+    return p["source_details"]["itt"].get<std::set<std::string>>();
+  };
+  EXPECT_EQ(domains(parent), std::set<std::string>{"tt.parent"});
+  // The domain the parent created, used again in the child, is listed for the child too.
+  EXPECT_EQ(domains(child), (std::set<std::string>{"tt.child", "tt.parent"}));
+}
+
 TEST(IttTensorFlow, BundledOneDnnReportsPrimitives) {
   std::string py = Python();
   // find_spec: importing TensorFlow only to check would take as long as the test.

@@ -351,6 +351,8 @@ void FinishProcess() {
 
 void EmitSource(const char* name, const char* detail) {
   if (!Enabled() || !name || !detail) return;
+  // A forked child opens its trace at its first event: this may be it.
+  if (!t_stream && !AttachThread()) return;
   size_t n = strnlen(name, kMaxNameLen), d = strnlen(detail, kMaxNameLen);
   Lock();
   ProcEvent(layout::kSource, n + 1 + d + 1, [&](uint8_t* p) {

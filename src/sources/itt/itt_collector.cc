@@ -41,8 +41,21 @@ bool DomainArg(const Domain* d, Arg* a) {
   return a->key && a->v.str;
 }
 
+// Lists the domain for `info` (a source event) at its first use in this process. A domain's
+// extra2 is reserved to the collector: it holds the process generation it was reported in.
+// Two threads may both report it first; `info` keeps one.
+void ReportDomainSlow(const Domain* d, uintptr_t gen) {
+  const_cast<Domain*>(d)->extra2 = reinterpret_cast<void*>(gen);
+  if (d->nameA) rt::EmitSource("itt", d->nameA);
+}
+inline void ReportDomain(const Domain* d) {
+  uintptr_t gen = g_process_generation.load(std::memory_order_relaxed);
+  if (__builtin_expect(reinterpret_cast<uintptr_t>(d->extra2) != gen, 0)) ReportDomainSlow(d, gen);
+}
+
 void BeginSlice(const Domain* d, const char* name) {
   if (!d || !rt::Enabled()) return;
+  ReportDomain(d);
   ++t_open;
   Category cat = CategoryOf(d);
   Arg a;
@@ -80,6 +93,7 @@ void RegionEnd(const Domain*, Id) { EndSlice(); }
 
 void FrameBegin(const Domain* d, Id*) {
   if (!d || !rt::Enabled()) return;
+  ReportDomain(d);
   ++t_open;
   rt::EmitBegin(NameOf(d), Category::kStep);
 }
@@ -90,6 +104,7 @@ Timestamp GetTimestamp() { return ReadClockNs(CLOCK_MONOTONIC); }
 
 void FrameSubmit(const Domain* d, Id*, Timestamp begin, Timestamp end) {
   if (!d || !rt::Enabled()) return;
+  ReportDomain(d);
   if (end == kTimestampNone) end = GetTimestamp();
   if (begin == kTimestampNone || begin > end) begin = end;
   rt::EmitComplete(NameOf(d), Category::kStep, end - begin, nullptr, 0, end);
@@ -179,6 +194,7 @@ void MetadataStrAdd(const Domain* d, Id, StringHandle* key, const char* data, si
 
 void Marker(const Domain* d, Id, StringHandle* name, int) {
   if (!d || !rt::Enabled()) return;
+  ReportDomain(d);
   Category cat = CategoryOf(d);
   Arg a;
   bool with_domain = cat == Category::kUser && DomainArg(d, &a);
@@ -307,7 +323,6 @@ extern "C" __attribute__((visibility("default"))) void __itt_api_init(tt::itt::G
   for (Domain* d = g->domain_list; d; d = d->next) {
     d->extra1 = CategoryTag(DomainCategory(d->nameA));
     d->flags = 1;
-    if (d->nameA) tt::rt::EmitSource("itt", d->nameA);
   }
   for (ApiInfo* a = g->api_list_ptr; a && a->name; ++a) {
     for (const Entry& e : kEntries) {

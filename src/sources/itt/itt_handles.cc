@@ -4,9 +4,10 @@
 
 #include <cstring>
 
-#include "runtime/process.h"
-
 namespace tt::itt {
+
+std::atomic<uintptr_t> g_process_generation{1};
+
 namespace {
 
 constexpr uint32_t kMaxDomains = 1024;
@@ -36,7 +37,11 @@ struct Locked {
 // fork() while another thread creates a handle must not leave the child's lock held.
 void LockForFork() { pthread_mutex_lock(&g_lock); }
 void UnlockAfterFork() { pthread_mutex_unlock(&g_lock); }
-[[maybe_unused]] const int g_atfork = pthread_atfork(LockForFork, UnlockAfterFork, UnlockAfterFork);
+void ChildAfterFork() {
+  pthread_mutex_unlock(&g_lock);
+  g_process_generation.fetch_add(1, std::memory_order_relaxed);  // the child reports anew
+}
+[[maybe_unused]] const int g_atfork = pthread_atfork(LockForFork, UnlockAfterFork, ChildAfterFork);
 
 // A copy of `s` in the arena (truncated to kMaxLen); null when the arena is full.
 const char* CopyLocked(const char* s) {
@@ -83,8 +88,6 @@ Domain* CreateDomain(const char* name) {
     d->extra1 = CategoryTag(DomainCategory(copy));
     d->flags = 1;  // enabled: callers skip every call on a domain with flags 0
   }
-  // After our lock: the runtime's lock is never taken inside it (fork handlers take both).
-  rt::EmitSource("itt", d->nameA);
   return d;
 }
 

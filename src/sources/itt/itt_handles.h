@@ -2,6 +2,7 @@
 // name gets one handle, allocated once from fixed pools (thread-safe, bounded, never freed), so
 // a caller may cache it for the life of the process, as oneDNN does.
 #pragma once
+#include <atomic>
 #include <cstdint>
 
 #include "format/layout.h"
@@ -18,6 +19,9 @@ CounterInfo* CreateCounter(const char* name, const char* domain, int type);
 // String handles by a small integer, for the __itt_event API (0: none).
 int StringHandleIndex(const StringHandle* h);
 const StringHandle* StringHandleAt(int index);
+
+// Changes in a forked child, so that each process lists the domains it used (ReportDomain).
+extern std::atomic<uintptr_t> g_process_generation;
 
 // oneDNN's domains hold primitives; every other domain holds user annotations.
 layout::Category DomainCategory(const char* name);
