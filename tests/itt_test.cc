@@ -291,11 +291,12 @@ TEST(IttApi, AForkedChildListsTheDomainsItUses) {
       "    import ittapi\n"
       "except ImportError:\n"
       "    sys.exit(3)\n"
-      "with ittapi.task('in_parent', domain='tt.parent'):\n"
+      "parent = ittapi.domain('tt.parent')  # one handle, used in both processes\n"
+      "with ittapi.task('in_parent', domain=parent):\n"
       "    pass\n"
       "pid = os.fork()\n"
       "if pid == 0:\n"
-      "    with ittapi.task('in_child', domain='tt.parent'):\n"
+      "    with ittapi.task('in_child', domain=parent):\n"
       "        with ittapi.task('nested', domain='tt.child'):\n"
       "            pass\n"
       "    os._exit(0)\n"
@@ -348,6 +349,7 @@ TEST(IttTensorFlow, BundledOneDnnReportsPrimitives) {
     if (s.category == Category::kPrimitive) ++prims[s.name];
   // One convolution per call at least (oneDNN's worker threads report theirs too).
   EXPECT_GE(prims["convolution"], 3) << r.err;
+  EXPECT_EQ(IttDomains(d / "t", "import tensorflow").count("dnnl::primitive::execute"), 1u);
   ExpectBabeltraceReads(d / "t");
 }
 
