@@ -45,12 +45,13 @@ bool DomainArg(const Domain* d, Arg* a) {
 // extra2 is reserved to the collector: it holds the process generation it was reported in.
 // Two threads may both report it first; `info` keeps one.
 void ReportDomainSlow(const Domain* d, uintptr_t gen) {
-  const_cast<Domain*>(d)->extra2 = reinterpret_cast<void*>(gen);
+  __atomic_store_n(&const_cast<Domain*>(d)->extra2, reinterpret_cast<void*>(gen), __ATOMIC_RELAXED);
   if (d->nameA) rt::EmitSource("itt", d->nameA);
 }
 inline void ReportDomain(const Domain* d) {
   uintptr_t gen = g_process_generation.load(std::memory_order_relaxed);
-  if (__builtin_expect(reinterpret_cast<uintptr_t>(d->extra2) != gen, 0)) ReportDomainSlow(d, gen);
+  auto seen = reinterpret_cast<uintptr_t>(__atomic_load_n(&d->extra2, __ATOMIC_RELAXED));
+  if (__builtin_expect(seen != gen, 0)) ReportDomainSlow(d, gen);
 }
 
 void BeginSlice(const Domain* d, const char* name) {
@@ -321,7 +322,7 @@ extern "C" __attribute__((visibility("default"))) void __itt_api_init(tt::itt::G
   // Domains created before we were loaded live in the static part's list; older static parts
   // create them disabled.
   for (Domain* d = g->domain_list; d; d = d->next) {
-    d->extra1 = CategoryTag(DomainCategory(d->nameA));
+    __atomic_store_n(&d->extra1, CategoryTag(DomainCategory(d->nameA)), __ATOMIC_RELAXED);
     d->flags = 1;
   }
   for (ApiInfo* a = g->api_list_ptr; a && a->name; ++a) {

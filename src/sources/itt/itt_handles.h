@@ -28,7 +28,9 @@ layout::Category DomainCategory(const char* name);
 
 // The category kept in a domain (computed and stored on first use for foreign domains).
 inline layout::Category CategoryOf(const Domain* d) {
-  int c = d->extra1;
+  // Relaxed atomics: threads the instrumented library synchronises in ways a race detector
+  // may not see (an uninstrumented OpenMP runtime) read what one thread wrote.
+  int c = __atomic_load_n(&d->extra1, __ATOMIC_RELAXED);
   if (__builtin_expect(c > 0, 1)) return static_cast<layout::Category>(c - 1);
   return DomainCategory(d->nameA);
 }
