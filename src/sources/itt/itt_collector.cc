@@ -10,7 +10,9 @@
 //   counters                       counter events;  thread_set_name: the thread's name
 //   marker                         an instant;  event_start/end: nested slices
 // Entries we do not implement keep the static part's stubs, which return 0 once initialised.
-#include <cinttypes>
+// Each domain is listed for `info` at its first use in a process.
+#include <pthread.h>
+
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -29,6 +31,9 @@ using layout::Category;
 // ITT slices this thread opened and has not closed, so that an unmatched end never closes an
 // enclosing slice that someone else opened.
 thread_local constinit uint32_t t_open __attribute__((tls_model("initial-exec"))) = 0;
+// A forked child's trace holds none of the parent's begins: the forking thread starts afresh.
+void ForgetOpenInChild() { t_open = 0; }
+[[maybe_unused]] const int g_atfork = pthread_atfork(nullptr, nullptr, ForgetOpenInChild);
 
 const char* NameOf(const StringHandle* h) { return h && h->strA ? h->strA : "(unnamed)"; }
 const char* NameOf(const Domain* d) { return d && d->nameA ? d->nameA : "(unnamed)"; }
