@@ -18,8 +18,10 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   clang libclang-rt-14-dev llvm \
   libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
 # Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
-# and TensorBoard's profile plugin (xprof), which reads our XSpace exports.
-python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile
+# and TensorBoard's profile plugin (xprof), which reads our XSpace exports; ittapi (Intel's real
+# ITT client, its ittnotify static part bundled) drives the ITT collector's test.
+python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile \
+  ittapi
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
 python3 -m pip install -q --disable-pip-version-check perfetto

@@ -67,6 +67,7 @@ nlohmann::json ToJson(const TraceSummary& s) {
           {"end_offset_measured_by", p.meta.end_offset_by},
           {"offsets", offsets}}},
         {"sources", p.sources},
+        {"source_details", p.source_details},
         {"notes", p.notes},
         {"tracing_error", p.meta.tracing_error},
         {"threads", threads},
@@ -122,6 +123,11 @@ void PrintText(const TraceSummary& s) {
     std::string srcs;
     for (const auto& src : p.sources) srcs += (srcs.empty() ? "" : ", ") + src;
     std::printf("  sources    %s\n", srcs.empty() ? "(none produced events)" : srcs.c_str());
+    for (const auto& [src, seen] : p.source_details) {
+      std::string all;
+      for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
+      std::printf("  %-10s %s\n", (src == "itt" ? "itt domains" : src).c_str(), all.c_str());
+    }
     std::printf("  dropped    %llu", static_cast<unsigned long long>(Drops(p)));
     for (const auto& [why, n] : p.drop_reasons)
       std::printf(" [%s: %llu]", why.c_str(), static_cast<unsigned long long>(n));

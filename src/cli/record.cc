@@ -34,6 +34,9 @@ const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--bu
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
 directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
+ITT-instrumented libraries (oneDNN, TensorFlow's included) report into the trace: unless they
+are set already, INTEL_LIBITTNOTIFY64 names the runtime library, INTEL_ITTNOTIFY_GROUPS=all
+and ONEDNN_ITT_TASK_LEVEL=2 (every primitive).
 
   -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here)
   --force                  reuse DIR if it holds an earlier trace (its content is replaced)
@@ -184,6 +187,17 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   setenv("TENSORTRACE_TSC", std::to_string(mult).c_str(), 1);
   setenv("TENSORTRACE_BUFFER_SIZE", std::to_string(buffer).c_str(), 1);
   if (max_size) setenv("TENSORTRACE_MAX_BYTES", std::to_string(max_size).c_str(), 1);
+  // ITT: instrumented libraries (oneDNN, TBB...) load the collector this names; ours lives in
+  // the runtime library. Groups "all" lets older static parts fill every function; oneDNN's
+  // task level 2 reports every primitive, on every thread.
+  if (const char* itt = std::getenv("INTEL_LIBITTNOTIFY64"); itt && *itt) {
+    if (!quiet)
+      std::cerr << "tensortrace: INTEL_LIBITTNOTIFY64 is set, our ITT collector stays off\n";
+  } else {
+    setenv("INTEL_LIBITTNOTIFY64", lib.c_str(), 1);
+  }
+  setenv("INTEL_ITTNOTIFY_GROUPS", "all", 0);
+  setenv("ONEDNN_ITT_TASK_LEVEL", "2", 0);
 
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);

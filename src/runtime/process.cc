@@ -349,4 +349,17 @@ void FinishProcess() {
     std::fprintf(stderr, "tensortrace: tracing was stopped in process %u: %s\n", g.pid, g.error);
 }
 
+void EmitSource(const char* name, const char* detail) {
+  if (!Enabled() || !name || !detail) return;
+  // A forked child opens its trace at its first event: this may be it.
+  if (!t_stream && !AttachThread()) return;
+  size_t n = strnlen(name, kMaxNameLen), d = strnlen(detail, kMaxNameLen);
+  Lock();
+  ProcEvent(layout::kSource, n + 1 + d + 1, [&](uint8_t* p) {
+    p = PutStr(p, name, n);
+    return PutStr(p, detail, d);
+  });
+  Unlock();
+}
+
 }  // namespace tt::rt

@@ -41,6 +41,10 @@ uint64_t DefaultPacketBytes();
 enum DropReason { kDropBusy, kDropNoSpace, kDropNames, kDropReasonCount };
 void CountDropReason(DropReason r, uint64_t n);
 
+// A source event in the process stream: what a collector saw (e.g. an ITT domain), listed by
+// `info`. Nothing when tracing is off.
+void EmitSource(const char* name, const char* detail);
+
 // Stops tracing in this process for good; the reason goes to the trace and to stderr at exit.
 void DisableTracing(const char* why);
 
