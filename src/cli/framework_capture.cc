@@ -57,7 +57,7 @@ std::vector<FrameworkCapture> LoadFrameworkCaptures(const std::string& trace_dir
     for (auto it = fs::recursive_directory_iterator(e.path(), ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string f = it->path().filename().string();
-      if (it->is_regular_file() && f.size() > 11 && f.ends_with(".xplane.pb")) ++c.xplane_files;
+      if (it->is_regular_file() && f.size() > 10 && f.ends_with(".xplane.pb")) ++c.xplane_files;
     }
     out.push_back(std::move(c));
   }

@@ -27,8 +27,9 @@ def _tensortrace_boot():
 
     # Chain to the next sitecustomize on sys.path, as if ours did not exist.
     try:
-        from importlib.machinery import PathFinder
-
+        # The path finder that site.py itself relies on (importing importlib.machinery for it
+        # would add a module the program did not ask for).
+        PathFinder = next(f for f in sys.meta_path if getattr(f, "__name__", "") == "PathFinder")
         rest = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
         spec = PathFinder.find_spec("sitecustomize", rest)
         if spec is not None and spec.loader is not None:
