@@ -46,11 +46,11 @@ bool HaveModule(const std::string& module) {
              .status == 0;
 }
 
-#define REQUIRE_MODULE(m)                                 \
-  do {                                                    \
-    if (!HaveModule(m)) {                                 \
+#define REQUIRE_MODULE(m)                                \
+  do {                                                   \
+    if (!HaveModule(m)) {                                \
       GTEST_SKIP() << m " is not importable by python3"; \
-    }                                                     \
+    }                                                    \
   } while (0)
 
 std::string Program(const std::string& name) {
@@ -111,9 +111,8 @@ XSpaceCounts Decode(const std::string& file) {
         if (colon == std::string::npos || colon == 0 || colon + 1 == name.size()) continue;
         std::string type = name.substr(colon + 1);
         // An op type is an identifier ("MatMul", oneDNN's "_MklMatMul"); "Iterator::Map" is not.
-        if (!std::all_of(type.begin(), type.end(), [](unsigned char ch) {
-              return std::isalnum(ch) || ch == '_';
-            }))
+        if (!std::all_of(type.begin(), type.end(),
+                         [](unsigned char ch) { return std::isalnum(ch) || ch == '_'; }))
           continue;
         ++c.op_events;
         c.op_types.insert(type);
@@ -159,8 +158,9 @@ TEST(TfBootstrap, KerasFitIsCapturedWithTheFrameworksOwnProfiler) {
   EXPECT_TRUE(c.host_plane);
   EXPECT_GT(c.op_events, 0u);
   // The Dense layers' MatMul (oneDNN builds rename it _MklMatMul, _MklNativeFusedMatMul).
-  EXPECT_TRUE(std::any_of(c.op_types.begin(), c.op_types.end(),
-                          [](const std::string& t) { return t.find("MatMul") != std::string::npos; }))
+  EXPECT_TRUE(
+      std::any_of(c.op_types.begin(), c.op_types.end(),
+                  [](const std::string& t) { return t.find("MatMul") != std::string::npos; }))
       << "no MatMul op among " << c.op_types.size() << " op types";
 
   // info shows the framework of that process.
@@ -179,16 +179,16 @@ TEST(TfBootstrap, KerasFitIsCapturedWithTheFrameworksOwnProfiler) {
     }
   EXPECT_EQ(found, 1u);
   auto text = RunCmd({TT_CLI, "info", d / "t"});
-  EXPECT_NE(text.out.find("framework  tensorflow " + v + ": captured, 1 window"),
-            std::string::npos)
+  EXPECT_NE(text.out.find("framework  tensorflow " + v + ": captured, 1 window"), std::string::npos)
       << text.out;
 }
 
 TEST(TfBootstrap, ProgramsOwnProfilerWinsWithOneWarning) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
-  auto r = RunCmd(Record(d / "t", {}, {Python(), Program("keras_job.py"), "--own-profile", d / "own"}),
-                  {}, 110);
+  auto r =
+      RunCmd(Record(d / "t", {}, {Python(), Program("keras_job.py"), "--own-profile", d / "own"}),
+             {}, 110);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(CountSubstr(r.err, "tensortrace: warning"), 1u) << r.err;
   EXPECT_NE(r.err.find("tf.profiler.experimental.start"), std::string::npos) << r.err;
@@ -221,9 +221,9 @@ TEST(TfBootstrap, SigtermWritesTheCaptureInWindows) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
   int out = -1;
-  int pid = test::Spawn(Record(d / "t", {"--window-s", "1"},
-                               {Python(), Program("keras_job.py"), "--sleep", "30"}),
-                        &out);
+  int pid = test::Spawn(
+      Record(d / "t", {"--window-s", "1"}, {Python(), Program("keras_job.py"), "--sleep", "30"}),
+      &out);
   std::string line = test::ReadLine(out, 100);
   EXPECT_EQ(line.substr(0, 8), "training");
   sleep(3);  // at least two 1 s windows end while the program sleeps

@@ -10,10 +10,10 @@ namespace tt::cli {
 
 struct FrameworkCapture {
   int64_t pid = 0;
-  std::string dir;             // DIR/xspace/<pid>
-  nlohmann::json capture;      // capture.json, or null when absent or unreadable
-  nlohmann::json import;       // import.json, or null when absent or unreadable
-  uint64_t xplane_files = 0;   // *.xplane.pb files found under dir
+  std::string dir;                    // DIR/xspace/<pid>
+  nlohmann::json capture;             // capture.json, or null when absent or unreadable
+  nlohmann::json import;              // import.json, or null when absent or unreadable
+  uint64_t xplane_files = 0;          // *.xplane.pb files found under dir
   std::vector<std::string> problems;  // unreadable files, one line each
 };
 

@@ -38,8 +38,10 @@ std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
           (best < 0 || s.processes[i].meta.exec_generation >
                            s.processes[static_cast<size_t>(best)].meta.exec_generation))
         best = static_cast<int>(i);
-    if (best < 0) unmatched->push_back(&c);
-    else by_proc[static_cast<size_t>(best)].push_back(&c);
+    if (best < 0)
+      unmatched->push_back(&c);
+    else
+      by_proc[static_cast<size_t>(best)].push_back(&c);
   }
   return by_proc;
 }

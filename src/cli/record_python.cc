@@ -82,10 +82,14 @@ void SetPythonCaptureEnvironment(const PythonCaptureOptions& o) {
   setenv("PYTHONPATH", path.c_str(), 1);
   setenv("TENSORTRACE_TF_HOST_LEVEL", std::to_string(o.host_level).c_str(), 1);
   setenv("TENSORTRACE_PYTHON_TRACER", o.python_tracer ? "1" : "0", 1);
-  if (o.steps.empty()) unsetenv("TENSORTRACE_STEPS");
-  else setenv("TENSORTRACE_STEPS", o.steps.c_str(), 1);
-  if (o.window_s > 0) setenv("TENSORTRACE_WINDOW_S", std::to_string(o.window_s).c_str(), 1);
-  else unsetenv("TENSORTRACE_WINDOW_S");
+  if (o.steps.empty())
+    unsetenv("TENSORTRACE_STEPS");
+  else
+    setenv("TENSORTRACE_STEPS", o.steps.c_str(), 1);
+  if (o.window_s > 0)
+    setenv("TENSORTRACE_WINDOW_S", std::to_string(o.window_s).c_str(), 1);
+  else
+    unsetenv("TENSORTRACE_WINDOW_S");
 }
 
 }  // namespace tt::cli

@@ -8,10 +8,10 @@
 namespace tt::cli {
 
 struct PythonCaptureOptions {
-  int host_level = 2;         // --tf-host-level
+  int host_level = 2;          // --tf-host-level
   bool python_tracer = false;  // --python-tracer
-  std::string steps;          // --steps, normalised to "A:B" ("A:" when open); empty: all
-  double window_s = 0;        // --window-s; 0: one window for the whole run
+  std::string steps;           // --steps, normalised to "A:B" ("A:" when open); empty: all
+  double window_s = 0;         // --window-s; 0: one window for the whole run
 };
 
 // The lines of `record --help` about these options.
