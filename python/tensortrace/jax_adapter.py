@@ -4,17 +4,8 @@ Starting a JAX trace initialises JAX's backends, which a program may not do yet 
 `import jax` (jax.distributed.initialize, jax_platforms set later): ours starts right after the
 program's first backend initialisation instead."""
 import functools
-import sys
 
-
-def _rebind(old, new):
-    for mod in list(sys.modules.values()):
-        d = getattr(mod, "__dict__", None)
-        if not isinstance(d, dict):
-            continue
-        for key, value in list(d.items()):
-            if value is old:
-                d[key] = new
+from _tensortrace.rebind import rebind
 
 
 class Adapter:
@@ -32,7 +23,8 @@ class Adapter:
             self._start, self._stop = profiler.start_trace, profiler.stop_trace
             self.available = callable(getattr(xla_bridge, "backends", None))
             if not self.available:
-                self.unavailable_reason = "jax %s: no xla_bridge.backends to wait for" % self.version
+                self.unavailable_reason = ("jax %s: no xla_bridge.backends to wait for"
+                                           % self.version)
         except Exception as e:
             self.unavailable_reason = "jax %s has no usable profiler: %s" % (self.version, e)
 
@@ -72,11 +64,11 @@ class Adapter:
             result = orig(*args, **kwargs)
             if not state["started"]:
                 state["started"] = True  # before start(): it asks for the backends again
-                _rebind(backends, orig)
+                rebind({backends: orig})
                 run()
             return result
 
-        _rebind(orig, backends)
+        rebind({orig: backends})
 
     def wrap_user_entry_points(self, step_aside):
         """jax.profiler.trace (a context manager) calls start_trace, so it is covered too."""
@@ -88,8 +80,10 @@ class Adapter:
 
             return wrapper
 
-        targets = [(self._start, "jax.profiler.start_trace")]
+        # A stop while ours runs would end our session: ours stops first, and the program's
+        # call then fails (or not) as it would without us.
+        targets = [(self._start, "jax.profiler.start_trace"),
+                   (self._stop, "jax.profiler.stop_trace")]
         if hasattr(self._p, "start_server"):
             targets.append((self._p.start_server, "jax.profiler.start_server"))
-        for fn, what in targets:
-            _rebind(fn, wrap(fn, what))
+        rebind({fn: wrap(fn, what) for fn, what in targets})

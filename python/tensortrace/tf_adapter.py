@@ -1,19 +1,7 @@
 """TensorFlow's profiler (tf.profiler.experimental), started and stopped for tensortrace."""
 import functools
-import sys
 
-
-def _rebind(old, new):
-    """Points every loaded module attribute that holds `old` at `new` (tf.profiler.experimental,
-    its compat aliases, profiler_v2 itself). Reads module __dict__s directly so that lazy
-    modules are not loaded by the scan."""
-    for mod in list(sys.modules.values()):
-        d = getattr(mod, "__dict__", None)
-        if not isinstance(d, dict):
-            continue
-        for key, value in list(d.items()):
-            if value is old:
-                d[key] = new
+from _tensortrace.rebind import rebind
 
 
 class Adapter:
@@ -65,8 +53,10 @@ class Adapter:
 
             return wrapper
 
-        targets = [(self._start, "tf.profiler.experimental.start")]
+        # A stop while ours runs would end our session: ours stops first, and the program's
+        # call then fails (or not) as it would without us.
+        targets = [(self._start, "tf.profiler.experimental.start"),
+                   (self._stop, "tf.profiler.experimental.stop")]
         if hasattr(self._p, "start_server"):
             targets.append((self._p.start_server, "tf.profiler.experimental.server.start"))
-        for fn, what in targets:
-            _rebind(fn, wrap(fn, what))
+        rebind({fn: wrap(fn, what) for fn, what in targets})
