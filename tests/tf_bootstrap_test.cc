@@ -294,6 +294,37 @@ TEST(TfBootstrap, JaxIsCapturedAndStepsAsideForItsOwnTrace) {
   EXPECT_TRUE(Decode(files[0]).host_plane);
 }
 
+TEST(TfBootstrap, JaxSigintEndsAsBeforeAndSigkillLeavesAnErrorStatus) {
+  REQUIRE_MODULE("jax");
+  TempDir d;
+  // SIGINT: Python's own handler raises KeyboardInterrupt; the capture is written on the way
+  // out and the process still ends by SIGINT.
+  int out = -1;
+  int pid =
+      test::Spawn(Record(d / "int", {}, {Python(), Program("jax_job.py"), "--sleep", "60"}), &out);
+  EXPECT_EQ(test::ReadLine(out, 100).substr(0, 8), "running ");
+  kill(pid, SIGINT);
+  EXPECT_EQ(test::Wait(pid), 128 + SIGINT);
+  close(out);
+  auto j = ReadJson(OnlyCaptureDir(d / "int") + "/capture.json");
+  EXPECT_EQ(j["status"], "captured") << j.dump();
+  EXPECT_EQ(j["message"], "stopped by an uncaught KeyboardInterrupt");
+  EXPECT_EQ(XplaneFiles(d / "int/xspace").size(), 1u);
+
+  // SIGKILL: nothing can be written; capture.json says so.
+  pid =
+      test::Spawn(Record(d / "kill", {}, {Python(), Program("jax_job.py"), "--sleep", "60"}), &out);
+  std::string line = test::ReadLine(out, 100);
+  ASSERT_EQ(line.substr(0, 8), "running ");
+  kill(std::stoi(line.substr(8)), SIGKILL);
+  EXPECT_EQ(test::Wait(pid), 128 + SIGKILL);
+  close(out);
+  j = ReadJson(OnlyCaptureDir(d / "kill") + "/capture.json");
+  EXPECT_EQ(j["status"], "error") << j.dump();
+  EXPECT_NE(j["message"].get<std::string>().find("SIGKILL"), std::string::npos);
+  EXPECT_EQ(XplaneFiles(d / "kill/xspace").size(), 0u);
+}
+
 TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
   TempDir d;
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
