@@ -325,6 +325,25 @@ TEST(TfBootstrap, JaxSigintEndsAsBeforeAndSigkillLeavesAnErrorStatus) {
   EXPECT_EQ(XplaneFiles(d / "kill/xspace").size(), 0u);
 }
 
+// Run without record (the environment record would set, made bad on purpose): the program
+// runs as it would without us, and the bootstrap says what went wrong in one line.
+TEST(TfBootstrap, BootstrapErrorsAreOneLineAndNeverFailTheProgram) {
+  REQUIRE_MODULE("jax");
+  TempDir d;
+  std::ofstream(d / "file") << "not a directory";
+  const std::string boot = fs::path(TT_CLI).parent_path() / "python/tensortrace/boot";
+  ASSERT_TRUE(PathExists(boot + "/sitecustomize.py"));
+  for (const auto& env : std::vector<std::map<std::string, std::string>>{
+           {{"TENSORTRACE_DIR", d / "file"}, {"PYTHONPATH", boot}},
+           {{"TENSORTRACE_DIR", d / "t"}, {"TENSORTRACE_WINDOW_S", "0.1"}, {"PYTHONPATH", boot}}}) {
+    auto r = RunCmd({Python(), Program("jax_job.py")}, env, 110);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.rfind("done ", 0), 0u) << r.out;
+    EXPECT_EQ(CountSubstr(r.err, "tensortrace: warning"), 1u) << r.err;
+  }
+  EXPECT_FALSE(PathExists(d / "t/xspace"));
+}
+
 TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
   TempDir d;
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {

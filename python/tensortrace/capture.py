@@ -149,6 +149,10 @@ class Capture:
         _warn("the program called %s: tensortrace stopped its %s capture (%d window(s) kept) "
               "so the program's own profile works" % (what, self.adapter.name, self.windows))
 
+    def start_failed(self, e):
+        self.done = True  # nothing of ours runs; the program's own profiler calls go through
+        self._report(e, "while starting the profiler")
+
     def _report(self, e, when):
         msg = "%s %s: %s: %s" % (self.adapter.name, when, type(e).__name__, e)
         _warn(msg)
@@ -218,7 +222,7 @@ def on_framework_imported(framework, module):
         _capture.write_json("no_framework", adapter.unavailable_reason)
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
-    adapter.when_ready(_capture.start, lambda e: _capture._report(e, "while starting the profiler"))
+    adapter.when_ready(_capture.start, _capture.start_failed)
 
 
 def report_error(framework, e):

@@ -22,6 +22,10 @@ class _Loader:
         return self._loader.create_module(spec)
 
     def exec_module(self, module):
+        # The framework sees its own loader, as without us.
+        module.__loader__ = self._loader
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._loader
         _importing.append(self._framework)
         try:
             self._loader.exec_module(module)
