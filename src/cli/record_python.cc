@@ -8,13 +8,15 @@
 namespace tt::cli {
 
 const char kPythonCaptureHelp[] =
-    R"(TensorFlow and JAX: in every Python process, once `tensorflow` (or `jax`) is imported, the
-framework's own profiler runs until the process ends (or until the program starts that profiler
-itself); record then converts what it wrote (DIR/xspace/PID/) into the trace.
+    R"(TensorFlow and JAX: in every Python process, once `tensorflow` is imported (`jax`: once it
+first sets up its backends), the framework's own profiler runs until the process ends or the
+program starts that profiler itself; record then converts what it wrote (DIR/xspace/PID/) into
+the trace.
   --tf-host-level 1|2|3    the profiler's host tracer level: 1 critical, 2 info, 3 verbose
-                           (default 2; TensorFlow 2.21's Python API ignores levels other than
-                           its default, and says so on stderr)
-  --python-tracer          the profiler's Python function tracer too (slow)
+                           (default 2)
+  --python-tracer          the profiler's Python function tracer too (slow). TensorFlow 2.21
+                           ignores both options (it says "expects an i value" on stderr and
+                           keeps level 2, no Python tracer); JAX applies them
   --steps A:B              keep only training steps A to B (inclusive; A: or :B open): the
                            profiler captures the whole run and record's import drops the rest
   --window-s N             capture in windows of N seconds (at least 1): the profiler's data
