@@ -10,6 +10,11 @@ import time
 
 import jax
 import jax.numpy as jnp
+from jax._src import xla_bridge
+
+# Whether anything (a profiler started at import, say) set up JAX's backends before the program
+# asked: jax.distributed.initialize() must come before that.
+print("backends before first use:", xla_bridge.backends_are_initialized(), flush=True)
 
 
 @jax.jit
