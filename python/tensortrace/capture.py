@@ -54,6 +54,8 @@ class Capture:
         self.last_export = None  # wall second of the last export (run directories are per second)
         self.wake = threading.Event()
         self.prev_signal = {}
+        self.exporting = None  # the thread inside _export (a signal then waits for it)
+        self.pending_signal = None
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -101,14 +103,21 @@ class Capture:
 
     def _export(self):
         """Stops our session and writes its XSpace; at most one export per wall second."""
+        import threading
         import time
 
         if self.last_export is not None and int(time.time()) == self.last_export:
             time.sleep(1.0 - (time.time() % 1.0) + 0.01)
         self.active = False
-        self.adapter.stop()
-        self.last_export = int(time.time())
-        self.windows += 1
+        self.exporting = threading.get_ident()
+        try:
+            self.adapter.stop()
+            self.last_export = int(time.time())
+            self.windows += 1
+        finally:
+            self.exporting = None
+        if self.pending_signal is not None:
+            self._die(self.pending_signal)
 
     def _windows(self):
         while not self.wake.wait(self.config.window_s):
@@ -199,8 +208,24 @@ class Capture:
     def _on_signal(self, sig, frame):
         import signal
 
+        import threading
+
+        if self.exporting == threading.get_ident():
+            # This (main) thread was writing the XSpace when the signal came: let it finish.
+            # (Another thread's export is waited for by stop(), through the lock.)
+            self.pending_signal = sig
+            return
         self.stop("captured", "stopped by signal %s" % signal.Signals(sig).name)
-        # The default action, as without us: the process ends by the same signal.
+        self._die(sig)
+
+    def _die(self, sig):
+        """The default action, as without us: the process ends by the same signal."""
+        import signal
+
+        try:
+            self.write_json("captured", "stopped by signal %s" % signal.Signals(sig).name)
+        except Exception:
+            pass
         signal.signal(sig, signal.SIG_DFL)
         os.kill(os.getpid(), sig)
 
