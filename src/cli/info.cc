@@ -5,6 +5,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/framework_capture.h"
 #include "cli/summary.h"
 #include "core/time.h"
 
@@ -15,17 +16,45 @@ namespace {
 const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json]
 
 Shows what the trace in DIR holds: processes (pid, parent, command, host), threads, events per
-category, time span, dropped events, clock data, and which sources produced events. Damage
-(truncated or corrupted files) is listed, and everything readable is still counted.
+category, time span, dropped events, clock data, and which sources produced events; per process,
+the framework (TensorFlow, JAX) and version found and what its profiler captured and record
+imported. Damage (truncated or corrupted files) is listed, and everything readable is still
+counted.
 
   --json      machine-readable output (schema: docs/info-json.md)
   -h, --help  this help
 )";
 
-nlohmann::json ToJson(const TraceSummary& s) {
+// The captures of each process (by index): a pid's captures go to its newest image, the one
+// that was running Python. Captures of pids without a process are returned in `unmatched`.
+std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
+    const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
+    std::vector<const FrameworkCapture*>* unmatched) {
+  std::vector<std::vector<const FrameworkCapture*>> by_proc(s.processes.size());
+  for (const auto& c : caps) {
+    int best = -1;
+    for (size_t i = 0; i < s.processes.size(); ++i)
+      if (s.processes[i].meta.pid == c.pid &&
+          (best < 0 || s.processes[i].meta.exec_generation >
+                           s.processes[static_cast<size_t>(best)].meta.exec_generation))
+        best = static_cast<int>(i);
+    if (best < 0)
+      unmatched->push_back(&c);
+    else
+      by_proc[static_cast<size_t>(best)].push_back(&c);
+  }
+  return by_proc;
+}
+
+nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
   using nlohmann::json;
+  std::vector<const FrameworkCapture*> unmatched;
+  auto by_proc = MatchCaptures(s, caps, &unmatched);
   json procs = json::array();
-  for (const auto& p : s.processes) {
+  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
+    const auto& p = s.processes[pi];
+    json frameworks = json::array();
+    for (const auto* c : by_proc[pi]) frameworks.push_back(FrameworkCaptureJson(*c));
     json threads = json::array();
     for (const auto& t : p.threads)
       threads.push_back({{"tid", t.tid},
@@ -70,6 +99,7 @@ nlohmann::json ToJson(const TraceSummary& s) {
         {"source_details", p.source_details},
         {"notes", p.notes},
         {"tracing_error", p.meta.tracing_error},
+        {"frameworks", frameworks},
         {"threads", threads},
     });
   }
@@ -78,6 +108,8 @@ nlohmann::json ToJson(const TraceSummary& s) {
     problems.push_back({{"file", pr.file}, {"offset", pr.offset}, {"what", pr.what}});
   uint64_t drops = 0;
   for (const auto& p : s.processes) drops += Drops(p);
+  json orphans = json::array();
+  for (const auto* c : unmatched) orphans.push_back(FrameworkCaptureJson(*c));
   return {{"schema", "tensortrace.info/1"},
           {"path", s.path},
           {"processes", procs},
@@ -90,10 +122,13 @@ nlohmann::json ToJson(const TraceSummary& s) {
             {"first_ns", s.first_ns == UINT64_MAX ? 0 : s.first_ns},
             {"last_ns", s.last_ns},
             {"duration_ns", s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns}}},
-          {"problems", problems}};
+          {"problems", problems},
+          {"frameworks_without_process", orphans}};
 }
 
-void PrintText(const TraceSummary& s) {
+void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
+  std::vector<const FrameworkCapture*> unmatched;
+  auto by_proc = MatchCaptures(s, caps, &unmatched);
   uint64_t drops = 0;
   for (const auto& p : s.processes) drops += Drops(p);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
@@ -102,7 +137,8 @@ void PrintText(const TraceSummary& s) {
               s.processes.size(), static_cast<unsigned long long>(s.threads),
               static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
               FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
-  for (const auto& p : s.processes) {
+  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
+    const auto& p = s.processes[pi];
     std::printf("\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
                 static_cast<long long>(p.meta.ppid),
                 p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str()
@@ -140,11 +176,17 @@ void PrintText(const TraceSummary& s) {
       std::printf("end not recorded\n");
     if (!p.meta.tracing_error.empty())
       std::printf("  error      tracing stopped: %s\n", p.meta.tracing_error.c_str());
+    for (const auto* c : by_proc[pi]) std::fputs(FrameworkCaptureText(*c).c_str(), stdout);
     for (const auto& t : p.threads)
       std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
                   static_cast<unsigned long long>(t.tid), t.name.c_str(),
                   static_cast<unsigned long long>(t.events),
                   static_cast<unsigned long long>(t.discarded));
+  }
+  for (const auto* c : unmatched) {
+    std::printf("\nframework capture of pid %lld (no process stream):\n",
+                static_cast<long long>(c->pid));
+    std::fputs(FrameworkCaptureText(*c).c_str(), stdout);
   }
   if (!s.problems.empty()) {
     std::printf("\nskipped (damaged parts; everything before them was read):\n");
@@ -191,8 +233,9 @@ int Info(const std::vector<std::string>& argv) {
   }
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
   TraceSummary s = Summarise(OpenTrace(dir));
-  if (json) std::cout << ToJson(s).dump(2) << "\n";
-  else PrintText(s);
+  auto caps = LoadFrameworkCaptures(dir);
+  if (json) std::cout << ToJson(s, caps).dump(2) << "\n";
+  else PrintText(s, caps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()

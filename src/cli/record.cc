@@ -18,6 +18,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/record_python.h"
 #include "cli/summary.h"
 #include "core/files.h"
 #include "core/ids.h"
@@ -30,7 +31,8 @@ namespace tt::cli {
 namespace {
 
 const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
-                          [--wait-children SECONDS] [--quiet] -- COMMAND [ARGS...]
+                          [--wait-children SECONDS] [--quiet] [--tf-host-level 1|2|3]
+                          [--python-tracer] [--steps A:B] [--window-s N] -- COMMAND [ARGS...]
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
 directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
@@ -48,6 +50,7 @@ and ONEDNN_ITT_TASK_LEVEL=2 (every primitive).
                            running (default 5)
   --quiet                  print only the trace path
   -h, --help               this help
+
 )";
 
 volatile sig_atomic_t g_forward[65];
@@ -139,9 +142,10 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   uint64_t buffer = 1 << 20, max_size = 0;
   double wait_children = 5;
   std::vector<std::string> cmd;
+  PythonCaptureOptions py;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kRecordHelp;
+      std::cout << kRecordHelp << kPythonCaptureHelp;
       return 0;
     } else if (a.Option("-o", &dir) || a.Option("--output", &dir)) {
     } else if (a.Flag("--force")) {
@@ -156,6 +160,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
       max_size = ParseBytes("--max-size", v);
     } else if (a.Option("--wait-children", &v)) {
       wait_children = ParseSeconds("--wait-children", v);
+    } else if (ParsePythonCaptureOption(a, &py)) {
     } else if (a.Flag("--")) {
       cmd = a.Rest();
     } else if (a.Peek().empty() || a.Peek()[0] != '-') {
@@ -198,6 +203,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   }
   setenv("INTEL_ITTNOTIFY_GROUPS", "all", 0);
   setenv("ONEDNN_ITT_TASK_LEVEL", "2", 0);
+  SetPythonCaptureEnvironment(py);
 
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -1,0 +1,259 @@
+"""One capture of a framework's own profiler in this process: start, windows, stop, capture.json.
+
+The profiler is stopped (and its XSpace written) at normal exit (atexit), on SIGTERM/SIGHUP/
+SIGINT whose handler is the default one (then the signal is raised again, so the exit status
+stays what it would be), on an uncaught exception (sys.excepthook, chained), and when the
+program starts the framework's profiler itself (then ours steps aside with one warning).
+Options come from the environment that `tensortrace record` sets:
+  TENSORTRACE_DIR             the trace directory; the capture goes to xspace/<pid>/
+  TENSORTRACE_TF_HOST_LEVEL   host tracer level 1..3 (default 2)
+  TENSORTRACE_PYTHON_TRACER   1: the framework's Python tracer on
+  TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
+  TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds
+"""
+import os
+import sys
+
+_capture = None  # the Capture of this process, once a framework is imported
+
+
+class Config:
+    def __init__(self, env):
+        self.dir = env["TENSORTRACE_DIR"]
+        self.host_level = int(env.get("TENSORTRACE_TF_HOST_LEVEL") or 2)
+        if not 1 <= self.host_level <= 3:
+            raise ValueError("TENSORTRACE_TF_HOST_LEVEL must be 1, 2 or 3")
+        self.python_tracer = env.get("TENSORTRACE_PYTHON_TRACER", "0") == "1"
+        self.steps = env.get("TENSORTRACE_STEPS") or None
+        w = env.get("TENSORTRACE_WINDOW_S")
+        self.window_s = float(w) if w else None
+        if self.window_s is not None and self.window_s < 1:
+            raise ValueError("TENSORTRACE_WINDOW_S must be at least 1")
+
+
+def _warn(text):
+    try:
+        sys.stderr.write("tensortrace: warning: %s\n" % text)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+class Capture:
+    def __init__(self, config, adapter):
+        import threading
+
+        self.config = config
+        self.adapter = adapter
+        self.pid = os.getpid()
+        self.logdir = os.path.join(config.dir, "xspace", str(self.pid))
+        self.lock = threading.RLock()
+        self.active = False  # a profiler session of ours is running
+        self.done = False  # stopped for good (exit, signal, exception, stepped aside)
+        self.windows = 0  # capture windows written
+        self.last_export = None  # wall second of the last export (run directories are per second)
+        self.wake = threading.Event()
+        self.prev_signal = {}
+        self.exporting = None  # the thread inside _export (a signal then waits for it)
+        self.pending_signal = None
+
+    # capture.json, the contract with the importer (see docs/trace-format.md).
+    def write_json(self, status, message):
+        import json
+
+        doc = {
+            "pid": self.pid,
+            "framework": self.adapter.name,
+            "version": self.adapter.version,
+            "host_tracer_level": self.config.host_level,
+            "python_tracer": self.config.python_tracer,
+            "steps": self.config.steps,
+            "window_s": self.config.window_s,
+            "windows": self.windows,
+            "status": status,
+            "message": message,
+        }
+        os.makedirs(self.logdir, exist_ok=True)
+        tmp = os.path.join(self.logdir, ".capture.json.tmp")
+        with open(tmp, "w") as f:
+            json.dump(doc, f, indent=2)
+            f.write("\n")
+        os.replace(tmp, os.path.join(self.logdir, "capture.json"))
+
+    def start(self):
+        with self.lock:
+            os.makedirs(self.logdir, exist_ok=True)
+            # Until a stop overwrites it, this is what a killed process leaves behind.
+            self.write_json(
+                "error", "the profiler was started but the process ended before it was stopped "
+                "(SIGKILL, os._exit or a crash)")
+            self.adapter.start(self.logdir, self.config)
+            self.active = True
+        import atexit
+
+        atexit.register(self.stop, "captured", "stopped at exit")
+        self._hook_exceptions()
+        self._hook_signals()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=self._forked)
+        if self.config.window_s:
+            import threading
+
+            threading.Thread(target=self._windows, name="tensortrace-window", daemon=True).start()
+
+    def _export(self):
+        """Stops our session and writes its XSpace; at most one export per wall second."""
+        import threading
+        import time
+
+        if self.last_export is not None and int(time.time()) == self.last_export:
+            time.sleep(1.0 - (time.time() % 1.0) + 0.01)
+        self.active = False
+        self.exporting = threading.get_ident()
+        try:
+            self.adapter.stop()
+            self.last_export = int(time.time())
+            self.windows += 1
+        finally:
+            self.exporting = None
+        if self.pending_signal is not None:
+            self._die(self.pending_signal)
+
+    def _windows(self):
+        while not self.wake.wait(self.config.window_s):
+            with self.lock:
+                if self.done or not self.active:
+                    return
+                try:
+                    self._export()
+                    self.adapter.start(self.logdir, self.config)
+                    self.active = True
+                    self.write_json("error", "capturing window %d; the process ended before the "
+                                    "profiler was stopped" % (self.windows + 1))
+                except Exception as e:
+                    self.done = True
+                    self._report(e, "while starting a new capture window")
+                    return
+
+    def stop(self, status="captured", message="stopped"):
+        with self.lock:
+            if self.done or os.getpid() != self.pid:
+                return
+            self.done = True
+            self.wake.set()
+            try:
+                if self.active:
+                    self._export()
+                self.write_json(status, message)
+            except Exception as e:
+                self._report(e, "while stopping the profiler")
+
+    def step_aside(self, what):
+        """The program starts the framework's profiler itself: ours stops first."""
+        with self.lock:
+            if self.done or os.getpid() != self.pid:
+                return
+        self.stop("stepped_aside", "the program called %s; tensortrace's capture stopped "
+                  "there so that the program's own profiler works" % what)
+        _warn("the program called %s: tensortrace stopped its %s capture (%d window(s) kept) "
+              "so the program's own profile works" % (what, self.adapter.name, self.windows))
+
+    def start_failed(self, e):
+        self.done = True  # nothing of ours runs; the program's own profiler calls go through
+        self._report(e, "while starting the profiler")
+
+    def _report(self, e, when):
+        msg = "%s %s: %s: %s" % (self.adapter.name, when, type(e).__name__, e)
+        _warn(msg)
+        try:
+            self.write_json("error", msg)
+        except Exception:
+            pass
+
+    def _forked(self):
+        # The child has a copy of our state but not the profiler's threads: leave it alone.
+        self.done = True
+        self.active = False
+
+    def _hook_exceptions(self):
+        prev = sys.excepthook
+
+        def excepthook(typ, value, tb):
+            try:
+                self.stop("captured", "stopped by an uncaught %s" % typ.__name__)
+            except Exception:
+                pass
+            prev(typ, value, tb)
+
+        sys.excepthook = excepthook
+
+    def _hook_signals(self):
+        import signal
+        import threading
+
+        if threading.current_thread() is not threading.main_thread():
+            return  # only the main thread may set handlers; atexit still covers normal exits
+        for name in ("SIGTERM", "SIGHUP", "SIGINT"):
+            sig = getattr(signal, name, None)
+            if sig is None:
+                continue
+            prev = signal.getsignal(sig)
+            # Python's own SIGINT handler raises KeyboardInterrupt, which ends in atexit (or is
+            # caught and the program goes on): only the default action needs us.
+            if prev not in (signal.SIG_DFL, None):
+                continue
+            self.prev_signal[sig] = prev
+            signal.signal(sig, self._on_signal)
+
+    def _on_signal(self, sig, frame):
+        import signal
+
+        import threading
+
+        if self.exporting == threading.get_ident():
+            # This (main) thread was writing the XSpace when the signal came: let it finish.
+            # (Another thread's export is waited for by stop(), through the lock.)
+            self.pending_signal = sig
+            return
+        self.stop("captured", "stopped by signal %s" % signal.Signals(sig).name)
+        self._die(sig)
+
+    def _die(self, sig):
+        """The default action, as without us: the process ends by the same signal."""
+        import signal
+
+        try:
+            self.write_json("captured", "stopped by signal %s" % signal.Signals(sig).name)
+        except Exception:
+            pass
+        signal.signal(sig, signal.SIG_DFL)
+        os.kill(os.getpid(), sig)
+
+
+def on_framework_imported(framework, module):
+    """Called by the import hook once `tensorflow` or `jax` has finished importing."""
+    global _capture
+    if _capture is not None:
+        return  # one framework profiler per process: the first one imported
+    config = Config(os.environ)
+    if framework == "tensorflow":
+        from _tensortrace import tf_adapter as adapter_mod
+    else:
+        from _tensortrace import jax_adapter as adapter_mod
+    adapter = adapter_mod.Adapter(module)
+    _capture = Capture(config, adapter)
+    if not adapter.available:
+        _capture.done = True
+        _capture.write_json("no_framework", adapter.unavailable_reason)
+        return
+    adapter.wrap_user_entry_points(_capture.step_aside)
+    adapter.when_ready(_capture.start, _capture.start_failed)
+
+
+def report_error(framework, e):
+    _warn("%s profiler not started: %s: %s" % (framework, type(e).__name__, e))
+    if _capture is not None:
+        try:
+            _capture.write_json("error", "%s: %s" % (type(e).__name__, e))
+        except Exception:
+            pass

@@ -1,0 +1,89 @@
+"""A sys.meta_path finder that notices when TensorFlow or JAX finishes importing.
+
+It answers only for the two top-level names, and then only by wrapping the loader that the
+other finders chose; every other import costs one set lookup.
+"""
+import sys
+
+_FRAMEWORKS = {"tensorflow": "tensorflow", "jax": "jax"}
+# Frameworks being imported now: TensorFlow imports JAX on its way, and then only the outer
+# import (the one the program asked for) starts a profiler.
+_importing = []
+
+
+class _Loader:
+    """Runs the real loader, then tells capture.py that the framework is loaded."""
+
+    def __init__(self, loader, framework):
+        self._loader = loader
+        self._framework = framework
+
+    def create_module(self, spec):
+        return self._loader.create_module(spec)
+
+    def exec_module(self, module):
+        # The framework sees its own loader, as without us.
+        module.__loader__ = self._loader
+        if getattr(module, "__spec__", None) is not None:
+            module.__spec__.loader = self._loader
+        _importing.append(self._framework)
+        try:
+            self._loader.exec_module(module)
+        finally:
+            _importing.pop()
+        if _importing:
+            return
+        # Only a complete import reaches this line; a failed one raised above, untouched.
+        try:
+            from _tensortrace import capture
+
+            capture.on_framework_imported(self._framework, module)
+        except Exception as e:
+            capture_error(self._framework, e)
+
+    def __getattr__(self, name):  # get_resource_reader, is_package, ... of the real loader
+        return getattr(self._loader, name)
+
+
+def capture_error(framework, e):
+    try:
+        from _tensortrace import capture
+
+        capture.report_error(framework, e)
+    except Exception:
+        sys.stderr.write("tensortrace: warning: %s profiler not started: %r\n" % (framework, e))
+
+
+class _Finder:
+    def __init__(self):
+        self._busy = False
+
+    def find_spec(self, fullname, path=None, target=None):
+        framework = _FRAMEWORKS.get(fullname)
+        if framework is None or self._busy:
+            return None
+        self._busy = True  # the other finders are asked below; do not answer them ourselves
+        try:
+            spec = None
+            for finder in sys.meta_path:
+                if finder is self or not hasattr(finder, "find_spec"):
+                    continue
+                spec = finder.find_spec(fullname, path, target)
+                if spec is not None:
+                    break
+        except Exception:
+            return None
+        finally:
+            self._busy = False
+        if spec is None or spec.loader is None or not hasattr(spec.loader, "exec_module"):
+            return None
+        del _FRAMEWORKS[fullname]  # one capture per framework and process
+        spec.loader = _Loader(spec.loader, framework)
+        return spec
+
+    def invalidate_caches(self):
+        pass
+
+
+def install():
+    sys.meta_path.insert(0, _Finder())
