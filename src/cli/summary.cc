@@ -78,6 +78,7 @@ TraceSummary Summarise(const TraceDir& trace) {
             break;
           case kSource:
             ps.sources.insert(std::string(ev.s1));
+            if (!ev.s2.empty()) ps.source_details[std::string(ev.s1)] = std::string(ev.s2);
             break;
           default:
             break;

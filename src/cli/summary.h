@@ -32,6 +32,7 @@ struct ProcessSummary {
   uint64_t discarded = 0;  // sum over its streams' packet contexts
   std::vector<std::pair<std::string, int64_t>> clock_offsets;  // as recorded, in order
   std::set<std::string> sources;
+  std::map<std::string, std::string> source_details;  // source event: name -> detail (version)
   std::vector<std::string> notes;
   uint64_t first_ns = UINT64_MAX, last_ns = 0;
   uint64_t strings = 0;
