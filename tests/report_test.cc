@@ -262,8 +262,7 @@ TEST(Findings, HostBoundShortKernelsSyncCopiesAndDrops) {
   EXPECT_NE(f["short_kernels"].find("1,234 kernels shorter than 10.0 us (41% of 3,010"),
             std::string::npos)
       << f["short_kernels"];
-  EXPECT_NE(f["sync_copies"].find("3 synchronous copies inside steps (4.5 us"),
-            std::string::npos)
+  EXPECT_NE(f["sync_copies"].find("3 synchronous copies inside steps (4.5 us"), std::string::npos)
       << f["sync_copies"];
   EXPECT_NE(f["dropped"].find("17 dropped events"), std::string::npos);
   EXPECT_EQ(f.count("slow_step"), 0u);  // all steps alike
@@ -278,8 +277,7 @@ TEST(Findings, NoneWhenNoConditionHolds) {
   in.steps[2] = StepOf(3000000, 100000, 100000);  // 3x the median
   auto f = ById(analysis::Findings(in));
   ASSERT_EQ(f.size(), 1u);
-  EXPECT_NE(f["slow_step"].find("took 3.00 ms, 3.0x the median step (1.00 ms)"),
-            std::string::npos)
+  EXPECT_NE(f["slow_step"].find("took 3.00 ms, 3.0x the median step (1.00 ms)"), std::string::npos)
       << f["slow_step"];
 }
 
@@ -315,8 +313,7 @@ std::vector<uint32_t> DecodePng(const std::string& png, uint32_t* w, uint32_t* h
   size_t bpp = colour == 6 ? 4 : 3, stride = *w * bpp;
   std::vector<uint8_t> raw((stride + 1) * *h);
   uLongf n = raw.size();
-  if (uncompress(raw.data(), &n, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) !=
-      Z_OK)
+  if (uncompress(raw.data(), &n, reinterpret_cast<const Bytef*>(idat.data()), idat.size()) != Z_OK)
     return {};
   std::vector<uint8_t> img(stride * *h), prev(stride, 0);
   for (uint32_t y = 0; y < *h; ++y) {
@@ -326,8 +323,13 @@ std::vector<uint32_t> DecodePng(const std::string& png, uint32_t* w, uint32_t* h
     for (size_t x = 0; x < stride; ++x) {
       int a = x >= bpp ? out[x - bpp] : 0, b = prev[x], c = x >= bpp ? prev[x - bpp] : 0;
       int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
-      int pred = f == 0 ? 0 : f == 1 ? a : f == 2 ? b : f == 3 ? (a + b) / 2
-                 : (pa <= pb && pa <= pc) ? a : pb <= pc ? b : c;
+      int pred = f == 0                   ? 0
+                 : f == 1                 ? a
+                 : f == 2                 ? b
+                 : f == 3                 ? (a + b) / 2
+                 : (pa <= pb && pa <= pc) ? a
+                 : pb <= pc               ? b
+                                          : c;
       out[x] = uint8_t(in[x] + pred);
     }
     std::copy(out, out + stride, prev.begin());
@@ -354,8 +356,7 @@ TEST_F(Report, ChromiumLoadsAndDrawsThePage) {
   EXPECT_NE(dom.out.find("</footer>"), std::string::npos);  // the whole page was parsed
   auto shot_args = base;
   std::string png = *out_ / "shot.png";
-  shot_args.insert(shot_args.end(),
-                   {"--screenshot=" + png, "--window-size=1200,2400", url});
+  shot_args.insert(shot_args.end(), {"--screenshot=" + png, "--window-size=1200,2400", url});
   auto shot = RunCmd(shot_args, {}, 90);
   ASSERT_EQ(shot.status, 0) << shot.err;
   uint32_t w = 0, h = 0;

@@ -110,16 +110,15 @@ std::vector<Finding> Findings(const FindingInputs& in) {
     add("copies", "memory copies take " + Percent(share(copies, dev_total)) +
                       " of step time: " + Ms(copies / dev_steps) + " per step on average");
   if (!in.steps.empty() && share(comm, total) >= 0.15)
-    add("communication", "communication takes " + Percent(share(comm, total)) +
-                             " of step time: " + Ms(comm / in.steps.size()) +
-                             " per step on average");
+    add("communication", "communication takes " + Percent(share(comm, total)) + " of step time: " +
+                             Ms(comm / in.steps.size()) + " per step on average");
   if (durations.size() >= 3) {
     std::vector<uint64_t> d = durations;
     std::sort(d.begin(), d.end());
     uint64_t median = d[(d.size() - 1) / 2], slowest = d.back();
     if (median && slowest > median + median / 2) {
-      size_t at = static_cast<size_t>(
-          std::find(durations.begin(), durations.end(), slowest) - durations.begin());
+      size_t at = static_cast<size_t>(std::find(durations.begin(), durations.end(), slowest) -
+                                      durations.begin());
       char ratio[32];
       std::snprintf(ratio, sizeof ratio, "%.1fx", static_cast<double>(slowest) / median);
       add("slow_step", "step " + std::to_string(in.steps[at].number) + " took " + Ms(slowest) +
@@ -133,29 +132,29 @@ std::vector<Finding> Findings(const FindingInputs& in) {
     if (share(top->self_ns, in.op_total_ns) >= 0.3)
       add("top_op", top->name + " takes " + Percent(share(top->self_ns, in.op_total_ns)) +
                         " of the ops' self time (" + Ms(top->self_ns) + " over " +
-                        WithCommas(top->incl.count()) + " instances)");
+                        WithCommas(top->incl.count()) +
+                        (top->incl.count() == 1 ? " instance)" : " instances)"));
   }
   const TraceFacts& f = in.facts;
   if (f.kernels >= 10 && share(f.short_kernels, f.kernels) >= 0.2)
-    add("short_kernels", WithCommas(f.short_kernels) + " kernels shorter than " +
-                             Ms(kShortKernelNs) + " (" + Percent(share(f.short_kernels, f.kernels)) +
-                             " of " + WithCommas(f.kernels) +
-                             " kernels): launch overhead may dominate; fuse ops (XLA) or batch more");
+    add("short_kernels",
+        WithCommas(f.short_kernels) + " kernels shorter than " + Ms(kShortKernelNs) + " (" +
+            Percent(share(f.short_kernels, f.kernels)) + " of " + WithCommas(f.kernels) +
+            " kernels): launch overhead may dominate; fuse ops (XLA) or batch more");
   const char* where = f.in_steps ? " inside steps" : "";
   if (f.sync_copies)
     add("sync_copies", WithCommas(f.sync_copies) + " synchronous copies" + where + " (" +
                            Ms(f.sync_copy_ns) +
                            " of host time blocked): the host waits for each copy to finish");
   if (f.syncs)
-    add("syncs", WithCommas(f.syncs) + " device synchronisations" + where + " (" +
-                     Ms(f.sync_ns) + " of host time waiting)");
+    add("syncs", WithCommas(f.syncs) + " device synchronisations" + where + " (" + Ms(f.sync_ns) +
+                     " of host time waiting)");
   if (in.memory)
     for (const auto& a : in.memory->allocators) {
       if (a.peak <= 0) continue;
-      add("memory_peak", "memory peak " + HumanBytes(a.peak) + " in allocator " + a.name +
-                             " reached during op " +
-                             (a.peak_op.empty() ? "(none running)" : a.peak_op) + " on thread " +
-                             a.peak_thread);
+      add("memory_peak",
+          "memory peak " + HumanBytes(a.peak) + " in allocator " + a.name + " reached during op " +
+              (a.peak_op.empty() ? "(none running)" : a.peak_op) + " on thread " + a.peak_thread);
       break;  // allocators are sorted by peak: the highest one
     }
   if (in.dropped)

@@ -16,10 +16,10 @@ namespace tt::analysis {
 // Counts over the selected steps (the whole trace when windows is empty) that no statistics
 // view keeps: kernel durations against a threshold, and synchronous copies on the host.
 struct TraceFacts {
-  uint64_t kernels = 0, short_kernels = 0;  // short: below kShortKernelNs
-  uint64_t sync_copies = 0, sync_copy_ns = 0;    // blocking memcpy API calls inside steps
-  uint64_t syncs = 0, sync_ns = 0;               // synchronisation calls inside steps
-  bool in_steps = false;                         // counted inside step windows only
+  uint64_t kernels = 0, short_kernels = 0;     // short: below kShortKernelNs
+  uint64_t sync_copies = 0, sync_copy_ns = 0;  // blocking memcpy API calls inside steps
+  uint64_t syncs = 0, sync_ns = 0;             // synchronisation calls inside steps
+  bool in_steps = false;                       // counted inside step windows only
 };
 inline constexpr uint64_t kShortKernelNs = 10000;
 

@@ -24,18 +24,24 @@ inline std::string HumanBytes(int64_t b) {
     ++u;
   }
   char s[48];
-  if (u == 0) std::snprintf(s, sizeof s, "%s%.0f B", b < 0 ? "-" : "", v);
-  else std::snprintf(s, sizeof s, "%s%.1f %s", b < 0 ? "-" : "", v, units[u]);
+  if (u == 0)
+    std::snprintf(s, sizeof s, "%s%.0f B", b < 0 ? "-" : "", v);
+  else
+    std::snprintf(s, sizeof s, "%s%.1f %s", b < 0 ? "-" : "", v, units[u]);
   return s;
 }
 
 // 950 ns, 12.3 us, 4.56 ms, 7.89 s.
 inline std::string HumanDuration(double ns) {
   char s[48];
-  if (ns < 1e3) std::snprintf(s, sizeof s, "%.0f ns", ns);
-  else if (ns < 1e6) std::snprintf(s, sizeof s, "%.1f us", ns / 1e3);
-  else if (ns < 1e9) std::snprintf(s, sizeof s, "%.2f ms", ns / 1e6);
-  else std::snprintf(s, sizeof s, "%.2f s", ns / 1e9);
+  if (ns < 1e3)
+    std::snprintf(s, sizeof s, "%.0f ns", ns);
+  else if (ns < 1e6)
+    std::snprintf(s, sizeof s, "%.1f us", ns / 1e3);
+  else if (ns < 1e9)
+    std::snprintf(s, sizeof s, "%.2f ms", ns / 1e6);
+  else
+    std::snprintf(s, sizeof s, "%.2f s", ns / 1e9);
   return s;
 }
 

@@ -22,12 +22,18 @@ Keys KeysOf(const model::Process& p) {
   Keys k;
   for (uint32_t i = 1; i < p.names.size(); ++i) {
     const std::string& n = p.names[i];
-    if (n == "bytes") k.bytes = i;
-    else if (n == "bytes_allocated") k.bytes_allocated = i;
-    else if (n == "addr") k.addr = i;
-    else if (n == "allocator") k.allocator = i;
-    else if (n == "allocator_name") k.allocator_name = i;
-    else if (n == "op") k.op = i;
+    if (n == "bytes")
+      k.bytes = i;
+    else if (n == "bytes_allocated")
+      k.bytes_allocated = i;
+    else if (n == "addr")
+      k.addr = i;
+    else if (n == "allocator")
+      k.allocator = i;
+    else if (n == "allocator_name")
+      k.allocator_name = i;
+    else if (n == "op")
+      k.op = i;
   }
   return k;
 }
@@ -51,7 +57,7 @@ uint32_t Str(const model::ArgsView& a, uint32_t key) {
 
 struct Event {
   uint64_t ts = 0, addr = 0;
-  int64_t bytes = 0;  // -1: not given
+  int64_t bytes = 0;               // -1: not given
   uint32_t allocator = 0, op = 0;  // interned ids of the event's process (0: none)
   uint32_t track = 0;
   bool is_free = false, has_addr = false;
@@ -120,8 +126,7 @@ MemoryResult ComputeMemory(const model::TraceModel& m, size_t max_points, unsign
   std::vector<uint64_t> firsts(host.size(), UINT64_MAX), lasts(host.size(), 0);
   ParallelFor(host.size(), DefaultThreads(threads), [&](size_t i) {
     const model::Track& t = m.tracks[host[i]];
-    Visitor v{m.processes[t.process], keys[t.process], static_cast<uint32_t>(host[i]),
-              &found[i]};
+    Visitor v{m.processes[t.process], keys[t.process], static_cast<uint32_t>(host[i]), &found[i]};
     model::ScanTrack(m, t, &probs[i], v);
     firsts[i] = v.first;
     lasts[i] = v.last;
@@ -191,9 +196,8 @@ MemoryResult ComputeMemory(const model::TraceModel& m, size_t max_points, unsign
         x.a.peak_thread = t.name.empty() ? "tid " + std::to_string(t.id) : t.name;
       }
       uint64_t off = e.ts > first ? e.ts - first : 0;
-      int64_t b = static_cast<int64_t>(
-          std::min<uint64_t>(max_points - 1, static_cast<uint64_t>(
-                                                 static_cast<double>(off) / span * max_points)));
+      int64_t b = static_cast<int64_t>(std::min<uint64_t>(
+          max_points - 1, static_cast<uint64_t>(static_cast<double>(off) / span * max_points)));
       MemorySample s{e.ts, x.cur};
       if (b != x.bucket) {
         x.Flush();

@@ -42,9 +42,8 @@ struct Visitor {
 
 }  // namespace
 
-Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t start,
-                         uint64_t end, size_t max_per_track, unsigned threads,
-                         std::vector<Problem>* problems) {
+Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t start, uint64_t end,
+                         size_t max_per_track, unsigned threads, std::vector<Problem>* problems) {
   Timeline tl;
   tl.start = start;
   tl.end = end;
@@ -59,7 +58,7 @@ Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t st
     const model::Track& t = m.tracks[tracks[i]];
     rows[i].device = t.kind == layout::TrackKind::kDevice;
     // Threads often share a name (the program's): the tid tells them apart.
-    rows[i].label = rows[i].device  ? (t.name.empty() ? "device " + std::to_string(t.id) : t.name)
+    rows[i].label = rows[i].device   ? (t.name.empty() ? "device " + std::to_string(t.id) : t.name)
                     : t.name.empty() ? "tid " + std::to_string(t.id)
                                      : t.name + " (" + std::to_string(t.id) + ")";
     Visitor v{proc, start, end, cap, &rows[i]};
@@ -78,8 +77,9 @@ Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t st
     tl.left_out += left[i];
     if (!rows[i].slices.empty()) tl.rows.push_back(std::move(rows[i]));
   }
-  std::stable_sort(tl.rows.begin(), tl.rows.end(),
-                   [](const TimelineRow& a, const TimelineRow& b) { return !a.device && b.device; });
+  std::stable_sort(tl.rows.begin(), tl.rows.end(), [](const TimelineRow& a, const TimelineRow& b) {
+    return !a.device && b.device;
+  });
   return tl;
 }
 

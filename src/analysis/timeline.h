@@ -32,9 +32,8 @@ struct Timeline {
 
 // Slices overlapping [start, end) on the tracks of `process`, at most max_per_track per track
 // (the longest kept first), so memory stays bounded whatever the step holds.
-Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t start,
-                         uint64_t end, size_t max_per_track, unsigned threads,
-                         std::vector<Problem>* problems);
+Timeline ComputeTimeline(const model::TraceModel& m, size_t process, uint64_t start, uint64_t end,
+                         size_t max_per_track, unsigned threads, std::vector<Problem>* problems);
 
 // The step of median duration among the selected ones (the lower median for an even count);
 // nullptr when there is none.

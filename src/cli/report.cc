@@ -17,7 +17,8 @@ namespace tt::cli {
 
 namespace {
 
-const char kReportHelp[] = R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
+const char kReportHelp[] =
+    R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
                           [--step-name NAME] [--top N]
 
 Writes one self-contained HTML page about the trace in DIR to PATH: it loads nothing from the
@@ -33,7 +34,8 @@ network (inline styles and SVG charts, no script) and prints well.
   top ops, kernels   as in `tensortrace stats --view op` and `--view kernel`
   memory over time   bytes in use per allocator, the peak and the op running at it
   copies             as in `tensortrace stats --view memcpy`, with bandwidth
-  timeline           the step of median duration, one row per thread and GPU stream
+  timeline           the step of median duration, one row per thread and GPU stream (with no
+                     steps: the first process's whole run)
 
 options:
   -o, --output PATH  the HTML file (required); it appears only when complete
@@ -160,6 +162,20 @@ int Report(const std::vector<std::string>& argv) {
     d.timeline = analysis::ComputeTimeline(m, s->process, s->start, s->end, 4000, 0, &problems);
     d.timeline_step = s->number;
     d.timeline_pid = static_cast<uint64_t>(m.processes[s->process].meta.pid);
+  } else if (steps.empty() && !sum.processes.empty()) {
+    // No steps: the first process's whole run stands in (the longest slices of each thread).
+    Progress("timeline of the first process");
+    const ProcessSummary& p = sum.processes[0];
+    size_t index = 0;
+    for (size_t i = 0; i < m.processes.size(); ++i)
+      if (m.processes[i].meta.pid == p.meta.pid &&
+          m.processes[i].meta.exec_generation == p.meta.exec_generation)
+        index = i;
+    if (p.first_ns != UINT64_MAX && p.last_ns > p.first_ns) {
+      d.timeline =
+          analysis::ComputeTimeline(m, index, p.first_ns, p.last_ns + 1, 4000, 0, &problems);
+      d.timeline_pid = static_cast<uint64_t>(p.meta.pid);
+    }
   }
   Progress("findings");
   analysis::FindingInputs in;

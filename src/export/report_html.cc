@@ -51,18 +51,30 @@ footer { margin-top: 3em; color: #555; font-size: 0.85em; }
 // Category colours for the timeline; the legend names each one.
 const char* Colour(Category c) {
   switch (c) {
-    case Category::kFrameworkOp: return "#6baed6";
-    case Category::kRuntimeApi: return "#fdae6b";
-    case Category::kGpuKernel: return "#74c476";
-    case Category::kMemcpy: return "#e6550d";
-    case Category::kMemset: return "#fd8d3c";
-    case Category::kSync: return "#de2d26";
-    case Category::kAllocation: return "#969696";
-    case Category::kCommunication: return "#9e9ac8";
-    case Category::kPython: return "#fdd0a2";
-    case Category::kPrimitive: return "#c7e9c0";
-    case Category::kStep: return "#d9d9d9";
-    default: return "#bcbddc";
+    case Category::kFrameworkOp:
+      return "#6baed6";
+    case Category::kRuntimeApi:
+      return "#fdae6b";
+    case Category::kGpuKernel:
+      return "#74c476";
+    case Category::kMemcpy:
+      return "#e6550d";
+    case Category::kMemset:
+      return "#fd8d3c";
+    case Category::kSync:
+      return "#de2d26";
+    case Category::kAllocation:
+      return "#969696";
+    case Category::kCommunication:
+      return "#9e9ac8";
+    case Category::kPython:
+      return "#fdd0a2";
+    case Category::kPrimitive:
+      return "#c7e9c0";
+    case Category::kStep:
+      return "#d9d9d9";
+    default:
+      return "#bcbddc";
   }
 }
 
@@ -115,9 +127,9 @@ std::string Summary(const RunSummary& r) {
   kv("steps", steps);
   kv("processes", WithCommas(r.processes));
   kv("threads", WithCommas(r.threads));
-  kv("devices", r.devices ? WithCommas(r.devices) + " (" + WithCommas(r.device_streams) +
-                                " streams or queues)"
-                          : "none traced");
+  kv("devices",
+     r.devices ? WithCommas(r.devices) + " (" + WithCommas(r.device_streams) + " streams or queues)"
+               : "none traced");
   kv("events", WithCommas(r.events));
   kv("dropped events", WithCommas(r.dropped));
   return s + "</dl></section>\n";
@@ -126,9 +138,11 @@ std::string Summary(const RunSummary& r) {
 std::string Findings(const std::vector<analysis::Finding>& f) {
   std::string s = "<section id=\"findings\"><h2>Findings</h2>\n";
   if (f.empty())
-    return s + None("No finding: none of the checks (device idle, short kernels, synchronous "
-                    "copies, memory peak, dropped events, slow steps, ...) found its condition "
-                    "in this trace.") +
+    return s +
+           None(
+               "No finding: none of the checks (device idle, short kernels, synchronous "
+               "copies, memory peak, dropped events, slow steps, ...) found its condition "
+               "in this trace.") +
            "</section>\n";
   s += "<ul class=\"findings\">\n";
   for (const auto& x : f)
@@ -147,8 +161,8 @@ std::string Steps(const ReportData& d) {
   constexpr size_t kMaxBars = 120;
   std::vector<size_t> pick;
   for (size_t i = 0; i < steps.size(); ++i)
-    if (steps.size() <= kMaxBars || i * kMaxBars / steps.size() != (i + 1) * kMaxBars / steps.size() ||
-        i + 1 == steps.size())
+    if (steps.size() <= kMaxBars ||
+        i * kMaxBars / steps.size() != (i + 1) * kMaxBars / steps.size() || i + 1 == steps.size())
       pick.push_back(i);
   bool any_device = false;
   for (const auto& b : steps) any_device |= b.has_device;
@@ -185,22 +199,22 @@ std::string Steps(const ReportData& d) {
       return d > used ? d - used : uint64_t{0};
     });
   }
-  s += "<figure>" +
-       svg::StackedBars(labels, stack, any_device ? &host : nullptr, marks, "step duration",
-                        "step" + std::string(several ? " (process:step)" : "") +
-                            (pick.size() < steps.size() ? ", an even sample of " +
-                                                              WithCommas(steps.size())
-                                                        : ""),
-                        "Time per step") +
-       "<figcaption>" +
-       Escape(any_device
-                  ? "Wide bars: what the device did during each step (kernels, copies and "
-                    "communication can overlap one another, so a stack can pass the step's "
-                    "duration); device idle time is split into host-bound (the host was running "
-                    "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
-                  : "Host compute is the time covered by framework ops on any thread of the "
-                    "process; no device activity was traced.") +
-       "</figcaption></figure>\n";
+  s +=
+      "<figure>" +
+      svg::StackedBars(
+          labels, stack, any_device ? &host : nullptr, marks, "step duration",
+          "step" + std::string(several ? " (process:step)" : "") +
+              (pick.size() < steps.size() ? ", an even sample of " + WithCommas(steps.size()) : ""),
+          "Time per step") +
+      "<figcaption>" +
+      Escape(any_device
+                 ? "Wide bars: what the device did during each step (kernels, copies and "
+                   "communication can overlap one another, so a stack can pass the step's "
+                   "duration); device idle time is split into host-bound (the host was running "
+                   "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
+                 : "Host compute is the time covered by framework ops on any thread of the "
+                   "process; no device activity was traced.") +
+      "</figcaption></figure>\n";
   // Averages, with the exact numbers behind the chart.
   double n = static_cast<double>(steps.size());
   auto avg = [&](uint64_t B::*f) {
@@ -214,10 +228,10 @@ std::string Steps(const ReportData& d) {
        Header({"steps", "avg duration (us)", "host compute (us)", "device compute (us)",
                "copies (us)", "communication (us)", "device idle host-bound (us)",
                "device idle waiting (us)"}) +
-       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) +
-       Td(avg(&B::host_compute)) + Td(avg(&B::device_compute)) + Td(avg(&B::copies)) +
-       Td(avg(&B::communication)) + Td(avg(&B::device_idle_host_bound)) +
-       Td(avg(&B::device_idle_waiting)) + "</tr></tbody></table></div>\n";
+       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::host_compute)) +
+       Td(avg(&B::device_compute)) + Td(avg(&B::copies)) + Td(avg(&B::communication)) +
+       Td(avg(&B::device_idle_host_bound)) + Td(avg(&B::device_idle_waiting)) +
+       "</tr></tbody></table></div>\n";
   return s + "</section>\n";
 }
 
@@ -228,11 +242,12 @@ std::string Ops(const ReportData& d) {
   bool memory = false;
   for (const auto& r : d.ops.rows) memory |= r.bytes != 0 || r.peak_bytes != 0;
   std::vector<Row> rows = Top(d.ops.rows, d.top, Micros);
-  std::vector<std::string> cols = {"op type", "occurrence", "micros", "self_micros", "cpu_micros",
-                                   "accelerator_micros", "avg_micros", "median_micros", "share"};
+  std::vector<std::string> cols = {"op type",     "occurrence",    "micros",
+                                   "self_micros", "cpu_micros",    "accelerator_micros",
+                                   "avg_micros",  "median_micros", "share"};
   if (memory) cols.insert(cols.end(), {"bytes", "peak_bytes", "residual_bytes"});
-  s += "<p>By op type, ordered by inclusive time (micros); the first " +
-       WithCommas(rows.size()) + " of " + WithCommas(d.ops.rows.size()) +
+  s += "<p>By op type, ordered by inclusive time (micros); the first " + WithCommas(rows.size()) +
+       " of " + WithCommas(d.ops.rows.size()) +
        ". Share is of the ops' total self time; accelerator time is the device time of the work "
        "each op launched.</p>\n";
   s += "<div class=\"wide\"><table id=\"top-ops\">" + Header(cols) + "<tbody>\n";
@@ -284,8 +299,10 @@ std::string Memory(const ReportData& d) {
   std::string s = "<section id=\"memory\"><h2>Memory over time</h2>\n";
   const auto& mem = d.memory;
   if (mem.allocators.empty())
-    return s + None("No memory allocation events (MemoryAllocation / MemoryDeallocation) in "
-                    "this trace.") +
+    return s +
+           None(
+               "No memory allocation events (MemoryAllocation / MemoryDeallocation) in "
+               "this trace.") +
            "</section>\n";
   const char* colours[] = {"#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#d6616b"};
   const char* dashes[] = {"", "6 3", "2 3", "10 3 2 3", "1 2", "12 6"};
@@ -336,25 +353,28 @@ std::string Copies(const ReportData& d) {
   if (d.copies.rows.empty())
     return s + None("No memory copies or sets in this trace.") + "</section>\n";
   std::vector<Row> rows = Top(d.copies.rows, d.top, Micros);
-  s += "<div class=\"wide\"><table id=\"copies-table\">" +
-       Header({"kind", "occurrence", "bytes", "micros", "avg_micros", "bandwidth (GB/s)",
-               "share"}) +
-       "<tbody>\n";
+  s +=
+      "<div class=\"wide\"><table id=\"copies-table\">" +
+      Header({"kind", "occurrence", "bytes", "micros", "avg_micros", "bandwidth (GB/s)", "share"}) +
+      "<tbody>\n";
   for (auto& r : rows)
-    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) +
-         Td(std::to_string(r.bytes)) + Td(Us(static_cast<double>(r.incl.total()))) +
-         Td(Us(r.incl.mean())) + Td(Fixed(Number(r, "bandwidth_gbps"))) +
-         Td(Fixed(r.share * 100, 2) + "%") + "</tr>\n";
+    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) + Td(std::to_string(r.bytes)) +
+         Td(Us(static_cast<double>(r.incl.total()))) + Td(Us(r.incl.mean())) +
+         Td(Fixed(Number(r, "bandwidth_gbps"))) + Td(Fixed(r.share * 100, 2) + "%") + "</tr>\n";
   return s + "</tbody></table></div></section>\n";
 }
 
 std::string TimelineSection(const ReportData& d) {
-  std::string s = "<section id=\"timeline\"><h2>Timeline of the median step</h2>\n";
+  bool whole = d.timeline_step < 0;
+  std::string s =
+      "<section id=\"timeline\"><h2>" +
+      std::string(whole ? "Timeline of the first process" : "Timeline of the median step") +
+      "</h2>\n";
   if (!d.timeline)
-    return s + None("No timeline: there is no step to show (" +
-                    (d.steps.notes.empty() ? std::string("no steps in this trace")
-                                           : d.steps.notes[0]) +
-                    ").") +
+    return s +
+           None("No timeline: there is no step to show (" +
+                (d.steps.notes.empty() ? std::string("no steps in this trace") : d.steps.notes[0]) +
+                ").") +
            "</section>\n";
   const auto& tl = *d.timeline;
   double span = static_cast<double>(tl.end - tl.start);
@@ -372,8 +392,8 @@ std::string TimelineSection(const ReportData& d) {
       r.depth = sl.depth;
       r.name = sl.name;
       r.colour = Colour(sl.category);
-      r.tooltip = sl.name + " (" + layout::CategoryName(sl.category) + "): " +
-                  HumanDuration(static_cast<double>(sl.end - sl.start));
+      r.tooltip = sl.name + " (" + layout::CategoryName(sl.category) +
+                  "): " + HumanDuration(static_cast<double>(sl.end - sl.start));
       used[sl.category] = true;
       lane.rects.push_back(std::move(r));
     }
@@ -381,11 +401,20 @@ std::string TimelineSection(const ReportData& d) {
   }
   std::vector<svg::LegendItem> legend;
   for (const auto& [c, u] : used) legend.push_back({layout::CategoryName(c), Colour(c), ""});
-  s += "<p>Step " + std::to_string(d.timeline_step) + " of process " +
-       std::to_string(d.timeline_pid) + ", " + HumanDuration(span) +
-       " long: the step of median duration. One row per thread and GPU stream; nested slices "
-       "are drawn below their parent.</p>\n";
-  s += "<figure>" + svg::TimelineChart(lanes, span, legend, "Median step") + "</figure>\n";
+  if (whole)
+    s += "<p>The trace has no steps: the whole run of process " + std::to_string(d.timeline_pid) +
+         " (" + HumanDuration(span) + ") stands in.";
+  else
+    s += "<p>Step " + std::to_string(d.timeline_step) + " of process " +
+         std::to_string(d.timeline_pid) + ", " + HumanDuration(span) +
+         " long: the step of median duration.";
+  s += " One row per thread and GPU stream; nested slices are drawn below their parent; "
+       "hover a slice for its name and duration.</p>\n";
+  s += "<figure>" +
+       svg::TimelineChart(
+           lanes, span, legend, whole ? "Whole run" : "Median step",
+           whole ? "time since the process's first event" : "time since the step's start") +
+       "</figure>\n";
   if (tl.left_out)
     s += "<p>" + WithCommas(tl.left_out) +
          " of the shortest slices are left out to keep the page small.</p>\n";
@@ -396,9 +425,10 @@ std::string TimelineSection(const ReportData& d) {
 
 void WriteReportHtml(const ReportData& d, Sink& out) {
   std::string title = d.run.title.empty() ? "tensortrace report" : d.run.title;
-  out.Write("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-            Escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n");
+  out.Write(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+      Escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n");
   out.Write("<h1>" + Escape(title) + "</h1>\n<p class=\"sub\">" + Escape(d.run.trace) +
             " &mdash; made by tensortrace report</p>\n");
   out.Write(Summary(d.run));
@@ -414,8 +444,9 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
     for (const auto& p : d.problems) s += "<li>" + Escape(p) + "</li>\n";
     out.Write(s + "</ul></section>\n");
   }
-  out.Write("<footer>All numbers are computed from the trace; times are wall-clock. "
-            "Generated by tensortrace.</footer>\n</body>\n</html>\n");
+  out.Write(
+      "<footer>All numbers are computed from the trace; times are wall-clock. "
+      "Generated by tensortrace.</footer>\n</body>\n</html>\n");
 }
 
 }  // namespace tt::exporter

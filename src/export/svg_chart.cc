@@ -13,8 +13,8 @@ constexpr char kFont[] = "font-family=\"sans-serif\" font-size=\"12\"";
 
 std::string Text(double x, double y, const std::string& s, const char* anchor = "start",
                  const char* extra = "") {
-  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" text-anchor=\"" + anchor + "\" " +
-         extra + ">" + Escape(s) + "</text>\n";
+  return "<text x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" text-anchor=\"" + anchor + "\" " + extra +
+         ">" + Escape(s) + "</text>\n";
 }
 
 std::string Line(double x1, double y1, double x2, double y2, const char* style) {
@@ -25,28 +25,31 @@ std::string Line(double x1, double y1, double x2, double y2, const char* style) 
 std::string Rect(double x, double y, double w, double h, const std::string& fill,
                  const std::string& tip) {
   std::string s = "<rect x=\"" + Num(x) + "\" y=\"" + Num(y) + "\" width=\"" +
-                  Num(std::max(w, 0.0)) + "\" height=\"" + Num(std::max(h, 0.0)) +
-                  "\" fill=\"" + fill + "\"";
+                  Num(std::max(w, 0.0)) + "\" height=\"" + Num(std::max(h, 0.0)) + "\" fill=\"" +
+                  fill + "\"";
   if (tip.empty()) return s + "/>\n";
   return s + "><title>" + Escape(tip) + "</title></rect>\n";
 }
 
 std::string TickLabel(double v) {
   char b[32];
-  if (v == std::floor(v) && std::fabs(v) < 1e15) std::snprintf(b, sizeof b, "%.0f", v);
-  else std::snprintf(b, sizeof b, "%g", v);
+  if (v == std::floor(v) && std::fabs(v) < 1e15)
+    std::snprintf(b, sizeof b, "%.0f", v);
+  else
+    std::snprintf(b, sizeof b, "%g", v);
   return b;
 }
 
 std::string Open(double height, const std::string& title) {
   // Inline in HTML5, an <svg> needs no namespace attribute (and the page names no URL).
-  return "<svg viewBox=\"0 0 " + Num(kWidth) + " " +
-         Num(height) + "\" width=\"100%\" role=\"img\" aria-label=\"" + Escape(title) + "\" " +
-         kFont + ">\n<title>" + Escape(title) + "</title>\n";
+  return "<svg viewBox=\"0 0 " + Num(kWidth) + " " + Num(height) +
+         "\" width=\"100%\" role=\"img\" aria-label=\"" + Escape(title) + "\" " + kFont +
+         ">\n<title>" + Escape(title) + "</title>\n";
 }
 
 // A y axis from 0 to ticks.back(), with grid lines and the unit in the title.
-std::string YAxis(const std::vector<double>& ticks, double top, double h, const std::string& title) {
+std::string YAxis(const std::vector<double>& ticks, double top, double h,
+                  const std::string& title) {
   std::string s;
   double max = ticks.back() > 0 ? ticks.back() : 1;
   for (double t : ticks) {
@@ -67,15 +70,27 @@ std::string Escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
       default:
         // Control characters are not allowed in XML text.
-        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') o += ' ';
-        else o += c;
+        if (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t')
+          o += ' ';
+        else
+          o += c;
     }
   }
   return o;
@@ -238,8 +253,7 @@ std::string LineChart(const std::vector<LineSeries>& series, double x_max_ns,
     if (s.points.empty()) continue;
     std::string d = "M" + Num(X(s.points[0].first)) + " " + Num(Y(0));
     for (const auto& [x, y] : s.points) d += "H" + Num(X(x)) + "V" + Num(Y(y));
-    body += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + s.colour +
-            "\" stroke-width=\"2\"" +
+    body += "<path d=\"" + d + "\" fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"2\"" +
             (s.dash.empty() ? "" : " stroke-dasharray=\"" + s.dash + "\"") + "><title>" +
             Escape(s.label) + "</title></path>\n";
     double px = X(s.peak_x), py = Y(s.peak_y);
@@ -258,7 +272,8 @@ std::string LineChart(const std::vector<LineSeries>& series, double x_max_ns,
 }
 
 std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns,
-                          const std::vector<LegendItem>& legend, const std::string& title) {
+                          const std::vector<LegendItem>& legend, const std::string& title,
+                          const std::string& x_title) {
   constexpr double kLabel = 190, kRow = 16, kTop = 66;
   double plot_w = kWidth - kLabel - kRight;
   Unit tu = TimeUnit(span_ns);
@@ -266,7 +281,7 @@ std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns
   double xtop = xt.back() * tu.div > 0 ? xt.back() * tu.div : 1;
   auto X = [&](double ns) { return kLabel + ns / xtop * plot_w; };
   std::string body = Text(kLabel, 18, title, "start", "font-weight=\"bold\"");
-  body += Text(kLabel + plot_w / 2, 34, "time since the step's start (" + tu.name + ")", "middle");
+  body += Text(kLabel + plot_w / 2, 34, x_title + " (" + tu.name + ")", "middle");
   double y = kTop;
   std::string grid;
   for (const auto& lane : lanes) {
@@ -280,9 +295,8 @@ std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns
       body += Rect(x0, ry, x1 - x0, kRow - 2, r.colour, r.tooltip);
       double chars = (x1 - x0 - 4) / 6.5;
       if (chars >= 4) {
-        std::string t = r.name.size() > chars
-                            ? r.name.substr(0, static_cast<size_t>(chars) - 1) + "…"
-                            : r.name;
+        std::string t =
+            r.name.size() > chars ? r.name.substr(0, static_cast<size_t>(chars) - 1) + "…" : r.name;
         body += Text(x0 + 2, ry + 11, t, "start", "font-size=\"10\" fill=\"#000\"");
       }
     }

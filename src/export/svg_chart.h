@@ -65,6 +65,7 @@ struct TimelineLane {
   std::vector<TimelineRect> rects;
 };
 std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns,
-                          const std::vector<LegendItem>& legend, const std::string& title);
+                          const std::vector<LegendItem>& legend, const std::string& title,
+                          const std::string& x_title);
 
 }  // namespace tt::exporter::svg
