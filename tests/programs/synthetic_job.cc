@@ -68,8 +68,7 @@ void Job(long steps, long busy_us, int worker, bool varied) {
       rt::EmitEnd();
       rt::EmitBegin("inner_product", Category::kPrimitive);
       rt::EmitEnd();
-      Arg alloc[3] = {Int("bytes", varied ? 1024 * (i + 1) : 1024),
-                      Int("addr", base + 0x1000 + i)};
+      Arg alloc[3] = {Int("bytes", varied ? 1024 * (i + 1) : 1024), Int("addr", base + 0x1000 + i)};
       if (varied) alloc[2] = Str("allocator", "GPU_0_bfc");
       rt::EmitInstant("MemoryAllocation", Category::kAllocation, alloc, varied ? 3 : 2);
       rt::EmitEnd();
