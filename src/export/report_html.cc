@@ -322,8 +322,8 @@ std::string Memory(const ReportData& d) {
     series.push_back(std::move(l));
   }
   s += "<figure>" + svg::LineChart(series, x_max, "Bytes in use per allocator") +
-       "<figcaption>Running bytes in use from allocation and free events; the circle marks "
-       "each allocator's peak." +
+       "<figcaption>Running bytes in use from allocation and free events over the whole trace "
+       "(a step selection does not cut it); the circle marks each allocator's peak." +
        std::string(mem.allocators.size() > 6 ? " The 6 allocators with the highest peaks are "
                                                "drawn; the table lists all."
                                              : "") +

@@ -293,6 +293,9 @@ std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns
       double x0 = X(r.start), x1 = std::max(X(r.end), x0 + 0.5);
       double ry = y + 3 + kRow * r.depth;
       body += Rect(x0, ry, x1 - x0, kRow - 2, r.colour, r.tooltip);
+      // A white edge between neighbours of one colour, where a slice is wide enough to keep it.
+      if (x1 - x0 >= 4)
+        body += Line(x0, ry, x0, ry + kRow - 2, "stroke=\"#fff\" stroke-width=\"1\"");
       double chars = (x1 - x0 - 4) / 6.5;
       if (chars >= 4) {
         std::string t =
