@@ -2,7 +2,6 @@
 // views and the job's known allocations, the page is self-contained, and headless Chromium
 // loads it without error and draws it.
 #include <gtest/gtest.h>
-#include <unistd.h>
 #include <zlib.h>
 
 #include <cstdio>
@@ -187,6 +186,42 @@ TEST_F(Report, ReferencesNothingOutside) {
   EXPECT_NE(html_->find("@media print"), std::string::npos);
 }
 
+TEST_F(Report, StepSelectionCountsOnlyTheChosenSteps) {
+  TempDir out;
+  auto r = RunCmd({TT_CLI, "report", dir_->path(), "-o", out / "r.html", "--steps", "2:3"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(out / "r.html");
+  EXPECT_NE(html.find("<dt>steps</dt><dd>" + std::to_string(kSteps) + " (2 selected: steps 2:3)"),
+            std::string::npos);
+  EXPECT_NE(html.find("<table id=\"step-averages\"><thead>"), std::string::npos);
+  EXPECT_NE(html.find("<tbody><tr><td class=\"n\">2</td>"), std::string::npos);
+  // The ops table counts the two steps' ops only.
+  EXPECT_NE(html.find("<td class=\"name\">MatMul</td><td class=\"n\">2</td>"), std::string::npos);
+}
+
+// A program with threads, fork and exec and no device, step, allocation or copy: each of those
+// sections says so in words, and the timeline shows the first process's whole run.
+TEST(ReportCli, SectionsWithoutDataSaySo) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", TT_EXAMPLE, "50"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  r = RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(d / "r.html");
+  for (const char* none :
+       {"No step-time breakdown: no steps in this trace", "No GPU kernels in this trace.",
+        "No memory allocation events", "No memory copies or sets in this trace."})
+    EXPECT_NE(html.find(none), std::string::npos) << none;
+  EXPECT_NE(html.find("<dt>devices</dt><dd>none traced</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>processes</dt><dd>3</dd>"), std::string::npos);
+  EXPECT_NE(html.find("Timeline of the first process"), std::string::npos);
+  EXPECT_EQ(html.find("memory_peak"), std::string::npos);
+  // Only the timeline is drawn: one chart.
+  size_t charts = 0;
+  for (size_t at = 0; (at = html.find("<svg", at)) != std::string::npos; ++at) charts++;
+  EXPECT_EQ(charts, 1u);
+}
+
 // Each bad input: a non-zero exit, exactly one line on stderr, and no file left behind.
 TEST(ReportCli, BadInputGivesOneLineAndNoFile) {
   TempDir tmp, empty, job;
@@ -285,7 +320,8 @@ TEST(Findings, NoneWhenNoConditionHolds) {
 // Headless Chromium: the page loads with no console error, the DOM holds the tables, and the
 // screenshot shows a drawn page.
 
-bool HaveChromium() { return access("/usr/bin/chromium", X_OK) == 0; }
+// Debian's chromium, found in PATH.
+bool HaveChromium() { return RunCmd({"chromium", "--version"}, {}, 60).status == 0; }
 
 // Decodes an 8-bit RGB or RGBA PNG (what Chromium writes) into RGB triples.
 std::vector<uint32_t> DecodePng(const std::string& png, uint32_t* w, uint32_t* h) {
@@ -343,8 +379,8 @@ std::vector<uint32_t> DecodePng(const std::string& png, uint32_t* w, uint32_t* h
 TEST_F(Report, ChromiumLoadsAndDrawsThePage) {
   if (!HaveChromium()) GTEST_SKIP() << "chromium is not installed";
   std::string url = "file://" + *out_ / "r.html";
-  std::vector<std::string> base = {"/usr/bin/chromium", "--headless", "--no-sandbox",
-                                   "--disable-gpu", "--user-data-dir=" + *out_ / "profile"};
+  std::vector<std::string> base = {"chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                                   "--user-data-dir=" + *out_ / "profile"};
   auto dom_args = base;
   dom_args.insert(dom_args.end(), {"--enable-logging=stderr", "--v=0", "--dump-dom", url});
   auto dom = RunCmd(dom_args, {}, 90);
