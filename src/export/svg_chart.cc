@@ -296,7 +296,7 @@ std::string TimelineChart(const std::vector<TimelineLane>& lanes, double span_ns
       // A white edge between neighbours of one colour, where a slice is wide enough to keep it.
       if (x1 - x0 >= 4)
         body += Line(x0, ry, x0, ry + kRow - 2, "stroke=\"#fff\" stroke-width=\"1\"");
-      double chars = (x1 - x0 - 4) / 6.5;
+      double chars = (x1 - x0 - 4) / 7;  // about 6 px per character at 10 px, and the ellipsis
       if (chars >= 4) {
         std::string t =
             r.name.size() > chars ? r.name.substr(0, static_cast<size_t>(chars) - 1) + "…" : r.name;
