@@ -346,10 +346,30 @@ class DeviceVisitor {
   size_t process_;
 };
 
-uint64_t UnionLength(std::vector<Interval>& v, uint64_t lo, uint64_t hi) {
+// Intervals sorted by start, with the running maximum of their ends: the first one that can
+// reach into a window is found by binary search (a scan from the front for every step made the
+// step view quadratic in the number of steps).
+struct SortedIntervals {
+  std::vector<Interval> v;
+  std::vector<uint64_t> reach;  // reach[i]: the latest end among v[0..i]
+  void Build() {
+    std::sort(v.begin(), v.end(),
+              [](const Interval& x, const Interval& y) { return x.start < y.start; });
+    reach.resize(v.size());
+    uint64_t r = 0;
+    for (size_t i = 0; i < v.size(); ++i) reach[i] = r = std::max(r, v[i].end);
+  }
+  // Intervals before this index all end at or before lo.
+  size_t From(uint64_t lo) const {
+    return static_cast<size_t>(std::upper_bound(reach.begin(), reach.end(), lo) - reach.begin());
+  }
+};
+
+uint64_t UnionLength(const SortedIntervals& iv, uint64_t lo, uint64_t hi) {
   uint64_t total = 0, cur_s = 0, cur_e = 0;
   bool open = false;
-  for (const auto& x : v) {  // v sorted by start
+  for (size_t i = iv.From(lo); i < iv.v.size(); ++i) {
+    const Interval& x = iv.v[i];
     if (x.start >= hi) break;
     uint64_t s = std::max(x.start, lo), e = std::min(x.end, hi);
     if (e <= s) continue;
@@ -366,12 +386,13 @@ uint64_t UnionLength(std::vector<Interval>& v, uint64_t lo, uint64_t hi) {
   return total;
 }
 
-// Length of (a ∩ b) within [lo, hi), both sorted.
-uint64_t OverlapLength(const std::vector<Interval>& a, const std::vector<Interval>& b,
-                       uint64_t lo, uint64_t hi) {
-  auto merged = [&](const std::vector<Interval>& v) {
+// Length of (a ∩ b) within [lo, hi).
+uint64_t OverlapLength(const SortedIntervals& a, const SortedIntervals& b, uint64_t lo,
+                       uint64_t hi) {
+  auto merged = [&](const SortedIntervals& iv) {
     std::vector<Interval> out;
-    for (const auto& x : v) {
+    for (size_t i = iv.From(lo); i < iv.v.size(); ++i) {
+      const Interval& x = iv.v[i];
       if (x.start >= hi) break;
       uint64_t s = std::max(x.start, lo), e = std::min(x.end, hi);
       if (e <= s) continue;
@@ -762,24 +783,29 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       break;
     }
     case View::kStep: {
-      std::vector<std::vector<Interval>> hostv(np), commv(np), devv(np), copyv(np);
+      std::vector<SortedIntervals> hostv(np), commv(np), devv(np), copyv(np), busyv(np);
       for (auto& a : hagg) {
         size_t p = m.tracks[a.track].process;
-        hostv[p].insert(hostv[p].end(), a.host.begin(), a.host.end());
-        commv[p].insert(commv[p].end(), a.comm.begin(), a.comm.end());
+        hostv[p].v.insert(hostv[p].v.end(), a.host.begin(), a.host.end());
+        commv[p].v.insert(commv[p].v.end(), a.comm.begin(), a.comm.end());
       }
       std::vector<bool> has_device(np, false);
       for (auto& a : dagg) {
         size_t p = m.tracks[a.track].process;
         has_device[p] = true;
-        devv[p].insert(devv[p].end(), a.device.begin(), a.device.end());
-        copyv[p].insert(copyv[p].end(), a.copy.begin(), a.copy.end());
-        commv[p].insert(commv[p].end(), a.comm.begin(), a.comm.end());
+        devv[p].v.insert(devv[p].v.end(), a.device.begin(), a.device.end());
+        copyv[p].v.insert(copyv[p].v.end(), a.copy.begin(), a.copy.end());
+        commv[p].v.insert(commv[p].v.end(), a.comm.begin(), a.comm.end());
       }
-      auto by_start = [](const Interval& x, const Interval& y) { return x.start < y.start; };
-      for (size_t p = 0; p < np; ++p)
-        for (auto* v : {&hostv[p], &commv[p], &devv[p], &copyv[p]})
-          std::sort(v->begin(), v->end(), by_start);
+      for (size_t p = 0; p < np; ++p) {
+        // The device is busy with kernels, copies or communication (built once per process).
+        if (has_device[p]) {
+          busyv[p].v = devv[p].v;
+          busyv[p].v.insert(busyv[p].v.end(), copyv[p].v.begin(), copyv[p].v.end());
+          busyv[p].v.insert(busyv[p].v.end(), commv[p].v.begin(), commv[p].v.end());
+        }
+        for (auto* v : {&hostv[p], &commv[p], &devv[p], &copyv[p], &busyv[p]}) v->Build();
+      }
       std::vector<bool> keep = SelectSteps(steps, o.steps, o.skip_warmup);
       for (size_t si = 0; si < steps.size(); ++si) {
         if (!keep[si]) continue;
@@ -796,13 +822,9 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
         b.communication = UnionLength(commv[p], s.start, s.end);
         b.has_device = has_device[p];
         if (b.has_device) {
-          std::vector<Interval> busy = devv[p];
-          busy.insert(busy.end(), copyv[p].begin(), copyv[p].end());
-          busy.insert(busy.end(), commv[p].begin(), commv[p].end());
-          std::sort(busy.begin(), busy.end(), by_start);
-          uint64_t dev_busy = UnionLength(busy, s.start, s.end);
+          uint64_t dev_busy = UnionLength(busyv[p], s.start, s.end);
           uint64_t idle = (s.end - s.start) - dev_busy;
-          uint64_t busy_and_host = OverlapLength(busy, hostv[p], s.start, s.end);
+          uint64_t busy_and_host = OverlapLength(busyv[p], hostv[p], s.start, s.end);
           uint64_t host_during_idle = b.host_compute - std::min(b.host_compute, busy_and_host);
           b.device_idle_host_bound = std::min(idle, host_during_idle);
           b.device_idle_waiting = idle - b.device_idle_host_bound;

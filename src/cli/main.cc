@@ -19,7 +19,9 @@ commands:
   stats DIR [--view V]      tfprof-style views: op, name, scope, kernel, api, memcpy,
                             primitive, step, thread
   export DIR --format F -o PATH   the trace as a Perfetto trace, Chrome JSON (Perfetto UI,
-                            chrome://tracing) or CSV
+                            chrome://tracing), CSV, or an XSpace for TensorBoard
+  report DIR -o PATH        a self-contained HTML report: summary, step time, top ops and
+                            kernels, memory over time, copies, a timeline, findings
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -43,6 +45,7 @@ int main(int argc, char** argv) {
     if (cmd == "info") return tt::cli::Info(rest);
     if (cmd == "stats") return tt::cli::Stats(rest);
     if (cmd == "export") return tt::cli::Export(rest);
+    if (cmd == "report") return tt::cli::Report(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

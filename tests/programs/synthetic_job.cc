@@ -2,11 +2,13 @@
 // framework ops, CUDA API launches, oneDNN primitives, allocations, and the GPU kernels and
 // copies they launched (with correlation and external ids). Tests know its content exactly;
 // bench/ uses it to write traces of any size.
-//   TENSORTRACE_DIR=DIR synthetic_job STEPS [BUSY_US] [THREADS]
+//   TENSORTRACE_DIR=DIR synthetic_job STEPS [BUSY_US] [THREADS] [varied]
 // Each step on each thread: ops MatMul (external id, kernel launch, primitive, allocation),
 // BiasAdd (kernel launch, frees the previous step's allocation), Relu (async copy). Device
 // work is placed inside the step: sgemm 20-50 us, bias 60-70 us after the step's start, copy
 // 80-90 us (queue 8). BUSY_US (default 100) keeps each step at least that long.
+// "varied": MatMul's allocation in step i is (i + 1) KiB in allocator "GPU_0_bfc", and Relu
+// also allocates and frees 512 * (i + 1) bytes in allocator "cpu" (for memory-over-time tests).
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -38,7 +40,7 @@ Arg Str(const char* key, const char* v) {
   return a;
 }
 
-void Job(long steps, long busy_us, int worker) {
+void Job(long steps, long busy_us, int worker, bool varied) {
   rt::Anchor anchor;
   int64_t base = static_cast<int64_t>(worker) << 40;  // ids unique across workers
   uint32_t queue = 7 + 2 * static_cast<uint32_t>(worker);
@@ -50,6 +52,8 @@ void Job(long steps, long busy_us, int worker) {
                         "model/relu:Relu", "cudaMemcpyAsync", "external_id", "correlation_id",
                         "bytes", "addr"})
     rt::InternName(n);
+  if (varied)
+    for (const char* n : {"allocator", "GPU_0_bfc", "cpu"}) rt::InternName(n);
   for (long i = 0; i < steps; ++i) {
     Arg step[] = {Int("step", i)};
     rt::EmitBeginArgs("step", Category::kStep, step, 1);
@@ -64,8 +68,9 @@ void Job(long steps, long busy_us, int worker) {
       rt::EmitEnd();
       rt::EmitBegin("inner_product", Category::kPrimitive);
       rt::EmitEnd();
-      Arg alloc[] = {Int("bytes", 1024), Int("addr", base + 0x1000 + i)};
-      rt::EmitInstant("MemoryAllocation", Category::kAllocation, alloc, 2);
+      Arg alloc[3] = {Int("bytes", varied ? 1024 * (i + 1) : 1024), Int("addr", base + 0x1000 + i)};
+      if (varied) alloc[2] = Str("allocator", "GPU_0_bfc");
+      rt::EmitInstant("MemoryAllocation", Category::kAllocation, alloc, varied ? 3 : 2);
       rt::EmitEnd();
     }
     {
@@ -84,6 +89,13 @@ void Job(long steps, long busy_us, int worker) {
       Arg c3[] = {Int("correlation_id", base + 3 * i + 3)};
       rt::EmitBeginArgs("cudaMemcpyAsync", Category::kRuntimeApi, c3, 1);
       rt::EmitEnd();
+      if (varied) {
+        Arg a[] = {Int("bytes", 512 * (i + 1)), Int("addr", base + 0x100000 + i),
+                   Str("allocator", "cpu")};
+        rt::EmitInstant("MemoryAllocation", Category::kAllocation, a, 3);
+        Arg f[] = {Int("addr", base + 0x100000 + i)};
+        rt::EmitInstant("MemoryDeallocation", Category::kAllocation, f, 1);
+      }
       rt::EmitEnd();
     }
     while (busy_us > 0 && rt::NowNs(&anchor) < t0 + static_cast<uint64_t>(busy_us) * 1000) {
@@ -109,15 +121,16 @@ void Job(long steps, long busy_us, int worker) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: %s STEPS [BUSY_US] [THREADS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s STEPS [BUSY_US] [THREADS] [varied]\n", argv[0]);
     return 2;
   }
   long steps = std::atol(argv[1]);
   long busy = argc > 2 ? std::atol(argv[2]) : 100;
   int threads = argc > 3 ? std::atoi(argv[3]) : 1;
+  bool varied = argc > 4 && std::string(argv[4]) == "varied";
   std::vector<std::thread> ts;
-  for (int w = 1; w < threads; ++w) ts.emplace_back(Job, steps, busy, w);
-  Job(steps, busy, 0);
+  for (int w = 1; w < threads; ++w) ts.emplace_back(Job, steps, busy, w, varied);
+  Job(steps, busy, 0, varied);
   for (auto& t : ts) t.join();
   return 0;
 }

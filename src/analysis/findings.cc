@@ -1,0 +1,170 @@
+#include "analysis/findings.h"
+
+#include <algorithm>
+
+#include "analysis/human.h"
+#include "analysis/parallel.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+using layout::Category;
+
+namespace {
+
+struct FactsVisitor {
+  const model::Process& proc;
+  const std::vector<Window>* w;
+  TraceFacts* f;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s) {
+    if (w && !InWindows(*w, s.start)) return;
+    switch (s.category) {
+      case Category::kGpuKernel:
+        f->kernels++;
+        if (s.Duration() < kShortKernelNs) f->short_kernels++;
+        break;
+      case Category::kRuntimeApi: {
+        // cudaMemcpy, cuMemcpyDtoH, ...: the host waits for the copy; the *Async ones do not.
+        std::string_view n = proc.Name(s.name);
+        if (n.find("Memcpy") != std::string_view::npos &&
+            n.find("Async") == std::string_view::npos) {
+          f->sync_copies++;
+          f->sync_copy_ns += s.Duration();
+        }
+        break;
+      }
+      case Category::kSync:
+        f->syncs++;
+        f->sync_ns += s.Duration();
+        break;
+      default:
+        break;
+    }
+  }
+};
+
+std::string Ms(uint64_t ns) { return HumanDuration(static_cast<double>(ns)); }
+
+}  // namespace
+
+TraceFacts ScanFacts(const model::TraceModel& m, const Windows& windows, unsigned threads,
+                     std::vector<Problem>* problems) {
+  size_t n = m.tracks.size();
+  std::vector<TraceFacts> per(n);
+  std::vector<std::vector<Problem>> probs(n);
+  ParallelFor(n, DefaultThreads(threads), [&](size_t i) {
+    const model::Track& t = m.tracks[i];
+    const std::vector<Window>* w = windows.empty() ? nullptr : &windows[t.process];
+    FactsVisitor v{m.processes[t.process], w, &per[i]};
+    model::ScanTrack(m, t, &probs[i], v);
+  });
+  TraceFacts f;
+  f.in_steps = !windows.empty();
+  for (size_t i = 0; i < n; ++i) {
+    f.kernels += per[i].kernels;
+    f.short_kernels += per[i].short_kernels;
+    f.sync_copies += per[i].sync_copies;
+    f.sync_copy_ns += per[i].sync_copy_ns;
+    f.syncs += per[i].syncs;
+    f.sync_ns += per[i].sync_ns;
+    problems->insert(problems->end(), probs[i].begin(), probs[i].end());
+  }
+  return f;
+}
+
+std::vector<Finding> Findings(const FindingInputs& in) {
+  std::vector<Finding> out;
+  auto add = [&](const char* id, std::string text) { out.push_back({id, std::move(text)}); };
+  // Step time: the shares of the device-side breakdown, over steps of processes with a device.
+  uint64_t total = 0, dev_total = 0, host_bound = 0, waiting = 0, copies = 0, comm = 0;
+  size_t dev_steps = 0;
+  std::vector<uint64_t> durations;
+  for (const auto& s : in.steps) {
+    uint64_t d = s.end - s.start;
+    durations.push_back(d);
+    total += d;
+    comm += s.communication;
+    if (!s.has_device) continue;
+    dev_steps++;
+    dev_total += d;
+    host_bound += s.device_idle_host_bound;
+    waiting += s.device_idle_waiting;
+    copies += s.copies;
+  }
+  auto share = [](uint64_t part, uint64_t whole) {
+    return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+  };
+  if (dev_steps && share(host_bound, dev_total) >= 0.2)
+    add("host_bound", "device idle " + Percent(share(host_bound, dev_total)) +
+                          " of step time while the host computes (host-bound): " +
+                          Ms(host_bound / dev_steps) + " of " + Ms(dev_total / dev_steps) +
+                          " per step on average, over " + WithCommas(dev_steps) + " steps");
+  if (dev_steps && share(waiting, dev_total) >= 0.2)
+    add("device_waiting", "device idle " + Percent(share(waiting, dev_total)) +
+                              " of step time while the host runs no op either (waiting on "
+                              "input, synchronisation or communication): " +
+                              Ms(waiting / dev_steps) + " per step on average");
+  if (dev_steps && share(copies, dev_total) >= 0.15)
+    add("copies", "memory copies take " + Percent(share(copies, dev_total)) +
+                      " of step time: " + Ms(copies / dev_steps) + " per step on average");
+  if (!in.steps.empty() && share(comm, total) >= 0.15)
+    add("communication", "communication takes " + Percent(share(comm, total)) + " of step time: " +
+                             Ms(comm / in.steps.size()) + " per step on average");
+  if (durations.size() >= 3) {
+    std::vector<uint64_t> d = durations;
+    std::sort(d.begin(), d.end());
+    uint64_t median = d[(d.size() - 1) / 2], slowest = d.back();
+    if (median && slowest > median + median / 2) {
+      size_t at = static_cast<size_t>(std::find(durations.begin(), durations.end(), slowest) -
+                                      durations.begin());
+      char ratio[32];
+      std::snprintf(ratio, sizeof ratio, "%.1fx", static_cast<double>(slowest) / median);
+      add("slow_step", "step " + std::to_string(in.steps[at].number) + " took " + Ms(slowest) +
+                           ", " + ratio + " the median step (" + Ms(median) + ")");
+    }
+  }
+  if (in.ops.size() >= 2 && in.op_total_ns) {
+    const Row* top = &in.ops[0];
+    for (const auto& r : in.ops)
+      if (r.self_ns > top->self_ns) top = &r;
+    if (share(top->self_ns, in.op_total_ns) >= 0.3)
+      add("top_op", top->name + " takes " + Percent(share(top->self_ns, in.op_total_ns)) +
+                        " of the ops' self time (" + Ms(top->self_ns) + " over " +
+                        WithCommas(top->incl.count()) +
+                        (top->incl.count() == 1 ? " instance)" : " instances)"));
+  }
+  const TraceFacts& f = in.facts;
+  if (f.kernels >= 10 && share(f.short_kernels, f.kernels) >= 0.2)
+    add("short_kernels",
+        WithCommas(f.short_kernels) + " kernels shorter than " + Ms(kShortKernelNs) + " (" +
+            Percent(share(f.short_kernels, f.kernels)) + " of " + WithCommas(f.kernels) +
+            " kernels): launch overhead may dominate; fuse ops (XLA) or batch more");
+  const char* where = f.in_steps ? " inside steps" : "";
+  if (f.sync_copies)
+    add("sync_copies", WithCommas(f.sync_copies) + " synchronous copies" + where + " (" +
+                           Ms(f.sync_copy_ns) +
+                           " of host time blocked): the host waits for each copy to finish");
+  if (f.syncs)
+    add("syncs", WithCommas(f.syncs) + " device synchronisations" + where + " (" + Ms(f.sync_ns) +
+                     " of host time waiting)");
+  if (in.memory)
+    for (const auto& a : in.memory->allocators) {
+      if (a.peak <= 0) continue;
+      add("memory_peak",
+          "memory peak " + HumanBytes(a.peak) + " in allocator " + a.name + " reached during op " +
+              (a.peak_op.empty() ? "(none running)" : a.peak_op) + " on thread " + a.peak_thread);
+      break;  // allocators are sorted by peak: the highest one
+    }
+  if (in.dropped)
+    add("dropped", WithCommas(in.dropped) +
+                       " dropped events: the trace is incomplete and the numbers here undercount "
+                       "(raise --buffer-size or --max-size when recording)");
+  if (in.unlinked)
+    add("unlinked", WithCommas(in.unlinked) + " of " + WithCommas(in.device_activities) +
+                        " device activities are linked to no launch or op");
+  return out;
+}
+
+}  // namespace tt::analysis

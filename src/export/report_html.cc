@@ -1,0 +1,452 @@
+#include "export/report_html.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "analysis/human.h"
+#include "export/svg_chart.h"
+
+namespace tt::exporter {
+
+using analysis::HumanBytes;
+using analysis::HumanDuration;
+using analysis::Row;
+using analysis::WithCommas;
+using layout::Category;
+using svg::Escape;
+
+namespace {
+
+constexpr char kCss[] = R"(
+body { font-family: sans-serif; max-width: 1100px; margin: 0 auto; padding: 16px; color: #111;
+       background: #fff; line-height: 1.4; }
+h1 { font-size: 1.6em; margin-bottom: 0; }
+h2 { font-size: 1.25em; border-bottom: 2px solid #444; padding-bottom: 2px; margin-top: 2em; }
+.sub { color: #444; margin-top: 2px; }
+table { border-collapse: collapse; margin: 8px 0; font-size: 0.9em; }
+th, td { border: 1px solid #bbb; padding: 3px 7px; vertical-align: top; }
+th { background: #eee; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.name { max-width: 420px; overflow-wrap: break-word; }
+div.wide { overflow-x: auto; }
+dl.kv { display: grid; grid-template-columns: max-content auto; gap: 2px 16px; }
+dl.kv dt { font-weight: bold; }
+dl.kv dd { margin: 0; overflow-wrap: anywhere; }
+.none { color: #444; font-style: italic; }
+ul.findings li { margin: 4px 0; }
+figure { margin: 8px 0; }
+figcaption { color: #444; font-size: 0.9em; }
+footer { margin-top: 3em; color: #555; font-size: 0.85em; }
+@media print {
+  div.wide { overflow: visible; }
+  body { max-width: none; padding: 0; font-size: 10pt; }
+  h2 { break-after: avoid; }
+  section, figure, table { break-inside: avoid; }
+  th { background: #eee; -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  svg { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+}
+)";
+
+// Category colours for the timeline; the legend names each one.
+const char* Colour(Category c) {
+  switch (c) {
+    case Category::kFrameworkOp:
+      return "#6baed6";
+    case Category::kRuntimeApi:
+      return "#fdae6b";
+    case Category::kGpuKernel:
+      return "#74c476";
+    case Category::kMemcpy:
+      return "#e6550d";
+    case Category::kMemset:
+      return "#fd8d3c";
+    case Category::kSync:
+      return "#de2d26";
+    case Category::kAllocation:
+      return "#969696";
+    case Category::kCommunication:
+      return "#9e9ac8";
+    case Category::kPython:
+      return "#fdd0a2";
+    case Category::kPrimitive:
+      return "#c7e9c0";
+    case Category::kStep:
+      return "#d9d9d9";
+    default:
+      return "#bcbddc";
+  }
+}
+
+std::string Fixed(double v, int decimals = 3) {
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f", decimals, v);
+  return b;
+}
+std::string Us(double ns) { return Fixed(ns / 1e3); }
+
+std::string Td(const std::string& s) { return "<td class=\"n\">" + Escape(s) + "</td>"; }
+std::string TdName(const std::string& s) { return "<td class=\"name\">" + Escape(s) + "</td>"; }
+
+std::string Header(const std::vector<std::string>& cols) {
+  std::string s = "<thead><tr>";
+  for (const auto& c : cols) s += "<th scope=\"col\">" + Escape(c) + "</th>";
+  return s + "</tr></thead>\n";
+}
+
+std::string None(const std::string& what) { return "<p class=\"none\">" + Escape(what) + "</p>\n"; }
+
+// Rows ordered by a key, the first `top` of them.
+std::vector<Row> Top(const std::vector<Row>& rows, size_t top, uint64_t (*key)(const Row&)) {
+  std::vector<Row> v = rows;
+  std::stable_sort(v.begin(), v.end(), [&](const Row& a, const Row& b) {
+    return key(a) > key(b) || (key(a) == key(b) && a.name < b.name);
+  });
+  if (v.size() > top) v.resize(top);
+  return v;
+}
+uint64_t Micros(const Row& r) { return r.incl.count() ? r.incl.total() : r.self_ns; }
+
+std::string Summary(const RunSummary& r) {
+  std::string s = "<section id=\"summary\"><h2>Run summary</h2>\n<dl class=\"kv\">\n";
+  auto kv = [&](const std::string& k, const std::string& v) {
+    s += "<dt>" + Escape(k) + "</dt><dd>" + Escape(v) + "</dd>\n";
+  };
+  kv("trace", r.trace);
+  if (r.commands.empty()) kv("command", "(not recorded)");
+  for (const auto& c : r.commands) kv("command", c);
+  std::string hosts;
+  for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
+  kv("host", hosts.empty() ? "(not recorded)" : hosts);
+  if (r.versions.empty()) kv("framework versions", "(not recorded in this trace)");
+  for (const auto& [src, v] : r.versions) kv(src, v.empty() ? "(no version given)" : v);
+  kv("duration", HumanDuration(static_cast<double>(r.duration_ns)));
+  std::string steps = WithCommas(r.steps_found);
+  if (r.steps_selected != r.steps_found)
+    steps += " (" + WithCommas(r.steps_selected) + " selected: " + r.selection + ")";
+  kv("steps", steps);
+  kv("processes", WithCommas(r.processes));
+  kv("threads", WithCommas(r.threads));
+  kv("devices",
+     r.devices ? WithCommas(r.devices) + " (" + WithCommas(r.device_streams) + " streams or queues)"
+               : "none traced");
+  kv("events", WithCommas(r.events));
+  kv("dropped events", WithCommas(r.dropped));
+  return s + "</dl></section>\n";
+}
+
+std::string Findings(const std::vector<analysis::Finding>& f) {
+  std::string s = "<section id=\"findings\"><h2>Findings</h2>\n";
+  if (f.empty())
+    return s +
+           None(
+               "No finding: none of the checks (device idle, short kernels, synchronous "
+               "copies, memory peak, dropped events, slow steps, ...) found its condition "
+               "in this trace.") +
+           "</section>\n";
+  s += "<ul class=\"findings\">\n";
+  for (const auto& x : f)
+    s += "<li data-finding=\"" + Escape(x.id) + "\">" + Escape(x.text) + "</li>\n";
+  return s + "</ul></section>\n";
+}
+
+std::string Steps(const ReportData& d) {
+  std::string s = "<section id=\"steps\"><h2>Step-time breakdown</h2>\n";
+  const auto& steps = d.steps.steps;
+  if (steps.empty()) {
+    std::string why = d.steps.notes.empty() ? "no steps in this trace" : d.steps.notes[0];
+    return s + None("No step-time breakdown: " + why + ".") + "</section>\n";
+  }
+  // Many steps: an even sample, so that every bar stays visible.
+  constexpr size_t kMaxBars = 120;
+  std::vector<size_t> pick;
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (steps.size() <= kMaxBars ||
+        i * kMaxBars / steps.size() != (i + 1) * kMaxBars / steps.size() || i + 1 == steps.size())
+      pick.push_back(i);
+  bool any_device = false;
+  for (const auto& b : steps) any_device |= b.has_device;
+  bool several = false;
+  for (const auto& b : steps) several |= b.process != steps[0].process;
+  std::vector<std::string> labels;
+  std::vector<double> marks;
+  std::vector<svg::BarSeries> stack;
+  svg::BarSeries host{"host compute", "#6baed6", {}};
+  auto series = [&](const char* label, const char* colour, auto get) {
+    svg::BarSeries x{label, colour, {}};
+    for (size_t i : pick) x.values.push_back(static_cast<double>(get(steps[i])));
+    stack.push_back(std::move(x));
+  };
+  for (size_t i : pick) {
+    const auto& b = steps[i];
+    labels.push_back((several ? std::to_string(b.process) + ":" : "") + std::to_string(b.number));
+    marks.push_back(static_cast<double>(b.end - b.start));
+    host.values.push_back(static_cast<double>(b.host_compute));
+  }
+  using B = analysis::StepBreakdown;
+  if (any_device) {
+    series("device compute", "#31a354", [](const B& b) { return b.device_compute; });
+    series("copies", "#e6550d", [](const B& b) { return b.copies; });
+    series("communication", "#756bb1", [](const B& b) { return b.communication; });
+    series("device idle: host-bound", "#fdd0a2",
+           [](const B& b) { return b.device_idle_host_bound; });
+    series("device idle: waiting", "#d9d9d9", [](const B& b) { return b.device_idle_waiting; });
+  } else {
+    stack.push_back(host);
+    series("communication", "#756bb1", [](const B& b) { return b.communication; });
+    series("host idle or untraced", "#d9d9d9", [](const B& b) {
+      uint64_t d = b.end - b.start, used = b.host_compute + b.communication;
+      return d > used ? d - used : uint64_t{0};
+    });
+  }
+  s +=
+      "<figure>" +
+      svg::StackedBars(
+          labels, stack, any_device ? &host : nullptr, marks, "step duration",
+          "step" + std::string(several ? " (process:step)" : "") +
+              (pick.size() < steps.size() ? ", an even sample of " + WithCommas(steps.size()) : ""),
+          "Time per step") +
+      "<figcaption>" +
+      Escape(any_device
+                 ? "Wide bars: what the device did during each step (kernels, copies and "
+                   "communication can overlap one another, so a stack can pass the step's "
+                   "duration); device idle time is split into host-bound (the host was running "
+                   "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
+                 : "Host compute is the time covered by framework ops on any thread of the "
+                   "process; no device activity was traced.") +
+      "</figcaption></figure>\n";
+  // Averages, with the exact numbers behind the chart.
+  double n = static_cast<double>(steps.size());
+  auto avg = [&](uint64_t B::*f) {
+    double t = 0;
+    for (const auto& b : steps) t += static_cast<double>(b.*f);
+    return Us(t / n);
+  };
+  double dur = 0;
+  for (const auto& b : steps) dur += static_cast<double>(b.end - b.start);
+  s += "<div class=\"wide\"><table id=\"step-averages\">" +
+       Header({"steps", "avg duration (us)", "host compute (us)", "device compute (us)",
+               "copies (us)", "communication (us)", "device idle host-bound (us)",
+               "device idle waiting (us)"}) +
+       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::host_compute)) +
+       Td(avg(&B::device_compute)) + Td(avg(&B::copies)) + Td(avg(&B::communication)) +
+       Td(avg(&B::device_idle_host_bound)) + Td(avg(&B::device_idle_waiting)) +
+       "</tr></tbody></table></div>\n";
+  return s + "</section>\n";
+}
+
+std::string Ops(const ReportData& d) {
+  std::string s = "<section id=\"ops\"><h2>Top ops</h2>\n";
+  if (d.ops.rows.empty())
+    return s + None("No framework ops or annotated ranges in this trace.") + "</section>\n";
+  bool memory = false;
+  for (const auto& r : d.ops.rows) memory |= r.bytes != 0 || r.peak_bytes != 0;
+  std::vector<Row> rows = Top(d.ops.rows, d.top, Micros);
+  std::vector<std::string> cols = {"op type",     "occurrence",    "micros",
+                                   "self_micros", "cpu_micros",    "accelerator_micros",
+                                   "avg_micros",  "median_micros", "share"};
+  if (memory) cols.insert(cols.end(), {"bytes", "peak_bytes", "residual_bytes"});
+  s += "<p>By op type, ordered by inclusive time (micros); the first " + WithCommas(rows.size()) +
+       " of " + WithCommas(d.ops.rows.size()) +
+       ". Share is of the ops' total self time; accelerator time is the device time of the work "
+       "each op launched.</p>\n";
+  s += "<div class=\"wide\"><table id=\"top-ops\">" + Header(cols) + "<tbody>\n";
+  for (auto& r : rows) {
+    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) +
+         Td(Us(static_cast<double>(Micros(r)))) + Td(Us(static_cast<double>(r.self_ns))) +
+         Td(Us(static_cast<double>(r.cpu_ns))) + Td(Us(static_cast<double>(r.accel_ns))) +
+         Td(Us(r.incl.mean())) + Td(Us(r.incl.Median())) + Td(Fixed(r.share * 100, 2) + "%");
+    if (memory)
+      s += Td(std::to_string(r.bytes)) + Td(std::to_string(r.peak_bytes)) +
+           Td(std::to_string(r.residual_bytes));
+    s += "</tr>\n";
+  }
+  return s + "</tbody></table></div></section>\n";
+}
+
+std::string Text(const Row& r, const char* key) {
+  for (const auto& [k, v] : r.text)
+    if (k == key) return v;
+  return "";
+}
+double Number(const Row& r, const char* key) {
+  for (const auto& [k, v] : r.numbers)
+    if (k == key) return v;
+  return 0;
+}
+
+std::string Kernels(const ReportData& d) {
+  std::string s = "<section id=\"kernels\"><h2>Top GPU kernels</h2>\n";
+  if (d.kernels.rows.empty()) return s + None("No GPU kernels in this trace.") + "</section>\n";
+  std::vector<Row> rows = Top(d.kernels.rows, d.top, Micros);
+  s += "<p>Ordered by total time; the first " + WithCommas(rows.size()) + " of " +
+       WithCommas(d.kernels.rows.size()) + ". Share is of all kernels' time.</p>\n";
+  s += "<div class=\"wide\"><table id=\"top-kernels\">" +
+       Header({"kernel", "occurrence", "micros", "avg_micros", "median_micros", "min_micros",
+               "max_micros", "share", "grid", "block", "launched_by"}) +
+       "<tbody>\n";
+  for (auto& r : rows)
+    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) +
+         Td(Us(static_cast<double>(r.incl.total()))) + Td(Us(r.incl.mean())) +
+         Td(Us(r.incl.Median())) + Td(Us(static_cast<double>(r.incl.min()))) +
+         Td(Us(static_cast<double>(r.incl.max()))) + Td(Fixed(r.share * 100, 2) + "%") +
+         TdName(Text(r, "grid")) + TdName(Text(r, "block")) + TdName(Text(r, "launched_by")) +
+         "</tr>\n";
+  return s + "</tbody></table></div></section>\n";
+}
+
+std::string Memory(const ReportData& d) {
+  std::string s = "<section id=\"memory\"><h2>Memory over time</h2>\n";
+  const auto& mem = d.memory;
+  if (mem.allocators.empty())
+    return s +
+           None(
+               "No memory allocation events (MemoryAllocation / MemoryDeallocation) in "
+               "this trace.") +
+           "</section>\n";
+  const char* colours[] = {"#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#d6616b"};
+  const char* dashes[] = {"", "6 3", "2 3", "10 3 2 3", "1 2", "12 6"};
+  std::vector<svg::LineSeries> series;
+  double x_max = static_cast<double>(mem.last - mem.first);
+  for (size_t i = 0; i < mem.allocators.size() && i < 6; ++i) {
+    const auto& a = mem.allocators[i];
+    svg::LineSeries l;
+    l.label = a.name;
+    l.colour = colours[i];
+    l.dash = dashes[i];
+    for (const auto& p : a.series)
+      l.points.push_back({static_cast<double>(p.ts - mem.first), static_cast<double>(p.bytes)});
+    l.peak_x = static_cast<double>(a.peak_ts - mem.first);
+    l.peak_y = static_cast<double>(a.peak);
+    l.peak_label = "peak " + HumanBytes(a.peak) + (a.peak_op.empty() ? "" : " in " + a.peak_op);
+    series.push_back(std::move(l));
+  }
+  s += "<figure>" + svg::LineChart(series, x_max, "Bytes in use per allocator") +
+       "<figcaption>Running bytes in use from allocation and free events over the whole trace "
+       "(a step selection does not cut it); the circle marks each allocator's peak." +
+       std::string(mem.allocators.size() > 6 ? " The 6 allocators with the highest peaks are "
+                                               "drawn; the table lists all."
+                                             : "") +
+       "</figcaption></figure>\n";
+  s += "<div class=\"wide\"><table id=\"memory-peaks\">" +
+       Header({"allocator", "allocations", "frees", "peak", "peak bytes", "at (since start)",
+               "op running at the peak", "thread", "in use at the end"}) +
+       "<tbody>\n";
+  for (const auto& a : mem.allocators)
+    s += "<tr>" + TdName(a.name) + Td(WithCommas(a.allocations)) + Td(WithCommas(a.frees)) +
+         Td(HumanBytes(a.peak)) + Td(std::to_string(a.peak)) +
+         Td(HumanDuration(static_cast<double>(a.peak_ts - mem.first))) +
+         TdName(a.peak_op.empty() ? "(none)" : a.peak_op) + TdName(a.peak_thread) +
+         Td(HumanBytes(a.final_bytes)) + "</tr>\n";
+  s += "</tbody></table></div>\n";
+  uint64_t unmatched = 0;
+  for (const auto& a : mem.allocators) unmatched += a.unmatched_frees;
+  if (unmatched)
+    s += "<p>" + WithCommas(unmatched) +
+         " frees named an address with no known allocation and no byte count; they are left "
+         "out.</p>\n";
+  return s + "</section>\n";
+}
+
+std::string Copies(const ReportData& d) {
+  std::string s = "<section id=\"copies\"><h2>Copies and bandwidth</h2>\n";
+  if (d.copies.rows.empty())
+    return s + None("No memory copies or sets in this trace.") + "</section>\n";
+  std::vector<Row> rows = Top(d.copies.rows, d.top, Micros);
+  s +=
+      "<div class=\"wide\"><table id=\"copies-table\">" +
+      Header({"kind", "occurrence", "bytes", "micros", "avg_micros", "bandwidth (GB/s)", "share"}) +
+      "<tbody>\n";
+  for (auto& r : rows)
+    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) + Td(std::to_string(r.bytes)) +
+         Td(Us(static_cast<double>(r.incl.total()))) + Td(Us(r.incl.mean())) +
+         Td(Fixed(Number(r, "bandwidth_gbps"))) + Td(Fixed(r.share * 100, 2) + "%") + "</tr>\n";
+  return s + "</tbody></table></div></section>\n";
+}
+
+std::string TimelineSection(const ReportData& d) {
+  bool whole = d.timeline_step < 0;
+  std::string s =
+      "<section id=\"timeline\"><h2>" +
+      std::string(whole ? "Timeline of the first process" : "Timeline of the median step") +
+      "</h2>\n";
+  if (!d.timeline)
+    return s +
+           None("No timeline: there is no step to show (" +
+                (d.steps.notes.empty() ? std::string("no steps in this trace") : d.steps.notes[0]) +
+                ").") +
+           "</section>\n";
+  const auto& tl = *d.timeline;
+  double span = static_cast<double>(tl.end - tl.start);
+  std::vector<svg::TimelineLane> lanes;
+  std::map<Category, bool> used;
+  for (const auto& row : tl.rows) {
+    svg::TimelineLane lane;
+    lane.label = row.label;
+    lane.depth = std::min<int>(row.depth, 12);
+    for (const auto& sl : row.slices) {
+      if (sl.depth >= 12) continue;  // deeper nesting is cut to keep rows readable
+      svg::TimelineRect r;
+      r.start = static_cast<double>(sl.start - tl.start);
+      r.end = static_cast<double>(sl.end - tl.start);
+      r.depth = sl.depth;
+      r.name = sl.name;
+      r.colour = Colour(sl.category);
+      r.tooltip = sl.name + " (" + layout::CategoryName(sl.category) +
+                  "): " + HumanDuration(static_cast<double>(sl.end - sl.start));
+      used[sl.category] = true;
+      lane.rects.push_back(std::move(r));
+    }
+    lanes.push_back(std::move(lane));
+  }
+  std::vector<svg::LegendItem> legend;
+  for (const auto& [c, u] : used) legend.push_back({layout::CategoryName(c), Colour(c), ""});
+  if (whole)
+    s += "<p>The trace has no steps: the whole run of process " + std::to_string(d.timeline_pid) +
+         " (" + HumanDuration(span) + ") stands in.";
+  else
+    s += "<p>Step " + std::to_string(d.timeline_step) + " of process " +
+         std::to_string(d.timeline_pid) + ", " + HumanDuration(span) +
+         " long: the step of median duration.";
+  s += " One row per thread and GPU stream; nested slices are drawn below their parent; "
+       "hover a slice for its name and duration.</p>\n";
+  s += "<figure>" +
+       svg::TimelineChart(
+           lanes, span, legend, whole ? "Whole run" : "Median step",
+           whole ? "time since the process's first event" : "time since the step's start") +
+       "</figure>\n";
+  if (tl.left_out)
+    s += "<p>" + WithCommas(tl.left_out) +
+         " of the shortest slices are left out to keep the page small.</p>\n";
+  return s + "</section>\n";
+}
+
+}  // namespace
+
+void WriteReportHtml(const ReportData& d, Sink& out) {
+  std::string title = d.run.title.empty() ? "tensortrace report" : d.run.title;
+  out.Write(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+      Escape(title) + "</title>\n<style>" + kCss + "</style>\n</head>\n<body>\n");
+  out.Write("<h1>" + Escape(title) + "</h1>\n<p class=\"sub\">" + Escape(d.run.trace) +
+            " &mdash; made by tensortrace report</p>\n");
+  out.Write(Summary(d.run));
+  out.Write(Findings(d.findings));
+  out.Write(Steps(d));
+  out.Write(Ops(d));
+  out.Write(Kernels(d));
+  out.Write(Memory(d));
+  out.Write(Copies(d));
+  out.Write(TimelineSection(d));
+  if (!d.problems.empty()) {
+    std::string s = "<section id=\"problems\"><h2>Damage skipped</h2>\n<ul>\n";
+    for (const auto& p : d.problems) s += "<li>" + Escape(p) + "</li>\n";
+    out.Write(s + "</ul></section>\n");
+  }
+  out.Write(
+      "<footer>All numbers are computed from the trace; times are wall-clock. "
+      "Generated by tensortrace.</footer>\n</body>\n</html>\n");
+}
+
+}  // namespace tt::exporter
