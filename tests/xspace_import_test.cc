@@ -1,0 +1,294 @@
+// The XSpace importer: a real .xplane.pb (tests/data, written by TensorFlow's profiler) into a
+// recorded process's trace, checked against what the protobuf holds; and `record` of real
+// TensorFlow and JAX programs that profile themselves (skipped where those are not installed).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analysis/steps.h"
+#include "core/error.h"
+#include "core/files.h"
+#include "format/proto/xplane.pb.h"
+#include "format/xspace_classify.h"
+#include "format/xspace_import.h"
+#include "model/model.h"
+#include "test_util.h"
+#include "trace_view.h"
+
+namespace tt {
+namespace {
+
+namespace xp = tensorflow::profiler;
+using layout::Category;
+
+const std::string kPb = std::string(TT_SOURCE_DIR) + "/tests/data/tf_cpu_job.xplane.pb";
+
+xp::XSpace LoadSpace(const std::string& path) {
+  xp::XSpace s;
+  EXPECT_TRUE(s.ParseFromString(ReadFile(path))) << path;
+  return s;
+}
+
+// What the protobuf itself holds, counted with its own classes.
+struct PbCounts {
+  size_t ops = 0, allocs = 0, steps = 0;
+  int64_t alloc_bytes = 0;  // sum of allocation_bytes over MemoryAllocation events
+  std::set<std::string> op_names, alloc_stats;  // every stat name seen on allocations
+  int64_t first_ns = INT64_MAX;  // earliest event, Unix-epoch ns (lines may be relative)
+};
+
+PbCounts CountPb(const xp::XSpace& s, int64_t start) {
+  PbCounts c;
+  for (const auto& plane : s.planes()) {
+    for (const auto& line : plane.lines()) {
+      int64_t base = line.timestamp_ns() < start ? line.timestamp_ns() + start : line.timestamp_ns();
+      for (const auto& ev : line.events()) {
+        const std::string& name = plane.event_metadata().at(ev.metadata_id()).name();
+        c.first_ns = std::min(c.first_ns, base + ev.offset_ps() / 1000);
+        // TensorFlow's op events are "node:OpType" (no spaces, no "::").
+        if (name.find(':') != std::string::npos && name.find("::") == std::string::npos &&
+            name.find(' ') == std::string::npos) {
+          c.ops++;
+          c.op_names.insert(name);
+        }
+        if (name == "train") c.steps++;
+        if (name == "MemoryAllocation" || name == "MemoryDeallocation") {
+          c.allocs++;
+          for (const auto& st : ev.stats())
+            c.alloc_stats.insert(plane.stat_metadata().at(st.metadata_id()).name());
+        }
+        if (name != "MemoryAllocation") continue;
+        for (const auto& st : ev.stats())
+          if (plane.stat_metadata().at(st.metadata_id()).name() == "allocation_bytes")
+            c.alloc_bytes += st.has_int64_value() ? st.int64_value()
+                                                  : static_cast<int64_t>(st.uint64_value());
+      }
+    }
+  }
+  return c;
+}
+
+// The stat named `name` of the Task Environment plane.
+xp::XStat* EnvStat(xp::XSpace* s, const std::string& name) {
+  for (auto& plane : *s->mutable_planes()) {
+    if (plane.name() != "Task Environment") continue;
+    for (auto& st : *plane.mutable_stats())
+      if (plane.stat_metadata().at(st.metadata_id()).name() == name) return &st;
+  }
+  return nullptr;
+}
+
+// Records a short-lived process and returns its pid; the trace is in `dir`.
+int64_t RecordSleeper(const std::string& dir) {
+  auto r = test::RunCmd({TT_CLI, "record", "--quiet", "-o", dir, "--", "sleep", "0.6"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  TraceDir t = OpenTrace(dir);
+  EXPECT_EQ(t.processes.size(), 1u);
+  return t.processes.at(0).meta.pid;
+}
+
+TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
+  test::TempDir d;
+  std::string trace = d / "t";
+  int64_t pid = RecordSleeper(trace);
+  ProcessMeta meta = OpenTrace(trace).processes.at(0).meta;
+
+  // Move the profile into the sleeper's lifetime: 100 ms after it started.
+  xp::XSpace space = LoadSpace(kPb);
+  xp::XStat* start = EnvStat(&space, "profile_start_time");
+  ASSERT_NE(start, nullptr);
+  int64_t old_start = static_cast<int64_t>(start->uint64_value());
+  PbCounts pb = CountPb(space, old_start);
+  ASSERT_GT(pb.ops, 50u);
+  ASSERT_GT(pb.allocs, 100u);
+  int64_t new_start = static_cast<int64_t>(meta.start_realtime_ns) + 100'000'000;
+  start->set_uint64_value(static_cast<uint64_t>(new_start));
+  std::string pb_path = d / "shifted.xplane.pb";
+  WriteFileAtomic(pb_path, space.SerializeAsString());
+
+  XSpaceImport r = ImportXSpace(trace, pid, {pb_path}, std::nullopt);
+  EXPECT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_EQ(r.files, 1u);
+  EXPECT_EQ(r.steps, pb.steps);
+
+  test::TraceView v = test::LoadTrace(trace);
+  EXPECT_TRUE(v.problems.empty()) << v.problems.front().ToString();
+  ASSERT_EQ(v.procs.size(), 1u);
+  const test::ProcView& p = v.procs[0];
+  auto key = [&](const std::string& n) {
+    for (const auto& [id, s] : p.names)
+      if (s == n) return id;
+    return 0u;
+  };
+  size_t ops = 0, allocs = 0;
+  int64_t alloc_bytes = 0;
+  std::set<std::string> op_names, alloc_keys;
+  uint64_t first = UINT64_MAX, last = 0, proc_end = 0;
+  for (const auto& e : p.events) {
+    if (e.id == layout::kClockOffset && e.name == "realtime") proc_end = std::max(proc_end, e.ts);
+    if (e.file.find("/x") == std::string::npos) continue;  // runtime streams
+    bool slice = e.id == layout::kSliceBeginArgs || e.id == layout::kComplete;
+    if (slice || e.id == layout::kInstant) {
+      first = std::min(first, e.ts - (e.id == layout::kComplete ? e.duration : 0));
+      last = std::max(last, e.ts);
+    }
+    if (slice && e.category == Category::kFrameworkOp) {
+      ops++;
+      op_names.insert(e.name);
+      bool has_type = false;
+      for (const auto& a : e.args) has_type |= a.key == key("op_type");
+      EXPECT_TRUE(has_type) << e.name;
+    }
+    if (e.id == layout::kInstant && e.category == Category::kAllocation) {
+      allocs++;
+      std::set<uint32_t> keys;
+      for (const auto& a : e.args) {
+        keys.insert(a.key);
+        if (a.key == key("bytes") && e.name == "MemoryAllocation") alloc_bytes += a.v.i;
+      }
+      for (const char* k : {"allocator_name", "bytes_allocated", "peak_bytes_in_use", "addr",
+                            "bytes"})
+        EXPECT_TRUE(keys.count(key(k))) << e.name << " lacks " << k;
+      for (uint32_t k : keys) alloc_keys.insert(p.names.at(k));
+    }
+  }
+  EXPECT_EQ(ops, pb.ops);
+  EXPECT_EQ(op_names, pb.op_names);
+  EXPECT_EQ(allocs, pb.allocs);
+  EXPECT_EQ(alloc_bytes, pb.alloc_bytes);
+  for (const auto& k : pb.alloc_stats) EXPECT_TRUE(alloc_keys.count(k)) << "stat lost: " << k;
+  EXPECT_GE(r.events, ops + allocs);
+
+  // Times: realtime converted with the process's offsets, inside its lifetime.
+  uint64_t start_mono = meta.start_realtime_ns - static_cast<uint64_t>(meta.offset_start_ns);
+  int64_t shift = pb.first_ns - old_start;  // first event relative to the profile's start
+  EXPECT_GE(first, start_mono);
+  EXPECT_LE(last, proc_end);
+  EXPECT_NEAR(static_cast<double>(first),
+              static_cast<double>(new_start + shift - meta.offset_start_ns), 2e6);
+
+  // The model and the step analysis see the imported steps, numbered by their step_num.
+  model::TraceModel m = model::LoadModel(trace);
+  auto steps = analysis::FindSteps(m, {}, 1);
+  ASSERT_EQ(steps.size(), pb.steps);
+  for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].number, static_cast<int64_t>(i));
+}
+
+TEST(XSpaceImport, StepFilterKeepsOnlyTheCapturedSteps) {
+  test::TempDir d;
+  std::string trace = d / "t";
+  int64_t pid = RecordSleeper(trace);
+  XSpaceImport r = ImportXSpace(trace, pid, {kPb}, XSpaceStepFilter{1, 2});
+  EXPECT_TRUE(r.errors.empty());
+  EXPECT_EQ(r.steps, 2u);
+  auto steps = analysis::FindSteps(model::LoadModel(trace), {}, 1);
+  ASSERT_EQ(steps.size(), 2u);
+  EXPECT_EQ(steps[0].number, 1);
+  EXPECT_EQ(steps[1].number, 2);
+}
+
+TEST(XSpaceImport, BadFilesAreErrorsNotCrashes) {
+  test::TempDir d;
+  std::string trace = d / "t";
+  int64_t pid = RecordSleeper(trace);
+  std::string data = ReadFile(kPb);
+  WriteFileAtomic(d / "cut.xplane.pb", data.substr(0, data.size() / 3));
+  WriteFileAtomic(d / "empty.xplane.pb", "");
+  XSpaceImport r =
+      ImportXSpace(trace, pid, {d / "cut.xplane.pb", d / "empty.xplane.pb", kPb}, std::nullopt);
+  ASSERT_EQ(r.errors.size(), 2u);
+  EXPECT_NE(r.errors[0].find("cut.xplane.pb"), std::string::npos) << r.errors[0];
+  EXPECT_NE(r.errors[1].find("empty"), std::string::npos) << r.errors[1];
+  EXPECT_EQ(r.files, 1u);  // the good one is still imported
+  EXPECT_GT(r.events, 0u);
+  EXPECT_THROW(ImportXSpace(trace, pid + 1000000, {kPb}, std::nullopt), Error);
+}
+
+TEST(XSpaceImport, OpNamesSplitIntoNodeAndType) {
+  std::string_view n, t;
+  ASSERT_TRUE(SplitTfOpName("gradient_tape/MatMul:_MklMatMul", &n, &t));
+  EXPECT_EQ(n, "gradient_tape/MatMul");
+  EXPECT_EQ(t, "_MklMatMul");
+  ASSERT_TRUE(SplitTfOpName("dense/BiasAdd:BiasAdd#id=3#", &n, &t));
+  EXPECT_EQ(t, "BiasAdd");
+  EXPECT_FALSE(SplitTfOpName("Iterator::Root::Prefetch", &n, &t));
+  EXPECT_FALSE(SplitTfOpName("EagerLocalExecute: MatMul", &n, &t));
+  EXPECT_FALSE(SplitTfOpName("host:cpu", &n, &t));
+}
+
+// A bad .xplane.pb written by the traced program: import.json says why, record keeps the
+// program's exit status.
+TEST(XSpaceImport, RecordReportsABadProfileAndKeepsTheExitStatus) {
+  test::TempDir d;
+  std::string data = ReadFile(kPb);
+  WriteFileAtomic(d / "cut.pb", data.substr(0, data.size() / 3));
+  std::string script =
+      "dir=$TENSORTRACE_DIR/xspace/$$/plugins/profile/run; mkdir -p $dir && cp " + d / "cut.pb" +
+      " $dir/host.xplane.pb; exit 3";
+  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c", script});
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("XSpace of process"), std::string::npos) << r.err;
+  std::vector<std::string> dirs = ListDirectory(d / "t/xspace");
+  ASSERT_EQ(dirs.size(), 1u);
+  auto j = nlohmann::json::parse(ReadFile(d / ("t/xspace/" + dirs[0] + "/import.json")));
+  EXPECT_EQ(j["files"], 0);
+  ASSERT_EQ(j["errors"].size(), 1u);
+  EXPECT_NE(j["errors"][0].get<std::string>().find("not a readable XSpace"), std::string::npos);
+  EXPECT_TRUE(PathExists(d / ("t/xspace/" + dirs[0] + "/plugins/profile/run/host.xplane.pb")));
+}
+
+bool HavePython(const std::string& module) {
+  return test::RunCmd({"python3", "-c", "import " + module}, {}, 120).status == 0;
+}
+
+TEST(XSpaceImport, RecordOfTensorFlowProfile) {
+  if (!HavePython("tensorflow")) GTEST_SKIP() << "TensorFlow not importable";
+  test::TempDir d;
+  std::string prog = std::string(TT_SOURCE_DIR) + "/tests/programs/tf_profile_job.py";
+  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--", "python3", prog, "4"}, {}, 300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> dirs = ListDirectory(d / "t/xspace");
+  ASSERT_EQ(dirs.size(), 1u);
+  auto j = nlohmann::json::parse(ReadFile(d / ("t/xspace/" + dirs[0] + "/import.json")));
+  EXPECT_TRUE(j["errors"].empty()) << j.dump();
+  EXPECT_EQ(j["files"], 1);
+  EXPECT_EQ(j["steps"], 4);
+
+  auto ops = test::RunCmd({TT_CLI, "stats", d / "t", "--view", "op", "--csv"});
+  ASSERT_EQ(ops.status, 0) << ops.err;
+  EXPECT_NE(ops.out.find("MatMul"), std::string::npos) << ops.out;
+  EXPECT_NE(ops.out.find("ReluGrad"), std::string::npos) << ops.out;
+  auto steps = test::RunCmd({TT_CLI, "stats", d / "t", "--view", "step", "--json"});
+  ASSERT_EQ(steps.status, 0) << steps.err;
+  auto sj = nlohmann::json::parse(steps.out);
+  EXPECT_EQ(sj["rows"].size(), 4u) << steps.out;
+
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  auto bt = test::RunCmd({"babeltrace2", d / "t"}, {}, 120);
+  EXPECT_EQ(bt.status, 0) << bt.err;
+  EXPECT_EQ(bt.err, "");
+  EXPECT_NE(bt.out.find("MatMul"), std::string::npos);
+}
+
+TEST(XSpaceImport, RecordOfJaxProfileGivesXlaOps) {
+  if (!HavePython("jax")) GTEST_SKIP() << "JAX not importable";
+  test::TempDir d;
+  std::string prog = std::string(TT_SOURCE_DIR) + "/tests/programs/jax_profile_job.py";
+  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--", "python3", prog, "3"}, {}, 300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> dirs = ListDirectory(d / "t/xspace");
+  ASSERT_EQ(dirs.size(), 1u);
+  auto j = nlohmann::json::parse(ReadFile(d / ("t/xspace/" + dirs[0] + "/import.json")));
+  EXPECT_TRUE(j["errors"].empty()) << j.dump();
+  EXPECT_EQ(j["steps"], 3);
+  auto ops = test::RunCmd({TT_CLI, "stats", d / "t", "--view", "op", "--csv"});
+  ASSERT_EQ(ops.status, 0) << ops.err;
+  // XLA's CPU ops (dot, fusions) as framework ops, named by their HLO op.
+  EXPECT_NE(ops.out.find("dot"), std::string::npos) << ops.out;
+  EXPECT_NE(ops.out.find("fusion"), std::string::npos) << ops.out;
+}
+
+}  // namespace
+}  // namespace tt
