@@ -14,6 +14,7 @@
 #include "format/xspace_classify.h"
 #include "format/xspace_import.h"
 #include "model/model.h"
+#include "model/scan.h"
 #include "test_util.h"
 #include "trace_view.h"
 
@@ -204,6 +205,121 @@ TEST(XSpaceImport, BadFilesAreErrorsNotCrashes) {
   EXPECT_EQ(r.files, 1u);  // the good one is still imported
   EXPECT_GT(r.events, 0u);
   EXPECT_THROW(ImportXSpace(trace, pid + 1000000, {kPb}, std::nullopt), Error);
+}
+
+struct SliceCollector {
+  const model::Process* proc;
+  std::map<std::string, model::Slice> slices;  // by name (names are unique in the test)
+  std::map<std::string, std::string> parent;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s) {
+    std::string n(proc->Name(s.name));
+    slices[n] = s;
+    parent[n] = std::string(proc->Name(s.parent));
+  }
+};
+
+// A made-up XSpace: a host line whose events overlap without nesting, and a GPU plane.
+TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
+  test::TempDir d;
+  std::string trace = d / "t";
+  int64_t pid = RecordSleeper(trace);
+  ProcessMeta meta = OpenTrace(trace).processes.at(0).meta;
+  int64_t t0 = static_cast<int64_t>(meta.start_realtime_ns) + 100'000'000;
+
+  xp::XSpace s;
+  auto add_event = [](xp::XPlane* p, xp::XLine* l, int64_t id, const char* name,
+                      int64_t off_ps, int64_t dur_ps) {
+    (*p->mutable_event_metadata())[id].set_name(name);
+    auto* e = l->add_events();
+    e->set_metadata_id(id);
+    e->set_offset_ps(off_ps);
+    e->set_duration_ps(dur_ps);
+  };
+  xp::XPlane* host = s.add_planes();
+  host->set_name("/host:CPU");
+  xp::XLine* worker = host->add_lines();
+  worker->set_id(4242);
+  worker->set_name("worker");
+  worker->set_timestamp_ns(t0);
+  add_event(host, worker, 1, "A", 0, 10'000'000);          // [0, 10) us
+  add_event(host, worker, 2, "B", 5'000'000, 10'000'000);  // [5, 15): overlaps A, not inside
+  add_event(host, worker, 3, "C", 6'000'000, 2'000'000);   // [6, 8): inside A
+  xp::XPlane* gpu = s.add_planes();
+  gpu->set_name("/device:GPU:1");
+  xp::XLine* stream = gpu->add_lines();
+  stream->set_id(7);
+  stream->set_name("Stream #7");
+  stream->set_timestamp_ns(t0);
+  add_event(gpu, stream, 1, "volta_sgemm_128x64_nn", 1'000'000, 3'000'000);
+  add_event(gpu, stream, 2, "MemcpyH2D", 4'000'000, 1'000'000);
+  xp::XLine* xla = gpu->add_lines();
+  xla->set_id(8);
+  xla->set_name("XLA Ops");
+  xla->set_timestamp_ns(t0);
+  add_event(gpu, xla, 3, "fusion.1", 1'000'000, 3'500'000);
+  WriteFileAtomic(d / "made.xplane.pb", s.SerializeAsString());
+
+  XSpaceImport r = ImportXSpace(trace, pid, {d / "made.xplane.pb"}, std::nullopt);
+  ASSERT_TRUE(r.errors.empty()) << r.errors.front();
+  EXPECT_EQ(r.events, 6u);
+  EXPECT_EQ(r.tracks, 3u);
+
+  model::TraceModel m = model::LoadModel(trace);
+  EXPECT_TRUE(m.problems.empty());
+  SliceCollector c{&m.processes.at(0), {}, {}};
+  std::map<uint64_t, layout::TrackKind> kinds;
+  for (const auto& t : m.tracks) {
+    kinds[t.id] = t.kind;
+    model::ScanTrack(m, t, nullptr, c);
+  }
+  EXPECT_EQ(kinds[4242], layout::TrackKind::kImported);
+  EXPECT_EQ(kinds[(uint64_t{1} << 32) | 7], layout::TrackKind::kDevice);
+  EXPECT_EQ(kinds[(uint64_t{1} << 32) | 8], layout::TrackKind::kDevice);
+  ASSERT_EQ(c.slices.size(), 6u);
+  uint64_t a = c.slices["A"].start;
+  // Relative to A, in ns; the realtime offset may drift by a nanosecond over the line.
+  auto near = [&](const char* n, double start, double end) {
+    EXPECT_NEAR(static_cast<double>(c.slices[n].start - a), start, 1.0) << n;
+    EXPECT_NEAR(static_cast<double>(c.slices[n].end - a), end, 1.0) << n;
+  };
+  near("A", 0, 10'000);
+  near("B", 5'000, 15'000);
+  near("C", 6'000, 8'000);
+  EXPECT_EQ(c.parent["C"], "A");
+  EXPECT_EQ(c.slices["C"].depth, 1);
+  near("fusion.1", 1'000, 4'500);
+  EXPECT_EQ(c.slices["volta_sgemm_128x64_nn"].category, Category::kGpuKernel);
+  EXPECT_EQ(c.slices["MemcpyH2D"].category, Category::kMemcpy);
+  EXPECT_EQ(c.slices["A"].category, Category::kUser);
+}
+
+TEST(XSpaceImport, EventsClassifiedByNameAndStats) {
+  std::vector<XStatValue> none;
+  XStatValue id{"id", XStatValue::kInt, 7};
+  XEventKind k = ClassifyXEvent(PlaneKind::kHost, "python3", "SessionRun", {id});
+  EXPECT_TRUE(k.step);
+  EXPECT_EQ(k.step_number, 7);
+  k = ClassifyXEvent(PlaneKind::kHost, "python3", "multi_step_on_iterator", none);  // Keras 3
+  EXPECT_EQ(k.category, Category::kStep);
+  EXPECT_EQ(k.step_number, -1);
+  k = ClassifyXEvent(PlaneKind::kHost, "python3", "step", none);  // a tf.function named step
+  EXPECT_FALSE(k.step);
+  k = ClassifyXEvent(PlaneKind::kHost, "tf_Compute/1", "MemoryDeallocation", none);
+  EXPECT_TRUE(k.instant);
+  EXPECT_EQ(k.category, Category::kAllocation);
+  k = ClassifyXEvent(PlaneKind::kHost, "python3", "$train.py:12 main", none);
+  EXPECT_EQ(k.category, Category::kPython);
+  XStatValue hlo{"hlo_op", XStatValue::kString};
+  hlo.s = "dot.3";
+  k = ClassifyXEvent(PlaneKind::kHost, "tf_XLACpu/1", "dot.3", {hlo});
+  EXPECT_EQ(k.category, Category::kFrameworkOp);
+  EXPECT_EQ(k.op_name, "dot.3");
+  k = ClassifyXEvent(PlaneKind::kHost, "tf_XLACpu/1", "end: dot.3", {hlo});
+  EXPECT_EQ(k.category, Category::kUser);
+  k = ClassifyXEvent(PlaneKind::kDevice, "Steps", "12", none);
+  EXPECT_EQ(k.step_number, 12);
 }
 
 TEST(XSpaceImport, OpNamesSplitIntoNodeAndType) {

@@ -44,10 +44,12 @@ static bool ParseInt(std::string_view s, int64_t* out) {
   return r.ec == std::errc() && r.ptr == s.data() + s.size();
 }
 
-// Root events that TensorFlow, Keras and JAX use to mark a training step.
+// Root events that mark a training step: TensorFlow's and JAX's step annotations (Keras 2
+// too), tf.compat.v1 Session::Run, and Keras 3's step functions (its TraceMe per call).
 static bool IsStepName(std::string_view n) {
   return n == "train" || n == "test" || n == "predict" || n == "TraceContext" ||
-         n == "SessionRun" || n == "Session::Run";
+         n == "SessionRun" || n == "Session::Run" || n == "multi_step_on_iterator" ||
+         n == "one_step_on_iterator" || n == "one_step_on_data";
 }
 
 XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_view name,
