@@ -172,6 +172,15 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
 
   // The model and the step analysis see the imported steps, numbered by their step_num.
   model::TraceModel m = model::LoadModel(trace);
+  size_t lines = 0;
+  for (const auto& t : m.tracks)
+    if (t.kind == layout::TrackKind::kImported) {
+      EXPECT_LT(t.id, uint64_t{1} << 32) << t.name;  // a tid JSON viewers can take
+      lines += t.name.rfind("allocator ", 0) != 0;
+    }
+  size_t pb_lines = 0;
+  for (const auto& plane : space.planes()) pb_lines += plane.lines_size();
+  EXPECT_EQ(lines, pb_lines);
   auto steps = analysis::FindSteps(m, {}, 1);
   ASSERT_EQ(steps.size(), pb.steps);
   for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].number, static_cast<int64_t>(i));
@@ -240,7 +249,7 @@ TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
   xp::XPlane* host = s.add_planes();
   host->set_name("/host:CPU");
   xp::XLine* worker = host->add_lines();
-  worker->set_id(4242);
+  worker->set_id(4242);  // a tid: kept as the track id
   worker->set_name("worker");
   worker->set_timestamp_ns(t0);
   add_event(host, worker, 1, "A", 0, 10'000'000);          // [0, 10) us

@@ -182,7 +182,7 @@ class SpaceImporter {
     uint32_t key = Name("bytes in use");
     for (auto& [alloc, samples] : allocators_) {
       std::stable_sort(samples.begin(), samples.end());
-      StreamFileWriter w = NewStream("xa", allocator_track_++, layout::TrackKind::kImported);
+      StreamFileWriter w = NewStream("xa", 0, layout::TrackKind::kImported);
       PutThreadName(w, samples.front().first, "allocator " + alloc);
       for (const auto& [ts, v] : samples)
         w.Event(layout::kCounter, ts, 13, [&](uint8_t* p) {
@@ -203,10 +203,13 @@ class SpaceImporter {
     return id;
   }
 
+  // `track` 0: a made-up id (2^31 + the stream instance) for lines that are no thread, kept
+  // below 2^32 so that JSON exporters and viewers take it as a tid.
   StreamFileWriter NewStream(const char* prefix, uint64_t track, layout::TrackKind kind) {
     PacketInfo info;
     info.uuid = t_->proc.meta.trace_uuid;
     info.stream_instance = ++t_->instance;
+    if (track == 0) track = (uint64_t{1} << 31) + info.stream_instance;
     info.kind = kind;
     info.track_id = track;
     info.pid = static_cast<uint32_t>(t_->proc.meta.pid);
@@ -384,8 +387,9 @@ class SpaceImporter {
       track = (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
     } else {
       kind = layout::TrackKind::kImported;
-      // Host lines of real threads carry the tid; others (thread pools) a hash.
-      track = static_cast<uint64_t>(line.id());
+      // Host lines of real threads carry the tid (at most pid_max, 2^22); others (thread
+      // pools, tf.data) a hash, replaced by a made-up id.
+      track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
     }
     StreamFileWriter w = NewStream(device ? "xd" : "x", track, kind);
     uint64_t first = UINT64_MAX;
@@ -406,7 +410,6 @@ class SpaceImporter {
   const std::optional<XSpaceStepFilter>& steps_;
   XSpaceImport* out_;
   std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
-  uint64_t allocator_track_ = 0;
 };
 
 // The process stream of the import: where the data came from, the XSpace clock's offset,
