@@ -8,9 +8,9 @@ void NameSpace::Define(uint32_t id, std::string_view text) {
 }
 
 uint32_t NameSpace::Intern(std::string_view text) {
-  std::string key(text.substr(0, kMaxImportedNameLen));
+  std::string_view key = text.substr(0, kMaxImportedNameLen);
   // A NUL would end the string in the stream: cut there, as the runtime's C strings do.
-  if (size_t z = key.find('\0'); z != std::string::npos) key.resize(z);
+  if (size_t z = key.find('\0'); z != std::string_view::npos) key = key.substr(0, z);
   auto it = ids_.find(key);
   if (it != ids_.end()) return it->second;
   if (next_ > kMaxImportedNameId) {
@@ -18,8 +18,8 @@ uint32_t NameSpace::Intern(std::string_view text) {
     return 0;
   }
   uint32_t id = next_++;
-  ids_.emplace(key, id);
-  added_.emplace_back(id, std::move(key));
+  ids_.emplace(std::string(key), id);
+  added_.emplace_back(id, std::string(key));
   return id;
 }
 

@@ -2,6 +2,7 @@
 // and the new ones an importer adds (written as string_def events of a new process stream).
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -25,7 +26,12 @@ class NameSpace {
   bool full() const { return full_; }
 
  private:
-  std::unordered_map<std::string, uint32_t> ids_;
+  // Looked up by string_view (no allocation per lookup).
+  struct Hash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
+  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
   uint32_t next_ = 1;
   bool full_ = false;
   std::vector<std::pair<uint32_t, std::string>> added_;

@@ -79,7 +79,8 @@ struct Item {
   uint32_t name = 0;
   Category category = Category::kUser;
   bool instant = false;
-  std::vector<Arg> args;
+  size_t args = 0;  // first argument in the line's argument array
+  uint32_t nargs = 0;
 };
 
 void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
@@ -89,7 +90,7 @@ void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
 
 // Writes a line's events in time order, as begin/end pairs where they nest, and as complete
 // slices (stamped at their end) where one overlaps the innermost open slice without nesting.
-void EmitLine(StreamFileWriter& w, std::vector<Item>& items) {
+void EmitLine(StreamFileWriter& w, std::vector<Item>& items, const std::vector<Arg>& args) {
   std::vector<size_t> order(items.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -100,13 +101,13 @@ void EmitLine(StreamFileWriter& w, std::vector<Item>& items) {
   auto later = [&](size_t a, size_t b) { return items[a].end > items[b].end; };
   std::priority_queue<size_t, std::vector<size_t>, decltype(later)> deferred(later);
   auto complete = [&](const Item& it) {
-    w.Event(layout::kComplete, it.end, 13 + ArgsSize(it.args.data(), it.args.size()),
-            [&](uint8_t* p) {
-              p = PutU32(p, it.name);
-              p = PutU8(p, static_cast<uint8_t>(it.category));
-              p = PutU64(p, it.end - it.start);
-              return PutArgs(p, it.args.data(), it.args.size());
-            });
+    const Arg* a = args.data() + it.args;
+    w.Event(layout::kComplete, it.end, 13 + ArgsSize(a, it.nargs), [&](uint8_t* p) {
+      p = PutU32(p, it.name);
+      p = PutU8(p, static_cast<uint8_t>(it.category));
+      p = PutU64(p, it.end - it.start);
+      return PutArgs(p, a, it.nargs);
+    });
   };
   auto flush = [&](uint64_t t) {
     for (;;) {
@@ -125,20 +126,20 @@ void EmitLine(StreamFileWriter& w, std::vector<Item>& items) {
   for (size_t i : order) {
     const Item& it = items[i];
     flush(it.start);
-    uint32_t n = static_cast<uint32_t>(it.args.size());
+    const Arg* a = args.data() + it.args;
+    uint32_t n = it.nargs;
     if (it.instant) {
-      w.Event(layout::kInstant, it.start, 5 + ArgsSize(it.args.data(), n), [&](uint8_t* p) {
+      w.Event(layout::kInstant, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
         p = PutU32(p, it.name);
         p = PutU8(p, static_cast<uint8_t>(it.category));
-        return PutArgs(p, it.args.data(), n);
+        return PutArgs(p, a, n);
       });
     } else if (open.empty() || it.end <= open.back()) {
-      w.Event(layout::kSliceBeginArgs, it.start, 5 + ArgsSize(it.args.data(), n),
-              [&](uint8_t* p) {
-                p = PutU32(p, it.name);
-                p = PutU8(p, static_cast<uint8_t>(it.category));
-                return PutArgs(p, it.args.data(), n);
-              });
+      w.Event(layout::kSliceBeginArgs, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
+        p = PutU32(p, it.name);
+        p = PutU8(p, static_cast<uint8_t>(it.category));
+        return PutArgs(p, a, n);
+      });
       open.push_back(it.end);
     } else {
       deferred.push(i);
@@ -217,7 +218,7 @@ class SpaceImporter {
   }
 
   void AddArg(std::vector<Arg>* args, std::string_view key, const XStatValue& v) {
-    if (args->size() >= 255) return;  // nargs is one byte
+    if (args->size() - arg_begin_ >= 255) return;  // nargs is one byte
     Arg a;
     a.key = Name(key);
     if (!a.key) return;
@@ -300,6 +301,7 @@ class SpaceImporter {
     if (base > 0 && line_ns < base) line_ns += base;
     PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
     std::vector<Item> items;
+    std::vector<Arg> args;  // every item's arguments, one after the other
     std::vector<XStatValue> stats;
     std::vector<std::string> suffix_stats;  // "#k=v,...#" parts left in a name
     for (const auto& ev : line.events()) {
@@ -344,40 +346,42 @@ class SpaceImporter {
       if (!it.name) continue;
       it.category = k.category;
       it.instant = k.instant;
+      it.args = arg_begin_ = args.size();
       if (k.op) {
-        AddStr(&it.args, "op_name", k.op_name);
-        AddStr(&it.args, "op_type", k.op_type);
+        AddStr(&args, "op_name", k.op_name);
+        AddStr(&args, "op_type", k.op_type);
       }
       if (k.step && k.step_number >= 0) {
         XStatValue v;
         v.i = k.step_number;
-        AddArg(&it.args, "step", v);
+        AddArg(&args, "step", v);
       }
       if (k.instant) {  // the names our memory analysis reads
         int64_t n;
         if (StatInt(stats, "allocation_bytes", &n) || StatInt(stats, "requested_bytes", &n)) {
           XStatValue v;
           v.i = n;
-          AddArg(&it.args, "bytes", v);
+          AddArg(&args, "bytes", v);
         }
         if (StatInt(stats, "addr", &n)) {
           XStatValue v;
           v.type = XStatValue::kUint;
           v.u = static_cast<uint64_t>(n);
-          AddArg(&it.args, "addr", v);
+          AddArg(&args, "addr", v);
         }
         if (const XStatValue* op = FindStat(stats, "tf_op"); op && op->type == XStatValue::kString)
-          AddStr(&it.args, "op", op->s);
+          AddStr(&args, "op", op->s);
         const XStatValue* alloc = FindStat(stats, "allocator_name");
         if (StatInt(stats, "bytes_allocated", &n) && alloc && alloc->type == XStatValue::kString)
           allocators_[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
       }
-      for (const auto& s : stats) AddArg(&it.args, s.key, s);
+      for (const auto& s : stats) AddArg(&args, s.key, s);
       if (md != plane.event_metadata().end() && !md->second.display_name().empty() &&
           md->second.display_name() != md->second.name())
-        AddStr(&it.args, "display_name", md->second.display_name());
+        AddStr(&args, "display_name", md->second.display_name());
       if (k.step) out_->steps++;
-      items.push_back(std::move(it));
+      it.nargs = static_cast<uint32_t>(args.size() - it.args);
+      items.push_back(it);
     }
     if (items.empty()) return;
     uint64_t track;
@@ -395,7 +399,7 @@ class SpaceImporter {
     uint64_t first = UINT64_MAX;
     for (const auto& it : items) first = std::min(first, it.start);
     PutThreadName(w, first, line_name);
-    EmitLine(w, items);
+    EmitLine(w, items, args);
     w.Finish();
     out_->events += items.size();
     out_->tracks++;
@@ -410,6 +414,7 @@ class SpaceImporter {
   const std::optional<XSpaceStepFilter>& steps_;
   XSpaceImport* out_;
   std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
+  size_t arg_begin_ = 0;  // where the current item's arguments start
 };
 
 // The process stream of the import: where the data came from, the XSpace clock's offset,
