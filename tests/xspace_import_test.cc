@@ -1,6 +1,8 @@
 // The XSpace importer: a real .xplane.pb (tests/data, written by TensorFlow's profiler) into a
 // recorded process's trace, checked against what the protobuf holds; and `record` of real
 // TensorFlow and JAX programs that profile themselves (skipped where those are not installed).
+#include "format/xspace_import.h"
+
 #include <gtest/gtest.h>
 
 #include <map>
@@ -12,7 +14,6 @@
 #include "core/files.h"
 #include "format/proto/xplane.pb.h"
 #include "format/xspace_classify.h"
-#include "format/xspace_import.h"
 #include "model/model.h"
 #include "model/scan.h"
 #include "test_util.h"
@@ -37,6 +38,7 @@ struct PbCounts {
   size_t ops = 0, allocs = 0, steps = 0;
   int64_t alloc_bytes = 0;  // sum of allocation_bytes over MemoryAllocation events
   std::set<std::string> op_names, alloc_stats;  // every stat name seen on allocations
+  std::map<std::string, size_t> per_allocator;  // events with allocator_name and bytes_allocated
   int64_t first_ns = INT64_MAX;  // earliest event, Unix-epoch ns (lines may be relative)
 };
 
@@ -44,7 +46,8 @@ PbCounts CountPb(const xp::XSpace& s, int64_t start) {
   PbCounts c;
   for (const auto& plane : s.planes()) {
     for (const auto& line : plane.lines()) {
-      int64_t base = line.timestamp_ns() < start ? line.timestamp_ns() + start : line.timestamp_ns();
+      int64_t base =
+          line.timestamp_ns() < start ? line.timestamp_ns() + start : line.timestamp_ns();
       for (const auto& ev : line.events()) {
         const std::string& name = plane.event_metadata().at(ev.metadata_id()).name();
         c.first_ns = std::min(c.first_ns, base + ev.offset_ps() / 1000);
@@ -57,14 +60,23 @@ PbCounts CountPb(const xp::XSpace& s, int64_t start) {
         if (name == "train") c.steps++;
         if (name == "MemoryAllocation" || name == "MemoryDeallocation") {
           c.allocs++;
-          for (const auto& st : ev.stats())
-            c.alloc_stats.insert(plane.stat_metadata().at(st.metadata_id()).name());
+          std::string alloc;
+          bool in_use = false;
+          for (const auto& st : ev.stats()) {
+            const std::string& k = plane.stat_metadata().at(st.metadata_id()).name();
+            c.alloc_stats.insert(k);
+            if (k == "allocator_name")
+              alloc = st.has_str_value() ? st.str_value()
+                                         : plane.stat_metadata().at(st.ref_value()).name();
+            in_use |= k == "bytes_allocated";
+          }
+          if (!alloc.empty() && in_use) c.per_allocator[alloc]++;
         }
         if (name != "MemoryAllocation") continue;
         for (const auto& st : ev.stats())
           if (plane.stat_metadata().at(st.metadata_id()).name() == "allocation_bytes")
-            c.alloc_bytes += st.has_int64_value() ? st.int64_value()
-                                                  : static_cast<int64_t>(st.uint64_value());
+            c.alloc_bytes +=
+                st.has_int64_value() ? st.int64_value() : static_cast<int64_t>(st.uint64_value());
       }
     }
   }
@@ -127,7 +139,11 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
   int64_t alloc_bytes = 0;
   std::set<std::string> op_names, alloc_keys;
   uint64_t first = UINT64_MAX, last = 0, proc_end = 0;
+  std::map<std::string, std::string> track_names;  // file -> thread name
+  std::map<std::string, size_t> counters;          // file -> counter samples
   for (const auto& e : p.events) {
+    if (e.id == layout::kThreadName) track_names[e.file] = e.name;
+    if (e.id == layout::kCounter) counters[e.file]++;
     if (e.id == layout::kClockOffset && e.name == "realtime") proc_end = std::max(proc_end, e.ts);
     if (e.file.find("/x") == std::string::npos) continue;  // runtime streams
     bool slice = e.id == layout::kSliceBeginArgs || e.id == layout::kComplete;
@@ -149,8 +165,8 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
         keys.insert(a.key);
         if (a.key == key("bytes") && e.name == "MemoryAllocation") alloc_bytes += a.v.i;
       }
-      for (const char* k : {"allocator_name", "bytes_allocated", "peak_bytes_in_use", "addr",
-                            "bytes"})
+      for (const char* k :
+           {"allocator_name", "bytes_allocated", "peak_bytes_in_use", "addr", "bytes"})
         EXPECT_TRUE(keys.count(key(k))) << e.name << " lacks " << k;
       for (uint32_t k : keys) alloc_keys.insert(p.names.at(k));
     }
@@ -159,6 +175,10 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
   EXPECT_EQ(op_names, pb.op_names);
   EXPECT_EQ(allocs, pb.allocs);
   EXPECT_EQ(alloc_bytes, pb.alloc_bytes);
+  std::map<std::string, size_t> per_allocator;  // counter tracks "allocator NAME"
+  for (const auto& [file, n] : counters) per_allocator[track_names[file].substr(10)] += n;
+  EXPECT_EQ(per_allocator, pb.per_allocator);
+  EXPECT_FALSE(per_allocator.empty());
   for (const auto& k : pb.alloc_stats) EXPECT_TRUE(alloc_keys.count(k)) << "stat lost: " << k;
   EXPECT_GE(r.events, ops + allocs);
 
@@ -220,12 +240,22 @@ struct SliceCollector {
   const model::Process* proc;
   std::map<std::string, model::Slice> slices;  // by name (names are unique in the test)
   std::map<std::string, std::string> parent;
+  std::map<std::string, std::map<std::string, std::string>> args;  // string arguments
   void OnBegin(const model::Slice&) {}
   void OnPoint(const model::Point&) {}
   void OnSlice(const model::Slice& s) {
     std::string n(proc->Name(s.name));
     slices[n] = s;
     parent[n] = std::string(proc->Name(s.parent));
+    // The arguments live in the mapped stream only while the track is scanned.
+    RawEvent raw;
+    raw.args = s.args.data;
+    for (uint32_t i = 0; i < s.args.count; ++i) {
+      Arg x = raw.ArgAt(i);
+      if (x.type == layout::ArgType::kString)
+        args[n][std::string(proc->Name(x.key))] = std::string(proc->Name(x.v.str));
+    }
+    slices[n].args = {};
   }
 };
 
@@ -238,8 +268,8 @@ TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
   int64_t t0 = static_cast<int64_t>(meta.start_realtime_ns) + 100'000'000;
 
   xp::XSpace s;
-  auto add_event = [](xp::XPlane* p, xp::XLine* l, int64_t id, const char* name,
-                      int64_t off_ps, int64_t dur_ps) {
+  auto add_event = [](xp::XPlane* p, xp::XLine* l, int64_t id, const char* name, int64_t off_ps,
+                      int64_t dur_ps) {
     (*p->mutable_event_metadata())[id].set_name(name);
     auto* e = l->add_events();
     e->set_metadata_id(id);
@@ -255,6 +285,8 @@ TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
   add_event(host, worker, 1, "A", 0, 10'000'000);          // [0, 10) us
   add_event(host, worker, 2, "B", 5'000'000, 10'000'000);  // [5, 15): overlaps A, not inside
   add_event(host, worker, 3, "C", 6'000'000, 2'000'000);   // [6, 8): inside A
+  // A TraceMe whose stats are still encoded in its name.
+  add_event(host, worker, 4, "dense/MatMul:MatMul#id=4,shape=(64,128;128,8)#", 20'000'000, 1);
   xp::XPlane* gpu = s.add_planes();
   gpu->set_name("/device:GPU:1");
   xp::XLine* stream = gpu->add_lines();
@@ -272,12 +304,12 @@ TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
 
   XSpaceImport r = ImportXSpace(trace, pid, {d / "made.xplane.pb"}, std::nullopt);
   ASSERT_TRUE(r.errors.empty()) << r.errors.front();
-  EXPECT_EQ(r.events, 6u);
+  EXPECT_EQ(r.events, 7u);
   EXPECT_EQ(r.tracks, 3u);
 
   model::TraceModel m = model::LoadModel(trace);
   EXPECT_TRUE(m.problems.empty());
-  SliceCollector c{&m.processes.at(0), {}, {}};
+  SliceCollector c{&m.processes.at(0), {}, {}, {}};
   std::map<uint64_t, layout::TrackKind> kinds;
   for (const auto& t : m.tracks) {
     kinds[t.id] = t.kind;
@@ -286,7 +318,13 @@ TEST(XSpaceImport, OverlappingEventsAndDevicePlanes) {
   EXPECT_EQ(kinds[4242], layout::TrackKind::kImported);
   EXPECT_EQ(kinds[(uint64_t{1} << 32) | 7], layout::TrackKind::kDevice);
   EXPECT_EQ(kinds[(uint64_t{1} << 32) | 8], layout::TrackKind::kDevice);
-  ASSERT_EQ(c.slices.size(), 6u);
+  ASSERT_EQ(c.slices.size(), 7u);
+  EXPECT_EQ(c.slices["dense/MatMul:MatMul"].category, Category::kFrameworkOp);
+  std::map<std::string, std::string>& args = c.args["dense/MatMul:MatMul"];
+  EXPECT_EQ(args["shape"], "(64,128;128,8)");
+  EXPECT_EQ(args["id"], "4");
+  EXPECT_EQ(args["op_type"], "MatMul");
+  EXPECT_EQ(args["op_name"], "dense/MatMul");
   uint64_t a = c.slices["A"].start;
   // Relative to A, in ns; the realtime offset may drift by a nanosecond over the line.
   auto near = [&](const char* n, double start, double end) {
@@ -349,9 +387,8 @@ TEST(XSpaceImport, RecordReportsABadProfileAndKeepsTheExitStatus) {
   test::TempDir d;
   std::string data = ReadFile(kPb);
   WriteFileAtomic(d / "cut.pb", data.substr(0, data.size() / 3));
-  std::string script =
-      "dir=$TENSORTRACE_DIR/xspace/$$/plugins/profile/run; mkdir -p $dir && cp " + d / "cut.pb" +
-      " $dir/host.xplane.pb; exit 3";
+  std::string script = "dir=$TENSORTRACE_DIR/xspace/$$/plugins/profile/run; mkdir -p $dir && cp " +
+                       d / "cut.pb" + " $dir/host.xplane.pb; exit 3";
   auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c", script});
   EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("XSpace of process"), std::string::npos) << r.err;

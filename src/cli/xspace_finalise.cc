@@ -36,7 +36,8 @@ void ReadCapture(const std::string& logdir, std::optional<XSpaceStepFilter>* ste
     std::string s = *it;
     size_t c = s.find(':');
     XSpaceStepFilter f;
-    if (c == std::string::npos || (c > 0 && !ParseInt(std::string_view(s).substr(0, c), &f.first)) ||
+    if (c == std::string::npos ||
+        (c > 0 && !ParseInt(std::string_view(s).substr(0, c), &f.first)) ||
         (c + 1 < s.size() && !ParseInt(std::string_view(s).substr(c + 1), &f.last)))
       errors->push_back(path + ": steps \"" + s + "\" is not A:B; all steps imported");
     else
@@ -77,8 +78,11 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
       r.errors.push_back(e.what());
     }
     r.errors.insert(r.errors.begin(), early.begin(), early.end());
-    nlohmann::json j = {{"files", r.files},   {"events", r.events}, {"tracks", r.tracks},
-                        {"steps", r.steps},   {"errors", r.errors}};
+    nlohmann::json j = {{"files", r.files},
+                        {"events", r.events},
+                        {"tracks", r.tracks},
+                        {"steps", r.steps},
+                        {"errors", r.errors}};
     try {
       WriteFileAtomic(logdir + "/import.json", j.dump(2) + "\n");
     } catch (const Error& e) {
@@ -87,13 +91,14 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
     if (quiet) continue;
     std::cerr << "tensortrace: XSpace of process " << pid << ": ";
     if (r.files)
-      std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events
-                << " events on " << r.tracks << " tracks, " << r.steps << " steps";
+      std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
+                << r.tracks << " tracks, " << r.steps << " steps";
     else
       std::cerr << "nothing imported";
     if (!r.errors.empty())
-      std::cerr << (r.errors.size() == 1 ? "; error: " : "; errors (first of " +
-                                                             std::to_string(r.errors.size()) + "): ")
+      std::cerr << (r.errors.size() == 1
+                        ? "; error: "
+                        : "; errors (first of " + std::to_string(r.errors.size()) + "): ")
                 << r.errors.front();
     std::cerr << "\n";
   }

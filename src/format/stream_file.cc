@@ -4,8 +4,7 @@
 
 namespace tt {
 
-StreamFileWriter::StreamFileWriter(std::string path, const PacketInfo& info,
-                                   uint64_t packet_bytes)
+StreamFileWriter::StreamFileWriter(std::string path, const PacketInfo& info, uint64_t packet_bytes)
     : path_(std::move(path)), info_(info), packet_bytes_(packet_bytes) {}
 
 uint8_t* StreamFileWriter::Reserve(uint64_t ts, uint64_t need) {
@@ -15,8 +14,7 @@ uint8_t* StreamFileWriter::Reserve(uint64_t ts, uint64_t need) {
     packet_ = buf_.size();
     info_.ts_begin = ts_;
     buf_.resize(packet_ + layout::kPacketHeaderSize);
-    InitPacket(reinterpret_cast<uint8_t*>(buf_.data() + packet_), layout::kPacketHeaderSize,
-               info_);
+    InitPacket(reinterpret_cast<uint8_t*>(buf_.data() + packet_), layout::kPacketHeaderSize, info_);
     info_.seq++;
     packet_last_ = ts_;
     open_ = true;

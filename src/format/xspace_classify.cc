@@ -17,9 +17,12 @@ const XStatValue* FindStat(const std::vector<XStatValue>& stats, std::string_vie
 bool StatInt(const std::vector<XStatValue>& stats, std::string_view key, int64_t* out) {
   const XStatValue* s = FindStat(stats, key);
   if (!s) return false;
-  if (s->type == XStatValue::kInt) *out = s->i;
-  else if (s->type == XStatValue::kUint) *out = static_cast<int64_t>(s->u);
-  else return false;
+  if (s->type == XStatValue::kInt)
+    *out = s->i;
+  else if (s->type == XStatValue::kUint)
+    *out = static_cast<int64_t>(s->u);
+  else
+    return false;
   return true;
 }
 

@@ -28,10 +28,10 @@ enum class PlaneKind { kHost, kDevice };
 
 struct XEventKind {
   layout::Category category = layout::Category::kUser;
-  bool instant = false;        // MemoryAllocation / MemoryDeallocation
+  bool instant = false;  // MemoryAllocation / MemoryDeallocation
   bool step = false;
-  int64_t step_number = -1;    // -1: none given (numbered by position)
-  bool op = false;             // op_name / op_type are set
+  int64_t step_number = -1;  // -1: none given (numbered by position)
+  bool op = false;           // op_name / op_type are set
   std::string_view op_name, op_type;
 };
 

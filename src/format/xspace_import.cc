@@ -29,7 +29,8 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir) {
     if (!IsDirectory(rd)) continue;
     for (const auto& f : ListDirectory(rd)) {
       const std::string suffix = ".xplane.pb";
-      if (f.size() > suffix.size() && f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      if (f.size() > suffix.size() &&
+          f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
         out.push_back(rd + "/" + f);
     }
   }
@@ -307,8 +308,9 @@ class SpaceImporter {
     for (const auto& ev : line.events()) {
       if (ev.data_case() == xp::XEvent::kNumOccurrences) continue;  // aggregated, no time
       auto md = plane.event_metadata().find(ev.metadata_id());
-      std::string_view name = md != plane.event_metadata().end() ? std::string_view(md->second.name())
-                                                                  : std::string_view();
+      std::string_view name = md != plane.event_metadata().end()
+                                  ? std::string_view(md->second.name())
+                                  : std::string_view();
       if (name.empty()) name = "(unnamed XSpace event)";
       stats.clear();
       suffix_stats.clear();
@@ -320,8 +322,16 @@ class SpaceImporter {
       }
       if (md != plane.event_metadata().end()) Resolve(plane, md->second.stats(), &stats);
       Resolve(plane, ev.stats(), &stats);
-      while (!suffix.empty()) {  // TraceMe encoding: name#k1=v1,k2=v2#
-        size_t comma = suffix.find(',');
+      while (!suffix.empty()) {  // TraceMe encoding: name#k1=v1,k2=v2# (shape=(2,3) inside)
+        size_t comma = std::string_view::npos;
+        for (size_t i = 0, depth = 0; i < suffix.size() && comma == std::string_view::npos; ++i) {
+          if (suffix[i] == '(' || suffix[i] == '[')
+            depth++;
+          else if ((suffix[i] == ')' || suffix[i] == ']') && depth)
+            depth--;
+          else if (suffix[i] == ',' && depth == 0)
+            comma = i;
+        }
         std::string_view kv = suffix.substr(0, comma);
         size_t eq = kv.find('=');
         if (eq != std::string_view::npos && eq > 0) {
@@ -511,7 +521,8 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   if (lost)
     out.errors.push_back(std::to_string(lost) +
                          " events or arguments dropped: the process's name table is full");
-  int64_t offset = t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
+  int64_t offset =
+      t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
   std::vector<std::string> names;
   for (const auto& f : imported) names.push_back(BaseName(f));
   WriteImportStream(&t, names, offset, out.errors);
