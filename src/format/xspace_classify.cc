@@ -42,6 +42,35 @@ bool SplitTfOpName(std::string_view name, std::string_view* op_name, std::string
   return true;
 }
 
+void SplitTraceMeName(std::string_view* name, std::vector<XStatValue>* stats) {
+  size_t h = name->find('#');
+  if (h == std::string_view::npos || h == 0) return;
+  std::string_view suffix = name->substr(h + 1);
+  *name = name->substr(0, h);
+  if (!suffix.empty() && suffix.back() == '#') suffix.remove_suffix(1);
+  while (!suffix.empty()) {
+    size_t comma = std::string_view::npos;
+    for (size_t i = 0, depth = 0; i < suffix.size() && comma == std::string_view::npos; ++i) {
+      if (suffix[i] == '(' || suffix[i] == '[')
+        depth++;
+      else if ((suffix[i] == ')' || suffix[i] == ']') && depth)
+        depth--;
+      else if (suffix[i] == ',' && depth == 0)
+        comma = i;
+    }
+    std::string_view kv = suffix.substr(0, comma);
+    size_t eq = kv.find('=');
+    if (eq != std::string_view::npos && eq > 0) {
+      XStatValue v;
+      v.key = kv.substr(0, eq);
+      v.type = XStatValue::kString;
+      v.s = kv.substr(eq + 1);
+      stats->push_back(v);
+    }
+    suffix = comma == std::string_view::npos ? std::string_view() : suffix.substr(comma + 1);
+  }
+}
+
 static bool ParseInt(std::string_view s, int64_t* out) {
   auto r = std::from_chars(s.data(), s.data() + s.size(), *out);
   return r.ec == std::errc() && r.ptr == s.data() + s.size();

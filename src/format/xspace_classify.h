@@ -38,6 +38,10 @@ struct XEventKind {
 XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_view name,
                           const std::vector<XStatValue>& stats);
 
+// A TraceMe name that still holds its stats, "name#k1=v1,k2=v2#", becomes `name` and string
+// stats (pointing into the name's text); commas inside (...) or [...] stay in the value.
+void SplitTraceMeName(std::string_view* name, std::vector<XStatValue>* stats);
+
 // "scope/node:OpType" (TensorFlow's op TraceMe, "#k=v#" already split off) into node and type;
 // false for other names (e.g. "Iterator::Root", "EagerLocalExecute: MatMul").
 bool SplitTfOpName(std::string_view name, std::string_view* op_name, std::string_view* op_type);

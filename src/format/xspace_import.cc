@@ -304,7 +304,6 @@ class SpaceImporter {
     std::vector<Item> items;
     std::vector<Arg> args;  // every item's arguments, one after the other
     std::vector<XStatValue> stats;
-    std::vector<std::string> suffix_stats;  // "#k=v,...#" parts left in a name
     for (const auto& ev : line.events()) {
       if (ev.data_case() == xp::XEvent::kNumOccurrences) continue;  // aggregated, no time
       auto md = plane.event_metadata().find(ev.metadata_id());
@@ -313,36 +312,9 @@ class SpaceImporter {
                                   : std::string_view();
       if (name.empty()) name = "(unnamed XSpace event)";
       stats.clear();
-      suffix_stats.clear();
-      std::string_view suffix;
-      if (size_t h = name.find('#'); h != std::string_view::npos && h > 0) {
-        suffix = name.substr(h + 1);
-        name = name.substr(0, h);
-        if (!suffix.empty() && suffix.back() == '#') suffix.remove_suffix(1);
-      }
       if (md != plane.event_metadata().end()) Resolve(plane, md->second.stats(), &stats);
       Resolve(plane, ev.stats(), &stats);
-      while (!suffix.empty()) {  // TraceMe encoding: name#k1=v1,k2=v2# (shape=(2,3) inside)
-        size_t comma = std::string_view::npos;
-        for (size_t i = 0, depth = 0; i < suffix.size() && comma == std::string_view::npos; ++i) {
-          if (suffix[i] == '(' || suffix[i] == '[')
-            depth++;
-          else if ((suffix[i] == ')' || suffix[i] == ']') && depth)
-            depth--;
-          else if (suffix[i] == ',' && depth == 0)
-            comma = i;
-        }
-        std::string_view kv = suffix.substr(0, comma);
-        size_t eq = kv.find('=');
-        if (eq != std::string_view::npos && eq > 0) {
-          XStatValue v;
-          v.key = kv.substr(0, eq);
-          v.type = XStatValue::kString;
-          v.s = kv.substr(eq + 1);
-          stats.push_back(v);
-        }
-        suffix = comma == std::string_view::npos ? std::string_view() : suffix.substr(comma + 1);
-      }
+      SplitTraceMeName(&name, &stats);
       XEventKind k = ClassifyXEvent(pk, line_name, name, stats);
       if (k.step && steps_ && k.step_number >= 0 &&
           (k.step_number < steps_->first || k.step_number > steps_->last))
