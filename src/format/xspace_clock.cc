@@ -28,9 +28,11 @@ int64_t RealtimeToTrace::OffsetAt(uint64_t mono_ns) const {
 uint64_t RealtimeToTrace::Convert(int64_t realtime_ns) const {
   if (points_.empty()) return realtime_ns > 0 ? static_cast<uint64_t>(realtime_ns) : 0;
   // Estimate the monotonic time with the first offset, then use the offset there.
-  int64_t guess = realtime_ns - points_.front().offset;
-  int64_t mono = realtime_ns - OffsetAt(guess > 0 ? static_cast<uint64_t>(guess) : 0);
-  return mono > 0 ? static_cast<uint64_t>(mono) : 0;
+  __int128 guess = static_cast<__int128>(realtime_ns) - points_.front().offset;
+  __int128 mono =
+      static_cast<__int128>(realtime_ns) -
+      OffsetAt(guess > 0 ? static_cast<uint64_t>(std::min<__int128>(guess, INT64_MAX)) : 0);
+  return mono > 0 ? static_cast<uint64_t>(std::min<__int128>(mono, INT64_MAX)) : 0;
 }
 
 }  // namespace tt

@@ -298,7 +298,7 @@ class SpaceImporter {
   void ImportLine(const xp::XPlane& plane, const xp::XLine& line, bool device,
                   uint32_t device_index, int64_t base) {
     const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
-    int64_t line_ns = line.timestamp_ns();
+    __int128 line_ns = line.timestamp_ns();
     if (base > 0 && line_ns < base) line_ns += base;
     PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
     std::vector<Item> items;
@@ -320,10 +320,15 @@ class SpaceImporter {
           (k.step_number < steps_->first || k.step_number > steps_->last))
         continue;
       Item it;
-      int64_t off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
-      // Rounding the ends (not the durations) down keeps children inside their parents.
-      it.start = t_->clock.Convert(line_ns + off / 1000);
-      it.end = k.instant ? it.start : t_->clock.Convert(line_ns + (off + dur) / 1000);
+      __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
+      // Rounding the ends (not the durations) down keeps children inside their parents; wide
+      // arithmetic and clamping keep absurd times (a damaged file) from overflowing.
+      auto at = [&](__int128 ps) {
+        __int128 ns = line_ns + ps / 1000;
+        return t_->clock.Convert(static_cast<int64_t>(std::clamp<__int128>(ns, 0, INT64_MAX)));
+      };
+      it.start = at(off);
+      it.end = k.instant ? it.start : at(off + dur);
       it.name = Name(name);
       if (!it.name) continue;
       it.category = k.category;
