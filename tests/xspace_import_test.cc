@@ -8,6 +8,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <tuple>
 
 #include "analysis/steps.h"
 #include "core/error.h"
@@ -443,6 +444,29 @@ TEST(XSpaceImport, RecordReportsABadProfileAndKeepsTheExitStatus) {
   ASSERT_EQ(j["errors"].size(), 1u);
   EXPECT_NE(j["errors"][0].get<std::string>().find("not a readable XSpace"), std::string::npos);
   EXPECT_TRUE(PathExists(d / ("t/xspace/" + dirs[0] + "/plugins/profile/run/host.xplane.pb")));
+}
+
+// capture.json from the bootstrap: its steps filter applies; a bad one is reported.
+TEST(XSpaceImport, RecordAppliesTheCaptureStepFilter) {
+  for (const auto& [steps, want_steps, want_errors] :
+       {std::tuple<std::string, int, size_t>{"\"1:2\"", 2, 0},
+        {"\"2:\"", 2, 0},
+        {"\"two\"", 4, 1},
+        {"null", 4, 0}}) {
+    test::TempDir d;
+    WriteFileAtomic(d / "capture.json", "{\"pid\": 1, \"framework\": \"tensorflow\", \"steps\": " +
+                                            steps + ", \"status\": \"ok\"}");
+    std::string script =
+        "dir=$TENSORTRACE_DIR/xspace/$$; mkdir -p $dir/plugins/profile/run && cp " + kPb +
+        " $dir/plugins/profile/run/host.xplane.pb && cp " + d / "capture.json" + " $dir/";
+    auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c", script});
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::vector<std::string> dirs = ListDirectory(d / "t/xspace");
+    ASSERT_EQ(dirs.size(), 1u);
+    auto j = nlohmann::json::parse(ReadFile(d / ("t/xspace/" + dirs[0] + "/import.json")));
+    EXPECT_EQ(j["steps"], want_steps) << steps;
+    EXPECT_EQ(j["errors"].size(), want_errors) << steps << j.dump();
+  }
 }
 
 bool HavePython(const std::string& module) {
