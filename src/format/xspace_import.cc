@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
-#include <queue>
 
 #include "core/error.h"
 #include "core/files.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
 #include "format/reader.h"
+#include "format/slice_order.h"
 #include "format/stream_file.h"
 #include "format/xspace_classify.h"
 #include "format/xspace_clock.h"
@@ -74,79 +74,9 @@ std::string UniquePath(const std::string& dir, const std::string& base) {
   return p;
 }
 
-// One converted event, before it is placed in its stream.
-struct Item {
-  uint64_t start = 0, end = 0;
-  uint32_t name = 0;
-  Category category = Category::kUser;
-  bool instant = false;
-  size_t args = 0;  // first argument in the line's argument array
-  uint32_t nargs = 0;
-};
-
 void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
   w.Event(layout::kThreadName, ts, name.size() + 1,
           [&](uint8_t* p) { return PutStr(p, name.data(), name.size()); });
-}
-
-// Writes a line's events in time order, as begin/end pairs where they nest, and as complete
-// slices (stamped at their end) where one overlaps the innermost open slice without nesting.
-void EmitLine(StreamFileWriter& w, std::vector<Item>& items, const std::vector<Arg>& args) {
-  std::vector<size_t> order(items.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return items[a].start < items[b].start ||
-           (items[a].start == items[b].start && items[a].end > items[b].end);
-  });
-  std::vector<uint64_t> open;  // ends of the open slices, innermost last
-  auto later = [&](size_t a, size_t b) { return items[a].end > items[b].end; };
-  std::priority_queue<size_t, std::vector<size_t>, decltype(later)> deferred(later);
-  auto complete = [&](const Item& it) {
-    const Arg* a = args.data() + it.args;
-    w.Event(layout::kComplete, it.end, 13 + ArgsSize(a, it.nargs), [&](uint8_t* p) {
-      p = PutU32(p, it.name);
-      p = PutU8(p, static_cast<uint8_t>(it.category));
-      p = PutU64(p, it.end - it.start);
-      return PutArgs(p, a, it.nargs);
-    });
-  };
-  auto flush = [&](uint64_t t) {
-    for (;;) {
-      bool end = !open.empty() && open.back() <= t;
-      bool comp = !deferred.empty() && items[deferred.top()].end <= t;
-      if (!end && !comp) break;
-      if (comp && (!end || items[deferred.top()].end <= open.back())) {
-        complete(items[deferred.top()]);
-        deferred.pop();
-      } else {
-        w.Event(layout::kSliceEnd, open.back(), 0, [](uint8_t* p) { return p; });
-        open.pop_back();
-      }
-    }
-  };
-  for (size_t i : order) {
-    const Item& it = items[i];
-    flush(it.start);
-    const Arg* a = args.data() + it.args;
-    uint32_t n = it.nargs;
-    if (it.instant) {
-      w.Event(layout::kInstant, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
-        p = PutU32(p, it.name);
-        p = PutU8(p, static_cast<uint8_t>(it.category));
-        return PutArgs(p, a, n);
-      });
-    } else if (open.empty() || it.end <= open.back()) {
-      w.Event(layout::kSliceBeginArgs, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
-        p = PutU32(p, it.name);
-        p = PutU8(p, static_cast<uint8_t>(it.category));
-        return PutArgs(p, a, n);
-      });
-      open.push_back(it.end);
-    } else {
-      deferred.push(i);
-    }
-  }
-  flush(UINT64_MAX);
 }
 
 class SpaceImporter {
@@ -301,7 +231,7 @@ class SpaceImporter {
     __int128 line_ns = line.timestamp_ns();
     if (base > 0 && line_ns < base) line_ns += base;
     PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
-    std::vector<Item> items;
+    std::vector<LineEvent> items;
     std::vector<Arg> args;  // every item's arguments, one after the other
     std::vector<XStatValue> stats;
     for (const auto& ev : line.events()) {
@@ -319,7 +249,7 @@ class SpaceImporter {
       if (k.step && steps_ && k.step_number >= 0 &&
           (k.step_number < steps_->first || k.step_number > steps_->last))
         continue;
-      Item it;
+      LineEvent it;
       __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
       // Rounding the ends (not the durations) down keeps children inside their parents; wide
       // arithmetic and clamping keep absurd times (a damaged file) from overflowing.
@@ -386,7 +316,7 @@ class SpaceImporter {
     uint64_t first = UINT64_MAX;
     for (const auto& it : items) first = std::min(first, it.start);
     PutThreadName(w, first, line_name);
-    EmitLine(w, items, args);
+    WriteLineEvents(w, items, args);
     w.Finish();
     out_->events += items.size();
     out_->tracks++;
