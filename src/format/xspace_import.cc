@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "core/time.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
 #include "format/reader.h"
@@ -45,7 +46,12 @@ struct Target {
   NameSpace names;
   RealtimeToTrace clock;
   uint64_t instance = 0;  // highest stream instance id in use
+  // Events must start within a year of the process's start: times beyond are damage, and
+  // near the int64 limit they would overflow CTF readers' clock arithmetic.
+  uint64_t earliest = 0, latest = 0;
 };
+
+constexpr uint64_t kYearNs = 366ull * 24 * 3600 * kNsPerSec;
 
 void LoadTarget(Target* t) {
   std::vector<Problem> ignored;  // damage is the reader's to report, later
@@ -66,6 +72,10 @@ void LoadTarget(Target* t) {
     }
   }
   if (t->clock.empty()) t->clock.AddPoint(0, t->proc.meta.offset_start_ns);
+  const ProcessMeta& m = t->proc.meta;
+  uint64_t start = m.start_realtime_ns - static_cast<uint64_t>(m.offset_start_ns);
+  t->earliest = start > kYearNs ? start - kYearNs : 0;
+  t->latest = start + kYearNs;
 }
 
 std::string UniquePath(const std::string& dir, const std::string& base) {
@@ -259,6 +269,11 @@ class SpaceImporter {
       };
       it.start = at(off);
       it.end = k.instant ? it.start : at(off + dur);
+      if (it.start < t_->earliest || it.start > t_->latest) {
+        out_of_time_++;
+        continue;
+      }
+      it.end = std::min(it.end, t_->latest);
       it.name = Name(name);
       if (!it.name) continue;
       it.category = k.category;
@@ -324,6 +339,7 @@ class SpaceImporter {
 
  public:
   uint64_t lost_names_ = 0;
+  uint64_t out_of_time_ = 0;  // events dropped for times far from the process's lifetime
 
  private:
   Target* t_;
@@ -399,7 +415,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   LoadTarget(&t);
   XSpaceImport out;
   std::vector<std::string> imported;
-  uint64_t lost = 0;
+  uint64_t lost = 0, out_of_time = 0;
   for (const auto& f : files) {
     std::string data;
     try {
@@ -422,9 +438,14 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
     imp.Import(space);
     imp.FinishAllocators();
     lost += imp.lost_names_;
+    out_of_time += imp.out_of_time_;
     out.files++;
     imported.push_back(f);
   }
+  if (out_of_time)
+    out.errors.push_back(std::to_string(out_of_time) +
+                         " events dropped: their times are more than a year away from the "
+                         "process's start (a damaged file, or one from another run)");
   if (lost)
     out.errors.push_back(std::to_string(lost) +
                          " events or arguments dropped: the process's name table is full");
