@@ -5,6 +5,7 @@ $TENSORTRACE_DIR/xspace/<pid>/plugins/profile/<run>/<host>.xplane.pb.
 """
 import os
 import sys
+import tempfile
 
 import jax
 import jax.numpy as jnp
@@ -22,7 +23,7 @@ def train_step(w, x, y):
 
 
 def main():
-    logdir = os.path.join(os.environ.get("TENSORTRACE_DIR", "/tmp"), "xspace", str(os.getpid()))
+    logdir = os.path.join(os.environ.get("TENSORTRACE_DIR", tempfile.gettempdir()), "xspace", str(os.getpid()))
     k1, k2, k3 = jax.random.split(jax.random.PRNGKey(0), 3)
     x = jax.random.normal(k1, (128, 64))
     y = jax.random.normal(k2, (128, 16))

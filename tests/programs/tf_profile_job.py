@@ -7,6 +7,7 @@ run outside any step (warm-up), as in a real job.
 """
 import os
 import sys
+import tempfile
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
 # TensorFlow's BFC allocator (used here for the CPU too) is what emits the MemoryAllocation and
@@ -18,7 +19,7 @@ STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 4
 
 
 def main():
-    logdir = os.path.join(os.environ.get("TENSORTRACE_DIR", "/tmp"), "xspace", str(os.getpid()))
+    logdir = os.path.join(os.environ.get("TENSORTRACE_DIR", tempfile.gettempdir()), "xspace", str(os.getpid()))
     tf.random.set_seed(0)
     x = tf.random.normal([256, 64])
     y = tf.random.normal([256, 8])
