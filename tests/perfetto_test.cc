@@ -309,7 +309,10 @@ TEST_F(Perfetto, GzipAndSelection) {
   for (const auto& e : sj["traceEvents"])
     if (e["ph"] == "X") slices[e["name"]]++;
   EXPECT_EQ(s.begins, slices);
-  EXPECT_EQ(s.begins["step"], 2 * kThreads);
+  // Steps are process-wide windows: threads that run out of phase can bring a neighbouring
+  // step's slice into the window, so the count is bounded, not exact.
+  EXPECT_GE(s.begins["step"], 2 * kThreads);
+  EXPECT_LT(s.begins["step"], whole.begins["step"]);
   EXPECT_EQ(s.order_error, "");
   EXPECT_LT(s.memory_samples, whole.memory_samples);
   EXPECT_GT(s.memory_samples, 0);

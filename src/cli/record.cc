@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/record_python.h"
 #include "cli/summary.h"
+#include "cli/xspace_finalise.h"
 #include "core/files.h"
 #include "core/ids.h"
 #include "core/time.h"
@@ -300,6 +301,9 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     std::cerr << "tensortrace record: processes still running after --wait-children: " << list
               << "; their streams are left as they are\n";
   }
+
+  // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
+  ImportCapturedXSpace(dir, quiet);
 
   // Summary, and the session file.
   try {

@@ -1,0 +1,27 @@
+// Writing the events of one timeline (an XSpace line) into a stream, whose events must be in
+// time order and whose begin/end pairs must nest.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "format/stream_file.h"
+
+namespace tt {
+
+// One event of a line, converted, before it is placed in its stream.
+struct LineEvent {
+  uint64_t start = 0, end = 0;
+  uint32_t name = 0;
+  layout::Category category = layout::Category::kUser;
+  bool instant = false;
+  size_t args = 0;  // first argument in the line's argument array
+  uint32_t nargs = 0;
+};
+
+// Writes `items` in time order, as begin/end pairs where they nest, and as complete slices
+// (stamped at their end) where one overlaps the innermost open slice without nesting.
+// `args` holds every event's arguments (LineEvent::args and nargs index it).
+void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
+                     const std::vector<Arg>& args);
+
+}  // namespace tt

@@ -1,0 +1,460 @@
+#include "format/xspace_import.h"
+
+#include <algorithm>
+#include <charconv>
+#include <map>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "core/time.h"
+#include "format/name_space.h"
+#include "format/proto/xplane.pb.h"
+#include "format/reader.h"
+#include "format/slice_order.h"
+#include "format/stream_file.h"
+#include "format/xspace_classify.h"
+#include "format/xspace_clock.h"
+
+namespace tt {
+
+using layout::ArgType;
+using layout::Category;
+namespace xp = tensorflow::profiler;
+
+std::vector<std::string> FindXSpaceFiles(const std::string& logdir) {
+  std::vector<std::string> out;
+  std::string profile = logdir + "/plugins/profile";
+  if (!IsDirectory(profile)) return out;
+  for (const auto& run : ListDirectory(profile)) {
+    std::string rd = profile + "/" + run;
+    if (!IsDirectory(rd)) continue;
+    for (const auto& f : ListDirectory(rd)) {
+      const std::string suffix = ".xplane.pb";
+      if (f.size() > suffix.size() &&
+          f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+        out.push_back(rd + "/" + f);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+// The process trace the imported streams join, and what its streams already hold.
+struct Target {
+  ProcessTrace proc;
+  NameSpace names;
+  RealtimeToTrace clock;
+  uint64_t instance = 0;  // highest stream instance id in use
+  // Events must start within a year of the process's start: times beyond are damage, and
+  // near the int64 limit they would overflow CTF readers' clock arithmetic.
+  uint64_t earliest = 0, latest = 0;
+};
+
+constexpr uint64_t kYearNs = 366ull * 24 * 3600 * kNsPerSec;
+
+void LoadTarget(Target* t) {
+  std::vector<Problem> ignored;  // damage is the reader's to report, later
+  for (const auto& file : t->proc.streams) {
+    StreamDecoder dec(file, t->proc.meta.trace_uuid, &ignored);
+    RawEvent ev;
+    bool first = true;
+    while (dec.Next(&ev)) {
+      if (first) t->instance = std::max(t->instance, dec.header().instance);
+      first = false;
+      if (ev.id == layout::kStringDef) {
+        t->names.Define(ev.name, ev.s1);
+      } else if (ev.id == layout::kClockOffset && ev.s1 == "realtime") {
+        t->clock.AddPoint(ev.ts, ev.i64);
+      } else if (dec.header().kind != layout::TrackKind::kProcess) {
+        break;  // names and offsets are in the process streams (and before a thread's events)
+      }
+    }
+  }
+  if (t->clock.empty()) t->clock.AddPoint(0, t->proc.meta.offset_start_ns);
+  const ProcessMeta& m = t->proc.meta;
+  uint64_t start = m.start_realtime_ns - static_cast<uint64_t>(m.offset_start_ns);
+  t->earliest = start > kYearNs ? start - kYearNs : 0;
+  t->latest = start + kYearNs;
+}
+
+std::string UniquePath(const std::string& dir, const std::string& base) {
+  std::string p = dir + "/" + base;
+  for (int k = 1; PathExists(p); ++k) p = dir + "/" + base + "." + std::to_string(k);
+  return p;
+}
+
+void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
+  w.Event(layout::kThreadName, ts, name.size() + 1,
+          [&](uint8_t* p) { return PutStr(p, name.data(), name.size()); });
+}
+
+class SpaceImporter {
+ public:
+  SpaceImporter(Target* t, const std::string& file, const std::optional<XSpaceStepFilter>& steps,
+                XSpaceImport* out)
+      : t_(t), file_(file), steps_(steps), out_(out) {}
+
+  void Import(const xp::XSpace& space) {
+    // Newer profilers store line times relative to the session start (Task Environment).
+    int64_t base = 0;
+    for (const auto& plane : space.planes()) {
+      if (plane.name() != "Task Environment") continue;
+      for (const auto& s : plane.stats()) {
+        auto it = plane.stat_metadata().find(s.metadata_id());
+        if (it != plane.stat_metadata().end() && it->second.name() == "profile_start_time")
+          base = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
+      }
+    }
+    for (const auto& plane : space.planes()) {
+      bool device = plane.name().rfind("/device:", 0) == 0;
+      uint32_t device_index = 0;
+      if (device) {
+        const std::string& n = plane.name();
+        size_t c = n.rfind(':');
+        std::from_chars(n.data() + c + 1, n.data() + n.size(), device_index);
+      }
+      for (const auto& line : plane.lines())
+        if (line.events_size() > 0) ImportLine(plane, line, device, device_index, base);
+    }
+    for (const auto& e : space.errors()) out_->errors.push_back(file_ + ": profiler error: " + e);
+  }
+
+  void FinishAllocators() {
+    uint32_t key = Name("bytes in use");
+    for (auto& [alloc, samples] : allocators_) {
+      std::stable_sort(samples.begin(), samples.end());
+      StreamFileWriter w = NewStream("xa", 0, layout::TrackKind::kImported);
+      PutThreadName(w, samples.front().first, "allocator " + alloc);
+      for (const auto& [ts, v] : samples)
+        w.Event(layout::kCounter, ts, 13, [&](uint8_t* p) {
+          p = PutU32(p, key);
+          p = PutU8(p, static_cast<uint8_t>(Category::kAllocation));
+          return PutF64(p, v);
+        });
+      w.Finish();
+      out_->tracks++;
+    }
+    allocators_.clear();
+  }
+
+ private:
+  uint32_t Name(std::string_view s) {
+    uint32_t id = t_->names.Intern(s);
+    if (!id) lost_names_++;
+    return id;
+  }
+
+  // `track` 0: a made-up id (2^31 + the stream instance) for lines that are no thread, kept
+  // below 2^32 so that JSON exporters and viewers take it as a tid.
+  StreamFileWriter NewStream(const char* prefix, uint64_t track, layout::TrackKind kind) {
+    PacketInfo info;
+    info.uuid = t_->proc.meta.trace_uuid;
+    info.stream_instance = ++t_->instance;
+    if (track == 0) track = (uint64_t{1} << 31) + info.stream_instance;
+    info.kind = kind;
+    info.track_id = track;
+    info.pid = static_cast<uint32_t>(t_->proc.meta.pid);
+    return StreamFileWriter(UniquePath(t_->proc.dir, prefix + std::to_string(track)), info);
+  }
+
+  void AddArg(std::vector<Arg>* args, std::string_view key, const XStatValue& v) {
+    if (args->size() - arg_begin_ >= 255) return;  // nargs is one byte
+    Arg a;
+    a.key = Name(key);
+    if (!a.key) return;
+    switch (v.type) {
+      case XStatValue::kInt:
+        a.type = ArgType::kInt;
+        a.v.i = v.i;
+        break;
+      case XStatValue::kUint:
+        a.type = ArgType::kUint;
+        a.v.u = v.u;
+        break;
+      case XStatValue::kFloat:
+        a.type = ArgType::kFloat;
+        a.v.f = v.f;
+        break;
+      case XStatValue::kString:
+        a.type = ArgType::kString;
+        a.v.str = Name(v.s);
+        if (!a.v.str) return;
+        break;
+      case XStatValue::kBytes:
+        return;  // opaque (serialised protos); not an argument
+    }
+    args->push_back(a);
+  }
+  void AddStr(std::vector<Arg>* args, std::string_view key, std::string_view value) {
+    XStatValue v;
+    v.type = XStatValue::kString;
+    v.s = value;
+    AddArg(args, key, v);
+  }
+
+  void Resolve(const xp::XPlane& plane, const google::protobuf::RepeatedPtrField<xp::XStat>& in,
+               std::vector<XStatValue>* out) {
+    for (const auto& s : in) {
+      auto md = plane.stat_metadata().find(s.metadata_id());
+      if (md == plane.stat_metadata().end()) continue;
+      XStatValue v;
+      v.key = md->second.name();
+      switch (s.value_case()) {
+        case xp::XStat::kInt64Value:
+          v.type = XStatValue::kInt;
+          v.i = s.int64_value();
+          break;
+        case xp::XStat::kUint64Value:
+          v.type = XStatValue::kUint;
+          v.u = s.uint64_value();
+          break;
+        case xp::XStat::kDoubleValue:
+          v.type = XStatValue::kFloat;
+          v.f = s.double_value();
+          break;
+        case xp::XStat::kStrValue:
+          v.type = XStatValue::kString;
+          v.s = s.str_value();
+          break;
+        case xp::XStat::kRefValue: {
+          auto ref = plane.stat_metadata().find(static_cast<int64_t>(s.ref_value()));
+          if (ref == plane.stat_metadata().end()) continue;
+          v.type = XStatValue::kString;
+          v.s = ref->second.name();
+          break;
+        }
+        case xp::XStat::kBytesValue:
+          v.type = XStatValue::kBytes;
+          v.s = s.bytes_value();
+          break;
+        default:
+          continue;
+      }
+      out->push_back(v);
+    }
+  }
+
+  void ImportLine(const xp::XPlane& plane, const xp::XLine& line, bool device,
+                  uint32_t device_index, int64_t base) {
+    const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
+    __int128 line_ns = line.timestamp_ns();
+    if (base > 0 && line_ns < base) line_ns += base;
+    PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
+    std::vector<LineEvent> items;
+    std::vector<Arg> args;  // every item's arguments, one after the other
+    std::vector<XStatValue> stats;
+    for (const auto& ev : line.events()) {
+      if (ev.data_case() == xp::XEvent::kNumOccurrences) continue;  // aggregated, no time
+      auto md = plane.event_metadata().find(ev.metadata_id());
+      std::string_view name = md != plane.event_metadata().end()
+                                  ? std::string_view(md->second.name())
+                                  : std::string_view();
+      if (name.empty()) name = "(unnamed XSpace event)";
+      stats.clear();
+      if (md != plane.event_metadata().end()) Resolve(plane, md->second.stats(), &stats);
+      Resolve(plane, ev.stats(), &stats);
+      SplitTraceMeName(&name, &stats);
+      XEventKind k = ClassifyXEvent(pk, line_name, name, stats);
+      if (k.step && steps_ && k.step_number >= 0 &&
+          (k.step_number < steps_->first || k.step_number > steps_->last))
+        continue;
+      LineEvent it;
+      __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
+      // Rounding the ends (not the durations) down keeps children inside their parents; wide
+      // arithmetic and clamping keep absurd times (a damaged file) from overflowing.
+      auto at = [&](__int128 ps) {
+        __int128 ns = line_ns + ps / 1000;
+        return t_->clock.Convert(static_cast<int64_t>(std::clamp<__int128>(ns, 0, INT64_MAX)));
+      };
+      it.start = at(off);
+      it.end = k.instant ? it.start : at(off + dur);
+      if (it.start < t_->earliest || it.start > t_->latest) {
+        out_of_time_++;
+        continue;
+      }
+      it.end = std::min(it.end, t_->latest);
+      it.name = Name(name);
+      if (!it.name) continue;
+      it.category = k.category;
+      it.instant = k.instant;
+      it.args = arg_begin_ = args.size();
+      if (k.op) {
+        AddStr(&args, "op_name", k.op_name);
+        AddStr(&args, "op_type", k.op_type);
+      }
+      if (k.step && k.step_number >= 0) {
+        XStatValue v;
+        v.i = k.step_number;
+        AddArg(&args, "step", v);
+      }
+      if (k.instant) {  // the names our memory analysis reads
+        int64_t n;
+        if (StatInt(stats, "allocation_bytes", &n) || StatInt(stats, "requested_bytes", &n)) {
+          XStatValue v;
+          v.i = n;
+          AddArg(&args, "bytes", v);
+        }
+        if (StatInt(stats, "addr", &n)) {
+          XStatValue v;
+          v.type = XStatValue::kUint;
+          v.u = static_cast<uint64_t>(n);
+          AddArg(&args, "addr", v);
+        }
+        if (const XStatValue* op = FindStat(stats, "tf_op"); op && op->type == XStatValue::kString)
+          AddStr(&args, "op", op->s);
+        const XStatValue* alloc = FindStat(stats, "allocator_name");
+        if (StatInt(stats, "bytes_allocated", &n) && alloc && alloc->type == XStatValue::kString)
+          allocators_[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
+      }
+      for (const auto& s : stats) AddArg(&args, s.key, s);
+      if (md != plane.event_metadata().end() && !md->second.display_name().empty() &&
+          md->second.display_name() != md->second.name())
+        AddStr(&args, "display_name", md->second.display_name());
+      if (k.step) out_->steps++;
+      it.nargs = static_cast<uint32_t>(args.size() - it.args);
+      items.push_back(it);
+    }
+    if (items.empty()) return;
+    uint64_t track;
+    layout::TrackKind kind;
+    if (device) {
+      kind = layout::TrackKind::kDevice;
+      track = (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
+    } else {
+      kind = layout::TrackKind::kImported;
+      // Host lines of real threads carry the tid (at most pid_max, 2^22); others (thread
+      // pools, tf.data) a hash, replaced by a made-up id.
+      track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
+    }
+    StreamFileWriter w = NewStream(device ? "xd" : "x", track, kind);
+    uint64_t first = UINT64_MAX;
+    for (const auto& it : items) first = std::min(first, it.start);
+    PutThreadName(w, first, line_name);
+    WriteLineEvents(w, items, args);
+    w.Finish();
+    out_->events += items.size();
+    out_->tracks++;
+  }
+
+ public:
+  uint64_t lost_names_ = 0;
+  uint64_t out_of_time_ = 0;  // events dropped for times far from the process's lifetime
+
+ private:
+  Target* t_;
+  std::string file_;
+  const std::optional<XSpaceStepFilter>& steps_;
+  XSpaceImport* out_;
+  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
+  size_t arg_begin_ = 0;  // where the current item's arguments start
+};
+
+// The process stream of the import: where the data came from, the XSpace clock's offset,
+// the new names, and notes for what could not be imported.
+void WriteImportStream(Target* t, const std::vector<std::string>& files, int64_t xspace_offset,
+                       const std::vector<std::string>& errors) {
+  PacketInfo info;
+  info.uuid = t->proc.meta.trace_uuid;
+  info.stream_instance = ++t->instance;
+  info.kind = layout::TrackKind::kProcess;
+  info.track_id = static_cast<uint64_t>(t->proc.meta.pid);
+  info.pid = static_cast<uint32_t>(t->proc.meta.pid);
+  StreamFileWriter w(UniquePath(t->proc.dir, "xspace"), info);
+  uint64_t ts = t->clock.Convert(static_cast<int64_t>(t->proc.meta.start_realtime_ns));
+  for (const auto& f : files) {
+    std::string name = "xspace";
+    w.Event(layout::kSource, ts, name.size() + f.size() + 2, [&](uint8_t* p) {
+      p = PutStr(p, name.data(), name.size());
+      return PutStr(p, f.data(), f.size());
+    });
+  }
+  std::string clock = "xspace";
+  w.Event(layout::kClockOffset, ts, clock.size() + 1 + 8, [&](uint8_t* p) {
+    p = PutStr(p, clock.data(), clock.size());
+    Store<int64_t>(p, xspace_offset);
+    return p + 8;
+  });
+  for (const auto& [id, text] : t->names.added())
+    w.Event(layout::kStringDef, ts, 4 + text.size() + 1, [&](uint8_t* p) {
+      p = PutU32(p, id);
+      return PutStr(p, text.data(), text.size());
+    });
+  for (const auto& e : errors) {
+    std::string src = "xspace";
+    w.Event(layout::kNote, ts, 1 + src.size() + 1 + e.size() + 1, [&](uint8_t* p) {
+      p = PutU8(p, static_cast<uint8_t>(layout::Severity::kWarning));
+      p = PutStr(p, src.data(), src.size());
+      return PutStr(p, e.data(), e.size());
+    });
+  }
+  w.Finish();
+}
+
+std::string BaseName(const std::string& path) {
+  size_t s = path.rfind('/');
+  return s == std::string::npos ? path : path.substr(s + 1);
+}
+
+}  // namespace
+
+XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
+                          const std::vector<std::string>& files,
+                          const std::optional<XSpaceStepFilter>& steps) {
+  TraceDir dir = OpenTrace(trace_dir);
+  Target t;
+  bool found = false;
+  for (const auto& p : dir.processes)
+    if (p.meta.pid == pid && (!found || p.meta.exec_generation > t.proc.meta.exec_generation)) {
+      t.proc = p;
+      found = true;
+    }
+  if (!found)
+    throw Error("no trace of process " + std::to_string(pid) + " in " + trace_dir +
+                " to import its XSpace into (was the process traced?)");
+  LoadTarget(&t);
+  XSpaceImport out;
+  std::vector<std::string> imported;
+  uint64_t lost = 0, out_of_time = 0;
+  for (const auto& f : files) {
+    std::string data;
+    try {
+      data = ReadFile(f);
+    } catch (const Error& e) {
+      out.errors.push_back(e.what());
+      continue;
+    }
+    xp::XSpace space;
+    if (data.empty()) {
+      out.errors.push_back(f + ": empty file; skipped");
+      continue;
+    }
+    if (!space.ParseFromString(data)) {
+      out.errors.push_back(f + ": not a readable XSpace (" + std::to_string(data.size()) +
+                           " bytes; truncated or not an .xplane.pb); skipped");
+      continue;
+    }
+    SpaceImporter imp(&t, BaseName(f), steps, &out);
+    imp.Import(space);
+    imp.FinishAllocators();
+    lost += imp.lost_names_;
+    out_of_time += imp.out_of_time_;
+    out.files++;
+    imported.push_back(f);
+  }
+  if (out_of_time)
+    out.errors.push_back(std::to_string(out_of_time) +
+                         " events dropped: their times are more than a year away from the "
+                         "process's start (a damaged file, or one from another run)");
+  if (lost)
+    out.errors.push_back(std::to_string(lost) +
+                         " events or arguments dropped: the process's name table is full");
+  int64_t offset =
+      t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
+  std::vector<std::string> names;
+  for (const auto& f : imported) names.push_back(BaseName(f));
+  WriteImportStream(&t, names, offset, out.errors);
+  return out;
+}
+
+}  // namespace tt
