@@ -506,7 +506,11 @@ TEST(XSpaceImport, RecordOfTensorFlowProfile) {
   ASSERT_EQ(dirs.size(), 1u);
   auto j = nlohmann::json::parse(ReadFile(d / ("t/xspace/" + dirs[0] + "/import.json")));
   EXPECT_TRUE(j["errors"].empty()) << j.dump();
-  EXPECT_EQ(j["files"], 1);
+  // The program starts TensorFlow's profiler itself, into the same log directory: the
+  // bootstrap's capture steps aside and is written first. Both land in one run directory (and
+  // the second replaces the first) when they are written within the same second.
+  EXPECT_GE(j["files"].get<int>(), 1);
+  EXPECT_LE(j["files"].get<int>(), 2);
   EXPECT_EQ(j["steps"], 4);
 
   auto ops = test::RunCmd({TT_CLI, "stats", d / "t", "--view", "op", "--csv"});
