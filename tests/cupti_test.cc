@@ -89,8 +89,8 @@ TEST_F(Cupti, KernelsCarryDemangledNamesAndLaunchArgs) {
 TEST_F(Cupti, DeviceWorkIsOnOneTrackPerStreamAndApiCallsOnTheCallingThread) {
   json j = Chrome();
   auto tid = [&](const char* n) { return Event(j, n)["tid"]; };
-  EXPECT_EQ(tid(kVectorAdd), tid("memcpy"));        // stream 7
-  EXPECT_EQ(tid("relu_kernel"), tid("memset"));     // stream 13
+  EXPECT_EQ(tid(kVectorAdd), tid("memcpy"));     // stream 7
+  EXPECT_EQ(tid("relu_kernel"), tid("memset"));  // stream 13
   EXPECT_NE(tid(kVectorAdd), tid("relu_kernel"));
   EXPECT_NE(tid("cudaDeviceSynchronize"), tid(kVectorAdd));  // no stream: its own track
   // The API calls are on the thread that made them, inside the ops.
@@ -155,9 +155,8 @@ TEST(CuptiInjection, DoesNothingButSayOneLineWithoutCuda) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "rc 1\n");
   size_t lines = 0;
-  for (size_t at = 0; (at = r.err.find("tensortrace: CUDA activity not traced", at)) !=
-                      std::string::npos;
-       ++at)
+  for (size_t at = 0;
+       (at = r.err.find("tensortrace: CUDA activity not traced", at)) != std::string::npos; ++at)
     ++lines;
   EXPECT_EQ(lines, 1u) << r.err;
   // The trace is whole and says why.
@@ -177,9 +176,9 @@ TEST(CuptiInjection, RecordNamesTheRuntimeInCudaInjectionUnlessSourcesLeaveCudaO
     ++libs;
   EXPECT_EQ(libs, 2u) << on.out;
   EXPECT_EQ(on.out.find("unset"), std::string::npos) << on.out;
-  auto off = RunCmd({TT_CLI, "record", "-o", d / "b", "--quiet", "--sources", "itt", "--", "sh",
-                     "-c", show},
-                    {{"CUDA_INJECTION64_PATH", ""}, {"INTEL_LIBITTNOTIFY64", ""}});
+  auto off = RunCmd(
+      {TT_CLI, "record", "-o", d / "b", "--quiet", "--sources", "itt", "--", "sh", "-c", show},
+      {{"CUDA_INJECTION64_PATH", ""}, {"INTEL_LIBITTNOTIFY64", ""}});
   ASSERT_EQ(off.status, 0) << off.err;
   EXPECT_EQ(off.out.rfind("unset ", 0), 0u) << off.out;
   EXPECT_NE(off.out.find("libtensortrace.so"), std::string::npos) << off.out;

@@ -28,7 +28,8 @@ void Wait(uint64_t ns) {
 }
 
 const char* Name(CUpti_ActivityKind kind, uint32_t cbid) {
-  if (kind == CUPTI_ACTIVITY_KIND_RUNTIME && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
+  if (kind == CUPTI_ACTIVITY_KIND_RUNTIME &&
+      cbid == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000)
     return "cudaLaunchKernel";
   if (kind == CUPTI_ACTIVITY_KIND_RUNTIME && cbid == CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020)
     return "cudaMemcpyAsync";
@@ -69,13 +70,13 @@ int main() {
   rt::EmitBegin("model/dense/MatMul:MatMul", Category::kFrameworkOp);
   Wait(20000);
   uint64_t t1 = Now();
-  auto launch = Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-                    1, t1 - 10000, t1);
+  auto launch = Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000, 1,
+                    t1 - 10000, t1);
   C(&launch);
   Wait(20000);
   uint64_t t2 = Now();
-  auto copy_api = Api(CUPTI_ACTIVITY_KIND_RUNTIME,
-                      CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020, 2, t2 - 10000, t2);
+  auto copy_api = Api(CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,
+                      2, t2 - 10000, t2);
   C(&copy_api);
   Wait(10000);
   rt::EmitEnd();
@@ -88,8 +89,8 @@ int main() {
   Wait(10000);
   uint64_t t4 = Now();
   // A call the test names by id only (cuMemsetD8Async has no name in Name()).
-  auto memset_api = Api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, 4,
-                        t4 - 5000, t4);
+  auto memset_api =
+      Api(CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_DRIVER_TRACE_CBID_cuMemsetD8Async, 4, t4 - 5000, t4);
   memset_api.returnValue = 1;  // CUDA_ERROR_INVALID_VALUE, kept as return_code
   C(&memset_api);
   Wait(10000);

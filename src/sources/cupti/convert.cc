@@ -105,8 +105,8 @@ void Converter::Memcpy(const CUpti_ActivityMemcpy6& m) {
   args[n++] = Str("dst_kind", MemoryKindName(m.dstKind));
   args[n++] = Int("stream", m.streamId);
   if (m.graphId) args[n++] = Int("graph_id", m.graphId);
-  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memcpy", Category::kMemcpy, T(m.start),
-                         T(m.end), args, n);
+  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memcpy", Category::kMemcpy, T(m.start), T(m.end),
+                         args, n);
 }
 
 void Converter::Memset(const CUpti_ActivityMemset4& m) {
@@ -120,8 +120,8 @@ void Converter::Memset(const CUpti_ActivityMemset4& m) {
   args[n++] = Int("value", m.value);
   args[n++] = Str("memory_kind", MemoryKindName(m.memoryKind));
   args[n++] = Int("stream", m.streamId);
-  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memset", Category::kMemset, T(m.start),
-                         T(m.end), args, n);
+  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memset", Category::kMemset, T(m.start), T(m.end),
+                         args, n);
 }
 
 void Converter::Sync(const CUpti_ActivitySynchronization2& s) {
@@ -152,9 +152,8 @@ void Converter::Memory(const CUpti_ActivityMemory4& m) {
   uint32_t n = 4;
   if (m.correlationId) args[n++] = Int("correlation_id", m.correlationId);
   // A point in time on the device queue it was made on (stream 0 when synchronous).
-  rt::EmitDeviceActivity(m.deviceId, m.streamId,
-                         alloc ? "MemoryAllocation" : "MemoryDeallocation", Category::kAllocation,
-                         T(m.timestamp), T(m.timestamp), args, n);
+  rt::EmitDeviceActivity(m.deviceId, m.streamId, alloc ? "MemoryAllocation" : "MemoryDeallocation",
+                         Category::kAllocation, T(m.timestamp), T(m.timestamp), args, n);
 }
 
 void Converter::EmitApiCall(const char* name, bool driver, uint64_t start_ns, uint64_t end_ns,
@@ -178,13 +177,21 @@ void Converter::Api(const CUpti_ActivityAPI& a, bool driver) {
 void Converter::Overhead(const CUpti_ActivityOverhead3& o) {
   const char* what = "overhead";
   switch (o.overheadKind) {
-    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: what = "CUPTI overhead: driver compiler"; break;
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: what = "CUPTI overhead: buffer flush"; break;
+    case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+      what = "CUPTI overhead: driver compiler";
+      break;
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+      what = "CUPTI overhead: buffer flush";
+      break;
     case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
       what = "CUPTI overhead: instrumentation";
       break;
-    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: what = "CUPTI overhead: resource"; break;
-    default: what = "CUPTI overhead"; break;
+    case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+      what = "CUPTI overhead: resource";
+      break;
+    default:
+      what = "CUPTI overhead";
+      break;
   }
   Arg args[1] = {Int("correlation_id", o.correlationId)};
   rt::EmitDeviceActivity(kOverheadDevice, 0, what, Category::kUser, T(o.start), T(o.end), args,

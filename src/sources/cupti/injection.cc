@@ -105,8 +105,7 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   uint32_t rc = 0;
   if (cb->functionReturnValue) rc = *static_cast<const uint32_t*>(cb->functionReturnValue);
   Converter::EmitApiCall(cb->functionName, domain == CUPTI_CB_DOMAIN_DRIVER_API,
-                         *cb->correlationData, ReadClockNs(CLOCK_MONOTONIC), cb->correlationId,
-                         rc);
+                         *cb->correlationData, ReadClockNs(CLOCK_MONOTONIC), cb->correlationId, rc);
   (void)cbid;
 }
 
@@ -120,18 +119,13 @@ void QuietNoisyCalls() {
                                       CUPTI_RUNTIME_TRACE_CBID_cudaEventQuery_v3020,
                                       CUPTI_RUNTIME_TRACE_CBID_cudaPointerGetAttributes_v4000,
                                       CUPTI_RUNTIME_TRACE_CBID_cudaDeviceGetAttribute_v5000};
-  const CUpti_CallbackId driver[] = {CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,
-                                     CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
-                                     CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,
-                                     CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
-                                     CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,
-                                     CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
-                                     CUPTI_DRIVER_TRACE_CBID_cuEventQuery,
-                                     CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
-                                     CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute,
-                                     CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
-                                     CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,
-                                     CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2};
+  const CUpti_CallbackId driver[] = {
+      CUPTI_DRIVER_TRACE_CBID_cuDeviceGet,           CUPTI_DRIVER_TRACE_CBID_cuDeviceGetCount,
+      CUPTI_DRIVER_TRACE_CBID_cuDeviceGetAttribute,  CUPTI_DRIVER_TRACE_CBID_cuCtxGetDevice,
+      CUPTI_DRIVER_TRACE_CBID_cuCtxGetCurrent,       CUPTI_DRIVER_TRACE_CBID_cuCtxSetCurrent,
+      CUPTI_DRIVER_TRACE_CBID_cuEventQuery,          CUPTI_DRIVER_TRACE_CBID_cuStreamQuery,
+      CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttribute, CUPTI_DRIVER_TRACE_CBID_cuPointerGetAttributes,
+      CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress,      CUPTI_DRIVER_TRACE_CBID_cuGetProcAddress_v2};
   for (auto id : runtime) g_lib.EnableCallback(0, g_subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id);
   for (auto id : driver) g_lib.EnableCallback(0, g_subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id);
 }
