@@ -2,6 +2,8 @@
 // in a process traced by the real runtime (TENSORTRACE_DIR). No GPU and no libcupti: this is
 // what a CUDA job's buffers would deliver, with timestamps already on the trace clock.
 //   TENSORTRACE_DIR=DIR cupti_records        prints "converted N skipped M"
+//   TENSORTRACE_DIR=DIR cupti_records bench N   converts N kernel records on one stream and
+//                                            prints the nanoseconds per record (not a test)
 // Two framework ops on the main thread: MatMul launches vector_add (runtime API, external id
 // 77) on stream 7 and a HtoD copy on stream 7; Conv launches a graph kernel (driver API) on
 // stream 13 and a memset there, then synchronises the device. Plus a device allocation and its
@@ -9,6 +11,7 @@
 #include <cupti.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/time.h"
@@ -62,7 +65,27 @@ CUpti_ActivityAPI Api(CUpti_ActivityKind kind, uint32_t cbid, uint32_t corr, uin
 
 }  // namespace
 
-int main() {
+int Bench(long n) {
+  tt::cupti::Converter conv(Name, 0);
+  auto k = Zeroed<CUpti_ActivityKernel10>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+  k.name = "_Z10vector_addPfS_S_i";
+  k.streamId = 7;
+  k.gridX = k.gridY = k.gridZ = k.blockX = k.blockY = k.blockZ = 1;
+  uint64_t t0 = Now();
+  for (long i = 0; i < n; ++i) {
+    k.correlationId = static_cast<uint32_t>(i);
+    k.start = t0 + 1000 * static_cast<uint64_t>(i);
+    k.end = k.start + 500;
+    conv.Convert(reinterpret_cast<const CUpti_Activity*>(&k));
+  }
+  uint64_t t1 = Now();
+  std::printf("%.1f ns per kernel record (%ld records)\n",
+              static_cast<double>(t1 - t0) / static_cast<double>(n), n);
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::strcmp(argv[1], "bench") == 0) return Bench(std::atol(argv[2]));
   tt::cupti::Converter conv(Name, 0);
   auto C = [&](const void* r) { conv.Convert(static_cast<const CUpti_Activity*>(r)); };
 

@@ -15,14 +15,14 @@ namespace {
 using layout::ArgType;
 using layout::Category;
 
-Arg Int(const char* key, int64_t v) {
+Arg ThreadInt(const char* key, int64_t v) {
   Arg a;
   a.key = rt::InternName(key);
   a.type = ArgType::kInt;
   a.v.i = v;
   return a;
 }
-Arg Str(const char* key, const char* v) {
+Arg ThreadStr(const char* key, const char* v) {
   Arg a;
   a.key = rt::InternName(key);
   a.type = ArgType::kString;
@@ -34,6 +34,36 @@ std::string Dim3(int64_t x, int64_t y, int64_t z) {
 }
 
 }  // namespace
+
+uint32_t Converter::Key(const char* key) {
+  auto it = keys_.find(key);
+  if (it != keys_.end()) return it->second;
+  uint32_t id = rt::InternName(key);
+  if (id) keys_.emplace(key, id);
+  return id;
+}
+
+Arg Converter::Int(const char* key, int64_t v) {
+  Arg a;
+  a.key = Key(key);
+  a.type = ArgType::kInt;
+  a.v.i = v;
+  return a;
+}
+
+Arg Converter::Str(const char* key, const char* v) {
+  Arg a;
+  a.key = Key(key);
+  a.type = ArgType::kString;
+  auto it = values_.find(v);
+  if (it != values_.end()) {
+    a.v.str = it->second;
+  } else {
+    a.v.str = rt::InternName(v);
+    if (a.v.str && values_.size() < 4096) values_.emplace(v, a.v.str);
+  }
+  return a;
+}
 
 const char* MemcpyKindName(uint32_t kind) {
   static const char* const kNames[] = {"unknown", "HtoD", "DtoH", "HtoA", "AtoH", "AtoA",
@@ -158,8 +188,9 @@ void Converter::Memory(const CUpti_ActivityMemory4& m) {
 
 void Converter::EmitApiCall(const char* name, bool driver, uint64_t start_ns, uint64_t end_ns,
                             uint32_t correlation_id, uint32_t return_code) {
-  Arg args[3] = {Int("correlation_id", correlation_id), Int("return_code", return_code),
-                 Str("api", driver ? "driver" : "runtime")};
+  // Any thread, concurrently: the calling thread's own name cache does the interning.
+  Arg args[3] = {ThreadInt("correlation_id", correlation_id), ThreadInt("return_code", return_code),
+                 ThreadStr("api", driver ? "driver" : "runtime")};
   rt::EmitComplete(name, Category::kRuntimeApi, end_ns > start_ns ? end_ns - start_ns : 0, args, 3,
                    end_ns);
 }

@@ -7,6 +7,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "format/writer.h"
+
 namespace tt::cupti {
 
 // Names a runtime (CUPTI_ACTIVITY_KIND_RUNTIME) or driver API function by callback id; the
@@ -47,6 +49,11 @@ class Converter {
   void Api(const CUpti_ActivityAPI& a, bool driver);
   void Overhead(const CUpti_ActivityOverhead3& o);
   int64_t ExternalId(uint32_t correlation_id);
+  // Arguments with interned ids cached here: the delivering thread has no stream of its own,
+  // and interning through the process table costs a lock and a hash per name.
+  Arg Int(const char* key, int64_t v);
+  Arg Str(const char* key, const char* v);
+  uint32_t Key(const char* key);
   const std::string& Demangled(const char* name);
 
   ApiNameFn api_name_;
@@ -56,6 +63,8 @@ class Converter {
   std::unordered_map<uint32_t, uint64_t> external_;
   std::unordered_map<uint32_t, uint32_t> context_device_;  // for records without a device
   std::unordered_map<const char*, std::string> demangled_;
+  std::unordered_map<const char*, uint32_t> keys_;  // keys are string literals
+  std::unordered_map<std::string, uint32_t> values_;
 };
 
 // "HtoD", "DtoH", ... for CUpti_ActivityMemcpyKind; "pageable", "device", ... for memory kinds.
