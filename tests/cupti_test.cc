@@ -190,3 +190,74 @@ TEST(CuptiInjection, RecordNamesTheRuntimeInCudaInjectionUnlessSourcesLeaveCudaO
 
 }  // namespace
 }  // namespace tt
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+// The injection's plumbing against a stand-in libcupti (tests/programs/fake_cupti.cc).
+TEST(CuptiPlumbing, CallbacksBuffersOffsetsAndDropsThroughAStandInLibcupti) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", TT_CUPTI_FAKE_JOB},
+                  {{"TENSORTRACE_CUPTI_LIB", TT_FAKE_CUPTI}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "rc 1\n");
+  EXPECT_EQ(r.err.find("not traced"), std::string::npos) << r.err;
+  auto e = RunCmd({TT_CLI, "export", d / "t", "--format", "chrome", "-o", d / "t.json"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  json j = json::parse(ReadFile(d / "t.json"));
+  std::vector<json> launches, kernels;
+  json step;
+  int s = 0, f = 0;
+  for (const auto& ev : j["traceEvents"]) {
+    if (ev["ph"] == "s") ++s;
+    if (ev["ph"] == "f") ++f;
+    if (ev["ph"] != "X") continue;
+    if (ev["name"] == "cudaLaunchKernel") launches.push_back(ev);
+    if (ev["name"] == "fake_kernel") kernels.push_back(ev);
+    if (ev["name"] == "train_step") step = ev;
+  }
+  ASSERT_EQ(launches.size(), 2u);
+  ASSERT_EQ(kernels.size(), 2u);
+  EXPECT_EQ(s, 2);
+  EXPECT_EQ(f, 2);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(launches[i]["args"]["correlation_id"], 42 + i);
+    EXPECT_EQ(kernels[i]["args"]["correlation_id"], 42 + i);
+    EXPECT_EQ(launches[i]["tid"], step["tid"]);  // on the calling thread, inside its range
+    EXPECT_GE(launches[i]["ts"].get<double>(), step["ts"].get<double>());
+    // The stand-in's clock runs 5 s behind: the measured offset puts each kernel right after
+    // its launch began (within a second, for a loaded machine), not 5 s before it.
+    double gap_us = kernels[i]["ts"].get<double>() - launches[i]["ts"].get<double>();
+    EXPECT_GT(gap_us, 0.0);
+    EXPECT_LT(gap_us, 1e6);
+  }
+  EXPECT_EQ(kernels[0]["tid"], kernels[1]["tid"]);
+  auto info = RunCmd({TT_CLI, "info", d / "t", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  json p = json::parse(info.out)["processes"][0];
+  uint64_t cupti = 0;
+  for (const auto& [why, n] : p["drop_reasons"].items())
+    if (why.find("CUPTI") != std::string::npos) cupti += n.get<uint64_t>();
+  EXPECT_EQ(cupti, 3u) << p.dump();
+  EXPECT_NE(info.out.find("timestamps by offset"), std::string::npos) << info.out;
+}
+
+TEST(CuptiPlumbing, CuptiHeldByAnotherToolIsOneLineAndTheJobRuns) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", TT_CUPTI_FAKE_JOB},
+                  {{"TENSORTRACE_CUPTI_LIB", TT_FAKE_CUPTI}, {"FAKE_CUPTI_BUSY", "1"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "rc 1\n");
+  EXPECT_NE(r.err.find("tensortrace: CUDA activity not traced in process"), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("held by another tool"), std::string::npos) << r.err;
+  auto info = RunCmd({TT_CLI, "info", d / "t"});
+  EXPECT_EQ(info.status, 0) << info.err;
+}
+
+}  // namespace
+}  // namespace tt
