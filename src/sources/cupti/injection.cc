@@ -7,6 +7,7 @@
 // activity buffers, converted on the thread that CUPTI delivers them on.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -152,7 +153,9 @@ int Initialize() {
             : "cuptiSubscribe: " + ResultText(r));
     return 1;
   }
-  g_buffer_bytes = EnvU64("TENSORTRACE_CUPTI_BUFFER", 4 << 20);
+  // At least 64 KiB, a multiple of 8 (CUPTI's record alignment, and aligned_alloc's rule).
+  g_buffer_bytes = (std::max<uint64_t>(EnvU64("TENSORTRACE_CUPTI_BUFFER", 4 << 20), 64 << 10) + 7) &
+                   ~uint64_t{7};
   g_cap_bytes = EnvU64("TENSORTRACE_CUPTI_CAP", 128ull << 20);
   g_noisy = EnvU64("TENSORTRACE_CUDA_NOISY", 0) != 0;
   // Our clock for CUPTI's timestamps; without the callback (older CUPTI), an offset.
