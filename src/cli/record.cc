@@ -19,6 +19,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/record_python.h"
+#include "cli/record_sources.h"
 #include "cli/summary.h"
 #include "cli/xspace_finalise.h"
 #include "core/files.h"
@@ -33,7 +34,8 @@ namespace {
 
 const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
                           [--wait-children SECONDS] [--quiet] [--tf-host-level 1|2|3]
-                          [--python-tracer] [--steps A:B] [--window-s N] -- COMMAND [ARGS...]
+                          [--python-tracer] [--steps A:B] [--window-s N] [--sources LIST]
+                          -- COMMAND [ARGS...]
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
 directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
@@ -146,7 +148,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   PythonCaptureOptions py;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kRecordHelp << kPythonCaptureHelp;
+      std::cout << kRecordHelp << kSourcesHelp << kPythonCaptureHelp;
       return 0;
     } else if (a.Option("-o", &dir) || a.Option("--output", &dir)) {
     } else if (a.Flag("--force")) {
@@ -161,6 +163,8 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
       max_size = ParseBytes("--max-size", v);
     } else if (a.Option("--wait-children", &v)) {
       wait_children = ParseSeconds("--wait-children", v);
+    } else if (a.Option("--sources", &v)) {
+      SetSources(v);
     } else if (ParsePythonCaptureOption(a, &py)) {
     } else if (a.Flag("--")) {
       cmd = a.Rest();
@@ -196,15 +200,19 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   // ITT: instrumented libraries (oneDNN, TBB...) load the collector this names; ours lives in
   // the runtime library. Groups "all" lets older static parts fill every function; oneDNN's
   // task level 2 reports every primitive, on every thread.
-  if (const char* itt = std::getenv("INTEL_LIBITTNOTIFY64"); itt && *itt) {
+  if (!SourceOn("itt")) {
+  } else if (const char* itt = std::getenv("INTEL_LIBITTNOTIFY64"); itt && *itt) {
     if (!quiet)
       std::cerr << "tensortrace: INTEL_LIBITTNOTIFY64 is set, our ITT collector stays off\n";
   } else {
     setenv("INTEL_LIBITTNOTIFY64", lib.c_str(), 1);
   }
-  setenv("INTEL_ITTNOTIFY_GROUPS", "all", 0);
-  setenv("ONEDNN_ITT_TASK_LEVEL", "2", 0);
-  SetPythonCaptureEnvironment(py);
+  if (SourceOn("itt")) {
+    setenv("INTEL_ITTNOTIFY_GROUPS", "all", 0);
+    setenv("ONEDNN_ITT_TASK_LEVEL", "2", 0);
+  }
+  if (SourceOn("python")) SetPythonCaptureEnvironment(py);
+  SetCudaEnvironment(lib, quiet);
 
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -56,7 +56,7 @@ thread_local bool t_no_stream __attribute__((tls_model("initial-exec"))) = false
 
 const char* const kDropReasonText[kDropReasonCount] = {
     "re-entered from a signal handler", "no buffer space (size cap, disk or memory)",
-    "name table full"};
+    "name table full", "CUPTI dropped device records (buffer cap or CUPTI's own limit)"};
 
 uint64_t EnvBytes(const char* name, uint64_t dflt) {
   const char* v = std::getenv(name);

@@ -38,7 +38,8 @@ uint64_t NewStreamInstance();
 uint64_t DefaultPacketBytes();
 
 // Drop reasons kept for the summary written at exit.
-enum DropReason { kDropBusy, kDropNoSpace, kDropNames, kDropReasonCount };
+// kDropCupti: device records CUPTI dropped, or that the CUPTI source had no buffer for.
+enum DropReason { kDropBusy, kDropNoSpace, kDropNames, kDropCupti, kDropReasonCount };
 void CountDropReason(DropReason r, uint64_t n);
 
 // A source event in the process stream: what a collector saw (e.g. an ITT domain), listed by
