@@ -91,8 +91,14 @@ def main():
             path = os.path.join(out, f"t.{f}")
             print(f"  export --format {f} ...", flush=True)
             s, rss, cpu = run([f"{a.build}/tensortrace", "export", trace, "--format", f, "-o", path])
-            rows.append((f, s, rss, cpu, os.path.getsize(path)))
-            os.remove(path)
+            if os.path.isdir(path):  # xspace: a log directory with one .xplane.pb per host
+                size_out = sum(os.path.getsize(os.path.join(d, n))
+                               for d, _, names in os.walk(path) for n in names)
+                shutil.rmtree(path)
+            else:
+                size_out = os.path.getsize(path)
+                os.remove(path)
+            rows.append((f, s, rss, cpu, size_out))
     finally:
         shutil.rmtree(trace)
         shutil.rmtree(out)
