@@ -2,14 +2,16 @@
 // NVTX collector maps, for nvtx_test: push/pop nested, start/end on one thread and across
 // threads, marks, domains ("TSL", "NCCL", a user domain), registered strings, category and
 // thread names, payloads of several types, an extended payload with a registered schema and
-// enum (as recent NCCL sends), a wide message, and a second DSO with its own client. Prints what push/pop returned ("levels: ..."), the NVTX_INJECTION64_PATH it saw,
-// and exits non-zero if a call misbehaved.
+// enum (as recent NCCL sends), a wide message, and a second DSO with its own client. Prints what
+// push/pop returned ("levels: ..."), the NVTX_INJECTION64_PATH it saw, and exits non-zero if a call
+// misbehaved.
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtPayload.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +35,22 @@ uint32_t Tid() { return static_cast<uint32_t>(syscall(SYS_gettid)); }
 
 }  // namespace
 
-int main() {
+// `nvtx_job --bench N`: N push/pop pairs in domain "TSL" (what an annotated op costs), timed.
+int Bench(long n) {
+  nvtxDomainHandle_t tsl = nvtxDomainCreateA("TSL");
+  nvtxEventAttributes_t a = Attributes("bench/MatMul:MatMul");
+  auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < n; ++i) {
+    nvtxDomainRangePushEx(tsl, &a);
+    nvtxDomainRangePop(tsl);
+  }
+  std::chrono::duration<double, std::nano> dt = std::chrono::steady_clock::now() - t0;
+  std::printf("ns per push/pop pair: %.1f\n", dt.count() / static_cast<double>(n));
+  return 0;
+}
+
+int main(int argc, char** argv) {
+  if (argc == 3 && std::string(argv[1]) == "--bench") return Bench(std::atol(argv[2]));
   std::string levels;
   auto level = [&](int v) { levels += " " + std::to_string(v); };
 

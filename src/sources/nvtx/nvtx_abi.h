@@ -15,6 +15,9 @@
 //   Slots the tool leaves alone become no-ops once the entry returns.
 // - Export table 3 (VERSIONINFO) holds the client's API version and SetInjectionNvtxVersion,
 //   through which the tool says which version it implements.
+// - Extensions (payload schemas, counters, memory...) initialise apart, per DSO and module:
+//   they look up `int InitializeInjectionNvtxExtension(nvtxExtModuleInfo_t*)` in the same
+//   library and hand it their slots (nvtx_payload.cc serves the payload module).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -29,8 +32,14 @@ using FunctionTable = FunctionPointer**;
 enum ExportTableId : uint32_t { kEtidCallbacks = 1, kEtidVersionInfo = 3 };
 
 // NvtxCallbackModule.
-enum Module : int { kModuleCore = 1, kModuleCuda = 2, kModuleOpenCl = 3, kModuleCudaRt = 4,
-                    kModuleCore2 = 5, kModuleSync = 6 };
+enum Module : int {
+  kModuleCore = 1,
+  kModuleCuda = 2,
+  kModuleOpenCl = 3,
+  kModuleCudaRt = 4,
+  kModuleCore2 = 5,
+  kModuleSync = 6
+};
 
 // NvtxCallbackIdCore: the calls without a domain (the "default domain").
 enum CoreId : unsigned {

@@ -69,19 +69,48 @@ constexpr size_t kCbidSchemaRegister = 0, kCbidEnumRegister = 1, kCbidDomainIsEn
 
 constexpr uint64_t kAttrEntries = 1 << 4, kAttrNumEntries = 1 << 5, kAttrStaticSize = 1 << 6,
                    kAttrSchemaId = 1 << 8;
-constexpr uint64_t kEnumAttrEntries = 1 << 2, kEnumAttrNumEntries = 1 << 3,
-                   kEnumAttrSize = 1 << 4, kEnumAttrSchemaId = 1 << 5;
+constexpr uint64_t kEnumAttrEntries = 1 << 2, kEnumAttrNumEntries = 1 << 3, kEnumAttrSize = 1 << 4,
+                   kEnumAttrSchemaId = 1 << 5;
 constexpr uint64_t kFlagPointer = 1 << 1, kFlagArrayMask = 7 << 4, kFlagArrayFixed = 1 << 4,
                    kFlagHide = 1 << 9;
 constexpr uint64_t kFirstDynamicId = 256;  // static ids start at 1 << 24
 
 // Entry types (NVTX_PAYLOAD_ENTRY_TYPE_*) that we decode.
 enum EntryType : uint64_t {
-  kChar = 1, kUchar, kShort, kUshort, kInt, kUint, kLong, kUlong, kLongLong, kUlongLong,
-  kInt8, kUint8, kInt16, kUint16, kInt32, kUint32, kInt64, kUint64, kFloat, kDouble,
-  kSize = 22, kAddress = 23, kFloat32 = 43, kFloat64 = 44, kCategory = 68, kColor = 69,
-  kScopeId = 70, kPid32 = 71, kPid64 = 72, kTid32 = 73, kTid64 = 74, kCString = 75,
-  kCStringUtf8 = 76, kRegisteredString = 80,
+  kChar = 1,
+  kUchar,
+  kShort,
+  kUshort,
+  kInt,
+  kUint,
+  kLong,
+  kUlong,
+  kLongLong,
+  kUlongLong,
+  kInt8,
+  kUint8,
+  kInt16,
+  kUint16,
+  kInt32,
+  kUint32,
+  kInt64,
+  kUint64,
+  kFloat,
+  kDouble,
+  kSize = 22,
+  kAddress = 23,
+  kFloat32 = 43,
+  kFloat64 = 44,
+  kCategory = 68,
+  kColor = 69,
+  kScopeId = 70,
+  kPid32 = 71,
+  kPid64 = 72,
+  kTid32 = 73,
+  kTid64 = 74,
+  kCString = 75,
+  kCStringUtf8 = 76,
+  kRegisteredString = 80,
 };
 
 constexpr size_t kMaxEntries = 24;
@@ -205,20 +234,59 @@ T Read(const uint8_t* p) {
 // Size and kind of a scalar entry type; 0 for types we do not decode.
 size_t ScalarSize(uint64_t type, Field::Kind* kind) {
   switch (type) {
-    case kChar: case kInt8: *kind = Field::kInt; return 1;
-    case kUchar: case kUint8: *kind = Field::kUint; return 1;
-    case kShort: case kInt16: *kind = Field::kInt; return 2;
-    case kUshort: case kUint16: *kind = Field::kUint; return 2;
-    case kInt: case kInt32: *kind = Field::kInt; return 4;
-    case kUint: case kUint32: case kCategory: case kColor: case kPid32: case kTid32:
-      *kind = Field::kUint; return 4;
-    case kLong: case kLongLong: case kInt64: *kind = Field::kInt; return 8;
-    case kUlong: case kUlongLong: case kUint64: case kSize: case kAddress: case kScopeId:
-    case kPid64: case kTid64:
-      *kind = Field::kUint; return 8;
-    case kFloat: case kFloat32: *kind = Field::kFloat; return 4;
-    case kDouble: case kFloat64: *kind = Field::kFloat; return 8;
-    default: return 0;
+    case kChar:
+    case kInt8:
+      *kind = Field::kInt;
+      return 1;
+    case kUchar:
+    case kUint8:
+      *kind = Field::kUint;
+      return 1;
+    case kShort:
+    case kInt16:
+      *kind = Field::kInt;
+      return 2;
+    case kUshort:
+    case kUint16:
+      *kind = Field::kUint;
+      return 2;
+    case kInt:
+    case kInt32:
+      *kind = Field::kInt;
+      return 4;
+    case kUint:
+    case kUint32:
+    case kCategory:
+    case kColor:
+    case kPid32:
+    case kTid32:
+      *kind = Field::kUint;
+      return 4;
+    case kLong:
+    case kLongLong:
+    case kInt64:
+      *kind = Field::kInt;
+      return 8;
+    case kUlong:
+    case kUlongLong:
+    case kUint64:
+    case kSize:
+    case kAddress:
+    case kScopeId:
+    case kPid64:
+    case kTid64:
+      *kind = Field::kUint;
+      return 8;
+    case kFloat:
+    case kFloat32:
+      *kind = Field::kFloat;
+      return 4;
+    case kDouble:
+    case kFloat64:
+      *kind = Field::kFloat;
+      return 8;
+    default:
+      return 0;
   }
 }
 
