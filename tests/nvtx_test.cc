@@ -209,7 +209,13 @@ TEST_F(NvtxJob, MarksAreInstantsAndThreadsGetTheirNames) {
   uint64_t main_tid = p.meta.pid;
   size_t instants = 0;
   for (const auto& e : p.events) instants += e.id == layout::kInstant;
-  EXPECT_EQ(instants, 3u);
+  EXPECT_EQ(instants, 4u);
+  const test::Ev* group = Find(p, layout::kInstant, "ncclGroupEnd");
+  ASSERT_NE(group, nullptr);
+  EXPECT_EQ(group->category, Category::kCommunication);
+  // No schema registered for it: what it was, at least (NVTX_PAYLOAD_SCHEMA_ID_STATIC_START + 9).
+  EXPECT_EQ(ArgsText(p, group->args), "collective='GroupEnd' payload_bytes=u24 payload_schema=u" +
+                                          std::to_string((1 << 24) + 9));
   const test::Ev* cp = Find(p, layout::kInstant, "checkpoint");
   ASSERT_NE(cp, nullptr);
   EXPECT_EQ(cp->category, Category::kFrameworkOp);

@@ -137,6 +137,11 @@ int main(int argc, char** argv) {
   NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE(rs, payload)
   nvtxDomainRangePushEx(nccl, &rs);
   nvtxDomainRangePop(nccl);
+  // A payload whose schema was never registered: kept as its schema id and size.
+  nvtxPayloadData_t unknown[] = {{NVTX_PAYLOAD_SCHEMA_ID_STATIC_START + 9, 24, &params}};
+  nvtxEventAttributes_t group = Attributes("ncclGroupEnd");
+  NVTX_PAYLOAD_EVTATTR_SET_MULTIPLE(group, unknown)
+  nvtxDomainMarkEx(nccl, &group);
 
   // A user domain: named category, double and int32 payloads, start/end across threads.
   nvtxDomainHandle_t app = nvtxDomainCreateA("my.app");
