@@ -43,7 +43,7 @@ namespace {
 using layout::ArgType;
 using layout::Category;
 
-constexpr size_t kNameCap = 512;  // longer messages are cut
+constexpr size_t kNameCap = 512;  // wide, PyTorch and start/end names are cut at this
 constexpr uint32_t kMaxArgs = 12;
 
 // NVTX push ranges this thread opened and has not closed: a pop without a push must not close
@@ -107,7 +107,8 @@ void NameThread(uint32_t tid, const char* name) {
 struct Event {
   const Domain* domain;
   Category category;
-  char name[kNameCap];
+  const char* name = "";  // the client's string while the call lasts, or buf
+  char buf[kNameCap];     // converted or shortened names
   Arg args[kMaxArgs];
   uint32_t nargs = 0;
 };
@@ -151,25 +152,26 @@ void AddField(Event* e, const Field& f) {
   AddArg(e, f.key, a);
 }
 
-void CopyName(Event* e, const char* s) {
-  if (!s) s = "";
-  size_t n = strnlen(s, kNameCap - 1);
-  std::memcpy(e->name, s, n);
-  e->name[n] = 0;
+// The client's string is used in place: the runtime interns it during the call.
+void UseName(Event* e, const char* s) { e->name = s ? s : ""; }
+
+void UseWideName(Event* e, const wchar_t* s) {
+  WideToUtf8(s, e->buf, kNameCap);
+  e->name = e->buf;
 }
 
 void SetMessage(Event* e, const EventAttributes* a) {
-  e->name[0] = 0;
+  e->name = "";
   if (!a || a->size < sizeof(EventAttributes)) return;
   switch (a->message_type) {
     case kMessageAscii:
-      CopyName(e, a->message.ascii);
+      UseName(e, a->message.ascii);
       break;
     case kMessageUnicode:
-      WideToUtf8(a->message.unicode, e->name, kNameCap);
+      UseWideName(e, a->message.unicode);
       break;
     case kMessageRegistered:
-      CopyName(e, a->message.registered ? a->message.registered->str : nullptr);
+      UseName(e, a->message.registered ? a->message.registered->str : nullptr);
       break;
     default:
       break;
@@ -226,9 +228,8 @@ void AddPayload(Event* e, const EventAttributes* a) {
 // PyTorch's emit_nvtx messages read "aten::mm, seq = 12, op_id = 3, sizes = [...]": the op's
 // name, and the rest as arguments (seq links forward and backward ops).
 void SplitTorchMessage(Event* e) {
-  char* comma = std::strstr(e->name, ", ");
+  const char* comma = std::strstr(e->name, ", ");
   if (!comma || !std::strstr(e->name, "::") || std::strstr(e->name, "::") > comma) return;
-  *comma = 0;
   const char* rest = comma + 2;
   if (std::strncmp(rest, "seq = ", 6) == 0) {
     char* end = nullptr;
@@ -236,7 +237,12 @@ void SplitTorchMessage(Event* e) {
     if (end != rest + 6) AddUint(e, "seq", seq);
     rest = *end == ',' && end[1] == ' ' ? end + 2 : end;
   }
-  if (*rest) AddString(e, "detail", rest);
+  if (*rest) AddString(e, "detail", rest);  // interned now, before the name is cut
+  size_t n = static_cast<size_t>(comma - e->name);
+  if (n > kNameCap - 1) n = kNameCap - 1;
+  std::memmove(e->buf, e->name, n);  // name may already be buf (a wide message)
+  e->buf[n] = 0;
+  e->name = e->buf;
 }
 
 // Fills `e` for a call in domain `d` (null: the default domain).
@@ -264,7 +270,7 @@ void DescribeText(Event* e, const char* message) {
   ApplyPendingName();
   e->domain = DefaultDomain();
   e->category = e->domain->category;
-  CopyName(e, message);
+  UseName(e, message);
   SplitTorchMessage(e);
 }
 
@@ -272,7 +278,7 @@ void DescribeWide(Event* e, const wchar_t* message) {
   ApplyPendingName();
   e->domain = DefaultDomain();
   e->category = e->domain->category;
-  WideToUtf8(message, e->name, kNameCap);
+  UseWideName(e, message);
   SplitTorchMessage(e);
 }
 
@@ -319,6 +325,11 @@ RangeId Start(const Event& e) {
     r.start_ns = ReadClockNs(CLOCK_MONOTONIC);
     r.start_tid = Tid();
     r.event = e;
+    // The client's string may be gone when the range ends: keep a copy (cut at kNameCap).
+    size_t n = strnlen(e.name, kNameCap - 1);
+    std::memcpy(r.event.buf, e.name, n);
+    r.event.buf[n] = 0;
+    r.event.name = r.event.buf;
     return id;
   }
   // More than kRangeSlots ranges open: this one will not be recorded; counted as a drop.
