@@ -41,7 +41,9 @@ Runs COMMAND with tracing on in it and in every process it starts, and writes on
 directory. Exits with COMMAND's exit status (128+N if a signal N ended it).
 ITT-instrumented libraries (oneDNN, TensorFlow's included) report into the trace: unless they
 are set already, INTEL_LIBITTNOTIFY64 names the runtime library, INTEL_ITTNOTIFY_GROUPS=all
-and ONEDNN_ITT_TASK_LEVEL=2 (every primitive).
+and ONEDNN_ITT_TASK_LEVEL=2 (every primitive). NVTX ranges and marks (NCCL, TensorFlow/JAX/XLA
+annotations, PyTorch's emit_nvtx) report too: unless it is set already, NVTX_INJECTION64_PATH
+names the runtime library.
 
   -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here)
   --force                  reuse DIR if it holds an earlier trace (its content is replaced)
@@ -213,6 +215,15 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   }
   if (SourceOn("python")) SetPythonCaptureEnvironment(py);
   SetCudaEnvironment(lib, quiet);
+  // NVTX: every NVTX v3 client (NCCL, CUDA libraries, TensorFlow/JAX/XLA, PyTorch) loads the
+  // injection library this names at its first NVTX call; ours lives in the runtime library.
+  if (!SourceOn("nvtx")) {
+  } else if (const char* nvtx = std::getenv("NVTX_INJECTION64_PATH"); nvtx && *nvtx) {
+    if (!quiet)
+      std::cerr << "tensortrace: NVTX_INJECTION64_PATH is set, our NVTX collector stays off\n";
+  } else {
+    setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
+  }
 
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
