@@ -64,7 +64,21 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
     model::ScanTrack(m, t, nullptr, v);
   });
   std::vector<Step> steps;
-  for (auto& f : found) steps.insert(steps.end(), f.begin(), f.end());
+  for (auto& f : found) {
+    // A step inside another step of its thread is not a step of its own: Keras 3's first
+    // multi_step_on_iterator holds the one_step_on_data marker of its tf.function's tracing.
+    std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    uint64_t outer_end = 0;
+    bool any = false;
+    for (const Step& s : f) {
+      if (any && s.end <= outer_end) continue;
+      steps.push_back(s);
+      outer_end = s.end;
+      any = true;
+    }
+  }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.process < b.process || (a.process == b.process && a.start < b.start);
   });
