@@ -26,9 +26,9 @@ TEST(ThreadOps, InnermostOpAcrossTracksOfOneThread) {
   EXPECT_EQ(a.Innermost(10, 50), kMatMul);  // bounds included
   EXPECT_EQ(a.Innermost(55, 58), kStep);    // between siblings: their parent
   EXPECT_EQ(a.Innermost(65, 70), kBiasAdd);
-  EXPECT_EQ(a.Innermost(40, 70), kStep);    // straddles two ops
+  EXPECT_EQ(a.Innermost(40, 70), kStep);  // straddles two ops
   EXPECT_EQ(a.Innermost(96, 99), kRelu);
-  EXPECT_EQ(a.Innermost(99, 101), kNone);   // runs past every op
+  EXPECT_EQ(a.Innermost(99, 101), kNone);  // runs past every op
   EXPECT_EQ(a.Innermost(120, 130), kNone);
 }
 
