@@ -3,6 +3,7 @@
 #include "analysis/id_index.h"
 #include "analysis/parallel.h"
 #include "analysis/steps.h"
+#include "analysis/thread_ops.h"
 
 #include <algorithm>
 #include <atomic>
@@ -143,8 +144,19 @@ class DenseAggs {
   std::vector<std::pair<uint32_t, Agg>> items_;
 };
 
+// A primitive or launch with no op on its own track, linked once every track of its thread has
+// been read.
+struct Pending {
+  uint64_t start, end, self;
+  uint32_t name;
+  uint64_t corr;  // launches: their correlation id
+};
+
 struct TrackAgg {
   size_t track = 0;
+  ThreadOps op_spans;  // only on threads with several tracks
+  std::vector<Pending> pending_prims, pending_launches;
+  uint64_t prims_in_op = 0;
   DenseAggs ops, apis, kernels;
   std::map<std::pair<uint32_t, uint32_t>, Agg> prims;  // (primitive, op)
   std::unordered_map<std::string, Agg> copies;           // kind -> agg
@@ -170,23 +182,65 @@ struct Ctx {
   Windows windows;
   bool want_intervals = false;
   std::vector<IdIndex> launches, externals;  // per process, built after the host pass
+  // Per track: whether another host track has the same (process, tid) (an imported stream).
+  std::vector<char> shared_thread;
   // Which groups keep per-instance samples (for medians): only the view's own.
   bool samples_ops = false, samples_api = false, samples_prim = false, samples_dev = false;
 };
 
 
 
+void AddPrimitive(const Ctx& c, TrackAgg* a, uint32_t name, uint32_t op, uint64_t d,
+                  uint64_t self) {
+  auto [it, fresh] = a->prims.try_emplace({name, op});
+  if (fresh) it->second.incl.KeepSamples(c.samples_prim);
+  Agg& g = it->second;
+  g.incl.Add(d);
+  g.self += self;
+  g.cpu += d;
+  if (op) a->prims_in_op++;
+}
+
+// Links the primitives and launches that found no op on their own track to the innermost
+// framework op of any track of the same (process, tid): the XSpace import writes TensorFlow's
+// ops of thread T into an imported stream of T, the runtime writes T's primitives and launches
+// into T's own stream.
+void LinkAcrossTracks(const Ctx& c, std::vector<TrackAgg>* hagg) {
+  std::map<std::pair<size_t, uint64_t>, ThreadOps> threads;
+  for (auto& a : *hagg) {
+    if (a.op_spans.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    threads[{t.process, t.id}].Take(&a.op_spans);
+  }
+  for (auto& [key, ops] : threads) ops.Build();
+  for (auto& a : *hagg) {
+    if (a.pending_prims.empty() && a.pending_launches.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    auto it = threads.find({t.process, t.id});
+    auto op_of = [&](const Pending& p) -> uint32_t {
+      return it == threads.end() ? 0 : it->second.Innermost(p.start, p.end);
+    };
+    for (const Pending& p : a.pending_prims)
+      AddPrimitive(c, &a, p.name, op_of(p), p.end - p.start, p.self);
+    for (const Pending& p : a.pending_launches)
+      a.launches.push_back({p.corr, uint64_t{p.name} << 32 | op_of(p)});
+    std::vector<Pending>().swap(a.pending_prims);
+    std::vector<Pending>().swap(a.pending_launches);
+  }
+}
+
 class HostVisitor {
  public:
   HostVisitor(const Ctx& c, const Track& t, TrackAgg* a)
       : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
-        a_(a), t_(t) {}
+        a_(a), t_(t), shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
   void OnBegin(const Slice&) {}
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
+    if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
     uint64_t d = s.Duration();
     bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
@@ -210,19 +264,21 @@ class HostVisitor {
         g.incl.Add(d);
         g.self += s.Self();
         g.cpu += d;
-        if (int64_t corr = ArgInt(s.args, k_.correlation, -1); corr >= 0)
+        if (int64_t corr = ArgInt(s.args, k_.correlation, -1); corr < 0) {
+        } else if (!s.op && shared_) {
+          a_->pending_launches.push_back({s.start, s.end, 0, s.name, static_cast<uint64_t>(corr)});
+        } else {
           a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
+        }
         break;
       }
-      case Category::kPrimitive: {
-        auto [it, fresh] = a_->prims.try_emplace({s.name, s.op});
-        if (fresh) it->second.incl.KeepSamples(c_.samples_prim);
-        Agg& g = it->second;
-        g.incl.Add(d);
-        g.self += s.Self();
-        g.cpu += d;
+      case Category::kPrimitive:
+        if (!s.op && shared_) {
+          a_->pending_prims.push_back({s.start, s.end, s.Self(), s.name, 0});
+        } else {
+          AddPrimitive(c_, a_, s.name, s.op, d, s.Self());
+        }
         break;
-      }
       case Category::kCommunication:
         if (c_.want_intervals) a_->comm.push_back({s.start, s.end});
         break;
@@ -254,6 +310,7 @@ class HostVisitor {
   const std::vector<Window>* w_;
   TrackAgg* a_;
   const Track& t_;
+  bool shared_;
 };
 
 class DeviceVisitor {
@@ -532,6 +589,17 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
   std::vector<size_t> host, device;
   for (size_t i = 0; i < m.tracks.size(); ++i)
     (m.tracks[i].kind == TrackKind::kDevice ? device : host).push_back(i);
+  {
+    std::map<std::pair<size_t, uint64_t>, size_t> per_thread;
+    auto is_thread = [&](size_t i) {
+      return m.tracks[i].kind == TrackKind::kThread || m.tracks[i].kind == TrackKind::kImported;
+    };
+    for (size_t i : host)
+      if (is_thread(i)) per_thread[{m.tracks[i].process, m.tracks[i].id}]++;
+    c.shared_thread.assign(m.tracks.size(), 0);
+    for (size_t i : host)
+      if (is_thread(i)) c.shared_thread[i] = per_thread[{m.tracks[i].process, m.tracks[i].id}] > 1;
+  }
 
   Result r;
   r.view = o.view;
@@ -550,6 +618,7 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
     HostVisitor v(c, t, &hagg[i]);
     model::ScanTrack(m, t, &hprob[i], v);
   });
+  LinkAcrossTracks(c, &hagg);
   size_t np = m.processes.size();
   // Per process: ops from every host track (the device pass adds their device time).
   std::vector<std::unordered_map<uint32_t, Agg>> ops(np);
@@ -733,6 +802,7 @@ Result Compute(const TraceModel& m, const Options& o, std::vector<Problem>* prob
       uint64_t total = 0;
       for (auto& a : hagg) {
         const model::Process& proc = m.processes[m.tracks[a.track].process];
+        if (a.prims_in_op) r.links["primitive->op: nesting on its thread"] += a.prims_in_op;
         for (auto& [key, g] : a.prims) {
           total += g.self;
           std::string op = key.second ? OpType(std::string(proc.Name(key.second))) : "(no op)";

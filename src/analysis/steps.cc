@@ -33,6 +33,7 @@ struct StepVisitor {
     st.start = s.start;
     st.end = s.end;
     st.process = process;
+    st.marker = s.category == Category::kStep;
     Arg a;
     if (step_key && s.args.Find(step_key, &a) && a.type != layout::ArgType::kString &&
         a.type != layout::ArgType::kFloat)
@@ -64,7 +65,24 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
     model::ScanTrack(m, t, nullptr, v);
   });
   std::vector<Step> steps;
-  for (auto& f : found) steps.insert(steps.end(), f.begin(), f.end());
+  for (auto& f : found) {
+    // A step marker inside another step marker of its thread is not a step of its own: Keras
+    // 3's first multi_step_on_iterator holds the one_step_on_data marker of its tf.function's
+    // tracing. Steps named with --step-name are kept as asked.
+    std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    uint64_t outer_end = 0;
+    bool any = false;
+    for (const Step& s : f) {
+      if (s.marker && any && s.end <= outer_end) continue;
+      steps.push_back(s);
+      if (s.marker) {
+        outer_end = s.end;
+        any = true;
+      }
+    }
+  }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.process < b.process || (a.process == b.process && a.start < b.start);
   });

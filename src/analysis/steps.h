@@ -20,6 +20,7 @@ struct Step {
   uint64_t start = 0, end = 0;
   int64_t number = -1;  // the step's `step` argument, else its position in its process
   size_t process = 0;
+  bool marker = false;  // a step-category slice (not one named by --step-name)
 };
 
 struct Window {

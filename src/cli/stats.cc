@@ -430,6 +430,11 @@ int Stats(const std::vector<std::string>& argv) {
       uint64_t device = res.device_activities;
       std::cout << "\nlinks (share of device activities):";
       for (const auto& [method, n] : res.links) {
+        // Primitives are host work: a count, not a share of the device's activities.
+        if (method.starts_with("primitive->")) {
+          std::cout << " " << method << " " << n << ";";
+          continue;
+        }
         char pct[32];
         std::snprintf(pct, sizeof pct, "%.1f%%", device ? 100.0 * n / device : 0.0);
         std::cout << " " << method << " " << n << " (" << pct << ");";

@@ -120,8 +120,9 @@ std::string GenerateMetadata(const ProcessMeta& m) {
     << "  realtime_offset_end_ns = " << m.offset_end_ns << ";\n"
     << "  end_state = " << TsdlQuote(m.end_state) << ";\n"
     << "  end_offset_by = " << TsdlQuote(m.end_offset_by) << ";\n"
-    << "  tracing_error = " << TsdlQuote(m.tracing_error) << ";\n"
-    << "};\n\n";
+    << "  tracing_error = " << TsdlQuote(m.tracing_error) << ";\n";
+  if (!m.thread_hashes.empty()) o << "  thread_hashes = " << TsdlQuote(m.thread_hashes) << ";\n";
+  o << "};\n\n";
   int64_t off_s = m.clock_offset_ns / 1000000000;
   int64_t off_ns = m.clock_offset_ns % 1000000000;
   if (off_ns < 0) {

@@ -25,6 +25,9 @@ struct ProcessMeta {
   std::string end_state = "running";  // running | exited | finalised
   std::string end_offset_by;       // "process" or "record" (a process that died mid-write)
   std::string tracing_error;       // set when an internal error disabled tracing
+  // "hash=tid,..." for the traced threads: std::hash<std::thread::id> (how TensorFlow's
+  // profiler names host lines) -> tid. Written at exit, left out of the metadata when empty.
+  std::string thread_hashes;
 };
 
 // The complete TSDL metadata for `meta`.

@@ -100,6 +100,7 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   m.end_state = get("end_state");
   m.end_offset_by = get("end_offset_by");
   m.tracing_error = get("tracing_error");
+  if (auto it = env.find("thread_hashes"); it != env.end()) m.thread_hashes = it->second;
 
   // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
   std::istringstream in(text);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "core/error.h"
 #include "core/files.h"
@@ -49,12 +51,26 @@ struct Target {
   // Events must start within a year of the process's start: times beyond are damage, and
   // near the int64 limit they would overflow CTF readers' clock arithmetic.
   uint64_t earliest = 0, latest = 0;
+  std::unordered_map<int64_t, uint64_t> tid_of_hash;  // from the metadata's thread_hashes
 };
 
 constexpr uint64_t kYearNs = 366ull * 24 * 3600 * kNsPerSec;
 
 void LoadTarget(Target* t) {
   std::vector<Problem> ignored;  // damage is the reader's to report, later
+  std::string_view hashes = t->proc.meta.thread_hashes;
+  while (!hashes.empty()) {
+    size_t comma = std::min(hashes.find(','), hashes.size());
+    std::string_view kv = hashes.substr(0, comma);
+    size_t eq = kv.find('=');
+    int64_t hash = 0;
+    uint64_t tid = 0;
+    if (eq != std::string_view::npos &&
+        std::from_chars(kv.data(), kv.data() + eq, hash).ec == std::errc() &&
+        std::from_chars(kv.data() + eq + 1, kv.data() + kv.size(), tid).ec == std::errc())
+      t->tid_of_hash[hash] = tid;
+    hashes.remove_prefix(std::min(comma + 1, hashes.size()));
+  }
   for (const auto& file : t->proc.streams) {
     StreamDecoder dec(file, t->proc.meta.trace_uuid, &ignored);
     RawEvent ev;
@@ -323,9 +339,12 @@ class SpaceImporter {
       track = (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
     } else {
       kind = layout::TrackKind::kImported;
-      // Host lines of real threads carry the tid (at most pid_max, 2^22); others (thread
-      // pools, tf.data) a hash, replaced by a made-up id.
+      // Host lines of real threads carry the tid (at most pid_max, 2^22), or (TensorFlow 2.2x)
+      // std::hash of the thread's id, which the runtime kept for the threads it traced; others
+      // get a made-up id.
       track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
+      if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
+        track = it->second;
     }
     StreamFileWriter w = NewStream(device ? "xd" : "x", track, kind);
     uint64_t first = UINT64_MAX;

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "core/files.h"
 #include "format/metadata.h"
@@ -46,6 +47,10 @@ struct Globals {
   std::atomic<uint64_t> drops[kDropReasonCount];
   char error[512] = {0};
   pthread_key_t key = 0;
+  // "hash=tid," per attached thread, for the metadata's thread_hashes (under lock; full: the
+  // rest are left out).
+  char thread_hashes[32768] = {0};
+  size_t thread_hashes_len = 0;
 };
 constinit Globals g;
 
@@ -289,8 +294,16 @@ Stream* AttachThread() {
       CountDropReason(kDropNoSpace, 1);
       t_no_stream = true;
     } else {
+      // TensorFlow's profiler names its host lines by std::hash<std::thread::id> (libstdc++'s,
+      // like ours), not the tid: kept so that the XSpace import can place them on this thread.
+      auto hash = static_cast<int64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()));
       Lock();
       RegisterStreamLocked(s);
+      size_t room = sizeof g.thread_hashes - g.thread_hashes_len;
+      int n = std::snprintf(g.thread_hashes + g.thread_hashes_len, room, "%lld=%llu,",
+                            static_cast<long long>(hash), static_cast<unsigned long long>(tid));
+      if (n > 0 && static_cast<size_t>(n) < room) g.thread_hashes_len += static_cast<size_t>(n);
+      g.thread_hashes[g.thread_hashes_len] = 0;
       Unlock();
       pthread_setspecific(g.key, s);
       t_stream = s;
@@ -343,6 +356,7 @@ void FinishProcess() {
   g.meta->end_state = "exited";
   g.meta->end_offset_by = "process";
   g.meta->tracing_error = g.error;
+  g.meta->thread_hashes = g.thread_hashes;
   WriteMetadata();
   Unlock();
   if (g.error[0])

@@ -1,0 +1,34 @@
+"""A jax.jit training loop (a two-layer MLP, plain gradient descent) on synthetic data, on the
+CPU, for tests/tf_workloads_test.cc. No profiler calls. Prints "steps N" and "weight_bytes B"."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+STEPS, BATCH = 8, 32
+rng = np.random.default_rng(0)
+x = jnp.asarray(rng.normal(size=(BATCH, 64)).astype("float32"))
+y = jnp.asarray(rng.normal(size=(BATCH, 1)).astype("float32"))
+params = {
+    "w1": jnp.asarray(rng.normal(size=(64, 128)).astype("float32") * 0.1),
+    "b1": jnp.zeros(128, jnp.float32),
+    "w2": jnp.asarray(rng.normal(size=(128, 1)).astype("float32") * 0.1),
+    "b2": jnp.zeros(1, jnp.float32),
+}
+
+
+def loss(p, x, y):
+    h = jax.nn.relu(x @ p["w1"] + p["b1"])
+    return jnp.mean((h @ p["w2"] + p["b2"] - y) ** 2)
+
+
+@jax.jit
+def update(p, x, y):
+    g = jax.grad(loss)(p, x, y)
+    return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g)
+
+
+for _ in range(STEPS):
+    params = update(params, x, y)
+jax.block_until_ready(params)
+print("steps", STEPS)
+print("weight_bytes", sum(v.size * v.dtype.itemsize for v in params.values()))
