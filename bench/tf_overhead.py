@@ -19,9 +19,10 @@ and, with --variants, these to find where our cost comes from:
 
 Per run: mean and median step time after --warmup steps, in wall time and in the CPU time
 the process spent in the step (all its threads: what tracing adds is CPU work, and on a shared
-machine the wall time also holds the time other programs had the CPUs). Per variant: the median over rounds
-of the run means, and their min..max. Ratios are taken within each round (the runs of a round
-are close in time, so they share the machine's load) and summarised the same way.
+machine the wall time also holds the time other programs had the CPUs). Per variant: the
+median over rounds of the run means, and their min..max. Ratios are taken within each round
+(the runs of a round are close in time, so they share the machine's load) and summarised the
+same way.
 Also: the trace size, and the seconds `record` spends after the program has exited (finding
 crashed streams, the XSpace import, the summary): record's wall time minus the program's time
 that it writes to tensortrace.json (duration_ns).
