@@ -28,7 +28,7 @@ crashed streams, the XSpace import, the summary): record's wall time minus the p
 that it writes to tensortrace.json (duration_ns).
 
 usage: tf_overhead.py [--build DIR] [--rounds N] [--steps N] [--warmup N] [--batch N]
-                      [--variants LIST] [--json FILE] [--keep DIR]
+                      [--variants LIST] [--rotate] [--json FILE] [--keep DIR]
 """
 import argparse
 import json
@@ -156,6 +156,9 @@ def main():
     ap.add_argument("--variants", default=",".join(BASE),
                     help="comma-separated, in the order run each round (default %s; also: %s)"
                     % (",".join(BASE), ",".join(EXTRA)))
+    ap.add_argument("--rotate", action="store_true",
+                    help="start round i at variant i (mod their count), so that no variant "
+                    "always runs at the same place in a round")
     ap.add_argument("--json", help="write every run's numbers here")
     ap.add_argument("--keep", help="keep the runs' files (step JSON, logs, traces) in this "
                     "directory (default: a temporary one, removed)")
@@ -181,7 +184,8 @@ def main():
              os.cpu_count(), os.getloadavg()[0]), flush=True)
     try:
         for rnd in range(args.rounds):
-            for v in variants:
+            k = rnd % len(variants) if args.rotate else 0
+            for v in variants[k:] + variants[:k]:
                 r = run_one(v, args, work, tt, rnd)
                 runs.append(r)
                 extra = ""
