@@ -34,6 +34,7 @@ struct StepVisitor {
     st.end = s.end;
     st.process = process;
     st.marker = s.category == Category::kStep;
+    st.name = s.name;
     Arg a;
     if (step_key && s.args.Find(step_key, &a) && a.type != layout::ArgType::kString &&
         a.type != layout::ArgType::kFloat)
@@ -66,21 +67,23 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
   });
   std::vector<Step> steps;
   for (auto& f : found) {
-    // A step marker inside another step marker of its thread is not a step of its own: Keras
-    // 3's first multi_step_on_iterator holds the one_step_on_data marker of its tf.function's
-    // tracing. Steps named with --step-name are kept as asked.
+    // A step inside an enclosing step of its thread is not a step of its own when both are
+    // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
+    // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event
+    // inside another of the same name). Other nested steps (--step-name NAME inside a step
+    // marker) are kept as asked.
     std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
       return a.start != b.start ? a.start < b.start : a.end > b.end;
     });
-    uint64_t outer_end = 0;
-    bool any = false;
+    std::vector<const Step*> open;  // kept steps that may enclose later ones
     for (const Step& s : f) {
-      if (s.marker && any && s.end <= outer_end) continue;
+      while (!open.empty() && open.back()->end < s.start) open.pop_back();
+      bool nested = false;
+      for (const Step* e : open)
+        if (e->end >= s.end && ((e->marker && s.marker) || e->name == s.name)) nested = true;
+      if (nested) continue;
       steps.push_back(s);
-      if (s.marker) {
-        outer_end = s.end;
-        any = true;
-      }
+      open.push_back(&s);
     }
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {

@@ -21,6 +21,7 @@ struct Step {
   int64_t number = -1;  // the step's `step` argument, else its position in its process
   size_t process = 0;
   bool marker = false;  // a step-category slice (not one named by --step-name)
+  uint32_t name = 0;    // the slice's name id in its process
 };
 
 struct Window {
