@@ -27,8 +27,13 @@ Also: the trace size, and the seconds `record` spends after the program has exit
 crashed streams, the XSpace import, the summary): record's wall time minus the program's time
 that it writes to tensortrace.json (duration_ns).
 
+With --pin CPUS every run is bound to those CPUs (taskset) and with --threads N TensorFlow
+runs N intra-op and N inter-op threads: on a shared machine a job pinned to one CPU with one
+thread of each shares less with the other programs, so its step times spread less.
+
 usage: tf_overhead.py [--build DIR] [--rounds N] [--steps N] [--warmup N] [--batch N]
-                      [--variants LIST] [--rotate] [--json FILE] [--keep DIR]
+                      [--variants LIST] [--rotate] [--pin CPUS] [--threads N] [--json FILE]
+                      [--keep DIR]
 """
 import argparse
 import json
@@ -96,9 +101,14 @@ def run_one(variant, args, work, tt, rnd):
         env["INTEL_LIBITTNOTIFY64"] = os.path.join(work, "no-such-itt-collector.so")
     if variant == "record-itt1":
         env["ONEDNN_ITT_TASK_LEVEL"] = "1"
+    if args.threads:
+        for k in ("TF_NUM_INTRAOP_THREADS", "TF_NUM_INTEROP_THREADS", "OMP_NUM_THREADS"):
+            env[k] = str(args.threads)
     cmd = prog
     if variant.startswith("record"):
         cmd = [tt, "record", "-o", trace, "--force", "--quiet", "--"] + prog
+    if args.pin:
+        cmd = ["taskset", "-c", args.pin] + cmd
     log = os.path.join(work, tag + ".log")
     t0 = time.perf_counter()
     with open(log, "w") as f:
@@ -159,6 +169,9 @@ def main():
     ap.add_argument("--rotate", action="store_true",
                     help="start round i at variant i (mod their count), so that no variant "
                     "always runs at the same place in a round")
+    ap.add_argument("--pin", help="bind every run to these CPUs (taskset -c list, e.g. 1)")
+    ap.add_argument("--threads", type=int,
+                    help="TensorFlow intra-op and inter-op threads (and OMP_NUM_THREADS)")
     ap.add_argument("--json", help="write every run's numbers here")
     ap.add_argument("--keep", help="keep the runs' files (step JSON, logs, traces) in this "
                     "directory (default: a temporary one, removed)")
@@ -171,6 +184,10 @@ def main():
         die("--rounds and --steps must be at least 1, --warmup at least 0")
     if args.warmup + 2 > args.steps:
         die("--steps must exceed --warmup by at least 2")
+    if args.threads is not None and args.threads < 1:
+        die("--threads must be at least 1")
+    if args.pin and subprocess.call(["taskset", "-c", args.pin, "true"]) != 0:
+        die("--pin %s: taskset cannot bind to these CPUs" % args.pin)
     tt = os.path.join(args.build, "tensortrace")
     if any(v.startswith("record") for v in variants) and not os.access(tt, os.X_OK):
         die("no tensortrace executable in %s (build it, or give --build)" % args.build)

@@ -32,6 +32,31 @@ void ExpectBabeltraceReads(const std::string& dir, size_t events) {
   EXPECT_EQ(test::CountLines(r.out), events);
 }
 
+// Every stream file of the trace ends with a packet cut to its content: no packet of zeros
+// kept for a thread that wrote little. Returns the number of stream files checked.
+size_t ExpectStreamsCompact(const std::string& dir) {
+  size_t n = 0;
+  for (const auto& proc : ListDirectory(dir)) {
+    if (proc.rfind("p", 0) != 0 || !IsDirectory(dir + "/" + proc)) continue;
+    for (const auto& f : ListDirectory(dir + "/" + proc)) {
+      if (f == "metadata") continue;
+      std::string data = ReadFile(dir + "/" + proc + "/" + f);
+      uint64_t off = 0, last_pkt = 0, last_content = 0;
+      while (off + kPacketHeaderSize <= data.size()) {
+        const auto* h = reinterpret_cast<const uint8_t*>(data.data() + off);
+        last_pkt = Load<uint64_t>(h + kOffPacketSize) / 8;
+        last_content = Load<uint64_t>(h + kOffContentSize) / 8;
+        if (last_pkt == 0) break;
+        off += last_pkt;
+      }
+      EXPECT_EQ(off, data.size()) << proc << "/" << f;
+      EXPECT_EQ(last_pkt, last_content) << proc << "/" << f;
+      ++n;
+    }
+  }
+  return n;
+}
+
 TEST(Record, PassesTheExitStatusAndPrintsASummary) {
   TempDir d;
   auto r = RunCmd(Record(d / "t", {TT_PROGRAM, "exit", "3"}));
@@ -55,6 +80,7 @@ TEST(Record, CrashIsFinalisedAndReported) {
   EXPECT_NE(v.procs[0].meta.offset_end_ns, 0);
   EXPECT_EQ(v.procs[0].Count(kSliceBegin, "before-segv"), 3000u);
   EXPECT_EQ(v.procs[0].Count(kSliceEnd), 3000u);
+  EXPECT_GT(ExpectStreamsCompact(d / "t"), 0u);
   ExpectBabeltraceReads(d / "t", v.total_events);
 }
 
@@ -78,6 +104,7 @@ TEST(Record, SigkillMidRunKeepsEveryCompletedEvent) {
   size_t begins = p.Count(kSliceBegin), ends = p.Count(kSliceEnd);
   EXPECT_GT(begins, 5000u);  // it kept writing after "ready"
   EXPECT_TRUE(begins == ends || begins == ends + 1) << begins << " " << ends;
+  EXPECT_GT(ExpectStreamsCompact(d / "t"), 0u);
   ExpectBabeltraceReads(d / "t", v.total_events);
 }
 
@@ -93,6 +120,7 @@ TEST(Record, ForwardsSigtermAndStillFinalises) {
   ASSERT_TRUE(v.problems.empty());
   EXPECT_EQ(v.procs[0].Count(kSliceBegin, "before-kill"), 100u);
   EXPECT_EQ(v.procs[0].meta.end_state, "finalised");
+  EXPECT_GT(ExpectStreamsCompact(d / "t"), 0u);
   ExpectBabeltraceReads(d / "t", v.total_events);
 }
 
@@ -104,6 +132,7 @@ TEST(Record, ExecReplacedImageIsFinalised) {
   ASSERT_EQ(v.procs.size(), 2u);
   for (const auto& p : v.procs)
     EXPECT_EQ(p.meta.end_state, p.meta.exec_generation == 0 ? "finalised" : "exited");
+  EXPECT_GT(ExpectStreamsCompact(d / "t"), 0u);
   ExpectBabeltraceReads(d / "t", v.total_events);
 }
 

@@ -311,6 +311,11 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
       FinaliseProcess(p, off);
       ++repaired;
     }
+    // Every process that has ended: its last packets shrink to what they hold.
+    for (const auto& p : OpenTrace(dir).processes) {
+      bool replaced = p.meta.exec_generation < newest_gen[p.meta.pid];
+      if (p.meta.end_state != "running" && (replaced || !Alive(p.meta.pid))) CompactStreams(p);
+    }
   } catch (const Error& e) {
     if (exec_errno == 0) std::cerr << "tensortrace record: " << e.what() << "\n";
   }

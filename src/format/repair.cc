@@ -70,4 +70,49 @@ RepairReport FinaliseProcess(const ProcessTrace& proc, int64_t offset_end_ns) {
   return rep;
 }
 
+// The offset of the last whole packet of a stream file, and its sizes; false if the file has
+// no valid packet chain up to its end.
+static bool LastPacket(int fd, uint64_t size, const Uuid& uuid, uint64_t* off, uint64_t* psize,
+                       uint64_t* csize) {
+  uint64_t o = 0;
+  uint8_t h[kPacketHeaderSize];
+  while (o + kPacketHeaderSize <= size) {
+    if (pread(fd, h, sizeof h, static_cast<off_t>(o)) != static_cast<ssize_t>(sizeof h))
+      return false;
+    uint64_t ps = Load<uint64_t>(h + kOffPacketSize), cs = Load<uint64_t>(h + kOffContentSize);
+    if (Load<uint32_t>(h) != kMagic || std::memcmp(h + kOffUuid, uuid.data(), 16) != 0 ||
+        ps % 8 || cs % 8 || cs > ps || cs / 8 < kPacketHeaderSize || ps / 8 > size - o)
+      return false;
+    if (o + ps / 8 == size) {
+      *off = o, *psize = ps / 8, *csize = cs / 8;
+      return true;
+    }
+    o += ps / 8;
+  }
+  return false;
+}
+
+uint64_t CompactStreams(const ProcessTrace& proc) {
+  uint64_t saved = 0;
+  for (const auto& s : proc.streams) {
+    int fd = open(s.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd < 0) continue;
+    uint64_t size = FileSize(s), off = 0, psize = 0, csize = 0;
+    if (LastPacket(fd, size, proc.meta.trace_uuid, &off, &psize, &csize) && csize < psize) {
+      // Packet size first: a file cut before it would hold a packet longer than the file.
+      uint64_t bits = csize * 8;
+      if (pwrite(fd, &bits, 8, static_cast<off_t>(off + kOffPacketSize)) == 8) {
+        if (ftruncate(fd, static_cast<off_t>(off + csize)) == 0) {
+          saved += psize - csize;
+        } else {
+          bits = psize * 8;  // the file keeps its length, so the packet keeps its size
+          (void)!pwrite(fd, &bits, 8, static_cast<off_t>(off + kOffPacketSize));
+        }
+      }
+    }
+    close(fd);
+  }
+  return saved;
+}
+
 }  // namespace tt

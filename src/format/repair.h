@@ -16,4 +16,9 @@ struct RepairReport {
 // `offset_end_ns` is realtime - monotonic measured now by the caller.
 RepairReport FinaliseProcess(const ProcessTrace& proc, int64_t offset_end_ns);
 
+// For a process that has ended: shrinks the last packet of each stream file to its content
+// and cuts the file there (the runtime maps whole packets of --buffer-size, so a thread that
+// wrote a few KB would otherwise keep a whole packet of zeros). Returns the bytes saved.
+uint64_t CompactStreams(const ProcessTrace& proc);
+
 }  // namespace tt
