@@ -19,10 +19,11 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
 # Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
 # and TensorBoard's profile plugin (xprof), which reads our XSpace exports; ittapi (Intel's real
-# ITT client, its ittnotify static part bundled) drives the ITT collector's test.
-python3 -m pip install -q --disable-pip-version-check tensorflow-cpu jax tensorboard-plugin-profile \
-  ittapi
+# ITT client, its ittnotify static part bundled) drives the ITT collector's test. Pinned: the
+# tests and bench/RESULTS.md were run with these versions.
+python3 -m pip install -q --disable-pip-version-check tensorflow-cpu==2.21.0 jax==0.10.2 \
+  jaxlib==0.10.2 tensorboard-plugin-profile==2.24.2 xprof==2.24.2 ittapi==1.2.2
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
-python3 -m pip install -q --disable-pip-version-check perfetto
+python3 -m pip install -q --disable-pip-version-check perfetto==0.59.1
 echo "install-deps: done"
