@@ -39,11 +39,12 @@ struct Config {
 };
 
 struct Timing {
-  double cpu_ns = 0;    // per event, per thread (median over repetitions)
-  double wall_ns = 0;   // same, wall clock
-  double cpu_min = 0;   // fastest repetition, CPU time
-  double sys_ns = 0;    // kernel part of cpu_ns, averaged over all repetitions (coarse)
-  uint64_t events = 0;  // events produced (warm-up included), all threads
+  double cpu_ns = 0;       // per event, per thread (median over repetitions)
+  double wall_ns = 0;      // same, wall clock
+  double cpu_min = 0;      // fastest repetition, CPU time
+  double proc_cpu_ns = 0;  // the whole process's CPU time per event (median repetition)
+  double sys_ns = 0;       // kernel part of cpu_ns, averaged over all repetitions (coarse)
+  uint64_t events = 0;     // events produced (warm-up included), all threads
 };
 
 // Keeps results alive so the compiler cannot drop the work that produced them.
@@ -72,6 +73,9 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
   std::vector<std::vector<uint64_t>> cpu(nthreads, std::vector<uint64_t>(c.reps));
   std::vector<std::vector<uint64_t>> wall(nthreads, std::vector<uint64_t>(c.reps));
   std::vector<uint64_t> sys(nthreads);
+  // The whole process's CPU time per repetition (thread 0 reads it between the barriers):
+  // it includes work done for the workers by other threads (tensortrace's packet preparer).
+  std::vector<uint64_t> proc(c.reps);
   std::barrier sync(nthreads);
   auto worker = [&](int t) {
     auto body = make(t);
@@ -79,6 +83,7 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
     for (uint64_t i = 0; i < warmup; ++i) sink += body(i);
     for (int r = 0; r < c.reps; ++r) {
       sync.arrive_and_wait();
+      uint64_t p0 = t == 0 ? ReadNs(CLOCK_PROCESS_CPUTIME_ID) : 0;
       uint64_t s0 = SysNs();
       uint64_t w0 = ReadNs(CLOCK_MONOTONIC), c0 = ReadNs(CLOCK_THREAD_CPUTIME_ID);
       for (uint64_t i = 0; i < c.iters; ++i) sink += body(i);
@@ -87,6 +92,7 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
       wall[t][r] = w1 - w0;
       sys[t] += SysNs() - s0;
       sync.arrive_and_wait();
+      if (t == 0) proc[r] = ReadNs(CLOCK_PROCESS_CPUTIME_ID) - p0;
       if (t == 0 && c.pause_ms > 0) usleep(static_cast<useconds_t>(c.pause_ms) * 1000);
     }
     g_sink = g_sink + sink;
@@ -96,8 +102,9 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
   for (auto& th : pool) th.join();
 
   const double per = static_cast<double>(c.iters) * events_per_iter;
-  std::vector<double> rc, rw;
+  std::vector<double> rc, rw, rp;
   for (int r = 0; r < c.reps; ++r) {
+    rp.push_back(static_cast<double>(proc[r]) / (per * nthreads));
     double sc = 0, sw = 0;
     for (int t = 0; t < nthreads; ++t) {
       sc += static_cast<double>(cpu[t][r]) / per;
@@ -110,6 +117,7 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
   out.cpu_ns = Median(rc);
   out.wall_ns = Median(rw);
   out.cpu_min = *std::min_element(rc.begin(), rc.end());
+  out.proc_cpu_ns = Median(rp);
   for (int t = 0; t < nthreads; ++t) out.sys_ns += static_cast<double>(sys[t]) / (per * c.reps);
   out.sys_ns /= nthreads;
   out.events = static_cast<uint64_t>(static_cast<double>((warmup + c.iters * c.reps) * nthreads) *
@@ -123,6 +131,7 @@ inline void Report(const std::string& key, int nthreads, const Timing& t) {
   std::printf("ttb %s.t%d.wall_ns %.3f\n", key.c_str(), nthreads, t.wall_ns);
   std::printf("ttb %s.t%d.cpu_min_ns %.3f\n", key.c_str(), nthreads, t.cpu_min);
   std::printf("ttb %s.t%d.sys_ns %.3f\n", key.c_str(), nthreads, t.sys_ns);
+  std::printf("ttb %s.t%d.proc_cpu_ns %.3f\n", key.c_str(), nthreads, t.proc_cpu_ns);
   std::printf("ttb %s.t%d.events %llu\n", key.c_str(), nthreads,
               static_cast<unsigned long long>(t.events));
   std::fflush(stdout);

@@ -330,6 +330,9 @@ print("  CPU time of the lttng daemons (consumer: copies LTTng's buffers to the 
 print(f"  kernel time in a traced event (page faults, packet switches), ns: push/pop "
       f"{fmt(val('tt.pushpop.t1.sys_ns'))}, instant {fmt(val('tt.instant2.t1.sys_ns'))}; "
       f"LTTng {fmt(val('lttng.pushpop.t1.sys_ns'))}, {fmt(val('lttng.instant2.t1.sys_ns'))}")
+print("  the whole traced process's CPU time per event, ns (its packet preparer thread included): "
+      + ", ".join(f"{w} {n} thread{'s' if n > 1 else ''} {fmt(val(f'tt.{w}.t{n}.proc_cpu_ns'))}"
+                  for w in ("pushpop", "instant2") for n in (1, 2)))
 
 # Where the time of a push/pop event goes: each step adds one piece of EmitBegin/EmitEnd.
 print()

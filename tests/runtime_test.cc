@@ -3,6 +3,7 @@
 #include <signal.h>
 
 #include "core/files.h"
+#include "format/writer.h"
 #include "test_util.h"
 #include "trace_view.h"
 
@@ -57,6 +58,50 @@ TEST(Runtime, ThreadsWriteEveryEventInOrder) {
     }
   }
   ExpectOrderedStreams(p);
+}
+
+// The preparer maps each busy thread's next packet ahead: a thread that fills many packets
+// gets them from it, and the trace is the same as without it (every event, whole packets,
+// no packet mapped ahead left at the end of a file).
+TEST(Runtime, PacketsMappedAheadKeepEveryEventAndLeaveNoTail) {
+  for (bool prepare : {true, false}) {
+    TempDir d;
+    auto env = TraceEnv(d, "65536");
+    if (!prepare) env["TENSORTRACE_PREPARE"] = "0";
+    // 2 x 200,000 pairs of 5-byte events: about 60 packets of 64 KiB.
+    auto r = RunCmd({TT_PROGRAM, "tasks", "200000"}, env);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find(" tt-prepare") != std::string::npos, prepare) << r.out;
+    auto v = LoadTrace(d.path());
+    ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+    ASSERT_EQ(v.procs.size(), 1u);
+    const auto& p = v.procs[0];
+    EXPECT_EQ(p.discarded, 0u);
+    EXPECT_EQ(p.Count(kSliceBegin, "before"), 200000u);
+    EXPECT_EQ(p.Count(kSliceBegin, "after"), 200000u);
+    EXPECT_EQ(p.Count(kSliceEnd), 400000u);
+    ExpectOrderedStreams(p);
+    // Every stream file is a chain of whole packets up to its end.
+    std::string dir = d.path() + "/p" + std::to_string(p.meta.pid);
+    for (const auto& f : ListDirectory(dir)) {
+      if (f == "metadata") continue;
+      std::string data = ReadFile(dir + "/" + f);
+      uint64_t off = 0;
+      while (off + kPacketHeaderSize <= data.size()) {
+        const auto* h = reinterpret_cast<const uint8_t*>(data.data() + off);
+        ASSERT_EQ(Load<uint32_t>(h + kOffMagic), kMagic) << f << " at " << off;
+        off += Load<uint64_t>(h + kOffPacketSize) / 8;
+      }
+      EXPECT_EQ(off, data.size()) << f;
+    }
+  }
+}
+
+TEST(Runtime, AProcessThatWritesLittleStartsNoPreparer) {
+  TempDir d;
+  auto r = RunCmd({TT_PROGRAM, "tasks", "10"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.find("tt-prepare"), std::string::npos) << r.out;
 }
 
 TEST(Runtime, ForkedChildWritesItsOwnTrace) {

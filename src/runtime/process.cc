@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "format/metadata.h"
 #include "runtime/emit.h"
+#include "runtime/prepare.h"
 #include "tensortrace/tensortrace.h"
 
 namespace tt::rt {
@@ -136,6 +137,7 @@ void ThreadKeyDestructor(void* v) {
     }
   }
   Unlock();
+  CloseSpare(s, true);  // out of the registry: the preparer can no longer claim it
   CloseStream(s);
 }
 
@@ -146,10 +148,12 @@ void AtForkChild() {
   g.lock.store(false, std::memory_order_relaxed);
   for (Stream* s = g.streams; s;) {
     Stream* n = s->next;
+    CloseSpare(s, false);
     CloseStream(s);
     s = n;
   }
   g.streams = nullptr;
+  ForgetPreparer();
   ResetDeviceQueues();
   if (g.proc) CloseStream(g.proc);
   g.proc = nullptr;
@@ -242,6 +246,7 @@ void Lock() {
 void Unlock() { g.lock.store(false, std::memory_order_release); }
 
 Stream* ProcessStream() { return g.proc; }
+Stream* StreamsLocked() { return g.streams; }
 void RegisterStreamLocked(Stream* s) {
   s->next = g.streams;
   g.streams = s;
@@ -331,8 +336,12 @@ void FinishProcess() {
     FoldDrops(t_stream);
   Lock();
   g.finished = true;
-  for (Stream* s = g.streams; s; s = s->next)
+  for (Stream* s = g.streams; s; s = s->next) {
     if (s != t_stream) CountDropReason(kDropBusy, s->pending_drops.load(std::memory_order_relaxed));
+    // No packet mapped ahead is left at the end of a file: threads that go on writing after
+    // this map their packets themselves.
+    CloseSpare(s, true);
+  }
   for (int r = 0; r < kDropReasonCount; ++r) {
     uint64_t n = g.drops[r].load();
     if (!n) continue;

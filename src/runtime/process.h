@@ -28,6 +28,8 @@ void Unlock();
 
 // Adds a stream to the registry (closed in a forked child, drops summed at exit). Under Lock().
 void RegisterStreamLocked(Stream* s);
+// The first stream of the registry (follow `next`). Under Lock().
+Stream* StreamsLocked();
 void ResetDeviceQueues();  // device.cc; under Lock()
 
 // The process stream; only under Lock().

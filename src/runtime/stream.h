@@ -24,6 +24,11 @@ struct Stream {
   Anchor anchor;
   NameCache names;
   // Cold: packet switches, drops, bookkeeping.
+  // The next packet, mapped ahead by the preparer (prepare.h): its state, address, offset.
+  std::atomic<uint8_t> prep{0};
+  bool preparable = false;  // thread streams: the preparer may map ahead for them
+  uint8_t* spare = nullptr;
+  uint64_t spare_off = 0;
   uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
   bool failed = false;  // no further packet can be had
   uint64_t file_off = 0;

@@ -8,6 +8,7 @@
 #include <new>
 
 #include "runtime/emit.h"
+#include "runtime/prepare.h"
 
 namespace tt::rt {
 
@@ -19,8 +20,8 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
                    uint64_t packet_bytes, uint64_t first_ts) {
   const char* dir = ProcessDir();
   if (!dir) return nullptr;
-  void* mem = mmap(nullptr, sizeof(Stream), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                   -1, 0);
+  void* mem =
+      mmap(nullptr, sizeof(Stream), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) return nullptr;
   Stream* s = new (mem) Stream();
   int fd = -1;
@@ -38,6 +39,7 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
   }
   close(fd);
   s->packet_bytes = packet_bytes;
+  s->preparable = kind == layout::TrackKind::kThread;
   s->info.uuid = TraceUuid();
   s->info.stream_instance = NewStreamInstance();
   s->info.kind = kind;
@@ -52,45 +54,36 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
   return s;
 }
 
-static bool Allocate(int fd, uint64_t off, uint64_t len) {
-  // fallocate reserves the blocks now, so a full disk fails here and not as SIGBUS on a
-  // store into the mapping; filesystems without it fall back to growing the file.
-  if (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) == 0) return true;
-  if (errno != EOPNOTSUPP && errno != ENOSYS) return false;
-  return ftruncate(fd, static_cast<off_t>(off + len)) == 0;
-}
-
 bool NextPacket(Stream* s, uint64_t need) {
   if (s->failed || need + layout::kPacketHeaderSize > s->packet_bytes) return false;
   uint64_t bytes = s->packet_bytes;
-  uint64_t off = s->base ? s->file_off + bytes : 0;
-  if (!ReservePacketBytes(bytes)) {
-    s->failed = true;
-    return false;
-  }
-  int fd = open(s->path, O_RDWR | O_CLOEXEC);
-  void* m = MAP_FAILED;
-  if (fd >= 0 && Allocate(fd, off, bytes)) {
-    m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd,
-             static_cast<off_t>(off));
-    // On failure the file keeps a zero tail; `record` cuts it when it finalises.
-  }
-  if (fd >= 0) close(fd);
-  if (m == MAP_FAILED) {
-    ReleasePacketBytes(bytes);
-    s->failed = true;
-    return false;
-  }
   uint8_t* old = s->base;
+  uint64_t off = old ? s->file_off + bytes : 0;
+  uint8_t* m = old ? TakeSpare(s, off) : nullptr;
+  if (!m) {
+    if (!ReservePacketBytes(bytes)) {
+      s->failed = true;
+      return false;
+    }
+    m = MapPacket(s->path, off, bytes, false);
+    if (!m) {
+      ReleasePacketBytes(bytes);
+      s->failed = true;
+      return false;
+    }
+  }
   s->info.seq = old ? s->info.seq + 1 : 0;
   s->info.ts_begin = s->last_ts;
   s->info.discarded = s->discarded;
-  InitPacket(static_cast<uint8_t*>(m), bytes, s->info);
-  s->base = static_cast<uint8_t*>(m);
+  InitPacket(m, bytes, s->info);
+  s->base = m;
   s->pos = s->base + layout::kPacketHeaderSize;
   s->end = s->base + bytes;
   s->file_off = off;
-  if (old) munmap(old, bytes);
+  if (old) {
+    munmap(old, bytes);
+    RequestSpare(s);  // a stream that fills a packet is likely to fill the next one
+  }
   return true;
 }
 

@@ -9,11 +9,14 @@
 //                    the handler's call count
 //   exit K           exits with status K after one mark
 //   thread-exit N    a thread writes N pairs and exits; the main thread writes N more
+//   tasks N          N pairs, prints the names of the process's threads ("tasks NAME ..."), then
+//                    N more pairs
 //   close-fds N FILE N pairs, closes every descriptor above 2 (as daemons do), writes FILE,
 //                    N more pairs, then checks FILE still holds exactly what it wrote
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/time.h>
@@ -123,6 +126,26 @@ int main(int argc, char** argv) {
     std::thread t([n] { Pairs("short-lived", n); });
     t.join();
     Pairs("main", n);
+    return 0;
+  }
+  if (mode == "tasks") {
+    Pairs("before", n);
+    std::string names;
+    if (DIR* d = opendir("/proc/self/task")) {
+      while (dirent* e = readdir(d)) {
+        if (e->d_name[0] == '.') continue;
+        char comm[64] = {0};
+        std::string path = std::string("/proc/self/task/") + e->d_name + "/comm";
+        if (FILE* f = std::fopen(path.c_str(), "r")) {
+          if (std::fgets(comm, sizeof comm, f)) comm[std::strcspn(comm, "\n")] = 0;
+          std::fclose(f);
+        }
+        names += std::string(" ") + comm;
+      }
+      closedir(d);
+    }
+    std::printf("tasks%s\n", names.c_str());
+    Pairs("after", n);
     return 0;
   }
   if (mode == "close-fds" && argc > 3) {

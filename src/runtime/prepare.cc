@@ -1,0 +1,185 @@
+#include "runtime/prepare.h"
+
+#include <fcntl.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "runtime/process.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23  // Linux 5.14
+#endif
+
+namespace tt::rt {
+
+uint64_t ReservePacketBytes(uint64_t bytes);  // process.cc: 0 past the size cap
+void ReleasePacketBytes(uint64_t bytes);
+
+namespace {
+
+enum Thread : int { kNotStarted, kRunning, kUnavailable };
+constinit std::atomic<int> g_thread{kNotStarted};
+constinit std::atomic<uint32_t> g_wake{0};  // futex word: bumped by every request
+
+bool Cas(Stream* s, uint8_t from, uint8_t to) {
+  return s->prep.compare_exchange_strong(from, to, std::memory_order_acq_rel);
+}
+
+// A short wait for the preparer (it holds no lock while it maps, so it always gets on).
+void Pause(int* spins) {
+  if (++*spins < 64) {
+    __builtin_ia32_pause();
+  } else {
+    sched_yield();
+  }
+}
+
+bool Allocate(int fd, uint64_t off, uint64_t len) {
+  if (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) == 0) return true;
+  if (errno != EOPNOTSUPP && errno != ENOSYS) return false;
+  return ftruncate(fd, static_cast<off_t>(off + len)) == 0;
+}
+
+// Takes one requested stream off the registry's list, or null.
+Stream* ClaimRequest() {
+  Lock();
+  Stream* found = nullptr;
+  for (Stream* s = StreamsLocked(); s && !found; s = s->next)
+    if (s->prep.load(std::memory_order_relaxed) == kPrepRequested &&
+        Cas(s, kPrepRequested, kPrepBusy))
+      found = s;
+  Unlock();
+  return found;
+}
+
+void* PreparerMain(void*) {
+  for (;;) {
+    uint32_t seen = g_wake.load(std::memory_order_acquire);
+    while (Stream* s = ClaimRequest()) {
+      // Busy: the owner and the closers wait for us, so the stream stays alive and its
+      // file_off is the one the owner published with its request.
+      uint64_t off = s->file_off + s->packet_bytes;
+      uint8_t* m = nullptr;
+      if (ReservePacketBytes(s->packet_bytes)) {
+        m = MapPacket(s->path, off, s->packet_bytes, true);
+        if (!m) ReleasePacketBytes(s->packet_bytes);
+      }
+      if (m) {
+        s->spare = m;
+        s->spare_off = off;
+      }
+      s->prep.store(m ? kPrepReady : kPrepNone, std::memory_order_release);
+    }
+    syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
+  }
+  return nullptr;
+}
+
+bool StartPreparer() {
+  int st = g_thread.load(std::memory_order_acquire);
+  if (st != kNotStarted) return st == kRunning;
+  int expect = kNotStarted;
+  if (!g_thread.compare_exchange_strong(expect, kUnavailable)) return expect == kRunning;
+  const char* env = std::getenv("TENSORTRACE_PREPARE");
+  if (env && std::strcmp(env, "0") == 0) return false;
+  // Every signal blocked, so that none of the program's is ever delivered to our thread.
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 64 << 10);
+  pthread_t t;
+  int rc = pthread_create(&t, &attr, PreparerMain, nullptr);
+  pthread_attr_destroy(&attr);
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  if (rc != 0) return false;
+  pthread_setname_np(t, "tt-prepare");
+  g_thread.store(kRunning, std::memory_order_release);
+  return true;
+}
+
+}  // namespace
+
+uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault) {
+  int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  void* m = MAP_FAILED;
+  if (Allocate(fd, off, bytes)) {
+    int flags = MAP_SHARED | (write_fault ? 0 : MAP_POPULATE);
+    m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, flags, fd, static_cast<off_t>(off));
+    // On failure the file keeps a zero tail; `record` cuts it when it finalises.
+  }
+  close(fd);
+  if (m == MAP_FAILED) return nullptr;
+  if (write_fault && madvise(m, bytes, MADV_POPULATE_WRITE) != 0) {
+    // Older kernels: a store per page faults it in writable (the pages are zeros already).
+    auto* p = static_cast<volatile uint8_t*>(m);
+    for (uint64_t i = 0; i < bytes; i += 4096) p[i] = 0;
+  }
+  return static_cast<uint8_t*>(m);
+}
+
+void RequestSpare(Stream* s) {
+  if (!s->preparable || !StartPreparer()) return;
+  if (!Cas(s, kPrepNone, kPrepRequested)) return;
+  g_wake.fetch_add(1, std::memory_order_release);
+  syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+uint8_t* TakeSpare(Stream* s, uint64_t off) {
+  for (int spins = 0;;) {
+    uint8_t st = s->prep.load(std::memory_order_acquire);
+    if (st == kPrepReady && Cas(s, kPrepReady, kPrepNone)) {
+      uint8_t* m = s->spare;
+      s->spare = nullptr;
+      if (s->spare_off == off) return m;
+      munmap(m, s->packet_bytes);  // not reached: only the owner moves file_off
+      ReleasePacketBytes(s->packet_bytes);
+      return nullptr;
+    }
+    if (st == kPrepRequested && Cas(s, kPrepRequested, kPrepNone)) return nullptr;
+    if (st == kPrepNone || st == kPrepClosed) return nullptr;
+    Pause(&spins);  // kPrepBusy, or kPrepClosing: wait for it to end
+  }
+}
+
+void CloseSpare(Stream* s, bool cut_file) {
+  for (int spins = 0;;) {
+    uint8_t st = s->prep.load(std::memory_order_acquire);
+    if (st == kPrepClosed) return;
+    if (!cut_file) {  // a forked child: the parent's preparer will never finish here
+      if (st == kPrepReady) munmap(s->spare, s->packet_bytes);
+      s->spare = nullptr;
+      s->prep.store(kPrepClosed, std::memory_order_relaxed);
+      return;
+    }
+    if ((st == kPrepNone || st == kPrepRequested) && Cas(s, st, kPrepClosed)) return;
+    if (st == kPrepReady && Cas(s, kPrepReady, kPrepClosing)) {
+      munmap(s->spare, s->packet_bytes);
+      s->spare = nullptr;
+      // The owner maps nothing at this offset while the state is kPrepClosing, so the cut
+      // cannot take a packet in use.
+      if (truncate(s->path, static_cast<off_t>(s->spare_off)) == 0)
+        ReleasePacketBytes(s->packet_bytes);
+      s->prep.store(kPrepClosed, std::memory_order_release);
+      return;
+    }
+    Pause(&spins);  // kPrepBusy, or another closer's kPrepClosing
+  }
+}
+
+void ForgetPreparer() { g_thread.store(kNotStarted, std::memory_order_relaxed); }
+
+}  // namespace tt::rt

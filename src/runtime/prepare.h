@@ -1,0 +1,48 @@
+// The packet preparer: a thread of the traced process that maps and write-faults the next
+// packet of each busy thread stream ahead of time, so that the thread that fills a packet
+// switches to the next one without the page faults and system calls of mapping it (on ext4 a
+// fresh shared page costs about 5 us to map and fault in; see bench/RESULTS.md).
+//
+// A stream's `prep` state moves between the owner thread, the preparer and the closers:
+//   kPrepNone -(owner asks)-> kPrepRequested -(preparer)-> kPrepBusy -> kPrepReady (spare set)
+//   kPrepReady -(owner takes it)-> kPrepNone; kPrepRequested -(owner)-> kPrepNone (maps it itself)
+//   any -(close)-> kPrepClosed, through kPrepClosing while an unused spare is cut from the file.
+// The preparer starts with the first packet switch of a thread stream (a process that writes
+// little never has it) and is switched off with TENSORTRACE_PREPARE=0.
+#pragma once
+#include <cstdint>
+
+#include "runtime/stream.h"
+
+namespace tt::rt {
+
+enum PrepState : uint8_t {
+  kPrepNone,
+  kPrepRequested,
+  kPrepBusy,
+  kPrepReady,
+  kPrepClosing,
+  kPrepClosed
+};
+
+// After the owner switched `s` to a new packet: asks for the one after it.
+void RequestSpare(Stream* s);
+
+// At the owner's packet switch: the prepared packet at file offset `off` (its bytes already
+// counted against the size cap), or null if the owner must map it itself.
+uint8_t* TakeSpare(Stream* s, uint64_t off);
+
+// No more spares for `s`. An unused one is unmapped and, with `cut_file`, cut from the end of
+// the stream file (its bytes released). A forked child passes cut_file = false: the file is
+// its parent's, and it does not wait for a preparer it does not have.
+void CloseSpare(Stream* s, bool cut_file);
+
+// In a forked child: the preparer thread stayed in the parent.
+void ForgetPreparer();
+
+// Maps `bytes` of the stream file at `path` from `off`, extending the file (blocks reserved,
+// so a full disk fails here and not as SIGBUS on a store). `write_fault`: fault every page in
+// writable now (the preparer); else the pages are only read-populated. Null on failure.
+uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault);
+
+}  // namespace tt::rt
