@@ -31,17 +31,24 @@ enum Thread : int { kNotStarted, kRunning, kUnavailable };
 constinit std::atomic<int> g_thread{kNotStarted};
 constinit std::atomic<uint32_t> g_wake{0};  // futex word: bumped by every request
 
-bool Cas(Stream* s, uint8_t from, uint8_t to) {
+bool Cas(Stream* s, uint32_t from, uint32_t to) {
   return s->prep.compare_exchange_strong(from, to, std::memory_order_acq_rel);
 }
 
-// A short wait for the preparer (it holds no lock while it maps, so it always gets on).
-void Pause(int* spins) {
-  if (++*spins < 64) {
-    __builtin_ia32_pause();
+// Waits while the state is `st` (kPrepBusy: the preparer is mapping this stream's packet;
+// kPrepClosing: a closer is cutting it). The preparer holds no lock while it maps, so it
+// always gets on; sleeping, the waiter spends no CPU on the wait.
+void Wait(Stream* s, uint32_t st) {
+  if (st == kPrepBusy) {
+    syscall(SYS_futex, &s->prep, FUTEX_WAIT_PRIVATE, st, nullptr, nullptr, 0);
   } else {
     sched_yield();
   }
+}
+
+void Publish(Stream* s, uint32_t st) {
+  s->prep.store(st, std::memory_order_release);
+  syscall(SYS_futex, &s->prep, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
 }
 
 bool Allocate(int fd, uint64_t off, uint64_t len) {
@@ -78,7 +85,7 @@ void* PreparerMain(void*) {
         s->spare = m;
         s->spare_off = off;
       }
-      s->prep.store(m ? kPrepReady : kPrepNone, std::memory_order_release);
+      Publish(s, m ? kPrepReady : kPrepNone);
     }
     syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
   }
@@ -139,8 +146,8 @@ void RequestSpare(Stream* s) {
 }
 
 uint8_t* TakeSpare(Stream* s, uint64_t off) {
-  for (int spins = 0;;) {
-    uint8_t st = s->prep.load(std::memory_order_acquire);
+  for (;;) {
+    uint32_t st = s->prep.load(std::memory_order_acquire);
     if (st == kPrepReady && Cas(s, kPrepReady, kPrepNone)) {
       uint8_t* m = s->spare;
       s->spare = nullptr;
@@ -151,13 +158,13 @@ uint8_t* TakeSpare(Stream* s, uint64_t off) {
     }
     if (st == kPrepRequested && Cas(s, kPrepRequested, kPrepNone)) return nullptr;
     if (st == kPrepNone || st == kPrepClosed) return nullptr;
-    Pause(&spins);  // kPrepBusy, or kPrepClosing: wait for it to end
+    Wait(s, st);  // kPrepBusy, or kPrepClosing
   }
 }
 
 void CloseSpare(Stream* s, bool cut_file) {
-  for (int spins = 0;;) {
-    uint8_t st = s->prep.load(std::memory_order_acquire);
+  for (;;) {
+    uint32_t st = s->prep.load(std::memory_order_acquire);
     if (st == kPrepClosed) return;
     if (!cut_file) {  // a forked child: the parent's preparer will never finish here
       if (st == kPrepReady) munmap(s->spare, s->packet_bytes);
@@ -176,7 +183,7 @@ void CloseSpare(Stream* s, bool cut_file) {
       s->prep.store(kPrepClosed, std::memory_order_release);
       return;
     }
-    Pause(&spins);  // kPrepBusy, or another closer's kPrepClosing
+    Wait(s, st);  // kPrepBusy, or another closer's kPrepClosing
   }
 }
 

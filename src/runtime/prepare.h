@@ -16,7 +16,7 @@
 
 namespace tt::rt {
 
-enum PrepState : uint8_t {
+enum PrepState : uint32_t {
   kPrepNone,
   kPrepRequested,
   kPrepBusy,

@@ -17,7 +17,7 @@ struct Stream {
   uint8_t* pos = nullptr;   // where the next event goes
   uint8_t* end = nullptr;   // end of the mapped packet
   uint64_t last_ts = 0;
-  uint32_t busy = 0;           // an event is being written (a signal handler must not write)
+  uint32_t busy = 0;  // an event is being written (a signal handler must not write)
   // Dropped while busy; folded into the packet by the next event. Only its thread writes it;
   // atomic so that the exit path may read it from another thread.
   std::atomic<uint32_t> pending_drops{0};
@@ -25,12 +25,12 @@ struct Stream {
   NameCache names;
   // Cold: packet switches, drops, bookkeeping.
   // The next packet, mapped ahead by the preparer (prepare.h): its state, address, offset.
-  std::atomic<uint8_t> prep{0};
-  bool preparable = false;  // thread streams: the preparer may map ahead for them
+  std::atomic<uint32_t> prep{0};  // a futex word: waiters sleep while it is kPrepBusy
+  bool preparable = false;        // thread streams: the preparer may map ahead for them
   uint8_t* spare = nullptr;
   uint64_t spare_off = 0;
   uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
-  bool failed = false;  // no further packet can be had
+  bool failed = false;     // no further packet can be had
   uint64_t file_off = 0;
   uint64_t packet_bytes = 0;
   uint64_t seq = 0;
