@@ -1,14 +1,25 @@
 // `tensortrace export --format xspace` on a trace with known content: the .pb parsed with the
-// protobuf classes, then opened by TensorBoard's profile plugin's own converters (xprof).
+// protobuf classes, then opened by TensorBoard's profile plugin's own converters (xprof). The
+// exporter encodes the protobuf by hand and sorts its events on disk: the file must be the bytes
+// libprotobuf's deterministic serialization gives, whatever the sort's memory budget.
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <csignal>
 #include <ctime>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 
+#include "core/error.h"
 #include "core/files.h"
+#include "export/spill.h"
+#include "export/xspace.h"
 #include "format/proto/xplane.pb.h"
 #include "model/model.h"
 #include "test_util.h"
@@ -54,6 +65,29 @@ class XSpaceExport : public ::testing::Test {
   static TempDir* dir_;
 };
 TempDir* XSpaceExport::dir_ = nullptr;
+
+// The only .xplane.pb under LOGDIR, as bytes.
+std::string OnlyFile(const std::string& logdir) {
+  std::vector<std::string> found;
+  for (const auto& run : ListDirectory(logdir + "/plugins/profile"))
+    for (const auto& f : ListDirectory(logdir + "/plugins/profile/" + run))
+      found.push_back(logdir + "/plugins/profile/" + run + "/" + f);
+  EXPECT_EQ(found.size(), 1u);
+  return found.empty() ? "" : ReadFile(found[0]);
+}
+
+// What libprotobuf writes for `s` with deterministic serialization (fields in number order,
+// map entries by key).
+std::string Deterministic(const tp::XSpace& s) {
+  std::string out;
+  {
+    google::protobuf::io::StringOutputStream os(&out);
+    google::protobuf::io::CodedOutputStream cos(&os);
+    cos.SetSerializationDeterministic(true);
+    s.SerializeToCodedStream(&cos);
+  }
+  return out;
+}
 
 const tp::XPlane* Plane(const tp::XSpace& s, const std::string& name) {
   for (const auto& p : s.planes())
@@ -285,6 +319,10 @@ TEST_F(XSpaceExport, BadInputLeavesNothing) {
       "no step matches");
   one_line({TT_CLI, "export", dir_->path(), "--format", "xspace", "-o", out / "g", "--gzip"},
            "--gzip: not for xspace");
+  // A write that fails (the file size limit: as a full disk would) leaves nothing either.
+  one_line({"bash", "-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\"", TT_CLI, "export",
+            dir_->path(), "--format", "xspace", "-o", out / "full"},
+           "cannot write");
   EXPECT_EQ(ListDirectory(out.path()), std::vector<std::string>{"file"});
   // A second export of the same trace meets its own run directory: refused, the first kept.
   ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
@@ -353,6 +391,228 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   EXPECT_EQ(j["memory_allocators"], json({"tensortrace"}));
   // Each step allocates 1024 bytes and frees the previous step's: at most two are live.
   EXPECT_EQ(j["memory_peak_bytes"]["tensortrace"], 2048);
+}
+
+// The external sort under the exporter: every record back, in key order, ties in the order
+// added, whatever the memory budget (1 byte: a run per record) and the runs merged at once.
+TEST(XSpaceSpillSorter, SortsStablyAtAnyBudget) {
+  TempDir tmp;
+  std::mt19937_64 rng(7);
+  struct Rec {
+    exporter::SpillKey key;
+    std::string payload;
+  };
+  std::vector<Rec> recs;
+  for (int i = 0; i < 3000; ++i) {
+    exporter::SpillKey k{rng() % 4, rng() % 50, rng() % 3};  // many ties
+    recs.push_back({k, std::to_string(i) + std::string(rng() % 40, 'x')});
+  }
+  std::vector<Rec> want = recs;
+  std::stable_sort(want.begin(), want.end(),
+                   [](const Rec& a, const Rec& b) { return a.key < b.key; });
+  for (auto [budget, fan_in] : std::vector<std::pair<size_t, size_t>>{
+           {size_t{1} << 20, 64}, {1000, 2}, {1000, 5}, {1, 64}, {200, 3}}) {
+    SCOPED_TRACE(std::to_string(budget) + " " + std::to_string(fan_in));
+    exporter::SpillOptions o;
+    o.budget = budget;
+    o.fan_in = fan_in;
+    o.read_buffer = 64;  // records longer than the buffer too
+    exporter::SpillSorter s(tmp.path(), o);
+    for (int round = 0; round < 2; ++round) {  // and again after Clear()
+      for (const Rec& r : recs) s.Add(r.key, r.payload);
+      EXPECT_EQ(s.records(), recs.size());
+      if (budget < 2000) {
+        EXPECT_GT(s.runs(), 0u);
+      }
+      EXPECT_LE(s.runs(), fan_in);
+      size_t scanned = 0, bytes = 0;
+      s.Scan([&](const exporter::SpillKey&, std::string_view p) {
+        scanned++;
+        bytes += p.size();
+      });
+      EXPECT_EQ(scanned, recs.size());
+      size_t want_bytes = 0;
+      for (const Rec& r : recs) want_bytes += r.payload.size();
+      EXPECT_EQ(bytes, want_bytes);
+      exporter::SpillSorter::Cursor c = s.Sorted();
+      exporter::SpillKey k;
+      std::string_view p;
+      size_t i = 0;
+      while (c.Next(&k, &p)) {
+        ASSERT_LT(i, want.size());
+        ASSERT_EQ(k, want[i].key) << i;
+        ASSERT_EQ(p, want[i].payload) << i;
+        ++i;
+      }
+      EXPECT_EQ(i, want.size());
+      s.Clear();
+    }
+    EXPECT_TRUE(ListDirectory(tmp.path()).empty());  // its file has no name
+  }
+}
+
+// The file is what libprotobuf's deterministic serialization writes for the message it holds,
+// byte for byte, and the same whether the events were sorted in memory or on disk in many runs
+// merged a few at a time.
+TEST_F(XSpaceExport, StreamedFileIsCanonicalAtAnyBudget) {
+  model::TraceModel m = model::LoadModel(dir_->path());
+  TempDir out;
+  std::vector<std::string> files;
+  for (auto [budget, fan_in] :
+       std::vector<std::pair<size_t, size_t>>{{size_t{32} << 20, 64}, {4096, 4}, {1, 2}}) {
+    exporter::XSpaceOptions o;
+    o.sort.budget = budget;
+    o.sort.fan_in = fan_in;
+    std::vector<Problem> problems;
+    std::string logdir = out / ("b" + std::to_string(budget));
+    exporter::XSpaceResult r = exporter::WriteXSpace(m, {}, logdir, &problems, o);
+    EXPECT_TRUE(problems.empty());
+    ASSERT_EQ(r.files.size(), 1u);
+    EXPECT_EQ(ListDirectory(r.run_dir).size(), 1u);  // no temporary file left
+    files.push_back(OnlyFile(logdir));
+    EXPECT_EQ(r.bytes, files.back().size());
+  }
+  EXPECT_TRUE(files[1] == files[0]);
+  EXPECT_TRUE(files[2] == files[0]);
+  tp::XSpace s;
+  ASSERT_TRUE(s.ParseFromString(files[0]));
+  EXPECT_TRUE(Deterministic(s) == files[0]);
+  EXPECT_EQ(s.planes_size(), 3);
+}
+
+// Every event the CSV export writes (an independent exporter) is in the XSpace once, on the line
+// of its track, at its time, with its arguments as stats; lines are sorted (start, then longer
+// first) and span their events. Two threads and four GPU streams, sorted on disk.
+TEST(XSpaceExportContent, EveryEventAsTheCsvExportHasIt) {
+  TempDir dir, out;
+  auto job = RunCmd({TT_SYNTHETIC, "40", "100", "2", "varied"}, {{"TENSORTRACE_DIR", dir.path()}});
+  ASSERT_EQ(job.status, 0) << job.err;
+  ASSERT_EQ(RunCmd({TT_CLI, "export", dir.path(), "--format", "csv", "-o", out / "t.csv"}).status,
+            0);
+  model::TraceModel m = model::LoadModel(dir.path());
+  ASSERT_EQ(m.processes.size(), 1u);
+  exporter::XSpaceOptions o;
+  o.sort.budget = 2048;
+  o.sort.fan_in = 3;
+  std::vector<Problem> problems;
+  exporter::XSpaceResult r = exporter::WriteXSpace(m, {}, out / "logs", &problems, o);
+  tp::XSpace s;
+  ASSERT_TRUE(s.ParseFromString(OnlyFile(out / "logs")));
+  EXPECT_TRUE(Deterministic(s) == OnlyFile(out / "logs"));
+
+  // (track kind, track id, name, start in trace time, duration) -> the arguments of each event.
+  using Key = std::tuple<std::string, uint64_t, std::string, int64_t, int64_t>;
+  std::map<Key, std::vector<std::map<std::string, std::string>>> csv;
+  std::istringstream in(ReadFile(out / "t.csv"));
+  std::string row;
+  std::getline(in, row);  // header
+  size_t rows = 0;
+  while (std::getline(in, row)) {
+    std::vector<std::string> f;
+    std::stringstream ls(row);
+    for (std::string x; std::getline(ls, x, ',');) f.push_back(x);
+    ASSERT_GE(f.size(), 14u) << row;  // no quoted commas in this trace
+    std::map<std::string, std::string> args;
+    if (f.size() > 14) {
+      std::stringstream as(f[14]);
+      for (std::string kv; std::getline(as, kv, ';');)
+        args[kv.substr(0, kv.find('='))] = kv.substr(kv.find('=') + 1);
+    }
+    csv[{f[1] == "device" ? "device" : "host", std::stoull(f[2]), f[6], std::stoll(f[7]),
+         std::stoll(f[9]) * 1000}]
+        .push_back(args);
+    rows++;
+  }
+  EXPECT_EQ(rows, r.walk.events);
+
+  const auto& meta = m.processes[0].meta;
+  int64_t offset = meta.clock_offset_ns ? meta.clock_offset_ns : meta.offset_start_ns;
+  int64_t base = ProfileStart(s), stop = 0;
+  for (const auto& st : Plane(s, "Task Environment")->stats())
+    if (Plane(s, "Task Environment")->stat_metadata().at(st.metadata_id()).name() ==
+        "profile_stop_time")
+      stop = static_cast<int64_t>(st.uint64_value());
+  size_t events = 0, lines = 0;
+  for (const tp::XPlane& p : s.planes()) {
+    if (p.name() == "Task Environment") continue;
+    bool device = p.name() != "/host:CPU";
+    for (const tp::XLine& l : p.lines()) {
+      lines++;
+      tp::XPlane one = p;  // the line alone, for Events()
+      one.clear_lines();
+      *one.add_lines() = l;
+      std::vector<Ev> evs = Events(one, base);
+      int64_t end_ps = 0;
+      for (size_t i = 0; i < evs.size(); ++i) {
+        const Ev& e = evs[i];
+        const tp::XEvent& x = l.events(static_cast<int>(i));
+        if (i > 0) {
+          const tp::XEvent& prev = l.events(static_cast<int>(i - 1));
+          EXPECT_TRUE(prev.offset_ps() < x.offset_ps() ||
+                      (prev.offset_ps() == x.offset_ps() && prev.duration_ps() >= x.duration_ps()))
+              << l.name() << " " << i;
+        }
+        end_ps = std::max(end_ps, x.offset_ps() + x.duration_ps());
+        EXPECT_LE(e.start_ns + e.dur_ps / 1000, stop);
+        std::string name =
+            e.name.rfind("Memcpy", 0) == 0 && !e.display.empty() ? e.display : e.name;
+        uint64_t track =
+            device ? static_cast<uint64_t>(p.id() - 1) << 32 | static_cast<uint64_t>(l.id())
+                   : static_cast<uint64_t>(l.id());
+        Key k{device ? "device" : "host", track, name, e.start_ns - offset, e.dur_ps};
+        auto it = csv.find(k);
+        ASSERT_NE(it, csv.end()) << name << " at " << e.start_ns - offset << " on " << l.name();
+        // One CSV row with these arguments, all of them stats of the event.
+        auto& cands = it->second;
+        auto match = std::find_if(cands.begin(), cands.end(), [&](const auto& args) {
+          for (const auto& [key, v] : args)
+            if (!e.stats.count(key) || e.stats.at(key) != v) return false;
+          return true;
+        });
+        ASSERT_NE(match, cands.end()) << name;
+        cands.erase(match);
+        if (cands.empty()) csv.erase(it);
+        events++;
+      }
+      EXPECT_EQ(l.duration_ps(), end_ps) << l.name();
+      EXPECT_GE(l.timestamp_ns(), 0);
+    }
+  }
+  EXPECT_TRUE(csv.empty());
+  EXPECT_EQ(events, rows);
+  EXPECT_EQ(lines, 2u + 4u);  // two threads; streams 7, 8 and 9, 10
+}
+
+// A write that fails (here the file size limit, as a full disk would) while sorting on disk or
+// while writing the file: one error, and nothing left, the log directory included.
+TEST_F(XSpaceExport, FailedWriteLeavesNothing) {
+  model::TraceModel m = model::LoadModel(dir_->path());
+  TempDir out;
+  struct rlimit old;
+  ASSERT_EQ(getrlimit(RLIMIT_FSIZE, &old), 0);
+  auto previous = std::signal(SIGXFSZ, SIG_IGN);
+  for (size_t budget : {size_t{256}, size_t{32} << 20}) {  // the sort's file, then the output
+    SCOPED_TRACE(budget);
+    exporter::XSpaceOptions o;
+    o.sort.budget = budget;
+    o.sort.fan_in = 2;
+    std::vector<Problem> problems;
+    struct rlimit lim = old;
+    lim.rlim_cur = 2048;
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    std::string what;
+    try {
+      exporter::WriteXSpace(m, {}, out / "logs", &problems, o);
+    } catch (const Error& e) {
+      what = e.what();
+    }
+    ASSERT_EQ(setrlimit(RLIMIT_FSIZE, &old), 0);
+    EXPECT_NE(what.find(budget < 1000 ? "cannot write a temporary file" : "cannot write"),
+              std::string::npos)
+        << what;
+    EXPECT_TRUE(ListDirectory(out.path()).empty());
+  }
+  std::signal(SIGXFSZ, previous);
 }
 
 }  // namespace

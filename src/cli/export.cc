@@ -14,12 +14,14 @@ namespace tt::cli {
 
 namespace {
 
-const char kExportHelp[] = R"(usage: tensortrace export DIR --format perfetto|chrome|csv|xspace -o PATH
+const char kExportHelp[] =
+    R"(usage: tensortrace export DIR --format perfetto|chrome|csv|xspace -o PATH
                           [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
                           [--max-events N]
 
-Writes the trace in DIR to PATH; perfetto, chrome and csv stream (memory does not grow with
-the trace), xspace holds the selection in memory (one protobuf message).
+Writes the trace in DIR to PATH. Every format streams: memory does not grow with the number of
+events (xspace holds the names and the steps, and sorts its events in a temporary file beside
+its output, up to about 1.5 times the output's size, that nothing leaves behind).
 
 formats:
   perfetto Perfetto's own protobuf trace: opens in ui.perfetto.dev and trace_processor, at any
@@ -36,8 +38,8 @@ formats:
   xspace   the TensorFlow profiler's XSpace for TensorBoard's profile plugin (xprof): PATH is a
            log directory; writes PATH/plugins/profile/RUN/HOST.xplane.pb (RUN from the trace's
            start time). Host threads, GPU streams, ops, steps, kernels, copies, allocations.
-           An XSpace is one protobuf message: memory grows with the selection (choose part of
-           a large trace with --steps or --max-events). An existing, non-empty RUN is refused.
+           An existing, non-empty RUN is refused. protobuf (and so xprof) reads at most 2 GiB
+           per file: a larger selection is refused (choose part with --steps or --max-events).
 
 selection:
   --steps A:B, --skip-warmup N, --step-name NAME   as in `tensortrace stats`

@@ -1,6 +1,7 @@
 // Protocol-buffer wire encoding by hand (varints, fixed 64-bit values, length-delimited
 // fields) for exporters that write a protobuf stream without building message objects.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -17,6 +18,15 @@ inline void Varint(std::string& o, uint64_t v) {
   }
   b[n++] = static_cast<char>(v);
   o.append(b, static_cast<size_t>(n));
+}
+// Bytes Varint(v) takes.
+inline size_t VarintSize(uint64_t v) {
+  size_t n = 1;
+  while (v >= 0x80) {
+    v >>= 7;
+    ++n;
+  }
+  return n;
 }
 inline void Tag(std::string& o, uint32_t field, uint32_t wire_type) {
   Varint(o, uint64_t{field} << 3 | wire_type);

@@ -5,19 +5,20 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <ctime>
 #include <map>
 #include <memory>
-#include <tuple>
 #include <unordered_map>
 
 #include "core/error.h"
 #include "core/files.h"
+#include "export/proto_wire.h"
+#include "export/sink.h"
 
 namespace tt::exporter {
 
-namespace tp = tensorflow::profiler;
 using layout::ArgType;
 using layout::Category;
 using layout::TrackKind;
@@ -28,119 +29,169 @@ namespace {
 constexpr int64_t kHostPlaneId = 49;
 constexpr char kHostPlaneName[] = "/host:CPU";
 
-// One XPlane being filled: metadata interned by name, lines by id.
-class PlaneBuilder {
+// Field numbers of src/format/proto/xplane.proto. Messages are written with their fields in
+// field-number order and map entries by key, as protobuf's deterministic serialization writes
+// them (the tests compare the bytes with libprotobuf's).
+namespace space {
+constexpr uint32_t kPlanes = 1, kHostnames = 4;
+}
+namespace plane {
+constexpr uint32_t kId = 1, kName = 2, kLines = 3, kEventMetadata = 4, kStatMetadata = 5,
+                   kStats = 6;
+}
+namespace line {
+constexpr uint32_t kId = 1, kName = 2, kTimestampNs = 3, kEvents = 4, kDurationPs = 9,
+                   kDisplayName = 11;
+}
+namespace event {
+constexpr uint32_t kMetadataId = 1, kOffsetPs = 2, kDurationPs = 3, kStats = 4;
+}
+namespace stat {
+constexpr uint32_t kMetadataId = 1, kDouble = 2, kUint64 = 3, kInt64 = 4, kRef = 7;
+}
+namespace meta {  // XEventMetadata, XStatMetadata, and map entries
+constexpr uint32_t kId = 1, kName = 2, kDisplayName = 4, kKey = 1, kValue = 2;
+}
+
+// The length-delimited field `field` holding `n` bytes: its size with tag and length.
+uint64_t Framed(uint32_t field, uint64_t n) {
+  return wire::VarintSize(uint64_t{field} << 3 | 2) + wire::VarintSize(n) + n;
+}
+void Head(std::string& o, uint32_t field, uint64_t n) {
+  wire::Tag(o, field, 2);
+  wire::Varint(o, n);
+}
+
+// One XLine: what is known of it before its events are written.
+struct Line {
+  int64_t id = 0;
+  std::string name;
+  int64_t first = INT64_MAX;  // Unix ns of its earliest event
+  int64_t end = INT64_MIN;    // Unix ns of its latest event end
+  uint64_t events = 0;
+  uint64_t event_bytes = 0;  // its encoded events, framed (set by the sizing pass)
+  int64_t timestamp = 0;     // from the profile's start (set before writing)
+};
+
+// One XPlane: its lines (in the order they appeared) and its metadata, interned by name.
+class Plane {
  public:
-  explicit PlaneBuilder(tp::XPlane* p) : p_(p) {}
-  tp::XPlane* plane() { return p_; }
+  Plane(int64_t id, std::string name) : id_(id), name_(std::move(name)) {}
+  int64_t id() const { return id_; }
+  const std::string& name() const { return name_; }
+  std::vector<Line>& lines() { return lines_; }
 
   int64_t EventMeta(std::string_view name, std::string_view display) {
     auto [it, added] = events_.try_emplace(std::string(name), events_.size() + 1);
-    if (added) {
-      tp::XEventMetadata& md = (*p_->mutable_event_metadata())[it->second];
-      md.set_id(it->second);
-      md.set_name(it->first);
-      if (!display.empty() && display != name) md.set_display_name(std::string(display));
-    }
+    if (added)
+      event_meta_.push_back(
+          {&it->first, !display.empty() && display != name ? std::string(display) : ""});
     return it->second;
   }
   int64_t StatMeta(std::string_view name) {
     auto [it, added] = stats_.try_emplace(std::string(name), stats_.size() + 1);
-    if (added) {
-      tp::XStatMetadata& md = (*p_->mutable_stat_metadata())[it->second];
-      md.set_id(it->second);
-      md.set_name(it->first);
-    }
+    if (added) stat_meta_.push_back(&it->first);
     return it->second;
   }
-  tp::XLine* Line(int64_t id, const std::string& name) {
-    auto [it, added] = lines_.try_emplace(id, nullptr);
-    if (added) {
-      it->second = p_->add_lines();
-      it->second->set_id(id);
-    }
-    if (!name.empty()) {  // the last name given wins, as for threads
-      it->second->set_name(name);
-      it->second->set_display_name(name);
-    }
+  // The line with this id (created empty where new); the last name given wins, as for threads.
+  size_t FindLine(int64_t id, const std::string& name) {
+    auto [it, added] = line_of_id_.try_emplace(id, lines_.size());
+    if (added) lines_.push_back({.id = id});
+    if (!name.empty()) lines_[it->second].name = name;
     return it->second;
   }
-  // Events hold their absolute Unix time in offset_ps until Finish(); a line's start is only
-  // known once all of its events are in.
-  tp::XEvent* AddEvent(tp::XLine* line, std::string_view name, std::string_view display,
-                       uint64_t unix_ns, uint64_t duration_ns) {
-    tp::XEvent* e = line->add_events();
-    e->set_metadata_id(EventMeta(name, display));
-    e->set_offset_ps(static_cast<int64_t>(unix_ns));
-    e->set_duration_ps(static_cast<int64_t>(duration_ns) * 1000);
-    return e;
-  }
-  tp::XStat* Stat(tp::XEvent* e, std::string_view name) {
-    tp::XStat* s = e->add_stats();
-    s->set_metadata_id(StatMeta(name));
-    return s;
-  }
-  // A text value is stored once, as the name of a stat metadata the stat refers to (what
-  // TensorFlow does; xprof reads both forms): kernel details and op names repeat per event.
-  void StrStat(tp::XEvent* e, std::string_view name, std::string_view value) {
-    Stat(e, name)->set_ref_value(static_cast<uint64_t>(StatMeta(value)));
-  }
-  // Sorts each line (start, then longer first, so parents precede their children as xprof's
-  // nesting pass expects) and turns absolute times into the line's timestamp and offsets.
-  void Finish() {
-    for (tp::XLine& l : *p_->mutable_lines()) {
-      auto* ev = l.mutable_events();
-      std::sort(ev->pointer_begin(), ev->pointer_end(),
-                [](const tp::XEvent* a, const tp::XEvent* b) {
-                  if (a->offset_ps() != b->offset_ps()) return a->offset_ps() < b->offset_ps();
-                  return a->duration_ps() > b->duration_ps();
-                });
-      if (ev->empty()) continue;
-      int64_t start = ev->begin()->offset_ps();
-      int64_t end_ps = 0;
-      for (tp::XEvent& e : *ev) {
-        e.set_offset_ps((e.offset_ps() - start) * 1000);
-        end_ps = std::max(end_ps, e.offset_ps() + e.duration_ps());
-      }
-      l.set_timestamp_ns(start);
-      l.set_duration_ps(end_ps);
+
+  // The event_metadata and stat_metadata maps, entry by entry (ids are 1, 2, ...: the order of
+  // the keys). `f` receives each framed entry.
+  template <typename F>
+  void Metadata(std::string& scratch, std::string& entry, F&& f) const {
+    for (size_t i = 0; i < event_meta_.size(); ++i) {
+      scratch.clear();
+      wire::Int(scratch, meta::kId, static_cast<int64_t>(i + 1));
+      if (!event_meta_[i].first->empty()) wire::String(scratch, meta::kName, *event_meta_[i].first);
+      if (!event_meta_[i].second.empty())
+        wire::String(scratch, meta::kDisplayName, event_meta_[i].second);
+      MapEntry(plane::kEventMetadata, i + 1, scratch, entry);
+      f(entry);
     }
-  }
-  // Unix time span of the finished lines, widening [*first, *last].
-  void Span(int64_t* first, int64_t* last) const {
-    for (const tp::XLine& l : p_->lines()) {
-      if (l.events().empty()) continue;
-      *first = std::min(*first, l.timestamp_ns());
-      *last = std::max(*last, l.timestamp_ns() + l.duration_ps() / 1000);
+    for (size_t i = 0; i < stat_meta_.size(); ++i) {
+      scratch.clear();
+      wire::Int(scratch, meta::kId, static_cast<int64_t>(i + 1));
+      if (!stat_meta_[i]->empty()) wire::String(scratch, meta::kName, *stat_meta_[i]);
+      MapEntry(plane::kStatMetadata, i + 1, scratch, entry);
+      f(entry);
     }
-  }
-  void Rebase(int64_t base) {
-    for (tp::XLine& l : *p_->mutable_lines()) l.set_timestamp_ns(l.timestamp_ns() - base);
   }
 
  private:
-  tp::XPlane* p_;
+  static void MapEntry(uint32_t field, size_t key, const std::string& value, std::string& o) {
+    o.clear();
+    std::string kv;
+    wire::Int(kv, meta::kKey, static_cast<int64_t>(key));
+    wire::Message(kv, meta::kValue, value);
+    wire::Message(o, field, kv);
+  }
+
+  int64_t id_;
+  std::string name_;
+  std::vector<Line> lines_;
+  std::unordered_map<int64_t, size_t> line_of_id_;
   std::unordered_map<std::string, int64_t> events_, stats_;
-  std::unordered_map<int64_t, tp::XLine*> lines_;
+  std::vector<std::pair<const std::string*, std::string>> event_meta_;  // name, display name
+  std::vector<const std::string*> stat_meta_;
 };
 
-// The XSpace of one host: its host plane and a plane per GPU.
-struct HostSpace {
-  std::string host;
-  std::unique_ptr<tp::XSpace> space = std::make_unique<tp::XSpace>();
-  std::unique_ptr<PlaneBuilder> cpu;
-  std::map<uint64_t, std::unique_ptr<PlaneBuilder>> gpus;
-  PlaneBuilder& Gpu(uint64_t device) {
-    auto& b = gpus[device];
-    if (!b) {
-      tp::XPlane* p = space->add_planes();
-      p->set_id(1 + static_cast<int64_t>(device));
-      p->set_name("/device:GPU:" + std::to_string(device));
-      b = std::make_unique<PlaneBuilder>(p);
-    }
-    return *b;
-  }
+// The XSpace of one host: its host plane (first) and a plane per GPU, in the order they appeared.
+struct Host {
+  std::string name;
+  std::vector<std::unique_ptr<Plane>> planes;
+  std::map<uint64_t, size_t> gpu;  // device -> index in planes
 };
+
+// Where an event goes, as the first part of its sort key: host, plane and line numbers in the
+// order they are written, so that sorted events come out line after line.
+constexpr int kLineBits = 24, kPlaneBits = 16;
+uint64_t LineKey(size_t host, size_t plane, size_t line) {
+  if (host >= (size_t{1} << (64 - kLineBits - kPlaneBits)) || plane >= (size_t{1} << kPlaneBits) ||
+      line >= (size_t{1} << kLineBits))
+    throw Error("too many hosts, devices or threads for one XSpace export");
+  return uint64_t{host} << (kLineBits + kPlaneBits) | uint64_t{plane} << kLineBits | line;
+}
+size_t HostOf(uint64_t key) { return key >> (kLineBits + kPlaneBits); }
+size_t PlaneOf(uint64_t key) { return (key >> kLineBits) & ((uint64_t{1} << kPlaneBits) - 1); }
+size_t LineOf(uint64_t key) { return key & ((uint64_t{1} << kLineBits) - 1); }
+
+// An event's sort key: line, then start, then longer first, so that parents precede their
+// children as xprof's nesting pass expects (ties: the order the walk met them).
+SpillKey EventKey(uint64_t line_key, int64_t start_ns, uint64_t duration_ns) {
+  return {line_key, static_cast<uint64_t>(start_ns) ^ (uint64_t{1} << 63), ~duration_ns};
+}
+int64_t StartOf(const SpillKey& k) { return static_cast<int64_t>(k.b ^ (uint64_t{1} << 63)); }
+uint64_t DurationOf(const SpillKey& k) { return ~k.c; }
+
+// A sorted event's payload: its metadata id (varint), then its stats (framed XStat fields).
+int64_t ReadVarint(std::string_view* s) {
+  uint64_t v = 0;
+  int shift = 0;
+  size_t i = 0;
+  while (i < s->size() && shift < 64) {
+    auto b = static_cast<uint8_t>((*s)[i++]);
+    v |= static_cast<uint64_t>(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+    shift += 7;
+  }
+  s->remove_prefix(i);
+  return static_cast<int64_t>(v);
+}
+
+// The XEvent's fields before its stats: metadata id, offset (always written: it is in a oneof)
+// and duration, in picoseconds from the line's start.
+void EventHead(std::string& o, int64_t metadata_id, int64_t offset_ps, int64_t duration_ps) {
+  o.clear();
+  if (metadata_id) wire::Int(o, event::kMetadataId, metadata_id);
+  wire::Int(o, event::kOffsetPs, offset_ps);
+  if (duration_ps) wire::Int(o, event::kDurationPs, duration_ps);
+}
 
 // "128x1x1" (how the CUPTI source writes dimensions) -> "128,1,1" (how kernel_details has them).
 std::string Dims(std::string_view s) {
@@ -162,52 +213,70 @@ std::string_view OpType(std::string_view name) {
   return colon == std::string_view::npos ? std::string_view() : name.substr(colon + 1);
 }
 
-class XSpaceVisitor : public EventVisitor {
+uint64_t Load64(std::string_view s, size_t at) {
+  uint64_t v;
+  std::memcpy(&v, s.data() + at, 8);
+  return v;
+}
+
+// The walk's events become XEvents, encoded at once and sorted on disk (SpillSorter) per line;
+// planes, lines and metadata stay in memory. Write() then writes each host's file in one pass
+// over the sorted events, its lengths known from a first pass that sizes every line.
+class XSpaceWriter : public EventVisitor {
  public:
   // `steps`: the trace's steps as `stats` finds them (step events, or --step-name annotations).
-  XSpaceVisitor(const model::TraceModel& m, const std::vector<analysis::Step>& steps,
-                XSpaceResult* r)
-      : m_(m), r_(r) {
-    for (const analysis::Step& s : steps) steps_[{s.process, s.start, s.end}] = s.number;
+  XSpaceWriter(const model::TraceModel& m, const std::vector<analysis::Step>& steps,
+               const std::string& run_dir, const XSpaceOptions& o, XSpaceResult* r)
+      : m_(m), steps_(m.processes.size()), r_(r), events_(run_dir, o.sort), launches_(run_dir, [&] {
+          SpillOptions half = o.sort;  // device work waiting for its launching op: less
+          half.budget = std::max<size_t>(1, o.sort.budget / 2);
+          return half;
+        }()) {
+    for (const analysis::Step& s : steps) steps_[s.process].push_back({s.start, s.end, s.number});
+    for (auto& v : steps_) v.shrink_to_fit();
   }
-  std::vector<std::unique_ptr<HostSpace>> hosts;
 
   void BeginProcess(const model::Process& p) override {
-    ResolveKernelOps();
     std::string host = p.meta.hostname.empty() ? "localhost" : p.meta.hostname;
-    host_ = nullptr;
-    for (auto& h : hosts)
-      if (h->host == host) host_ = h.get();
-    if (!host_) {
-      hosts.push_back(std::make_unique<HostSpace>());
-      host_ = hosts.back().get();
-      host_->host = host;
-      host_->space->add_hostnames(host);
-      tp::XPlane* cpu = host_->space->add_planes();
-      cpu->set_id(kHostPlaneId);
-      cpu->set_name(kHostPlaneName);
-      host_->cpu = std::make_unique<PlaneBuilder>(cpu);
+    host_ = SIZE_MAX;
+    for (size_t i = 0; i < hosts_.size(); ++i)
+      if (hosts_[i].name == host) host_ = i;
+    if (host_ == SIZE_MAX) {
+      host_ = hosts_.size();
+      hosts_.push_back({});
+      hosts_.back().name = host;
+      hosts_.back().planes.push_back(std::make_unique<Plane>(kHostPlaneId, kHostPlaneName));
     }
     offset_ = p.meta.clock_offset_ns ? p.meta.clock_offset_ns : p.meta.offset_start_ns;
     keys_.clear();
     for (uint32_t i = 1; i < p.names.size(); ++i) keys_.emplace(p.names[i], i);
-    op_of_corr_.clear();
     live_.clear();
     in_use_ = peak_ = 0;
     process_ = static_cast<size_t>(&p - m_.processes.data());
   }
 
   void BeginTrack(const model::Process&, const model::Track& t) override {
+    Host& h = hosts_[host_];
+    size_t pi = 0;
     if (t.kind == TrackKind::kDevice) {
       uint64_t device = t.id >> 32, queue = t.id & 0xffffffff;
-      plane_ = &host_->Gpu(device);
-      line_ = plane_->Line(static_cast<int64_t>(queue), "Stream #" + std::to_string(queue));
+      auto [it, added] = h.gpu.try_emplace(device, h.planes.size());
+      if (added)
+        h.planes.push_back(std::make_unique<Plane>(1 + static_cast<int64_t>(device),
+                                                   "/device:GPU:" + std::to_string(device)));
+      pi = it->second;
+      plane_ = h.planes[pi].get();
+      line_key_ = LineKey(
+          host_, pi,
+          plane_->FindLine(static_cast<int64_t>(queue), "Stream #" + std::to_string(queue)));
       device_ = device;
       queue_ = queue;
     } else {
-      plane_ = host_->cpu.get();
-      line_ = plane_->Line(static_cast<int64_t>(t.id),
-                           t.name.empty() ? "thread " + std::to_string(t.id) : t.name);
+      plane_ = h.planes[0].get();
+      line_key_ =
+          LineKey(host_, 0,
+                  plane_->FindLine(static_cast<int64_t>(t.id),
+                                   t.name.empty() ? "thread " + std::to_string(t.id) : t.name));
     }
     on_device_ = t.kind == TrackKind::kDevice;
   }
@@ -224,120 +293,288 @@ class XSpaceVisitor : public EventVisitor {
         name = copy_name;
       }
     }
-    tp::XEvent* e = plane_->AddEvent(line_, name, display, Unix(s.start), s.Duration());
-    CopyArgs(p, s.args, e);
+    StartEvent(name, display, Unix(s.start), s.Duration());
+    CopyArgs(p, s.args);
     Arg corr;
     bool has_corr = Find(s.args, "correlation_id", &corr) && corr.type != ArgType::kString;
     if (on_device_) {
-      Int(e, "device_id", static_cast<int64_t>(device_));
-      Int(e, "stream_id", static_cast<int64_t>(queue_));
+      Int("device_id", static_cast<int64_t>(device_));
+      Int("stream_id", static_cast<int64_t>(queue_));
       if (s.category == Category::kGpuKernel) {
-        Str(e, "kernel_details", KernelDetails(p, s.args));
+        Str("kernel_details", KernelDetails(p, s.args));
         r_->kernel_events++;
       } else if (s.category == Category::kMemcpy) {
-        Str(e, "memcpy_details", MemcpyDetails(p, s.args));
+        Str("memcpy_details", MemcpyDetails(p, s.args));
         r_->memcpy_events++;
       }
       Arg own;
-      if (has_corr && !Find(s.args, "tf_op", &own)) pending_.push_back({e, plane_, corr.v.i});
+      // Its "tf_op" is the op around its launch, known once the process's threads are seen
+      // (a device queue may come before the launching thread): it waits in launches_.
+      EndEvent(has_corr && !Find(s.args, "tf_op", &own), corr.v.i);
       return;
     }
     if (s.category == Category::kFrameworkOp) r_->op_events++;
-    auto step = steps_.find({process_, s.start, s.end});
-    if (step != steps_.end()) {
+    int64_t step;
+    if (StepNumber(s.start, s.end, &step)) {
       // A user-defined root event with a step number: xprof groups each one into a step
       // ("_r" is its root-level stat, as tf.profiler.experimental.Trace(..., _r=1) writes).
-      Int(e, "step_num", step->second);
-      Int(e, "_r", 1);
+      Int("step_num", step);
+      Int("_r", 1);
       r_->steps++;
     }
+    EndEvent(false, 0);
     // A launch: its device work gets the enclosing framework op as "tf_op".
-    if (has_corr && s.op) op_of_corr_[corr.v.i] = std::string(p.Name(s.op));
+    if (has_corr && s.op) {
+      std::string op;
+      uint32_t id = s.op;
+      op.append(reinterpret_cast<const char*>(&id), 4);
+      launches_.Add({static_cast<uint64_t>(corr.v.i), 0, 0}, op);
+    }
   }
 
   void OnPoint(const model::Process& p, const model::Track&, const model::Point& pt) override {
     std::string_view name = p.Name(pt.name);
-    tp::XEvent* e = plane_->AddEvent(line_, name, "", Unix(pt.ts), 0);
+    StartEvent(name, "", Unix(pt.ts), 0);
     if (pt.counter) {
-      plane_->Stat(e, "value")->set_double_value(pt.value);
-      return;
+      Stat("value", stat::kDouble, 0, pt.value);
+    } else {
+      CopyArgs(p, pt.args);
+      if (pt.category == Category::kAllocation && !on_device_) Memory(p, pt, name);
     }
-    CopyArgs(p, pt.args, e);
-    if (pt.category == Category::kAllocation && !on_device_) Memory(p, pt, name, e);
+    EndEvent(false, 0);
   }
 
-  // Device work gets its launching op once the whole process is seen (a device queue may come
-  // before the launching thread).
-  void ResolveKernelOps() {
-    for (const Pending& k : pending_) {
-      auto it = op_of_corr_.find(k.corr);
-      if (it != op_of_corr_.end() && !it->second.empty())
-        k.plane->StrStat(k.event, "tf_op", it->second);
+  // The process's device work that waits for its launch's op: joined with the launches by
+  // correlation id (both sorted by it), then sorted with the other events.
+  void EndProcess(const model::Process& p, size_t, const Chosen&) override {
+    if (launches_.records() == 0) return;
+    SpillSorter::Cursor c = launches_.Sorted();
+    SpillKey k;
+    std::string_view rec;
+    uint64_t corr = 0;
+    uint32_t op = 0;
+    bool any = false;
+    while (c.Next(&k, &rec)) {
+      if (!any || k.a != corr) {
+        any = true;
+        corr = k.a;
+        op = 0;
+      }
+      if (k.b == 0) {  // a launch: the last one with this id wins
+        std::memcpy(&op, rec.data(), 4);
+        continue;
+      }
+      SpillKey ek{Load64(rec, 0), Load64(rec, 8), Load64(rec, 16)};
+      std::string_view body = rec.substr(24);
+      std::string_view op_name = p.Name(op);
+      if (op_name.empty()) {
+        events_.Add(ek, body);
+        continue;
+      }
+      Plane& pl = *hosts_[HostOf(ek.a)].planes[PlaneOf(ek.a)];
+      joined_.assign(body);
+      EncodeStat(joined_, pl.StatMeta("tf_op"), stat::kRef, pl.StatMeta(op_name), 0);
+      events_.Add(ek, joined_);
     }
-    pending_.clear();
+    launches_.Clear();
   }
 
   // Lines start at their first event; their times become relative to the profile's start
   // (`start_ns`, or the first event if earlier), which the "Task Environment" plane records,
   // as TensorFlow writes it: xprof works in int64 picoseconds, which Unix nanoseconds overflow.
-  void Finish(int64_t start_ns) {
-    ResolveKernelOps();
-    for (auto& h : hosts) {
-      std::vector<PlaneBuilder*> planes{h->cpu.get()};
-      for (auto& [d, g] : h->gpus) planes.push_back(g.get());
+  void Write(int64_t start_ns, const std::string& run_dir) {
+    std::vector<std::pair<int64_t, int64_t>> span(hosts_.size());  // profile start, stop
+    for (size_t h = 0; h < hosts_.size(); ++h) {
       int64_t first = start_ns ? start_ns : INT64_MAX, last = 0;
-      for (PlaneBuilder* b : planes) {
-        b->Finish();
-        b->Span(&first, &last);
-      }
-      for (PlaneBuilder* b : planes) b->Rebase(first);
-      tp::XPlane* env = h->space->add_planes();
-      env->set_name("Task Environment");
-      PlaneBuilder eb(env);
-      auto stat = [&](const char* name, int64_t v) {
-        tp::XStat* st = env->add_stats();
-        st->set_metadata_id(eb.StatMeta(name));
-        st->set_uint64_value(static_cast<uint64_t>(v));
-      };
-      stat("profile_start_time", first);
-      stat("profile_stop_time", std::max(first, last));
+      for (auto& pl : hosts_[h].planes)
+        for (Line& l : pl->lines())
+          if (l.events) {
+            first = std::min(first, l.first);
+            last = std::max(last, l.end);
+          }
+      for (auto& pl : hosts_[h].planes)
+        for (Line& l : pl->lines())
+          if (l.events) l.timestamp = l.first - first;
+      span[h] = {first, std::max(first, last)};
     }
+    // First pass: every line's encoded size (an event's size depends on its offset from its
+    // line's start, known now).
+    std::string head;
+    events_.Scan([&](const SpillKey& k, std::string_view rec) {
+      Line& l = hosts_[HostOf(k.a)].planes[PlaneOf(k.a)]->lines()[LineOf(k.a)];
+      int64_t md = ReadVarint(&rec);
+      EventHead(head, md, (StartOf(k) - l.first) * 1000,
+                static_cast<int64_t>(DurationOf(k)) * 1000);
+      l.event_bytes += Framed(line::kEvents, head.size() + rec.size());
+    });
+    // Sizes of the planes and files; a file protobuf could not read is refused before any is
+    // written.
+    std::vector<std::vector<uint64_t>> plane_bytes(hosts_.size());
+    std::vector<std::string> env(hosts_.size());
+    std::vector<uint64_t> file_bytes(hosts_.size());
+    std::string out, scratch, entry;
+    for (size_t h = 0; h < hosts_.size(); ++h) {
+      Host& host = hosts_[h];
+      env[h] = TaskEnvironment(span[h].first, span[h].second);
+      file_bytes[h] =
+          Framed(space::kPlanes, env[h].size()) + Framed(space::kHostnames, host.name.size());
+      for (auto& pl : host.planes) {
+        uint64_t n = PlaneHead(*pl, &out);
+        for (Line& l : pl->lines()) n += Framed(plane::kLines, LineSize(l, &scratch));
+        pl->Metadata(scratch, entry, [&](const std::string& e) { n += e.size(); });
+        plane_bytes[h].push_back(n);
+        file_bytes[h] += Framed(space::kPlanes, n);
+      }
+      if (file_bytes[h] > INT_MAX)
+        throw Error("the XSpace for host " + host.name + " would take " +
+                    std::to_string(file_bytes[h] >> 20) +
+                    " MiB; protobuf reads at most 2 GiB (choose fewer events with --steps A:B "
+                    "or --max-events N)");
+    }
+    // Second pass: the bytes, host after host, line after line.
+    SpillSorter::Cursor c = events_.Sorted();
+    SpillKey k;
+    std::string_view rec;
+    bool more = c.Next(&k, &rec);
+    for (size_t h = 0; h < hosts_.size(); ++h) {
+      Host& host = hosts_[h];
+      std::string file = host.name;
+      std::replace(file.begin(), file.end(), '/', '_');
+      file = run_dir + "/" + file + ".xplane.pb";
+      Sink sink(file, false);
+      for (size_t pi = 0; pi < host.planes.size(); ++pi) {
+        Plane& pl = *host.planes[pi];
+        out.clear();
+        Head(out, space::kPlanes, plane_bytes[h][pi]);
+        sink.Write(out);
+        PlaneHead(pl, &out);
+        sink.Write(out);
+        for (size_t li = 0; li < pl.lines().size(); ++li) {
+          Line& l = pl.lines()[li];
+          uint64_t key = LineKey(h, pi, li);
+          out.clear();
+          Head(out, plane::kLines, LineSize(l, &scratch));
+          LineHead(l, &scratch);
+          out += scratch;
+          sink.Write(out);
+          uint64_t written = 0;
+          for (; more && k.a == key; more = c.Next(&k, &rec)) {
+            int64_t md = ReadVarint(&rec);
+            EventHead(head, md, (StartOf(k) - l.first) * 1000,
+                      static_cast<int64_t>(DurationOf(k)) * 1000);
+            out.clear();
+            Head(out, line::kEvents, head.size() + rec.size());
+            out += head;
+            out.append(rec);
+            sink.Write(out);
+            written += out.size();
+          }
+          if (written != l.event_bytes) throw Error("internal error: XSpace line sizes differ");
+          LineTail(l, &scratch);
+          sink.Write(scratch);
+        }
+        pl.Metadata(scratch, entry, [&](const std::string& e) { sink.Write(e); });
+      }
+      out.clear();
+      Head(out, space::kPlanes, env[h].size());
+      sink.Write(out);
+      sink.Write(env[h]);
+      out.clear();
+      wire::String(out, space::kHostnames, host.name);
+      sink.Write(out);
+      if (sink.bytes() != file_bytes[h]) throw Error("internal error: XSpace file size differs");
+      sink.Commit();
+      r_->files.push_back(file);
+      r_->bytes += sink.bytes();
+    }
+    if (more) throw Error("internal error: XSpace events left unwritten");
   }
 
  private:
-  struct Pending {
-    tp::XEvent* event;
-    PlaneBuilder* plane;
-    int64_t corr;
-  };
-
   uint64_t Unix(uint64_t ts) const {
     return static_cast<uint64_t>(static_cast<int64_t>(ts) + offset_);
+  }
+
+  bool StepNumber(uint64_t start, uint64_t end, int64_t* number) const {
+    const std::vector<StepAt>& steps = steps_[process_];
+    auto it = std::lower_bound(steps.begin(), steps.end(), start,
+                               [](const StepAt& s, uint64_t t) { return s.start < t; });
+    bool found = false;
+    for (; it != steps.end() && it->start == start; ++it)
+      if (it->end == end) {  // the last of equal steps, as a map filled in order keeps it
+        *number = it->number;
+        found = true;
+      }
+    return found;
+  }
+
+  void StartEvent(std::string_view name, std::string_view display, uint64_t unix_ns,
+                  uint64_t duration_ns) {
+    cur_.assign(8 * 3, '\0');  // room for the sort key, when it waits for its launch
+    cur_start_ = static_cast<int64_t>(unix_ns);
+    cur_duration_ = duration_ns;
+    wire::Varint(cur_, static_cast<uint64_t>(plane_->EventMeta(name, display)));
+  }
+  void EndEvent(bool needs_op, int64_t corr) {
+    Line& l = plane_->lines()[LineOf(line_key_)];
+    l.first = std::min(l.first, cur_start_);
+    l.end = std::max(l.end, cur_start_ + static_cast<int64_t>(cur_duration_));
+    l.events++;
+    SpillKey k = EventKey(line_key_, cur_start_, cur_duration_);
+    if (!needs_op) {
+      events_.Add(k, std::string_view(cur_).substr(24));
+      return;
+    }
+    std::memcpy(cur_.data(), &k.a, 8);
+    std::memcpy(cur_.data() + 8, &k.b, 8);
+    std::memcpy(cur_.data() + 16, &k.c, 8);
+    launches_.Add({static_cast<uint64_t>(corr), 1, 0}, cur_);
+  }
+
+  // One XStat (metadata id, then the value of kind `kind`: u, or d for doubles) as the field
+  // `field` of `o` (an XEvent's stats, by default).
+  static void EncodeStat(std::string& o, int64_t metadata_id, uint32_t kind, uint64_t u, double d,
+                         uint32_t field = event::kStats) {
+    auto id = static_cast<uint64_t>(metadata_id);
+    uint64_t n = 1 + wire::VarintSize(id) + 1 + (kind == stat::kDouble ? 8 : wire::VarintSize(u));
+    Head(o, field, n);
+    wire::Uint(o, stat::kMetadataId, id);
+    if (kind == stat::kDouble)
+      wire::Double(o, kind, d);
+    else
+      wire::Uint(o, kind, u);
+  }
+  void Stat(std::string_view name, uint32_t kind, uint64_t u, double d) {
+    EncodeStat(cur_, plane_->StatMeta(name), kind, u, d);
+  }
+  void Int(std::string_view k, int64_t v) { Stat(k, stat::kInt64, static_cast<uint64_t>(v), 0); }
+  // A text value is stored once, as the name of a stat metadata the stat refers to (what
+  // TensorFlow does; xprof reads both forms): kernel details and op names repeat per event.
+  void Str(std::string_view k, std::string_view v) {
+    int64_t key = plane_->StatMeta(k);
+    EncodeStat(cur_, key, stat::kRef, static_cast<uint64_t>(plane_->StatMeta(v)), 0);
   }
 
   bool Find(const model::ArgsView& a, const char* key, Arg* out) const {
     auto it = keys_.find(key);
     return it != keys_.end() && a.Find(it->second, out);
   }
-  void Int(tp::XEvent* e, std::string_view k, int64_t v) { plane_->Stat(e, k)->set_int64_value(v); }
-  void Str(tp::XEvent* e, std::string_view k, const std::string& v) { plane_->StrStat(e, k, v); }
 
-  void CopyArgs(const model::Process& p, const model::ArgsView& args, tp::XEvent* e) {
+  void CopyArgs(const model::Process& p, const model::ArgsView& args) {
     if (args.count == 0) return;
     for (const Arg& a : ArgList(args)) {
-      tp::XStat* st = plane_->Stat(e, p.Name(a.key));
       switch (a.type) {
         case ArgType::kInt:
-          st->set_int64_value(a.v.i);
+          Int(p.Name(a.key), a.v.i);
           break;
         case ArgType::kUint:
-          st->set_uint64_value(a.v.u);
+          Stat(p.Name(a.key), stat::kUint64, a.v.u, 0);
           break;
         case ArgType::kFloat:
-          st->set_double_value(a.v.f);
+          Stat(p.Name(a.key), stat::kDouble, 0, a.v.f);
           break;
         case ArgType::kString:
-          st->set_ref_value(static_cast<uint64_t>(plane_->StatMeta(p.Name(a.v.str))));
+          Str(p.Name(a.key), p.Name(a.v.str));
           break;
       }
     }
@@ -373,8 +610,7 @@ class XSpaceVisitor : public EventVisitor {
 
   // The stats xprof's memory profile reads from MemoryAllocation/MemoryDeallocation events;
   // the running total and peak are this process's, from the sizes the trace gives.
-  void Memory(const model::Process& p, const model::Point& pt, std::string_view name,
-              tp::XEvent* e) {
+  void Memory(const model::Process& p, const model::Point& pt, std::string_view name) {
     Arg a;
     int64_t addr = Find(pt.args, "addr", &a) && a.type != ArgType::kString ? a.v.i : 0;
     int64_t bytes = Find(pt.args, "bytes", &a) && a.type != ArgType::kString ? a.v.i : 0;
@@ -393,31 +629,80 @@ class XSpaceVisitor : public EventVisitor {
     }
     peak_ = std::max(peak_, in_use_);
     std::string allocator = ArgText(p, pt.args, "allocator");
-    Str(e, "allocator_name", allocator.empty() ? "tensortrace" : allocator);
-    Int(e, "bytes_allocated", in_use_);
-    Int(e, "peak_bytes_in_use", peak_);
-    Int(e, "requested_bytes", bytes);
-    Int(e, "allocation_bytes", bytes);
-    Int(e, "bytes_reserved", 0);
-    Int(e, "bytes_available", 0);
+    Str("allocator_name", allocator.empty() ? "tensortrace" : allocator);
+    Int("bytes_allocated", in_use_);
+    Int("peak_bytes_in_use", peak_);
+    Int("requested_bytes", bytes);
+    Int("allocation_bytes", bytes);
+    Int("bytes_reserved", 0);
+    Int("bytes_available", 0);
     // No "tf_op" here: xprof would count each allocation as one more run of its op.
   }
 
+  // The plane's id and name (`out` gets them); returns their size.
+  static uint64_t PlaneHead(const Plane& pl, std::string* out) {
+    out->clear();
+    if (pl.id()) wire::Int(*out, plane::kId, pl.id());
+    if (!pl.name().empty()) wire::String(*out, plane::kName, pl.name());
+    return out->size();
+  }
+  static void LineHead(const Line& l, std::string* out) {
+    out->clear();
+    if (l.id) wire::Int(*out, line::kId, l.id);
+    if (!l.name.empty()) wire::String(*out, line::kName, l.name);
+    if (l.timestamp) wire::Int(*out, line::kTimestampNs, l.timestamp);
+  }
+  static void LineTail(const Line& l, std::string* out) {
+    out->clear();
+    int64_t duration_ps = l.events ? (l.end - l.first) * 1000 : 0;
+    if (duration_ps) wire::Int(*out, line::kDurationPs, duration_ps);
+    if (!l.name.empty()) wire::String(*out, line::kDisplayName, l.name);
+  }
+  static uint64_t LineSize(const Line& l, std::string* scratch) {
+    LineHead(l, scratch);
+    uint64_t n = scratch->size() + l.event_bytes;
+    LineTail(l, scratch);
+    return n + scratch->size();
+  }
+
+  // The "Task Environment" plane, encoded: the profile's start and stop (Unix ns).
+  static std::string TaskEnvironment(int64_t start, int64_t stop) {
+    Plane env(0, "Task Environment");
+    std::string o;
+    PlaneHead(env, &o);
+    int64_t start_id = env.StatMeta("profile_start_time"),
+            stop_id = env.StatMeta("profile_stop_time");
+    std::string scratch, entry;
+    env.Metadata(scratch, entry, [&](const std::string& e) { o += e; });
+    EncodeStat(o, start_id, stat::kUint64, static_cast<uint64_t>(start), 0, plane::kStats);
+    EncodeStat(o, stop_id, stat::kUint64, static_cast<uint64_t>(stop), 0, plane::kStats);
+    return o;
+  }
+
+  struct StepAt {
+    uint64_t start, end;
+    int64_t number;
+  };
   const model::TraceModel& m_;
-  std::map<std::tuple<size_t, uint64_t, uint64_t>, int64_t> steps_;  // (process, start, end)
+  std::vector<std::vector<StepAt>> steps_;  // per process, by start
   size_t process_ = 0;
   XSpaceResult* r_;
-  HostSpace* host_ = nullptr;
-  PlaneBuilder* plane_ = nullptr;
-  tp::XLine* line_ = nullptr;
+  std::vector<Host> hosts_;
+  size_t host_ = 0;
+  Plane* plane_ = nullptr;
+  uint64_t line_key_ = 0;
   bool on_device_ = false;
   uint64_t device_ = 0, queue_ = 0;
   int64_t offset_ = 0;
   std::unordered_map<std::string_view, uint32_t> keys_;
-  std::unordered_map<int64_t, std::string> op_of_corr_;
-  std::vector<Pending> pending_;
   std::unordered_map<int64_t, int64_t> live_;  // address -> bytes
   int64_t in_use_ = 0, peak_ = 0;
+  // The event being built: room for a sort key, its metadata id, its stats.
+  std::string cur_, joined_;
+  int64_t cur_start_ = 0;
+  uint64_t cur_duration_ = 0;
+  SpillSorter events_;    // every event, by line, start, longer first
+  SpillSorter launches_;  // this process's launches and the device work waiting for their op
 };
 
 // Creates the missing directories of `path`, recording them (outermost first) for clean-up.
@@ -452,24 +737,12 @@ std::string XSpaceRunName(uint64_t unix_ns) {
   return b;
 }
 
-std::vector<std::pair<std::string, tp::XSpace>> BuildXSpaces(const model::TraceModel& m,
-                                                             const Selection& sel,
-                                                             std::vector<Problem>* problems,
-                                                             XSpaceResult* result) {
-  XSpaceVisitor v(m, analysis::FindSteps(m, sel.step_names, 0), result);
-  result->walk = Walk(m, sel, v, problems);
-  v.Finish(static_cast<int64_t>(TraceStart(m)));
-  std::vector<std::pair<std::string, tp::XSpace>> out;
-  for (auto& h : v.hosts) out.emplace_back(h->host, std::move(*h->space));
-  return out;
-}
-
 XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
-                         const std::string& logdir, std::vector<Problem>* problems) {
+                         const std::string& logdir, std::vector<Problem>* problems,
+                         const XSpaceOptions& options) {
   if (PathExists(logdir) && !IsDirectory(logdir))
     throw Error("-o: " + logdir + " is a file; xspace writes a log directory (give a directory)");
   XSpaceResult r;
-  auto spaces = BuildXSpaces(m, sel, problems, &r);
   // The run is named after the trace's start, as TensorFlow names it after the profile's.
   uint64_t start = TraceStart(m);
   std::string root = logdir;
@@ -481,19 +754,12 @@ XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
   std::vector<std::string> created;
   try {
     MakeDirs(r.run_dir, &created);
-    for (auto& [host, space] : spaces) {
-      std::string file = host;
-      std::replace(file.begin(), file.end(), '/', '_');
-      file = r.run_dir + "/" + file + ".xplane.pb";
-      std::string data;
-      if (!space.SerializeToString(&data))
-        throw Error("cannot encode the XSpace for host " + host +
-                    " (over 2 GiB? choose fewer "
-                    "events with --steps A:B or --max-events N)");
-      WriteFileAtomic(file, data);
-      r.files.push_back(file);
-      r.bytes += data.size();
-    }
+    // The events are sorted in temporary files in the run directory (unlinked at creation):
+    // on the file system that takes the output.
+    // The steps first (held as 24 bytes each), then the walk.
+    XSpaceWriter w(m, analysis::FindSteps(m, sel.step_names, 0), r.run_dir, options, &r);
+    r.walk = Walk(m, sel, w, problems);
+    w.Write(static_cast<int64_t>(start), r.run_dir);
   } catch (...) {
     for (const auto& f : r.files) unlink(f.c_str());
     for (auto it = created.rbegin(); it != created.rend(); ++it) rmdir(it->c_str());
