@@ -50,7 +50,9 @@ def main():
     trace = tool(files, "trace_viewer", {"trace_viewer_options": {}})
     names, first = {}, {}
     for e in trace.get("traceEvents", []):
-        if e.get("ph") == "X":
+        # The viewer shows an event of zero duration (two clock reads within the clock's
+        # granularity, e.g. an empty cudaLaunchKernel range) as an instant, "i".
+        if e.get("ph") in ("X", "i"):
             names[e["name"]] = names.get(e["name"], 0) + 1
             first[e["name"]] = min(first.get(e["name"], e["ts"]), e["ts"])
     out["trace_viewer"] = names
