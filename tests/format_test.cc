@@ -1,9 +1,12 @@
 // The CTF writer and reader on hand-built streams: every event kind, compact and extended
 // timestamps, packets, and babeltrace2 as an outside reader.
 #include <gtest/gtest.h>
+
 #include <sys/stat.h>
 
+#include <cfloat>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include "core/files.h"
@@ -238,10 +241,90 @@ TEST(Format, BabeltraceReadsEveryEventKind) {
   EXPECT_EQ(test::CountLines(r.out), b.events());
   // Fields and names are shown: the argument variant, a string def, the flow phase.
   EXPECT_NE(r.out.find("value = \"conv\""), std::string::npos);
-  EXPECT_NE(r.out.find("( \"i64\" : container = 0 ), value = { -42 }"), std::string::npos);
-  EXPECT_NE(r.out.find("( \"f64\" : container = 2 ), value = { 2.5 }"), std::string::npos);
+  EXPECT_NE(r.out.find("( \"i8\" : container = 4 ), value = { -42 }"), std::string::npos);
+  EXPECT_NE(r.out.find("( \"f32\" : container = 8 ), value = { 2.5 }"), std::string::npos);
   EXPECT_NE(r.out.find("\"in\""), std::string::npos);
   EXPECT_NE(r.out.find("gpu_kernel"), std::string::npos);
+}
+
+// Each argument is stored at the narrowest width that gives back its exact value.
+struct WidthCase {
+  Arg arg;
+  uint32_t value_bytes;   // on disk
+  const char* babeltrace;  // how babeltrace2 shows it
+};
+std::vector<WidthCase> WidthCases() {
+  auto i = [](int64_t v, uint32_t n, const char* bt) {
+    Arg a;
+    a.key = 2;
+    a.type = ArgType::kInt;
+    a.v.i = v;
+    return WidthCase{a, n, bt};
+  };
+  auto u = [](uint64_t v, uint32_t n, const char* bt) {
+    Arg a;
+    a.key = 2;
+    a.type = ArgType::kUint;
+    a.v.u = v;
+    return WidthCase{a, n, bt};
+  };
+  auto f = [](double v, uint32_t n, const char* bt) {
+    Arg a;
+    a.key = 2;
+    a.type = ArgType::kFloat;
+    a.v.f = v;
+    return WidthCase{a, n, bt};
+  };
+  return {i(0, 1, "\"i8\" : container = 4 ), value = { 0 }"),
+          i(-128, 1, "\"i8\" : container = 4 ), value = { -128 }"),
+          i(128, 2, "\"i16\" : container = 5 ), value = { 128 }"),
+          i(-32769, 4, "\"i32\" : container = 6 ), value = { -32769 }"),
+          i(INT32_MAX, 4, "value = { 2147483647 }"),
+          i(int64_t{INT32_MAX} + 1, 8, "\"i64\" : container = 0 ), value = { 2147483648 }"),
+          i(INT64_MIN, 8, "value = { -9223372036854775808 }"),
+          u(UINT32_MAX, 4, "\"u32\" : container = 7 ), value = { 4294967295 }"),
+          u(uint64_t{UINT32_MAX} + 1, 8, "\"u64\" : container = 1 ), value = { 4294967296 }"),
+          u(UINT64_MAX, 8, "value = { 18446744073709551615 }"),
+          f(-0.0, 4, "\"f32\" : container = 8 ), value = { -0"),
+          f(0.1, 8, "\"f64\" : container = 2 ), value = { 0.1"),
+          f(FLT_MAX, 4, "value = { 3.40282"),
+          f(1e300, 8, "value = { 1e+300"),
+          f(1e-310, 8, "value = { 1e-310"),
+          f(std::numeric_limits<double>::infinity(), 8, "value = { inf"),
+          f(std::numeric_limits<double>::quiet_NaN(), 8, "value = { nan")};
+}
+
+TEST(Format, ArgumentsKeepTheirExactValuesAtTheirNarrowestWidth) {
+  test::TempDir dir;
+  ProcessMeta m = TestMeta();
+  StreamBuilder b(m.trace_uuid, 4096, 1000);
+  b.Add(kStringDef, 1000, 4 + 5, [](uint8_t* p) { return PutStr(PutU32(p, 2), "v", 1); });
+  std::vector<WidthCase> cases = WidthCases();
+  uint64_t ts = 1000;
+  for (const WidthCase& c : cases)
+    b.Add(kInstant, ++ts, 5 + ArgsSize(&c.arg, 1), [&](uint8_t* p) {
+      uint8_t* end = PutArgs(PutU8(PutU32(p, 2), 0), &c.arg, 1);
+      // name, category, count; then key, encoding, value.
+      EXPECT_EQ(end - p, 6 + 5 + c.value_bytes) << c.babeltrace;
+      return end;
+    });
+  WriteTrace(dir, m, b);
+  test::TraceView v = test::LoadTrace(dir.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  const auto& ev = v.procs[0].events;
+  ASSERT_EQ(ev.size(), cases.size() + 1);
+  for (size_t k = 0; k < cases.size(); ++k) {
+    ASSERT_EQ(ev[k + 1].args.size(), 1u);
+    const Arg& got = ev[k + 1].args[0];
+    EXPECT_EQ(got.type, cases[k].arg.type) << cases[k].babeltrace;
+    EXPECT_EQ(got.v.u, cases[k].arg.v.u) << cases[k].babeltrace;  // bit for bit
+  }
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  auto r = test::RunCmd({"babeltrace2", dir.path()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(test::CountLines(r.out), b.events());
+  for (const WidthCase& c : cases) EXPECT_NE(r.out.find(c.babeltrace), std::string::npos) << c.babeltrace;
 }
 
 TEST(Format, BabeltraceReadsTheEnvironment) {

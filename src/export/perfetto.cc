@@ -383,21 +383,19 @@ class PerfettoVisitor : public EventVisitor {
   void Annotations(const model::Process& p, const model::ArgsView& a, std::string& in) {
     const uint8_t* d = a.data;
     for (uint8_t i = 0; i < a.count; ++i) {
-      uint32_t key;
-      std::memcpy(&key, d, 4);
-      auto type = static_cast<layout::ArgType>(d[4]);
+      Arg arg;
+      d = GetArg(d, &arg);
+      uint32_t key = arg.key;
+      layout::ArgType type = arg.type;
       std::string& x = Scratch(4);
       if (Interned(p, key, 2, interned::kAnnotationNames, in))
         wire::Uint(x, annotation::kNameIid, key);
       else
         wire::String(x, annotation::kName, p.Name(key));
       if (type == layout::ArgType::kString) {
-        uint32_t v;
-        std::memcpy(&v, d + 5, 4);
-        wire::String(x, annotation::kString, p.Name(v));
+        wire::String(x, annotation::kString, p.Name(arg.v.str));
       } else {
-        uint64_t v;
-        std::memcpy(&v, d + 5, 8);
+        uint64_t v = arg.v.u;
         if (type == layout::ArgType::kInt)
           wire::Uint(x, annotation::kInt, v);
         else if (type == layout::ArgType::kUint)
@@ -406,7 +404,6 @@ class PerfettoVisitor : public EventVisitor {
           wire::Fixed64(x, annotation::kDouble, v);  // the double's bits
       }
       wire::Message(event_, event::kAnnotations, x);
-      d += 5 + layout::ArgValueSize(type);
     }
   }
 

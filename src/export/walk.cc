@@ -37,12 +37,8 @@ std::vector<Arg> ArgList(const model::ArgsView& a) {
   const uint8_t* p = a.data;
   for (uint8_t i = 0; i < a.count; ++i) {
     Arg x;
-    x.key = Load<uint32_t>(p);
-    x.type = static_cast<ArgType>(p[4]);
-    if (x.type == ArgType::kString) x.v.str = Load<uint32_t>(p + 5);
-    else x.v.u = Load<uint64_t>(p + 5);
+    p = GetArg(p, &x);
     out.push_back(x);
-    p += 5 + layout::ArgValueSize(x.type);
   }
   return out;
 }

@@ -6,7 +6,10 @@
 
 namespace tt::layout {
 
-inline constexpr uint32_t kLayoutVersion = 1;
+// 2: arguments stored at the narrowest width that holds their value exactly (ArgWire).
+// Version 1 traces (the four full-width encodings only) read as well.
+inline constexpr uint32_t kLayoutVersion = 2;
+inline constexpr uint32_t kOldestLayoutVersion = 1;
 inline constexpr uint32_t kMagic = 0xC1FC1FC1;
 
 // Packet header (trace.packet.header) then packet context (stream.packet.context).
@@ -69,9 +72,29 @@ enum class Category : uint8_t {
 
 const char* CategoryName(Category c);
 
-// Argument: uint32 key (interned); uint8 type; value by type.
+// An argument's type as readers see it.
 enum class ArgType : uint8_t { kInt = 0, kUint = 1, kFloat = 2, kString = 3 };
-inline constexpr uint32_t ArgValueSize(ArgType t) { return t == ArgType::kString ? 4 : 8; }
+
+// Argument on disk: uint32 key (interned); uint8 encoding; the value in that encoding. The
+// writer picks the narrowest encoding that gives back the exact value (an int64 of 5 is one
+// byte; a double that a float holds bit for bit is four); readers widen it to its ArgType.
+enum class ArgWire : uint8_t {
+  kI64 = 0, kU64 = 1, kF64 = 2, kStr = 3,  // the full widths (and layout version 1's only ones)
+  kI8 = 4, kI16 = 5, kI32 = 6, kU32 = 7, kF32 = 8,
+  kCount = 9,
+};
+inline constexpr uint32_t kArgHeadSize = 5;  // key and encoding
+inline constexpr uint32_t kArgMaxSize = kArgHeadSize + 8;
+inline constexpr uint32_t ArgWireSize(ArgWire w) {
+  constexpr uint8_t kSizes[] = {8, 8, 8, 4, 1, 2, 4, 4, 4};
+  return kSizes[static_cast<uint8_t>(w)];
+}
+inline constexpr ArgType ArgWireType(ArgWire w) {
+  constexpr ArgType kTypes[] = {ArgType::kInt, ArgType::kUint,  ArgType::kFloat,
+                                ArgType::kString, ArgType::kInt, ArgType::kInt,
+                                ArgType::kInt,  ArgType::kUint, ArgType::kFloat};
+  return kTypes[static_cast<uint8_t>(w)];
+}
 
 enum class FlowPhase : uint8_t { kOut = 0, kStep = 1, kIn = 2 };
 enum class Severity : uint8_t { kInfo = 0, kWarning = 1, kError = 2 };

@@ -36,7 +36,11 @@ static const char kTypes[] = R"(typealias integer { size = 8; align = 8; signed 
 typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
+typealias integer { size = 8; align = 8; signed = true; } := int8_t;
+typealias integer { size = 16; align = 8; signed = true; } := int16_t;
+typealias integer { size = 32; align = 8; signed = true; } := int32_t;
 typealias integer { size = 64; align = 8; signed = true; } := int64_t;
+typealias floating_point { exp_dig = 8; mant_dig = 24; align = 8; } := float;
 typealias floating_point { exp_dig = 11; mant_dig = 53; align = 8; } := double;
 )";
 
@@ -51,8 +55,11 @@ enum category_t : uint8_t {
 
 struct arg_t {
   uint32_t key;
-  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3 } type;
-  variant <type> { int64_t i64; uint64_t u64; double f64; uint32_t str; } value;
+  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type;
+  variant <type> {
+    int64_t i64; uint64_t u64; double f64; uint32_t str;
+    int8_t i8; int16_t i16; int32_t i32; uint32_t u32; float f32;
+  } value;
 };
 
 stream {

@@ -65,13 +65,9 @@ TraceDir OpenTrace(const std::string& path) {
 }
 
 Arg RawEvent::ArgAt(uint32_t i) const {
-  const uint8_t* p = args;
-  for (uint32_t k = 0; k < i; ++k) p += 5 + ArgValueSize(static_cast<ArgType>(p[4]));
   Arg a;
-  a.key = Load<uint32_t>(p);
-  a.type = static_cast<ArgType>(p[4]);
-  if (a.type == ArgType::kString) a.v.str = Load<uint32_t>(p + 5);
-  else a.v.u = Load<uint64_t>(p + 5);
+  const uint8_t* p = GetArg(args, &a);
+  for (uint32_t k = 0; k < i; ++k) p = GetArg(p, &a);
   return a;
 }
 
@@ -85,12 +81,11 @@ static uint64_t ArgsSizeAt(const uint8_t* p, const uint8_t* end) {
   if (p >= end) return 0;
   uint64_t n = *p, s = 1;
   for (uint64_t i = 0; i < n; ++i) {
-    if (end - p < static_cast<int64_t>(s + 5)) return 0;
-    uint8_t type = p[s + 4];
-    if (type > static_cast<uint8_t>(ArgType::kString)) return 0;
-    s += 5 + ArgValueSize(static_cast<ArgType>(type));
+    uint32_t a = EncodedArgSize(p + s, static_cast<uint64_t>(end - p) - s);
+    if (!a) return 0;
+    s += a;
   }
-  return static_cast<int64_t>(s) <= end - p ? s : 0;
+  return s;
 }
 
 uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end) {

@@ -83,10 +83,12 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
     return it->second;
   };
   if (get("tracer_name") != "tensortrace") Fail(path, 0, "not written by tensortrace");
-  if (ToInt(get("tensortrace_layout"), "tensortrace_layout", path) !=
-      static_cast<int64_t>(layout::kLayoutVersion))
+  int64_t version = ToInt(get("tensortrace_layout"), "tensortrace_layout", path);
+  if (version < layout::kOldestLayoutVersion || version > layout::kLayoutVersion)
     throw Error("unsupported trace layout in " + path + ": version " + get("tensortrace_layout") +
-                ", this tensortrace reads version " + std::to_string(layout::kLayoutVersion));
+                ", this tensortrace reads versions " +
+                std::to_string(layout::kOldestLayoutVersion) + " to " +
+                std::to_string(layout::kLayoutVersion));
   ProcessMeta m;
   m.session = get("session");
   m.hostname = get("hostname");

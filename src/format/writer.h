@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "core/ids.h"
+#include "format/args.h"
 #include "format/layout.h"
 
 namespace tt {
@@ -98,38 +99,6 @@ inline uint8_t* PutStr(uint8_t* p, const char* s, size_t len) {
   std::memcpy(p, s, len);
   p[len] = 0;
   return p + len + 1;
-}
-
-// A typed argument as the writer takes it; `str` holds an interned string id.
-struct Arg {
-  uint32_t key = 0;
-  layout::ArgType type = layout::ArgType::kInt;
-  union {
-    int64_t i;
-    uint64_t u;
-    double f;
-    uint32_t str;
-  } v{};
-};
-
-inline uint32_t ArgsSize(const Arg* args, uint32_t n) {
-  uint32_t s = 1;  // nargs
-  for (uint32_t i = 0; i < n; ++i) s += 5 + layout::ArgValueSize(args[i].type);
-  return s;
-}
-
-inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
-  p = PutU8(p, static_cast<uint8_t>(n));
-  for (uint32_t i = 0; i < n; ++i) {
-    p = PutU32(p, args[i].key);
-    p = PutU8(p, static_cast<uint8_t>(args[i].type));
-    if (args[i].type == layout::ArgType::kString) {
-      p = PutU32(p, args[i].v.str);
-    } else {
-      p = PutU64(p, args[i].v.u);
-    }
-  }
-  return p;
 }
 
 }  // namespace tt

@@ -1,0 +1,102 @@
+// Event arguments: the writer's Arg, its encoding at the narrowest exact width (layout.h,
+// ArgWire) and its decoding. Header-only: the runtime's hot path inlines the encoder.
+#pragma once
+#include <cfloat>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "format/layout.h"
+
+namespace tt {
+
+// A typed argument as the writer takes it; `str` holds an interned string id.
+struct Arg {
+  uint32_t key = 0;
+  layout::ArgType type = layout::ArgType::kInt;
+  union {
+    int64_t i;
+    uint64_t u;
+    double f;
+    uint32_t str;
+  } v{};
+};
+
+// Room for `n` arguments (the count byte and each at its widest): what writers reserve.
+constexpr uint32_t ArgsSize(const Arg*, uint32_t n) { return 1 + n * layout::kArgMaxSize; }
+
+// The narrowest encoding that gives back a's exact value.
+inline layout::ArgWire ArgWireOf(const Arg& a) {
+  using layout::ArgWire;
+  switch (a.type) {
+    case layout::ArgType::kInt:
+      if (a.v.i >= INT8_MIN && a.v.i <= INT8_MAX) return ArgWire::kI8;
+      if (a.v.i >= INT16_MIN && a.v.i <= INT16_MAX) return ArgWire::kI16;
+      if (a.v.i >= INT32_MIN && a.v.i <= INT32_MAX) return ArgWire::kI32;
+      return ArgWire::kI64;
+    case layout::ArgType::kUint:
+      return a.v.u <= UINT32_MAX ? ArgWire::kU32 : ArgWire::kU64;
+    case layout::ArgType::kFloat: {
+      // NaN, infinities and values past float's range keep 8 bytes (the cast would be UB).
+      if (!(std::fabs(a.v.f) <= FLT_MAX)) return ArgWire::kF64;
+      double back = static_cast<float>(a.v.f);
+      return std::memcmp(&back, &a.v.f, 8) == 0 ? ArgWire::kF32 : ArgWire::kF64;
+    }
+    case layout::ArgType::kString:
+      break;
+  }
+  return ArgWire::kStr;
+}
+
+inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
+  using layout::ArgWire;
+  *p++ = static_cast<uint8_t>(n);
+  for (uint32_t i = 0; i < n; ++i) {
+    const Arg& a = args[i];
+    ArgWire w = ArgWireOf(a);
+    std::memcpy(p, &a.key, 4);
+    p[4] = static_cast<uint8_t>(w);
+    p += layout::kArgHeadSize;
+    switch (w) {
+      case ArgWire::kI8: *p = static_cast<uint8_t>(static_cast<int8_t>(a.v.i)); break;
+      case ArgWire::kI16: { auto x = static_cast<int16_t>(a.v.i); std::memcpy(p, &x, 2); break; }
+      case ArgWire::kI32: { auto x = static_cast<int32_t>(a.v.i); std::memcpy(p, &x, 4); break; }
+      case ArgWire::kU32: { auto x = static_cast<uint32_t>(a.v.u); std::memcpy(p, &x, 4); break; }
+      case ArgWire::kF32: { auto x = static_cast<float>(a.v.f); std::memcpy(p, &x, 4); break; }
+      case ArgWire::kStr: std::memcpy(p, &a.v.str, 4); break;
+      default: std::memcpy(p, &a.v.u, 8); break;  // the 64-bit encodings
+    }
+    p += layout::ArgWireSize(w);
+  }
+  return p;
+}
+
+// Bytes of the encoded argument at p, or 0 if fewer than `avail` bytes hold it or its
+// encoding is unknown.
+inline uint32_t EncodedArgSize(const uint8_t* p, uint64_t avail) {
+  if (avail < layout::kArgHeadSize || p[4] >= static_cast<uint8_t>(layout::ArgWire::kCount))
+    return 0;
+  uint32_t n = layout::kArgHeadSize + layout::ArgWireSize(static_cast<layout::ArgWire>(p[4]));
+  return n <= avail ? n : 0;
+}
+
+// Decodes the (validated) argument at p into *out, widened to its ArgType; returns its end.
+inline const uint8_t* GetArg(const uint8_t* p, Arg* out) {
+  using layout::ArgWire;
+  auto w = static_cast<ArgWire>(p[4]);
+  std::memcpy(&out->key, p, 4);
+  out->type = layout::ArgWireType(w);
+  const uint8_t* v = p + layout::kArgHeadSize;
+  switch (w) {
+    case ArgWire::kI8: out->v.i = static_cast<int8_t>(*v); break;
+    case ArgWire::kI16: { int16_t x; std::memcpy(&x, v, 2); out->v.i = x; break; }
+    case ArgWire::kI32: { int32_t x; std::memcpy(&x, v, 4); out->v.i = x; break; }
+    case ArgWire::kU32: { uint32_t x; std::memcpy(&x, v, 4); out->v.u = x; break; }
+    case ArgWire::kF32: { float x; std::memcpy(&x, v, 4); out->v.f = x; break; }
+    case ArgWire::kStr: out->v.u = 0; std::memcpy(&out->v.str, v, 4); break;
+    default: std::memcpy(&out->v.u, v, 8); break;
+  }
+  return v + layout::ArgWireSize(w);
+}
+
+}  // namespace tt
