@@ -35,26 +35,13 @@ void ExpectBabeltraceReads(const std::string& dir, size_t events) {
 // Every stream file of the trace ends with a packet cut to its content: no packet of zeros
 // kept for a thread that wrote little. Returns the number of stream files checked.
 size_t ExpectStreamsCompact(const std::string& dir) {
-  size_t n = 0;
-  for (const auto& proc : ListDirectory(dir)) {
-    if (proc.rfind("p", 0) != 0 || !IsDirectory(dir + "/" + proc)) continue;
-    for (const auto& f : ListDirectory(dir + "/" + proc)) {
-      if (f == "metadata") continue;
-      std::string data = ReadFile(dir + "/" + proc + "/" + f);
-      uint64_t off = 0, last_pkt = 0, last_content = 0;
-      while (off + kPacketHeaderSize <= data.size()) {
-        const auto* h = reinterpret_cast<const uint8_t*>(data.data() + off);
-        last_pkt = Load<uint64_t>(h + kOffPacketSize) / 8;
-        last_content = Load<uint64_t>(h + kOffContentSize) / 8;
-        if (last_pkt == 0) break;
-        off += last_pkt;
-      }
-      EXPECT_EQ(off, data.size()) << proc << "/" << f;
-      EXPECT_EQ(last_pkt, last_content) << proc << "/" << f;
-      ++n;
-    }
+  std::vector<std::string> files = test::StreamFiles(dir);
+  for (const auto& f : files) {
+    test::PacketChain c = test::ReadPacketChain(f);
+    EXPECT_EQ(c.end, c.size) << f;
+    EXPECT_EQ(c.last_size, c.last_content) << f;
   }
-  return n;
+  return files.size();
 }
 
 TEST(Record, PassesTheExitStatusAndPrintsASummary) {

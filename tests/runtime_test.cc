@@ -82,17 +82,10 @@ TEST(Runtime, PacketsMappedAheadKeepEveryEventAndLeaveNoTail) {
     EXPECT_EQ(p.Count(kSliceEnd), 400000u);
     ExpectOrderedStreams(p);
     // Every stream file is a chain of whole packets up to its end.
-    std::string dir = d.path() + "/p" + std::to_string(p.meta.pid);
-    for (const auto& f : ListDirectory(dir)) {
-      if (f == "metadata") continue;
-      std::string data = ReadFile(dir + "/" + f);
-      uint64_t off = 0;
-      while (off + kPacketHeaderSize <= data.size()) {
-        const auto* h = reinterpret_cast<const uint8_t*>(data.data() + off);
-        ASSERT_EQ(Load<uint32_t>(h + kOffMagic), kMagic) << f << " at " << off;
-        off += Load<uint64_t>(h + kOffPacketSize) / 8;
-      }
-      EXPECT_EQ(off, data.size()) << f;
+    for (const auto& f : test::StreamFiles(d.path())) {
+      test::PacketChain c = test::ReadPacketChain(f);
+      EXPECT_TRUE(c.magic) << f;
+      EXPECT_EQ(c.end, c.size) << f;
     }
   }
 }

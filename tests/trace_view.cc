@@ -2,6 +2,9 @@
 
 #include <algorithm>
 
+#include "core/files.h"
+#include "format/writer.h"
+
 namespace tt::test {
 
 size_t ProcView::Count(uint8_t id, const std::string& name) const {
@@ -64,6 +67,32 @@ TraceView LoadTrace(const std::string& dir) {
     v.procs.push_back(std::move(pv));
   }
   return v;
+}
+
+PacketChain ReadPacketChain(const std::string& file) {
+  std::string data = ReadFile(file);
+  PacketChain c;
+  c.size = data.size();
+  while (c.end + layout::kPacketHeaderSize <= data.size()) {
+    const auto* h = reinterpret_cast<const uint8_t*>(data.data() + c.end);
+    c.magic = c.magic && Load<uint32_t>(h + layout::kOffMagic) == layout::kMagic;
+    c.last_size = Load<uint64_t>(h + layout::kOffPacketSize) / 8;
+    c.last_content = Load<uint64_t>(h + layout::kOffContentSize) / 8;
+    if (c.last_size == 0) break;
+    c.end += c.last_size;
+    ++c.packets;
+  }
+  return c;
+}
+
+std::vector<std::string> StreamFiles(const std::string& dir) {
+  std::vector<std::string> out;
+  for (const auto& proc : ListDirectory(dir)) {
+    if (proc.rfind("p", 0) != 0 || !IsDirectory(dir + "/" + proc)) continue;
+    for (const auto& f : ListDirectory(dir + "/" + proc))
+      if (f != "metadata") out.push_back(dir + "/" + proc + "/" + f);
+  }
+  return out;
 }
 
 }  // namespace tt::test

@@ -43,4 +43,16 @@ struct TraceView {
 
 TraceView LoadTrace(const std::string& dir);
 
+// A stream file read as a chain of packets from its start, each as long as its header says.
+struct PacketChain {
+  uint64_t end = 0;  // where the chain stops: the file's size when it reaches it
+  uint64_t size = 0;  // the file's
+  uint64_t packets = 0;
+  uint64_t last_size = 0, last_content = 0;  // bytes, of the last packet
+  bool magic = true;                         // every packet starts with the magic number
+};
+PacketChain ReadPacketChain(const std::string& file);
+// The stream files (all but metadata) of the process directories p* under a trace directory.
+std::vector<std::string> StreamFiles(const std::string& dir);
+
 }  // namespace tt::test
