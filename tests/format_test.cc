@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <bit>
 #include <cfloat>
 #include <fstream>
 #include <limits>
@@ -254,26 +255,19 @@ struct WidthCase {
   const char* babeltrace;  // how babeltrace2 shows it
 };
 std::vector<WidthCase> WidthCases() {
-  auto i = [](int64_t v, uint32_t n, const char* bt) {
+  auto make = [](ArgType t, uint64_t bits, uint32_t n, const char* bt) {
     Arg a;
     a.key = 2;
-    a.type = ArgType::kInt;
-    a.v.i = v;
+    a.type = t;
+    a.v.u = bits;
     return WidthCase{a, n, bt};
   };
-  auto u = [](uint64_t v, uint32_t n, const char* bt) {
-    Arg a;
-    a.key = 2;
-    a.type = ArgType::kUint;
-    a.v.u = v;
-    return WidthCase{a, n, bt};
+  auto i = [&](int64_t v, uint32_t n, const char* bt) {
+    return make(ArgType::kInt, static_cast<uint64_t>(v), n, bt);
   };
-  auto f = [](double v, uint32_t n, const char* bt) {
-    Arg a;
-    a.key = 2;
-    a.type = ArgType::kFloat;
-    a.v.f = v;
-    return WidthCase{a, n, bt};
+  auto u = [&](uint64_t v, uint32_t n, const char* bt) { return make(ArgType::kUint, v, n, bt); };
+  auto f = [&](double v, uint32_t n, const char* bt) {
+    return make(ArgType::kFloat, std::bit_cast<uint64_t>(v), n, bt);
   };
   return {i(0, 1, "\"i8\" : container = 4 ), value = { 0 }"),
           i(-128, 1, "\"i8\" : container = 4 ), value = { -128 }"),
