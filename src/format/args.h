@@ -71,7 +71,7 @@ inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
   return p;
 }
 
-// Bytes of the encoded argument at p, or 0 if fewer than `avail` bytes hold it or its
+// Bytes of the encoded argument at p; 0 if it runs past the `avail` bytes there or its
 // encoding is unknown.
 inline uint32_t EncodedArgSize(const uint8_t* p, uint64_t avail) {
   if (avail < layout::kArgHeadSize || p[4] >= static_cast<uint8_t>(layout::ArgWire::kCount))

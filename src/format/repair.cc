@@ -15,10 +15,10 @@ using namespace layout;
 // Where a stream file's chain of packets ends: the packets are read from the start while their
 // headers are valid and they fit in the file.
 struct ChainEnd {
-  uint64_t valid = 0;                  // end of the last whole valid packet
+  uint64_t valid = 0;                       // end of the last whole valid packet
   uint64_t last = 0, psize = 0, csize = 0;  // that packet (psize == 0: there is none)
-  bool torn = false;       // a valid packet starts at `valid` but runs past the file's end,
-  uint64_t torn_csize = 0;  // holding this much content
+  // A valid packet starts at `valid` and runs past the file's end, its content within it.
+  bool torn = false;
 };
 
 static ChainEnd WalkChain(int fd, uint64_t size, const Uuid& uuid) {
@@ -33,7 +33,6 @@ static ChainEnd WalkChain(int fd, uint64_t size, const Uuid& uuid) {
       break;
     if (ps / 8 > size - c.valid) {
       c.torn = cs / 8 <= size - c.valid;
-      c.torn_csize = cs / 8;
       break;
     }
     c.last = c.valid, c.psize = ps / 8, c.csize = cs / 8;
