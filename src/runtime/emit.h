@@ -127,6 +127,19 @@ inline void EmitCounter(const char* name, layout::Category cat, double value) {
   Leave(s);
 }
 
+// The calling thread's event clock (its stream's, never behind its last event), for sources
+// that time a call themselves and emit it later: such a slice then lies inside the ranges that
+// were open around the call. CLOCK_MONOTONIC when the thread has no stream or is mid-event.
+inline uint64_t ThreadNowNs() {
+  Stream* s = Enabled() ? t_stream : nullptr;
+  if (!s || s->busy) return ReadClockNs(CLOCK_MONOTONIC);
+  s->busy = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  uint64_t t = Now(s);
+  Leave(s);
+  return t;
+}
+
 // Non-inline emitters for sources that need them (rarer events).
 void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs);
 // A complete slice that ended now (or at `end_ts` if nonzero and not in the past of the

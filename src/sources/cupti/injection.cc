@@ -100,13 +100,13 @@ void CUPTIAPI OnCallback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId cb
   if (domain != CUPTI_CB_DOMAIN_RUNTIME_API && domain != CUPTI_CB_DOMAIN_DRIVER_API) return;
   auto* cb = static_cast<const CUpti_CallbackData*>(data);
   if (cb->callbackSite == CUPTI_API_ENTER) {
-    *cb->correlationData = ReadClockNs(CLOCK_MONOTONIC);
+    *cb->correlationData = rt::ThreadNowNs();
     return;
   }
   uint32_t rc = 0;
   if (cb->functionReturnValue) rc = *static_cast<const uint32_t*>(cb->functionReturnValue);
   Converter::EmitApiCall(cb->functionName, domain == CUPTI_CB_DOMAIN_DRIVER_API,
-                         *cb->correlationData, ReadClockNs(CLOCK_MONOTONIC), cb->correlationId, rc);
+                         *cb->correlationData, rt::ThreadNowNs(), cb->correlationId, rc);
   (void)cbid;
 }
 
