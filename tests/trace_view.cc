@@ -35,11 +35,11 @@ TraceView LoadTrace(const std::string& dir) {
     pv.meta = proc.meta;
     std::vector<std::pair<uint32_t, size_t>> unresolved;  // name id, event index
     for (const auto& file : proc.streams) {
-      StreamDecoder dec(file, proc.meta.trace_uuid, &v.problems);
+      StreamDecoder dec(file, proc.meta, &v.problems);
       RawEvent r;
       std::vector<Ev> evs;
       while (dec.Next(&r)) {
-        Ev e{r.id, r.ts, "", r.category, r.value, r.u64, r.duration, {}, 0, file};
+        Ev e{r.id, r.ts, "", r.category, r.value, r.u64, r.duration, {}, r.shape != nullptr, 0, file};
         if (r.id == layout::kStringDef) pv.names[r.name] = std::string(r.s1);
         if (r.id == layout::kThreadName || r.id == layout::kClockOffset ||
             r.id == layout::kDropSummary || r.id == layout::kSource)

@@ -18,6 +18,7 @@ struct Ev {
   uint64_t u64;
   uint64_t duration;
   std::vector<Arg> args;
+  bool classed;  // written as an event class's values
   uint64_t tid;
   std::string file;
 };

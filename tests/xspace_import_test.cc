@@ -268,10 +268,10 @@ struct SliceCollector {
     slices[n] = s;
     parent[n] = std::string(proc->Name(s.parent));
     // The arguments live in the mapped stream only while the track is scanned.
-    RawEvent raw;
-    raw.args = s.args.data;
+    ArgCursor c = s.args.Cursor();
     for (uint32_t i = 0; i < s.args.count; ++i) {
-      Arg x = raw.ArgAt(i);
+      Arg x;
+      c.Next(&x);
       if (x.type == layout::ArgType::kString)
         args[n][std::string(proc->Name(x.key))] = std::string(proc->Name(x.v.str));
     }

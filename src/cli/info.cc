@@ -234,7 +234,11 @@ int Info(const std::vector<std::string>& argv) {
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
   TraceSummary s = Summarise(OpenTrace(dir));
   auto caps = LoadFrameworkCaptures(dir);
-  if (json) std::cout << ToJson(s, caps).dump(2) << "\n";
+  // Names come from the traced program (and from damaged files): bytes that are not UTF-8
+  // become U+FFFD rather than failing the whole output.
+  if (json)
+    std::cout << ToJson(s, caps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   else PrintText(s, caps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())

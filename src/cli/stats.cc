@@ -395,7 +395,7 @@ int Stats(const std::vector<std::string>& argv) {
     for (const auto& p : problems)
       probs.push_back({{"file", p.file}, {"offset", p.offset}, {"what", p.what}});
     j["problems"] = probs;
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
   } else if (csv) {
     std::string line;
     for (size_t i = 0; i < cols.size(); ++i) line += (i ? "," : "") + cols[i];

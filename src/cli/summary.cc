@@ -6,12 +6,7 @@ namespace tt::cli {
 
 using namespace layout;
 
-const char* EventKindName(uint8_t id) {
-  static const char* const kNames[] = {"string_def", "thread_name", "slice_begin", "slice_end",
-                                       "slice_begin_args", "complete", "instant", "counter",
-                                       "flow", "clock_offset", "drop_summary", "note", "source"};
-  return id < kEventIdCount ? kNames[id] : "unknown";
-}
+const char* EventKindName(uint8_t id) { return EventName(id); }
 
 // The source that produces events of a category (until sources announce themselves).
 static const char* SourceOf(Category c) {
@@ -41,7 +36,7 @@ TraceSummary Summarise(const TraceDir& trace) {
     ps.dir = proc.dir;
     ps.meta = proc.meta;
     for (const auto& file : proc.streams) {
-      StreamDecoder dec(file, proc.meta.trace_uuid, &t.problems);
+      StreamDecoder dec(file, proc.meta, &t.problems);
       t.bytes += dec.file_size();
       ThreadSummary th;
       th.file = file;

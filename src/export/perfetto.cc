@@ -294,12 +294,12 @@ class PerfettoVisitor : public EventVisitor {
     for (size_t ti : p.tracks) {
       const model::Track& t = m_.tracks[ti];
       if (t.kind != TrackKind::kDevice) continue;
-      StreamDecoder dec(t.file, p.meta.trace_uuid, &ignored);
+      StreamDecoder dec(t.file, p.meta, &ignored);
       RawEvent e;
       Arg ext;
       while (dec.Next(&e))
         if ((e.id == layout::kComplete || e.id == layout::kSliceBeginArgs) &&
-            model::ArgsView{e.args, e.nargs}.Find(keys_.ext, &ext) &&
+            model::ArgsView::Of(e).Find(keys_.ext, &ext) &&
             ext.type != layout::ArgType::kString)
           ids.push_back(ext.v.u);
     }
@@ -381,10 +381,10 @@ class PerfettoVisitor : public EventVisitor {
   }
 
   void Annotations(const model::Process& p, const model::ArgsView& a, std::string& in) {
-    const uint8_t* d = a.data;
+    ArgCursor c = a.Cursor();
     for (uint8_t i = 0; i < a.count; ++i) {
       Arg arg;
-      d = GetArg(d, &arg);
+      c.Next(&arg);
       uint32_t key = arg.key;
       layout::ArgType type = arg.type;
       std::string& x = Scratch(4);
@@ -497,7 +497,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
       }
   };
   for (size_t i = 0; i < tracks.size(); ++i) {
-    dec.push_back(std::make_unique<StreamDecoder>(tracks[i]->file, p.meta.trace_uuid, &ignored));
+    dec.push_back(std::make_unique<StreamDecoder>(tracks[i]->file, p.meta, &ignored));
     advance(i);
   }
   NewSequence(p);
@@ -516,7 +516,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
     auto [ts, i] = heap.top();
     heap.pop();
     const RawEvent& e = cur[i];
-    model::ArgsView args{e.args, e.nargs};
+    model::ArgsView args = model::ArgsView::Of(e);
     Arg addr, bytes;
     bool changed = false;
     if (args.Find(keys_.addr, &addr)) {

@@ -34,10 +34,10 @@ std::string JsonString(std::string_view s) {
 
 std::vector<Arg> ArgList(const model::ArgsView& a) {
   std::vector<Arg> out;
-  const uint8_t* p = a.data;
+  ArgCursor c = a.Cursor();
   for (uint8_t i = 0; i < a.count; ++i) {
     Arg x;
-    p = GetArg(p, &x);
+    c.Next(&x);
     out.push_back(x);
   }
   return out;

@@ -48,25 +48,29 @@ inline layout::ArgWire ArgWireOf(const Arg& a) {
   return ArgWire::kStr;
 }
 
-inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
+// Writes a's value in encoding w; returns its end.
+inline uint8_t* PutArgValue(uint8_t* p, const Arg& a, layout::ArgWire w) {
   using layout::ArgWire;
+  switch (w) {
+    case ArgWire::kI8: *p = static_cast<uint8_t>(static_cast<int8_t>(a.v.i)); break;
+    case ArgWire::kI16: { auto x = static_cast<int16_t>(a.v.i); std::memcpy(p, &x, 2); break; }
+    case ArgWire::kI32: { auto x = static_cast<int32_t>(a.v.i); std::memcpy(p, &x, 4); break; }
+    case ArgWire::kU32: { auto x = static_cast<uint32_t>(a.v.u); std::memcpy(p, &x, 4); break; }
+    case ArgWire::kF32: { auto x = static_cast<float>(a.v.f); std::memcpy(p, &x, 4); break; }
+    case ArgWire::kStr: std::memcpy(p, &a.v.str, 4); break;
+    default: std::memcpy(p, &a.v.u, 8); break;  // the 64-bit encodings
+  }
+  return p + layout::ArgWireSize(w);
+}
+
+// The count byte, then each argument's key, encoding and value (self-described arguments).
+inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
   *p++ = static_cast<uint8_t>(n);
   for (uint32_t i = 0; i < n; ++i) {
-    const Arg& a = args[i];
-    ArgWire w = ArgWireOf(a);
-    std::memcpy(p, &a.key, 4);
+    layout::ArgWire w = ArgWireOf(args[i]);
+    std::memcpy(p, &args[i].key, 4);
     p[4] = static_cast<uint8_t>(w);
-    p += layout::kArgHeadSize;
-    switch (w) {
-      case ArgWire::kI8: *p = static_cast<uint8_t>(static_cast<int8_t>(a.v.i)); break;
-      case ArgWire::kI16: { auto x = static_cast<int16_t>(a.v.i); std::memcpy(p, &x, 2); break; }
-      case ArgWire::kI32: { auto x = static_cast<int32_t>(a.v.i); std::memcpy(p, &x, 4); break; }
-      case ArgWire::kU32: { auto x = static_cast<uint32_t>(a.v.u); std::memcpy(p, &x, 4); break; }
-      case ArgWire::kF32: { auto x = static_cast<float>(a.v.f); std::memcpy(p, &x, 4); break; }
-      case ArgWire::kStr: std::memcpy(p, &a.v.str, 4); break;
-      default: std::memcpy(p, &a.v.u, 8); break;  // the 64-bit encodings
-    }
-    p += layout::ArgWireSize(w);
+    p = PutArgValue(p + layout::kArgHeadSize, args[i], w);
   }
   return p;
 }
@@ -80,13 +84,13 @@ inline uint32_t EncodedArgSize(const uint8_t* p, uint64_t avail) {
   return n <= avail ? n : 0;
 }
 
-// Decodes the (validated) argument at p into *out, widened to its ArgType; returns its end.
-inline const uint8_t* GetArg(const uint8_t* p, Arg* out) {
+// Decodes the argument whose (validated) key and encoding are at `head` and whose value is at
+// `v`, widened to its ArgType; returns the value's end.
+inline const uint8_t* DecodeArg(const uint8_t* head, const uint8_t* v, Arg* out) {
   using layout::ArgWire;
-  auto w = static_cast<ArgWire>(p[4]);
-  std::memcpy(&out->key, p, 4);
+  auto w = static_cast<ArgWire>(head[4]);
+  std::memcpy(&out->key, head, 4);
   out->type = layout::ArgWireType(w);
-  const uint8_t* v = p + layout::kArgHeadSize;
   switch (w) {
     case ArgWire::kI8: out->v.i = static_cast<int8_t>(*v); break;
     case ArgWire::kI16: { int16_t x; std::memcpy(&x, v, 2); out->v.i = x; break; }
@@ -98,5 +102,39 @@ inline const uint8_t* GetArg(const uint8_t* p, Arg* out) {
   }
   return v + layout::ArgWireSize(w);
 }
+
+// Decodes the self-described argument at p; returns its end.
+inline const uint8_t* GetArg(const uint8_t* p, Arg* out) {
+  return DecodeArg(p, p + layout::kArgHeadSize, out);
+}
+
+// Steps through an event's arguments: self-described ones (shape == nullptr), or the values of
+// an event class whose `shape` holds each argument's key and encoding.
+struct ArgCursor {
+  const uint8_t* p;
+  const uint8_t* shape;
+  void Next(Arg* out) {
+    if (!shape) {
+      p = GetArg(p, out);
+    } else {
+      p = DecodeArg(shape, p, out);
+      shape += layout::kArgHeadSize;
+    }
+  }
+  // Moves past the next argument without decoding it; returns its key.
+  uint32_t Skip() {
+    const uint8_t* head = shape ? shape : p;
+    uint32_t key;
+    std::memcpy(&key, head, 4);
+    uint32_t n = layout::ArgWireSize(static_cast<layout::ArgWire>(head[4]));
+    if (shape) {
+      shape += layout::kArgHeadSize;
+      p += n;
+    } else {
+      p += layout::kArgHeadSize + n;
+    }
+    return key;
+  }
+};
 
 }  // namespace tt

@@ -7,8 +7,9 @@
 namespace tt::layout {
 
 // 2: arguments stored at the narrowest width that holds their value exactly (ArgWire).
-// Version 1 traces (the four full-width encodings only) read as well.
-inline constexpr uint32_t kLayoutVersion = 2;
+// 3: event classes (ids kFirstClassId and up, defined by event_class_def).
+// Version 1 and 2 traces read as well.
+inline constexpr uint32_t kLayoutVersion = 3;
 inline constexpr uint32_t kOldestLayoutVersion = 1;
 inline constexpr uint32_t kMagic = 0xC1FC1FC1;
 
@@ -50,8 +51,30 @@ enum EventId : uint8_t {
   kDropSummary = 10,    // string reason; uint64 count
   kNote = 11,           // uint8 severity; string source; string text
   kSource = 12,         // string name; string detail
-  kEventIdCount = 13,
+  kEventClassDef = 13,  // uint16 id; uint8 kind; uint32 name; uint8 category; uint8 nargs;
+                        // {uint32 key; uint8 encoding}[nargs] (process stream)
+  kEventIdCount = 14,
 };
+
+// An event class stands for a kind (slice_begin, slice_begin_args, complete, instant, counter)
+// with a fixed name, category, argument keys and argument encodings. An event of class id
+// kFirstClassId..kLastClassId carries only what varies: complete's duration or counter's value,
+// then each argument's value in the class's encoding. The process stream defines each class
+// before its first use; the metadata declares them for other CTF readers.
+inline constexpr uint32_t kFirstClassId = 16;
+inline constexpr uint32_t kLastClassId = 254;  // compact headers keep 255 for the extended form
+inline constexpr uint32_t kMaxClassArgs = 6;
+// Bytes before the argument values in a class's events: complete's duration, counter's value.
+inline constexpr uint32_t ClassFixedSize(uint8_t kind) {
+  return kind == kComplete || kind == kCounter ? 8 : 0;
+}
+inline constexpr bool ClassKindOk(uint8_t kind) {
+  return kind == kSliceBegin || kind == kSliceBeginArgs || kind == kComplete ||
+         kind == kInstant || kind == kCounter;
+}
+inline constexpr bool KindHasArgs(uint8_t kind) {
+  return kind == kSliceBeginArgs || kind == kComplete || kind == kInstant;
+}
 
 // A complete slice is stamped at its end; begin = timestamp - duration, so streams stay sorted.
 enum class Category : uint8_t {
@@ -71,6 +94,8 @@ enum class Category : uint8_t {
 };
 
 const char* CategoryName(Category c);
+// The metadata's name of a fixed event id ("unknown" past them).
+const char* EventName(uint8_t id);
 
 // An argument's type as readers see it.
 enum class ArgType : uint8_t { kInt = 0, kUint = 1, kFloat = 2, kString = 3 };

@@ -1,5 +1,7 @@
 #include "format/metadata.h"
 
+#include <algorithm>
+#include <cctype>
 #include <sstream>
 
 #include "core/error.h"
@@ -14,6 +16,15 @@ const char* CategoryName(Category c) {
                                        "communication", "python",    "primitive",   "step"};
   auto i = static_cast<size_t>(c);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
+}
+
+const char* EventName(uint8_t id) {
+  static const char* const kNames[] = {
+      "string_def", "thread_name", "slice_begin",  "slice_end",    "slice_begin_args",
+      "complete",   "instant",     "counter",      "flow",         "clock_offset",
+      "drop_summary", "note",      "source",       "event_class_def"};
+  static_assert(sizeof kNames / sizeof kNames[0] == kEventIdCount);
+  return id < kEventIdCount ? kNames[id] : "unknown";
 }
 }  // namespace layout
 
@@ -53,14 +64,7 @@ enum category_t : uint8_t {
   sync = 6, allocation = 7, communication = 8, python = 9, primitive = 10, step = 11
 };
 
-struct arg_t {
-  uint32_t key;
-  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type;
-  variant <type> {
-    int64_t i64; uint64_t u64; double f64; uint32_t str;
-    int8_t i8; int16_t i16; int32_t i32; uint32_t u32; float f32;
-  } value;
-};
+%ARG_T%
 
 stream {
   id = 0;
@@ -106,6 +110,73 @@ event { id = 11; name = "note"; stream_id = 0; fields := struct {
 event { id = 12; name = "source"; stream_id = 0; fields := struct { string name; string detail; }; };
 )";
 
+// arg_t as layout versions 1 (four encodings) and 2 and later (nine) declare it.
+static const char kArgV1[] = R"(struct arg_t {
+  uint32_t key;
+  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3 } type;
+  variant <type> { int64_t i64; uint64_t u64; double f64; uint32_t str; } value;
+};)";
+static const char kArgV2[] = R"(struct arg_t {
+  uint32_t key;
+  enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type;
+  variant <type> {
+    int64_t i64; uint64_t u64; double f64; uint32_t str;
+    int8_t i8; int16_t i16; int32_t i32; uint32_t u32; float f32;
+  } value;
+};)";
+
+// Layout 3's definition of event classes.
+static const char kClassDef[] = R"(event { id = 13; name = "event_class_def"; stream_id = 0; fields := struct {
+  uint16_t id; uint8_t kind; uint32_t name; enum category_t category; uint8_t nargs;
+  struct { uint32_t key; enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type; } args[nargs]; }; };
+)";
+
+std::string StreamDeclarations(uint32_t version) {
+  std::string out = kStream;
+  out.replace(out.find("%ARG_T%"), 7, version >= 2 ? kArgV2 : kArgV1);
+  if (version >= 3) out += kClassDef;
+  return out;
+}
+
+// A TSDL identifier for an argument key; babeltrace2 shows it without the leading underscore.
+static std::string FieldName(const std::string& key, std::vector<std::string>* used) {
+  std::string f = "_";
+  for (unsigned char c : key) f += std::isalnum(c) ? static_cast<char>(c) : '_';
+  if (f == "_") f += "arg";
+  std::string base = f;
+  for (int k = 2; std::find(used->begin(), used->end(), f) != used->end(); ++k)
+    f = base + "_" + std::to_string(k);
+  used->push_back(f);
+  return f;
+}
+
+// One line per class: `event { id; name = "KIND:NAME"; fields }`.
+std::string ClassDeclaration(const EventClass& c) {
+  static const char* const kWireTypes[] = {"int64_t", "uint64_t", "double",  "uint32_t", "int8_t",
+                                           "int16_t", "int32_t",  "uint32_t", "float"};
+  std::ostringstream o;
+  o << "event { id = " << c.id << "; name = "
+    << TsdlQuote(std::string(layout::EventName(c.kind)) + ":" + c.name_text)
+    << "; stream_id = 0;";
+  if (c.kind == layout::kSliceBegin) return o.str() + " };\n";  // no fields
+  o << " fields := struct {";
+  std::vector<std::string> used;
+  if (c.kind == layout::kComplete) {
+    o << " uint64_t _duration;";
+    used.push_back("_duration");
+  } else if (c.kind == layout::kCounter) {
+    o << " double _value;";
+    used.push_back("_value");
+  }
+  for (uint32_t i = 0; i < c.nargs; ++i) {
+    uint8_t w = c.shape[i * layout::kArgHeadSize + 4];
+    const std::string& key = i < c.key_texts.size() ? c.key_texts[i] : std::string();
+    o << " " << kWireTypes[w < 9 ? w : 0] << " " << FieldName(key, &used) << ";";
+  }
+  o << " }; };\n";
+  return o.str();
+}
+
 std::string GenerateMetadata(const ProcessMeta& m) {
   std::ostringstream o;
   o << "/* CTF 1.8 */\n\n" << kTypes << "\n";
@@ -115,7 +186,7 @@ std::string GenerateMetadata(const ProcessMeta& m) {
     << "    uint32_t stream_id;\n    uint64_t stream_instance_id;\n  };\n};\n\n";
   o << "env {\n"
     << "  tracer_name = \"tensortrace\";\n"
-    << "  tensortrace_layout = " << layout::kLayoutVersion << ";\n"
+    << "  tensortrace_layout = " << m.layout_version << ";\n"
     << "  session = " << TsdlQuote(m.session) << ";\n"
     << "  hostname = " << TsdlQuote(m.hostname) << ";\n"
     << "  pid = " << m.pid << ";\n"
@@ -139,7 +210,8 @@ std::string GenerateMetadata(const ProcessMeta& m) {
   o << "clock {\n  name = \"monotonic\";\n  uuid = \"" << m.clock_uuid << "\";\n"
     << "  description = \"CLOCK_MONOTONIC\";\n  freq = 1000000000;\n  precision = 1;\n"
     << "  offset_s = " << off_s << ";\n  offset = " << off_ns << ";\n  absolute = FALSE;\n};\n";
-  o << kStream;
+  o << StreamDeclarations(m.layout_version);
+  for (const EventClass& c : m.classes) o << ClassDeclaration(c);
   return o.str();
 }
 

@@ -5,11 +5,13 @@
 #include <string>
 
 #include "core/ids.h"
+#include "format/event_class.h"
 
 namespace tt {
 
 // What a trace knows about the process that wrote it; stored in the TSDL `env` block.
 struct ProcessMeta {
+  uint32_t layout_version = layout::kLayoutVersion;  // env.tensortrace_layout
   Uuid trace_uuid{};
   std::string clock_uuid;          // the boot id: monotonic clocks compare within one boot
   int64_t clock_offset_ns = 0;     // session-wide realtime - monotonic; the CTF clock offset
@@ -28,10 +30,18 @@ struct ProcessMeta {
   // "hash=tid,..." for the traced threads: std::hash<std::thread::id> (how TensorFlow's
   // profiler names host lines) -> tid. Written at exit, left out of the metadata when empty.
   std::string thread_hashes;
+  // The event classes the process defined (its process stream's event_class_defs, by id);
+  // declared as events of the metadata after the fixed ones. Not parsed from the metadata:
+  // the reader takes them from the process stream.
+  std::vector<EventClass> classes;
 };
 
-// The complete TSDL metadata for `meta`.
+// The complete TSDL metadata for `meta`, in its layout version.
 std::string GenerateMetadata(const ProcessMeta& meta);
+// The stream, type and fixed event declarations of a layout version (what follows `clock`).
+std::string StreamDeclarations(uint32_t version);
+// The declaration (one line) of an event class, as GenerateMetadata writes it.
+std::string ClassDeclaration(const EventClass& c);
 
 // Parses metadata this code generated. Throws tt::Error naming `path` and the line on failure.
 ProcessMeta ParseMetadata(const std::string& text, const std::string& path);

@@ -25,6 +25,37 @@ static bool IsStreamFile(const std::string& name) {
          name.find(".tmp") == std::string::npos;
 }
 
+// The event classes defined in the process stream `path`, with the texts of their names and
+// keys. Its damage is reported where the stream is read again (the model, `info`).
+static std::vector<EventClass> ReadClasses(const std::string& path, const ProcessMeta& meta) {
+  std::vector<EventClass> classes;
+  std::vector<std::string_view> names;
+  std::vector<Problem> ignored;
+  StreamDecoder dec(path, meta, &ignored);
+  RawEvent ev;
+  while (dec.Next(&ev)) {
+    if (ev.id == kEventClassDef && dec.header().kind == TrackKind::kProcess) {
+      EventClass c = ParseClassDef(ev.args);
+      bool dup = false;
+      for (const auto& k : classes) dup |= k.id == c.id;
+      if (!dup) classes.push_back(c);
+    } else if (ev.id == kStringDef && ev.name < (1u << 24)) {
+      if (ev.name >= names.size()) names.resize(ev.name + 1);
+      names[ev.name] = ev.s1;
+    }
+  }
+  if (dec.header().kind != TrackKind::kProcess) return {};
+  auto text = [&](uint32_t id) { return std::string(id < names.size() ? names[id] : ""); };
+  for (auto& c : classes) {
+    c.name_text = text(c.name);
+    for (uint32_t i = 0; i < c.nargs; ++i)
+      c.key_texts.push_back(text(Load<uint32_t>(c.shape + i * kArgHeadSize)));
+  }
+  std::sort(classes.begin(), classes.end(),
+            [](const EventClass& a, const EventClass& b) { return a.id < b.id; });
+  return classes;
+}
+
 static void AddProcess(const std::string& dir, TraceDir* out) {
   std::string mpath = dir + "/metadata";
   try {
@@ -34,6 +65,16 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
     for (const auto& name : ListDirectory(dir)) {
       std::string full = dir + "/" + name;
       if (IsStreamFile(name) && !IsDirectory(full)) p.streams.push_back(full);
+    }
+    // The runtime's process stream (proc<pid>) defines the classes its threads' events use.
+    if (p.meta.layout_version >= 3) {
+      for (const auto& s : p.streams) {
+        std::string base = s.substr(dir.size() + 1);
+        if (base.rfind("proc", 0) == 0) {
+          auto more = ReadClasses(s, p.meta);
+          p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
+        }
+      }
     }
     out->processes.push_back(std::move(p));
   } catch (const Error& e) {
@@ -66,8 +107,8 @@ TraceDir OpenTrace(const std::string& path) {
 
 Arg RawEvent::ArgAt(uint32_t i) const {
   Arg a;
-  const uint8_t* p = GetArg(args, &a);
-  for (uint32_t k = 0; k < i; ++k) p = GetArg(p, &a);
+  ArgCursor c{args, shape};
+  for (uint32_t k = 0; k <= i; ++k) c.Next(&a);
   return a;
 }
 
@@ -135,14 +176,18 @@ uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end) {
       if (!a) return 0;
       b = StrSize(p + a, end);
       return b ? a + b : 0;
+    case kEventClassDef:
+      return ClassDefSize(p, end);
     default:
       return 0;
   }
 }
 
-StreamDecoder::StreamDecoder(const std::string& path, const Uuid& uuid,
+StreamDecoder::StreamDecoder(const std::string& path, const ProcessMeta& meta,
                              std::vector<Problem>* problems)
-    : path_(path), uuid_(uuid), problems_(problems) {
+    : path_(path), uuid_(meta.trace_uuid), problems_(problems) {
+  for (const EventClass& c : meta.classes)
+    if (c.id >= kFirstClassId && c.id <= kLastClassId) classes_[c.id - kFirstClassId] = &c;
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     Report(0, std::string("cannot open: ") + std::strerror(errno));
@@ -251,6 +296,7 @@ bool StreamDecoder::EnterPacket() {
   content_end_ = off + cbytes;
   pos_ = off + kPacketHeaderSize;
   clock_ = ts_begin;
+  ts_end_ = Load<uint64_t>(p + kOffTsEnd);
   return true;
 }
 
@@ -273,24 +319,46 @@ bool StreamDecoder::Next(RawEvent* ev) {
     uint64_t hdr, ts;
     if (id == kExtendedId) {
       if (end - p < kExtendedHeaderSize) goto bad;
-      id = static_cast<uint8_t>(Load<uint16_t>(p + 1));
-      if (Load<uint16_t>(p + 1) >= kEventIdCount) goto bad;
+      uint16_t wide = Load<uint16_t>(p + 1);
+      if (wide > kLastClassId) goto bad;
+      id = static_cast<uint8_t>(wide);
       ts = Load<uint64_t>(p + 3);
       hdr = kExtendedHeaderSize;
     } else {
-      if (end - p < kCompactHeaderSize || id >= kEventIdCount) goto bad;
+      if (end - p < kCompactHeaderSize) goto bad;
       uint32_t low = Load<uint32_t>(p + 1);
       ts = (clock_ & ~uint64_t{0xffffffff}) | low;
       if (low < static_cast<uint32_t>(clock_)) ts += uint64_t{1} << 32;
       hdr = kCompactHeaderSize;
     }
-    if (ts < clock_) goto bad;
+    // Every event lies between its packet's timestamp_begin and timestamp_end: a damaged
+    // timestamp that still decodes is caught here, before it pushes the clock forward.
+    if (ts < clock_ || ts > ts_end_ || (id >= kEventIdCount && id < kFirstClassId)) goto bad;
+    if (id >= kFirstClassId) {
+      const EventClass* c = classes_[id - kFirstClassId];
+      const uint8_t* f = p + hdr;
+      if (!c || static_cast<uint64_t>(end - f) < c->size) goto bad;
+      clock_ = ts;
+      ev->id = c->kind;
+      ev->ts = ts;
+      ev->offset = pos_;
+      ev->name = c->name;
+      ev->category = c->category;
+      if (c->kind == kComplete) ev->duration = Load<uint64_t>(f);
+      if (c->kind == kCounter) ev->value = Load<double>(f);
+      ev->nargs = c->nargs;
+      ev->args = f + ClassFixedSize(c->kind);
+      ev->shape = c->shape;
+      pos_ += hdr + c->size;
+      return true;
+    }
     {
       const uint8_t* f = p + hdr;
       uint64_t n = PayloadSize(id, f, end);
       if (n == 0 && id != kSliceEnd) goto bad;
       clock_ = ts;
       ev->nargs = 0;  // the fields each kind sets are set below; the rest keep old values
+      ev->shape = nullptr;
       ev->id = id;
       ev->ts = ts;
       ev->offset = pos_;
@@ -347,6 +415,9 @@ bool StreamDecoder::Next(RawEvent* ev) {
         case kSource:
           ev->s1 = str(f);
           ev->s2 = str(f + ev->s1.size() + 1);
+          break;
+        case kEventClassDef:
+          ev->args = f;  // the definition, for ParseClassDef
           break;
         default:
           break;

@@ -52,6 +52,9 @@ struct RawEvent {
   std::string_view s1, s2, s3;
   uint8_t nargs = 0;
   const uint8_t* args = nullptr;
+  // Null: the arguments describe themselves. Else the event has a class, `args` holds only
+  // the values and `shape` each argument's key and encoding (see ArgCursor).
+  const uint8_t* shape = nullptr;
   Arg ArgAt(uint32_t i) const;  // decodes argument i (i < nargs); O(i)
 };
 
@@ -67,8 +70,9 @@ struct StreamHeader {
 
 class StreamDecoder {
  public:
-  // Maps the file; problems (damage) are appended to *problems as they are met.
-  StreamDecoder(const std::string& path, const Uuid& uuid, std::vector<Problem>* problems);
+  // Maps the file; problems (damage) are appended to *problems as they are met. `meta` (its
+  // uuid, its event classes) must outlive the decoder.
+  StreamDecoder(const std::string& path, const ProcessMeta& meta, std::vector<Problem>* problems);
   ~StreamDecoder();
   StreamDecoder(const StreamDecoder&) = delete;
   StreamDecoder& operator=(const StreamDecoder&) = delete;
@@ -94,9 +98,11 @@ class StreamDecoder {
   uint64_t pos_ = 0;
   uint64_t populated_ = 0, released_ = 0;  // see Window()
   uint64_t clock_ = 0;
+  uint64_t ts_end_ = 0;  // the packet's timestamp_end
   bool in_packet_ = false;
   bool done_ = false;
   StreamHeader header_;
+  const EventClass* classes_[layout::kLastClassId - layout::kFirstClassId + 1] = {};
 };
 
 // The size in bytes of the event starting at p (given its id after the header), or 0 if the

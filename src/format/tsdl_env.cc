@@ -136,14 +136,19 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
       off_s < INT64_MIN / 1000000000 + 1)
     Fail(path, 0, "clock offset out of range");
   m.clock_offset_ns = off_s * 1000000000 + off;
-  // The stream and event declarations must be exactly what this version writes.
-  ProcessMeta probe = m;
-  std::string expect = GenerateMetadata(probe);
-  size_t tail = expect.find("\ntypealias integer { size = 32; align = 8; signed = false; map");
-  if (tail == std::string::npos || text.size() < expect.size() - tail ||
-      text.compare(text.size() - (expect.size() - tail), std::string::npos, expect, tail,
-                   std::string::npos) != 0)
+  // The stream and fixed event declarations must be exactly what this layout version writes;
+  // after them come only event class declarations, one line each.
+  m.layout_version = static_cast<uint32_t>(version);
+  std::string decl = StreamDeclarations(m.layout_version);
+  size_t at = text.find("\ntypealias integer { size = 32; align = 8; signed = false; map");
+  if (at == std::string::npos || text.compare(at, decl.size(), decl) != 0)
     Fail(path, 0, "stream or event declarations differ from this version's layout");
+  std::istringstream rest(text.substr(at + decl.size()));
+  for (std::string l; std::getline(rest, l);) {
+    if (version < 3 || l.rfind("event { id = ", 0) != 0 || l.size() < 16 ||
+        l.compare(l.size() - 2, 2, "};") != 0)
+      Fail(path, 0, "unexpected text after the event declarations: " + l.substr(0, 60));
+  }
   return m;
 }
 

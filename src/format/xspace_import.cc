@@ -72,7 +72,7 @@ void LoadTarget(Target* t) {
     hashes.remove_prefix(std::min(comma + 1, hashes.size()));
   }
   for (const auto& file : t->proc.streams) {
-    StreamDecoder dec(file, t->proc.meta.trace_uuid, &ignored);
+    StreamDecoder dec(file, t->proc.meta, &ignored);
     RawEvent ev;
     bool first = true;
     while (dec.Next(&ev)) {

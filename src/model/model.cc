@@ -21,7 +21,7 @@ TraceModel LoadModel(const std::string& dir) {
       // Damage in thread and device streams is reported when they are scanned; here only the
       // process stream (read whole) reports its own.
       std::vector<Problem> problems;
-      StreamDecoder dec(file, pt.meta.trace_uuid, &problems);
+      StreamDecoder dec(file, pt.meta, &problems);
       Track tr;
       tr.process = pi;
       tr.file = file;

@@ -11,9 +11,14 @@
 
 namespace tt::model {
 
+// An event's arguments where the decoder left them (self-described, or an event class's
+// values with its `shape`; see ArgCursor).
 struct ArgsView {
   const uint8_t* data = nullptr;
   uint8_t count = 0;
+  const uint8_t* shape = nullptr;
+  static ArgsView Of(const RawEvent& e) { return {e.args, e.nargs, e.shape}; }
+  ArgCursor Cursor() const { return {data, shape}; }
   // The first argument named `key` (an interned id), if any.
   bool Find(uint32_t key, Arg* out) const;
 };
@@ -57,7 +62,7 @@ inline bool IsOpCategory(layout::Category c) {
 template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
   using namespace layout;
-  StreamDecoder dec(t.file, m.processes[t.process].meta.trace_uuid, problems);
+  StreamDecoder dec(t.file, m.processes[t.process].meta, problems);
   std::vector<Slice> stack;
   std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
   uint64_t last = 0;
@@ -85,7 +90,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
       s.parent_category = stack.back().category;
     }
     s.op = current_op();
-    s.args = ArgsView{e.args, e.nargs};
+    s.args = ArgsView::Of(e);
     return s;
   };
   RawEvent ev;
@@ -123,7 +128,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         p.counter = ev.id == kCounter;
         p.op = current_op();
         p.depth = depth();
-        p.args = ArgsView{ev.args, ev.nargs};
+        p.args = ArgsView::Of(ev);
         visit.OnPoint(p);
         break;
       }

@@ -4,28 +4,20 @@
 namespace tt::rt {
 
 uint32_t InternName(const char* s) {
-  Stream* st = t_stream;
-  return st ? InternCached(&st->names, s ? s : "") : Intern(s ? s : "");
+  if (!Enabled()) return 0;
+  // Attach first: a forked child starts its own name table there, and an id taken from the
+  // parent's table before that would name something else in the child's trace.
+  Stream* st = t_stream ? t_stream : AttachThread();
+  return st ? InternCached(&st->names, s ? s : "") : 0;
 }
 
 void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
-  EmitNamedWithArgs(layout::kSliceBeginArgs, name, cat, args, nargs);
+  EmitNamed(layout::kSliceBeginArgs, name, cat, 0, args, nargs);
 }
 
 void EmitComplete(const char* name, layout::Category cat, uint64_t duration, const Arg* args,
                   uint32_t nargs, uint64_t end_ts) {
-  Stream* s = Enter();
-  if (!s) return;
-  uint32_t id = NameId(s, name);
-  if (id && Reserve(s, 13 + ArgsSize(args, nargs))) {
-    uint64_t ts = end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
-    uint8_t* p = PutHeader(s->pos, layout::kComplete, ts, s->last_ts);
-    p = PutU32(p, id);
-    p = PutU8(p, static_cast<uint8_t>(cat));
-    p = PutU64(p, duration);
-    Finish(s, PutArgs(p, args, nargs), ts);
-  }
-  Leave(s);
+  EmitNamed(layout::kComplete, name, cat, duration, args, nargs, end_ts);
 }
 
 void EmitFlow(uint64_t id, layout::FlowPhase phase) {

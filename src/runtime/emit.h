@@ -59,6 +59,16 @@ inline void Finish(Stream* s, uint8_t* p, uint64_t ts) {
   s->last_ts = ts;
 }
 
+// Writes one event into the process stream (caller holds the lock); false if it has no room.
+template <typename F>
+bool WriteProcEvent(uint8_t id, uint64_t payload, F fill) {
+  Stream* s = ProcessStream();
+  if (!s || !Reserve(s, payload)) return false;
+  uint64_t ts = Now(s);
+  Finish(s, fill(PutHeader(s->pos, id, ts, s->last_ts)), ts);
+  return true;
+}
+
 inline uint32_t NameId(Stream* s, const char* name) {
   uint32_t id = InternCached(&s->names, name ? name : "");
   if (__builtin_expect(id == 0, 0)) {
@@ -68,18 +78,42 @@ inline uint32_t NameId(Stream* s, const char* name) {
   return id;
 }
 
-inline void EmitBegin(const char* name, layout::Category cat) {
+// A named event (slice_begin, slice_begin_args, complete, instant, counter): its class id and
+// values where it has a class (event_classes.h), else self-described. `fixed` holds complete's
+// duration or counter's value; a complete with a nonzero `end_ts` not in the stream's past is
+// stamped then.
+inline void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint64_t fixed,
+                      const Arg* args, uint32_t nargs, uint64_t end_ts = 0) {
   Stream* s = Enter();
   if (!s) return;
   uint32_t id = NameId(s, name);
-  if (id && Reserve(s, 5)) {
-    uint64_t ts = Now(s);
-    uint8_t* p = PutHeader(s->pos, layout::kSliceBegin, ts, s->last_ts);
-    p = PutU32(p, id);
-    p = PutU8(p, static_cast<uint8_t>(cat));
-    Finish(s, p, ts);
+  if (id) {
+    constexpr uint32_t kNoArgs = 0;
+    const uint32_t fsize = layout::ClassFixedSize(kind);
+    const bool has_args = layout::KindHasArgs(kind);
+    if (!has_args) nargs = kNoArgs;
+    layout::ArgWire wires[layout::kMaxClassArgs];
+    uint8_t cls = ClassOf(&s->classes, kind, id, cat, args, nargs, wires);
+    uint64_t room = cls ? fsize + uint64_t{nargs} * 8
+                        : 5 + fsize + (has_args ? ArgsSize(args, nargs) : 0);
+    if (Reserve(s, room)) {
+      uint64_t ts = end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
+      uint8_t* p = PutHeader(s->pos, cls ? cls : kind, ts, s->last_ts);
+      if (!cls) p = PutU8(PutU32(p, id), static_cast<uint8_t>(cat));
+      if (fsize) p = PutU64(p, fixed);
+      if (cls) {
+        for (uint32_t i = 0; i < nargs; ++i) p = PutArgValue(p, args[i], wires[i]);
+      } else if (has_args) {
+        p = PutArgs(p, args, nargs);
+      }
+      Finish(s, p, ts);
+    }
   }
   Leave(s);
+}
+
+inline void EmitBegin(const char* name, layout::Category cat) {
+  EmitNamed(layout::kSliceBegin, name, cat, 0, nullptr, 0);
 }
 
 inline void EmitEnd() {
@@ -92,39 +126,15 @@ inline void EmitEnd() {
   Leave(s);
 }
 
-// An event of `event_id` with name, category and arguments (instant, slice_begin_args).
-inline void EmitNamedWithArgs(uint8_t event_id, const char* name, layout::Category cat,
-                              const Arg* args, uint32_t nargs) {
-  Stream* s = Enter();
-  if (!s) return;
-  uint32_t id = NameId(s, name);
-  if (id && Reserve(s, 5 + ArgsSize(args, nargs))) {
-    uint64_t ts = Now(s);
-    uint8_t* p = PutHeader(s->pos, event_id, ts, s->last_ts);
-    p = PutU32(p, id);
-    p = PutU8(p, static_cast<uint8_t>(cat));
-    Finish(s, PutArgs(p, args, nargs), ts);
-  }
-  Leave(s);
-}
-
 // An instant (nargs == 0 is fine). At most 255 arguments.
 inline void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
-  EmitNamedWithArgs(layout::kInstant, name, cat, args, nargs);
+  EmitNamed(layout::kInstant, name, cat, 0, args, nargs);
 }
 
 inline void EmitCounter(const char* name, layout::Category cat, double value) {
-  Stream* s = Enter();
-  if (!s) return;
-  uint32_t id = NameId(s, name);
-  if (id && Reserve(s, 13)) {
-    uint64_t ts = Now(s);
-    uint8_t* p = PutHeader(s->pos, layout::kCounter, ts, s->last_ts);
-    p = PutU32(p, id);
-    p = PutU8(p, static_cast<uint8_t>(cat));
-    Finish(s, PutF64(p, value), ts);
-  }
-  Leave(s);
+  uint64_t bits;
+  std::memcpy(&bits, &value, 8);
+  EmitNamed(layout::kCounter, name, cat, bits, nullptr, 0);
 }
 
 // The calling thread's event clock (its stream's, never behind its last event), for sources

@@ -46,17 +46,8 @@ void* MapAnon(uint64_t bytes) {
 
 // Writes the definition into the process stream (caller holds the lock).
 bool WriteDef(uint32_t id, const char* text, uint32_t len) {
-  Stream* s = ProcessStream();
-  if (!s || !Reserve(s, 4 + len + 1)) return false;
-  uint64_t ts = NowNs(&s->anchor);
-  if (ts < s->last_ts) ts = s->last_ts;
-  uint8_t* p = PutHeader(s->pos, layout::kStringDef, ts, s->last_ts);
-  p = PutU32(p, id);
-  p = PutStr(p, text, len);
-  Commit(s->base, p, ts);
-  s->pos = p;
-  s->last_ts = ts;
-  return true;
+  return WriteProcEvent(layout::kStringDef, 4 + len + 1,
+                        [&](uint8_t* p) { return PutStr(PutU32(p, id), text, len); });
 }
 
 }  // namespace

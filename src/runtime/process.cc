@@ -106,19 +106,9 @@ void WriteMetadata() {
   }
 }
 
-// Writes a small process-stream event (caller holds the lock).
-template <typename F>
-void ProcEvent(uint8_t id, uint64_t payload, F fill) {
-  Stream* s = g.proc;
-  if (!s || !Reserve(s, payload)) return;
-  uint64_t ts = Now(s);
-  uint8_t* p = PutHeader(s->pos, id, ts, s->last_ts);
-  Finish(s, fill(p), ts);
-}
-
 void ClockOffsetEvent(const char* clock, int64_t off) {
   size_t n = std::strlen(clock);
-  ProcEvent(layout::kClockOffset, n + 1 + 8, [&](uint8_t* p) {
+  WriteProcEvent(layout::kClockOffset, n + 1 + 8, [&](uint8_t* p) {
     p = PutStr(p, clock, n);
     Store<int64_t>(p, off);
     return p + 8;
@@ -171,6 +161,7 @@ void AtForkChild() {
 bool InitProcess() {
   g.pid = static_cast<uint32_t>(getpid());
   InitClock();
+  InitClassTable();
   if (!InitInternTable()) {
     DisableTracing("cannot map the name table");
     return false;
@@ -346,14 +337,14 @@ void FinishProcess() {
     uint64_t n = g.drops[r].load();
     if (!n) continue;
     size_t len = std::strlen(kDropReasonText[r]);
-    ProcEvent(layout::kDropSummary, len + 1 + 8, [&](uint8_t* p) {
+    WriteProcEvent(layout::kDropSummary, len + 1 + 8, [&](uint8_t* p) {
       p = PutStr(p, kDropReasonText[r], len);
       return PutU64(p, n);
     });
   }
   if (g.error[0]) {
     size_t len = std::strlen(g.error);
-    ProcEvent(layout::kNote, 1 + 8 + len + 1, [&](uint8_t* p) {
+    WriteProcEvent(layout::kNote, 1 + 8 + len + 1, [&](uint8_t* p) {
       p = PutU8(p, static_cast<uint8_t>(layout::Severity::kError));
       p = PutStr(p, "runtime", 7);
       return PutStr(p, g.error, len);
@@ -366,6 +357,8 @@ void FinishProcess() {
   g.meta->end_offset_by = "process";
   g.meta->tracing_error = g.error;
   g.meta->thread_hashes = g.thread_hashes;
+  g.meta->classes.clear();
+  ListClasses(&g.meta->classes);
   WriteMetadata();
   Unlock();
   if (g.error[0])
@@ -378,7 +371,7 @@ void EmitSource(const char* name, const char* detail) {
   if (!t_stream && !AttachThread()) return;
   size_t n = strnlen(name, kMaxNameLen), d = strnlen(detail, kMaxNameLen);
   Lock();
-  ProcEvent(layout::kSource, n + 1 + d + 1, [&](uint8_t* p) {
+  WriteProcEvent(layout::kSource, n + 1 + d + 1, [&](uint8_t* p) {
     p = PutStr(p, name, n);
     return PutStr(p, detail, d);
   });

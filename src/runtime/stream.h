@@ -7,6 +7,7 @@
 
 #include "format/writer.h"
 #include "runtime/clock.h"
+#include "runtime/event_classes.h"
 #include "runtime/intern.h"
 
 namespace tt::rt {
@@ -23,6 +24,7 @@ struct Stream {
   std::atomic<uint32_t> pending_drops{0};
   Anchor anchor;
   NameCache names;
+  ClassCache classes;
   // Cold: packet switches, drops, bookkeeping.
   // The next packet, mapped ahead by the preparer (prepare.h): its state, address, offset.
   std::atomic<uint32_t> prep{0};  // a futex word: waiters sleep while it is kPrepBusy

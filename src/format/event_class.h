@@ -1,0 +1,62 @@
+// Event classes (layout 3, see layout.h): their definition event in the process stream, and
+// what readers keep of one to decode the events of its class.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "format/layout.h"
+
+namespace tt {
+
+struct EventClass {
+  uint16_t id = 0;  // 0: no class
+  uint8_t kind = 0;
+  layout::Category category = layout::Category::kUser;
+  uint32_t name = 0;
+  uint8_t nargs = 0;
+  // Each argument's uint32 key and uint8 encoding, as self-described arguments start.
+  uint8_t shape[layout::kMaxClassArgs * layout::kArgHeadSize] = {};
+  uint32_t size = 0;  // payload bytes of every event of the class
+  // The texts of `name` and of each key, for the metadata's declaration of the class.
+  std::string name_text;
+  std::vector<std::string> key_texts;
+};
+
+// Bytes of the event_class_def payload at p; 0 if it does not fit before `end` or is invalid.
+inline uint64_t ClassDefSize(const uint8_t* p, const uint8_t* end) {
+  using namespace layout;
+  auto avail = static_cast<uint64_t>(end - p);
+  if (avail < 9) return 0;
+  uint16_t id = static_cast<uint16_t>(p[0] | p[1] << 8);
+  uint8_t kind = p[2], nargs = p[8];
+  if (id < kFirstClassId || id > kLastClassId || !ClassKindOk(kind) ||
+      p[7] >= static_cast<uint8_t>(Category::kCount) || nargs > kMaxClassArgs ||
+      (nargs && !KindHasArgs(kind)))
+    return 0;
+  uint64_t n = 9 + uint64_t{nargs} * kArgHeadSize;
+  if (avail < n) return 0;
+  for (uint32_t i = 0; i < nargs; ++i)
+    if (p[9 + i * kArgHeadSize + 4] >= static_cast<uint8_t>(ArgWire::kCount)) return 0;
+  return n;
+}
+
+// Decodes a validated event_class_def payload (texts left empty).
+inline EventClass ParseClassDef(const uint8_t* p) {
+  using namespace layout;
+  EventClass c;
+  c.id = static_cast<uint16_t>(p[0] | p[1] << 8);
+  c.kind = p[2];
+  c.name = static_cast<uint32_t>(p[3] | p[4] << 8 | p[5] << 16) | static_cast<uint32_t>(p[6]) << 24;
+  c.category = static_cast<Category>(p[7]);
+  c.nargs = p[8];
+  c.size = ClassFixedSize(c.kind);
+  for (uint32_t i = 0; i < c.nargs; ++i) {
+    const uint8_t* a = p + 9 + i * kArgHeadSize;
+    for (uint32_t k = 0; k < kArgHeadSize; ++k) c.shape[i * kArgHeadSize + k] = a[k];
+    c.size += ArgWireSize(static_cast<ArgWire>(a[4]));
+  }
+  return c;
+}
+
+}  // namespace tt

@@ -1,0 +1,63 @@
+// Event classes on the writing side (layout 3, see format/layout.h): the process-wide table of
+// classes and each stream's cache of it. An event whose name, category, argument keys and
+// argument encodings match a class is written as the class id and its values only.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "format/args.h"
+#include "format/event_class.h"
+
+namespace tt::rt {
+
+// What identifies a class: word 0 packs name, kind, category and argument count; each argument
+// word its key and encoding.
+struct ClassKey {
+  uint64_t w0;
+  uint64_t a[layout::kMaxClassArgs];
+};
+
+// Per-stream, direct-mapped; an entry remembers a class id, or 0 for "no class" (the table is
+// full), so a miss reaches the process table once per key and slot.
+struct ClassCache {
+  static constexpr uint32_t kSize = 64;
+  struct Entry {
+    ClassKey key;  // key.w0 == 0: empty
+    uint8_t id;
+  } e[kSize];
+};
+
+// Resets the table (process start, and in a child after fork).
+void InitClassTable();
+
+// The class of `key` (n arguments) from the process table, defining it if new; fills *slot.
+// 0 when the table is full or the definition could not be written. Takes the process lock.
+uint8_t ClassMiss(ClassCache::Entry* slot, const ClassKey& key, uint32_t n, uint64_t hash);
+
+// The classes defined so far, for the metadata (under the process lock).
+void ListClasses(std::vector<EventClass>* out);
+
+inline uint64_t MixClassWord(uint64_t h, uint64_t w) { return (h ^ w) * 0x9e3779b97f4a7c15ull; }
+
+// The class of an event, computing each argument's encoding into `wires`; 0: write the event
+// self-described. Events with more than kMaxClassArgs arguments have no class.
+inline uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Category cat,
+                       const Arg* args, uint32_t n, layout::ArgWire* wires) {
+  if (n > layout::kMaxClassArgs) return 0;
+  ClassKey k;
+  k.w0 = name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 |
+         uint64_t{n} << 48;
+  uint64_t h = MixClassWord(0, k.w0);
+  for (uint32_t i = 0; i < n; ++i) {
+    wires[i] = ArgWireOf(args[i]);
+    k.a[i] = args[i].key | uint64_t{static_cast<uint8_t>(wires[i])} << 32;
+    h = MixClassWord(h, k.a[i]);
+  }
+  ClassCache::Entry& e = c->e[h >> 58];
+  bool hit = e.key.w0 == k.w0;
+  for (uint32_t i = 0; i < n; ++i) hit &= e.key.a[i] == k.a[i];
+  if (__builtin_expect(hit, 1)) return e.id;
+  return ClassMiss(&e, k, n, h);
+}
+
+}  // namespace tt::rt
