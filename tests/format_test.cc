@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "core/error.h"
 #include "core/files.h"
 #include "format/metadata.h"
 #include "format/reader.h"
@@ -25,8 +26,9 @@ using namespace layout;
 // Builds one stream file in memory, packet by packet.
 class StreamBuilder {
  public:
-  StreamBuilder(const Uuid& uuid, uint64_t packet_bytes, uint64_t start_ts)
-      : uuid_(uuid), packet_bytes_(packet_bytes), last_ts_(start_ts) {
+  StreamBuilder(const Uuid& uuid, uint64_t packet_bytes, uint64_t start_ts,
+                TrackKind kind = TrackKind::kThread)
+      : uuid_(uuid), packet_bytes_(packet_bytes), last_ts_(start_ts), kind_(kind) {
     NewPacket();
   }
   // Appends an event: `fill` writes the payload after the header.
@@ -55,17 +57,19 @@ class StreamBuilder {
     data_.resize(data_.size() + packet_bytes_);
     PacketInfo info;
     info.uuid = uuid_;
-    info.stream_instance = 7;
+    info.stream_instance = 7 + static_cast<uint64_t>(kind_);
     info.seq = seq_++;
     info.ts_begin = last_ts_;
     info.track_id = 4242;
     info.pid = 4242;
+    info.kind = kind_;
     InitPacket(data_.data() + packet_start_, packet_bytes_, info);
     pos_ = kPacketHeaderSize;
   }
   Uuid uuid_;
   uint64_t packet_bytes_;
   uint64_t last_ts_;
+  TrackKind kind_;
   std::vector<uint8_t> data_;
   uint64_t packet_start_ = 0, pos_ = 0, seq_ = 0;
   size_t events_ = 0;
@@ -334,6 +338,139 @@ TEST(Format, BabeltraceReadsTheEnvironment) {
   EXPECT_NE(d.out.find("hostname: testhost"), std::string::npos);
   EXPECT_NE(d.out.find("pid: 4242"), std::string::npos);
   EXPECT_NE(d.out.find("cmdline: prog --flag \"quoted\" back\\slash"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tt
+
+namespace tt {
+namespace {
+
+using namespace layout;
+
+// An argument in one of layout 1's encodings (64-bit values, string ids), written by hand.
+uint8_t* PutWideArg(uint8_t* p, uint32_t key, ArgWire w, uint64_t bits) {
+  p = PutU8(PutU32(p, key), static_cast<uint8_t>(w));
+  return PutU64(p, bits);
+}
+
+TEST(Format, OlderLayoutsStillRead) {
+  for (uint32_t version : {1u, 2u}) {
+    SCOPED_TRACE("layout " + std::to_string(version));
+    test::TempDir dir;
+    ProcessMeta m = TestMeta();
+    m.layout_version = version;
+    StreamBuilder b(m.trace_uuid, 4096, 1000);
+    if (version == 2) b = AllKinds(m, 1024);
+    const uint64_t t0 = uint64_t{6} << 32;  // after AllKinds' last event
+    b.Add(kStringDef, t0, 4 + 5, [](uint8_t* p) { return PutStr(PutU32(p, 9), "old", 3); });
+    b.Add(kInstant, t0 + 1, 6 + 2 * 13, [](uint8_t* p) {
+      p = PutU8(PutU8(PutU32(p, 9), 0), 2);
+      p = PutWideArg(p, 9, ArgWire::kI64, static_cast<uint64_t>(int64_t{-7}));
+      return PutWideArg(p, 9, ArgWire::kF64, std::bit_cast<uint64_t>(0.75));
+    });
+    WriteTrace(dir, m, b);
+    test::TraceView v = test::LoadTrace(dir.path());
+    ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+    ASSERT_EQ(v.procs.size(), 1u);
+    EXPECT_EQ(v.procs[0].meta.layout_version, version);
+    ASSERT_EQ(v.procs[0].events.size(), b.events());
+    const test::Ev& last = v.procs[0].events.back();
+    ASSERT_EQ(last.args.size(), 2u);
+    EXPECT_EQ(last.args[0].v.i, -7);
+    EXPECT_EQ(last.args[1].v.f, 0.75);
+    if (!test::HaveBabeltrace()) continue;
+    auto r = test::RunCmd({"babeltrace2", dir.path()});
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(test::CountLines(r.out), b.events());
+  }
+}
+
+// A process stream that defines class 16 (an instant named 1 with an i8 `key 2` and a string
+// `key 1`), and a thread stream that uses it.
+struct ClassTrace {
+  test::TempDir dir;
+  ProcessMeta meta = TestMeta();
+  StreamBuilder proc{meta.trace_uuid, 4096, 1000, TrackKind::kProcess};
+  StreamBuilder thread{meta.trace_uuid, 4096, 1000};
+  ClassTrace(bool define) {
+    proc.Add(kStringDef, 1000, 4 + 5, [](uint8_t* p) { return PutStr(PutU32(p, 1), "tick", 4); });
+    proc.Add(kStringDef, 1000, 4 + 5, [](uint8_t* p) { return PutStr(PutU32(p, 2), "step", 4); });
+    if (define)
+      proc.Add(kEventClassDef, 1001, 9 + 10, [](uint8_t* p) {
+        Store<uint16_t>(p, 16);
+        p[2] = kInstant;
+        Store<uint32_t>(p + 3, 1);
+        p[7] = static_cast<uint8_t>(Category::kPython);
+        p[8] = 2;
+        p = PutU8(PutU32(p + 9, 2), static_cast<uint8_t>(ArgWire::kI8));
+        return PutU8(PutU32(p, 2), static_cast<uint8_t>(ArgWire::kStr));
+      });
+    for (int i = 0; i < 3; ++i)
+      thread.Add(16, 2000 + i, 5, [&](uint8_t* p) {
+        *p = static_cast<uint8_t>(-i);
+        return PutU32(p + 1, 1);
+      });
+    std::string pdir = dir / "p4242";
+    mkdir(pdir.c_str(), 0755);
+    proc.Save(pdir + "/proc4242");
+    thread.Save(pdir + "/t4242");
+    // The metadata declares what the process stream defines, as the runtime writes it at exit.
+    WriteFileAtomic(pdir + "/metadata", GenerateMetadata(meta));
+    meta = OpenTrace(dir.path()).processes.at(0).meta;
+    WriteFileAtomic(pdir + "/metadata", GenerateMetadata(meta));
+  }
+};
+
+TEST(Format, ClassEventsDecodeFromTheirDefinition) {
+  ClassTrace t(true);
+  ASSERT_EQ(t.meta.classes.size(), 1u);
+  EXPECT_EQ(t.meta.classes[0].name_text, "tick");
+  test::TraceView v = test::LoadTrace(t.dir.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  int n = 0;
+  for (const test::Ev& e : v.procs.at(0).events) {
+    if (e.id != kInstant) continue;
+    EXPECT_EQ(e.name, "tick");
+    EXPECT_EQ(e.category, Category::kPython);
+    EXPECT_TRUE(e.classed);
+    ASSERT_EQ(e.args.size(), 2u);
+    EXPECT_EQ(e.args[0].v.i, -n);
+    EXPECT_EQ(e.args[1].type, ArgType::kString);
+    EXPECT_EQ(e.args[1].v.str, 1u);
+    ++n;
+  }
+  EXPECT_EQ(n, 3);
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  auto r = test::RunCmd({"babeltrace2", t.dir.path()});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("instant:tick: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("{ step = -2, step_2 = 1 }"), std::string::npos) << r.out;
+}
+
+TEST(Format, AnUndefinedClassIsACorruptedEvent) {
+  ClassTrace t(false);
+  test::TraceView v = test::LoadTrace(t.dir.path());
+  ASSERT_EQ(v.problems.size(), 1u);
+  EXPECT_NE(v.problems[0].ToString().find("corrupted event (id 16)"), std::string::npos)
+      << v.problems[0].ToString();
+}
+
+TEST(Format, MetadataTakesOnlyClassDeclarationsAfterTheFixedOnes) {
+  ProcessMeta m = TestMeta();
+  EXPECT_NO_THROW(ParseMetadata(GenerateMetadata(m) + "event { id = 16; name = \"x\"; };\n", "m"));
+  try {
+    ParseMetadata(GenerateMetadata(m) + "stream { id = 1; };\n", "m");
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unexpected text after the event declarations"),
+              std::string::npos) << e.what();
+  }
+  m.layout_version = 2;  // classes came with layout 3
+  EXPECT_THROW(ParseMetadata(GenerateMetadata(m) + "event { id = 16; name = \"x\"; };\n", "m"),
+               Error);
 }
 
 }  // namespace
