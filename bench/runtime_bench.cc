@@ -163,6 +163,66 @@ int Ablate(const Config& c) {
                return 0;
              };
            }));
+    // The instant with two arguments, the same way: name, class lookup, then room and clock,
+    // then the whole event.
+    const uint32_t k_step = InternName("step"), k_loss = InternName("loss");
+    auto args = [=](uint64_t i, tt::Arg* a) {
+      a[0].key = k_step;
+      a[0].type = ArgType::kInt;
+      a[0].v.i = static_cast<int64_t>(i);
+      a[1].key = k_loss;
+      a[1].type = ArgType::kFloat;
+      a[1].v.f = static_cast<double>(i) * 0.5;
+    };
+    Report("abl.i_name", n, Measure(c, n, 1, [&](int) {
+             return [&](uint64_t) -> uint64_t {
+               uint64_t r = 0;
+               if (Stream* s = Enter()) {
+                 r = NameId(s, ttb::kInstantName);
+                 Leave(s);
+               }
+               return r;
+             };
+           }));
+    Report("abl.i_class", n, Measure(c, n, 1, [&](int) {
+             return [&](uint64_t i) -> uint64_t {
+               uint64_t r = 0;
+               if (Stream* s = Enter()) {
+                 tt::Arg a[2];
+                 args(i, a);
+                 tt::layout::ArgWire w[2];
+                 r = NameId(s, ttb::kInstantName);
+                 r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
+                              Category::kUser, a, 2, w);
+                 Leave(s);
+               }
+               return r;
+             };
+           }));
+    Report("abl.i_now", n, Measure(c, n, 1, [&](int) {
+             return [&](uint64_t i) -> uint64_t {
+               uint64_t r = 0;
+               if (Stream* s = Enter()) {
+                 tt::Arg a[2];
+                 args(i, a);
+                 tt::layout::ArgWire w[2];
+                 r = NameId(s, ttb::kInstantName);
+                 r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
+                              Category::kUser, a, 2, w);
+                 if (Reserve(s, 16)) r += Now(s);
+                 Leave(s);
+               }
+               return r;
+             };
+           }));
+    Report("abl.i_inline", n, Measure(c, n, 1, [&](int) {
+             return [&](uint64_t i) -> uint64_t {
+               tt::Arg a[2];
+               args(i, a);
+               EmitInstant(ttb::kInstantName, Category::kUser, a, 2);
+               return 0;
+             };
+           }));
     Report("abl.mark", n, Measure(c, n, 1, [](int) {
              return [](uint64_t) -> uint64_t {
                tt_mark(ttb::kInstantName);

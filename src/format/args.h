@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/hot.h"
 #include "format/layout.h"
 
 namespace tt {
@@ -26,7 +27,7 @@ struct Arg {
 constexpr uint32_t ArgsSize(const Arg*, uint32_t n) { return 1 + n * layout::kArgMaxSize; }
 
 // The narrowest encoding that gives back a's exact value.
-inline layout::ArgWire ArgWireOf(const Arg& a) {
+TT_HOT layout::ArgWire ArgWireOf(const Arg& a) {
   using layout::ArgWire;
   switch (a.type) {
     case layout::ArgType::kInt:
@@ -49,7 +50,7 @@ inline layout::ArgWire ArgWireOf(const Arg& a) {
 }
 
 // Writes a's value in encoding w; returns its end.
-inline uint8_t* PutArgValue(uint8_t* p, const Arg& a, layout::ArgWire w) {
+TT_HOT uint8_t* PutArgValue(uint8_t* p, const Arg& a, layout::ArgWire w) {
   using layout::ArgWire;
   switch (w) {
     case ArgWire::kI8: *p = static_cast<uint8_t>(static_cast<int8_t>(a.v.i)); break;

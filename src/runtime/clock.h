@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "core/hot.h"
 #include "core/time.h"
 
 namespace tt::rt {
@@ -27,7 +28,7 @@ void InitClock();
 
 uint64_t Reanchor(Anchor* a);
 
-inline uint64_t NowNs(Anchor* a) {
+TT_HOT uint64_t NowNs(Anchor* a) {
   if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC);
   uint64_t d = __rdtsc() - a->tsc;
   if (__builtin_expect(d >= g_clock.reanchor_ticks, 0)) return Reanchor(a);

@@ -1,6 +1,7 @@
 // The hot path: writing one event into the calling thread's stream. Every source goes through
 // these functions. No lock, no allocation, no system call unless a packet is full.
 #pragma once
+#include "core/hot.h"
 #include "runtime/process.h"
 
 namespace tt::rt {
@@ -15,7 +16,7 @@ inline void FoldDrops(Stream* s) {
 
 // Enters the thread's stream for one event; null if the event must be skipped (tracing off,
 // or re-entered from a signal handler, which is counted as a drop).
-inline Stream* Enter() {
+TT_HOT Stream* Enter() {
   if (!Enabled()) return nullptr;
   Stream* s = t_stream;
   if (__builtin_expect(s == nullptr, 0)) {
@@ -33,13 +34,13 @@ inline Stream* Enter() {
   return s;
 }
 
-inline void Leave(Stream* s) {
+TT_HOT void Leave(Stream* s) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
   s->busy = 0;
 }
 
 // Room for `payload` bytes plus the largest header; false (and a counted drop) if none.
-inline bool Reserve(Stream* s, uint64_t payload) {
+TT_HOT bool Reserve(Stream* s, uint64_t payload) {
   if (__builtin_expect(static_cast<uint64_t>(s->end - s->pos) >= payload + kMaxHeader, 1))
     return true;
   if (NextPacket(s, payload + kMaxHeader)) return true;
@@ -48,13 +49,14 @@ inline bool Reserve(Stream* s, uint64_t payload) {
   return false;
 }
 
-inline uint64_t Now(Stream* s) {
+TT_HOT uint64_t Now(Stream* s) {
   uint64_t t = NowNs(&s->anchor);
   return t < s->last_ts ? s->last_ts : t;
 }
 
-inline void Finish(Stream* s, uint8_t* p, uint64_t ts) {
+TT_HOT void Finish(Stream* s, uint8_t* p, uint64_t ts) {
   Commit(s->base, p, ts);
+  __builtin_prefetch(p + 1024, 1, 3);
   s->pos = p;
   s->last_ts = ts;
 }
@@ -69,7 +71,7 @@ bool WriteProcEvent(uint8_t id, uint64_t payload, F fill) {
   return true;
 }
 
-inline uint32_t NameId(Stream* s, const char* name) {
+TT_HOT uint32_t NameId(Stream* s, const char* name) {
   uint32_t id = InternCached(&s->names, name ? name : "");
   if (__builtin_expect(id == 0, 0)) {
     CountDropReason(kDropNames, 1);
@@ -82,7 +84,7 @@ inline uint32_t NameId(Stream* s, const char* name) {
 // values where it has a class (event_classes.h), else self-described. `fixed` holds complete's
 // duration or counter's value; a complete with a nonzero `end_ts` not in the stream's past is
 // stamped then.
-inline void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint64_t fixed,
+TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint64_t fixed,
                       const Arg* args, uint32_t nargs, uint64_t end_ts = 0) {
   Stream* s = Enter();
   if (!s) return;

@@ -2,9 +2,11 @@
 // classes and each stream's cache of it. An event whose name, category, argument keys and
 // argument encodings match a class is written as the class id and its values only.
 #pragma once
+#include <bit>
 #include <cstdint>
 #include <vector>
 
+#include "core/hot.h"
 #include "format/args.h"
 #include "format/event_class.h"
 
@@ -37,22 +39,21 @@ uint8_t ClassMiss(ClassCache::Entry* slot, const ClassKey& key, uint32_t n, uint
 // The classes defined so far, for the metadata (under the process lock).
 void ListClasses(std::vector<EventClass>* out);
 
-inline uint64_t MixClassWord(uint64_t h, uint64_t w) { return (h ^ w) * 0x9e3779b97f4a7c15ull; }
-
 // The class of an event, computing each argument's encoding into `wires`; 0: write the event
 // self-described. Events with more than kMaxClassArgs arguments have no class.
-inline uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Category cat,
+TT_HOT uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Category cat,
                        const Arg* args, uint32_t n, layout::ArgWire* wires) {
   if (n > layout::kMaxClassArgs) return 0;
   ClassKey k;
   k.w0 = name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 |
          uint64_t{n} << 48;
-  uint64_t h = MixClassWord(0, k.w0);
+  uint64_t h = k.w0;
   for (uint32_t i = 0; i < n; ++i) {
     wires[i] = ArgWireOf(args[i]);
     k.a[i] = args[i].key | uint64_t{static_cast<uint8_t>(wires[i])} << 32;
-    h = MixClassWord(h, k.a[i]);
+    h ^= std::rotl(k.a[i], static_cast<int>(7 * i + 11));  // no multiply per argument
   }
+  h *= 0x9e3779b97f4a7c15ull;
   ClassCache::Entry& e = c->e[h >> 58];
   bool hit = e.key.w0 == k.w0;
   for (uint32_t i = 0; i < n; ++i) hit &= e.key.a[i] == k.a[i];

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "core/hot.h"
+
 namespace tt::rt {
 
 inline constexpr uint32_t kMaxNameLen = 4096;
@@ -28,7 +30,7 @@ struct NameCache {
   } e[kSize];
 };
 
-inline uint32_t InternCached(NameCache* c, const char* name) {
+TT_HOT uint32_t InternCached(NameCache* c, const char* name) {
   auto h = reinterpret_cast<uintptr_t>(name);
   NameCache::Entry& e = c->e[((h >> 3) ^ (h >> 11)) & (NameCache::kSize - 1)];
   if (__builtin_expect(e.ptr == name, 1) && std::strcmp(e.text, name) == 0) return e.id;
