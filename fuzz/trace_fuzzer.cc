@@ -123,7 +123,7 @@ uint64_t DecodeAll(const tt::TraceDir& t, std::vector<tt::Problem>* problems) {
   uint64_t h = 0;
   for (const auto& p : t.processes) {
     for (const auto& file : p.streams) {
-      tt::StreamDecoder dec(file, p.meta.trace_uuid, problems);
+      tt::StreamDecoder dec(file, p.meta, problems);
       tt::RawEvent ev;
       while (dec.Next(&ev)) {
         h += ev.id + ev.ts + ev.name + ev.duration + ev.u64;
@@ -249,7 +249,8 @@ std::string Norm(const std::string& s) {
 }
 
 bool SameMeta(const tt::ProcessMeta& a, const tt::ProcessMeta& b) {
-  return a.trace_uuid == b.trace_uuid && Norm(a.clock_uuid) == Norm(b.clock_uuid) &&
+  return a.layout_version == b.layout_version && a.trace_uuid == b.trace_uuid &&
+         Norm(a.clock_uuid) == Norm(b.clock_uuid) &&
          a.clock_offset_ns == b.clock_offset_ns && a.pid == b.pid && a.ppid == b.ppid &&
          a.exec_generation == b.exec_generation && Norm(a.hostname) == Norm(b.hostname) &&
          Norm(a.cmdline) == Norm(b.cmdline) && Norm(a.session) == Norm(b.session) &&
