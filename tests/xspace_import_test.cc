@@ -159,11 +159,13 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
   uint64_t first = UINT64_MAX, last = 0, proc_end = 0;
   std::map<std::string, std::string> track_names;  // file -> thread name
   std::map<std::string, size_t> counters;          // file -> counter samples
+  size_t classed = 0;  // imported events written as an event class's values
   for (const auto& e : p.events) {
     if (e.id == layout::kThreadName) track_names[e.file] = e.name;
     if (e.id == layout::kCounter) counters[e.file]++;
     if (e.id == layout::kClockOffset && e.name == "realtime") proc_end = std::max(proc_end, e.ts);
     if (e.file.find("/x") == std::string::npos) continue;  // runtime streams
+    classed += e.classed;
     bool slice = e.id == layout::kSliceBeginArgs || e.id == layout::kComplete;
     if (slice || e.id == layout::kInstant) {
       first = std::min(first, e.ts - (e.id == layout::kComplete ? e.duration : 0));
@@ -222,6 +224,17 @@ TEST(XSpaceImport, CheckedInProfileKeepsEveryOpAllocationAndStep) {
   auto steps = analysis::FindSteps(m, {}, 1);
   ASSERT_EQ(steps.size(), pb.steps);
   for (size_t i = 0; i < steps.size(); ++i) EXPECT_EQ(steps[i].number, static_cast<int64_t>(i));
+
+  // The import writes repeated shapes as event classes, defined in its process stream and
+  // declared in the metadata it writes again: babeltrace2 reads every event.
+  EXPECT_GT(classed, ops / 2);
+  EXPECT_NE(ReadFile(OpenTrace(trace).processes.at(0).dir + "/metadata").find("event { id = 16;"),
+            std::string::npos);
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  auto bt = test::RunCmd({"babeltrace2", trace}, {}, 120);
+  EXPECT_EQ(bt.status, 0) << bt.err.substr(0, 2000);
+  EXPECT_EQ(bt.err, "");
+  EXPECT_EQ(test::CountLines(bt.out), v.total_events);
 }
 
 TEST(XSpaceImport, StepFilterKeepsOnlyTheCapturedSteps) {

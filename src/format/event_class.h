@@ -3,8 +3,10 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
+#include "format/args.h"
 #include "format/layout.h"
 
 namespace tt {
@@ -58,5 +60,38 @@ inline EventClass ParseClassDef(const uint8_t* p) {
   }
   return c;
 }
+
+// Writes an event_class_def payload (9 + kArgHeadSize * nargs bytes); returns its end.
+inline uint8_t* PutClassDef(uint8_t* p, uint16_t id, uint8_t kind, uint32_t name,
+                            layout::Category cat, uint8_t nargs, const uint8_t* shape) {
+  p[0] = static_cast<uint8_t>(id);
+  p[1] = static_cast<uint8_t>(id >> 8);
+  p[2] = kind;
+  std::memcpy(p + 3, &name, 4);
+  p[7] = static_cast<uint8_t>(cat);
+  p[8] = nargs;
+  std::memcpy(p + 9, shape, uint32_t{nargs} * layout::kArgHeadSize);
+  return p + 9 + uint32_t{nargs} * layout::kArgHeadSize;
+}
+
+// Event classes for a writer after the fact (the XSpace import): a process's classes, and the
+// ones the writer adds, numbered after them.
+class ClassSpace {
+ public:
+  // `enabled` false (a trace of a layout before 3): every event is written self-described.
+  explicit ClassSpace(const std::vector<EventClass>& existing, bool enabled = true);
+  // The class of a named event (kinds and limits as layout.h says), with each argument's
+  // encoding in `wires`; 0 when it has none (too many arguments, or no id left): write it
+  // self-described then.
+  uint16_t Find(uint8_t kind, uint32_t name, layout::Category cat, const Arg* args, uint32_t n,
+                layout::ArgWire* wires);
+  // The classes added, in id order (their texts left empty).
+  const std::vector<EventClass>& added() const { return added_; }
+
+ private:
+  std::unordered_map<std::string, uint16_t> ids_;  // kind, category, name, shape -> id
+  uint32_t next_ = layout::kFirstClassId;
+  std::vector<EventClass> added_;
+};
 
 }  // namespace tt

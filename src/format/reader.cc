@@ -66,11 +66,12 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
       std::string full = dir + "/" + name;
       if (IsStreamFile(name) && !IsDirectory(full)) p.streams.push_back(full);
     }
-    // The runtime's process stream (proc<pid>) defines the classes its threads' events use.
+    // The process streams define the classes the other streams' events use: the runtime's
+    // (proc<pid>) and the XSpace import's (xspace, xspace.N).
     if (p.meta.layout_version >= 3) {
       for (const auto& s : p.streams) {
         std::string base = s.substr(dir.size() + 1);
-        if (base.rfind("proc", 0) == 0) {
+        if (base.rfind("proc", 0) == 0 || base.rfind("xspace", 0) == 0) {
           auto more = ReadClasses(s, p.meta);
           p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
         }

@@ -5,8 +5,31 @@
 
 namespace tt {
 
+void PutNamedEvent(StreamFileWriter& w, ClassSpace* classes, uint8_t kind, uint64_t ts,
+                   uint32_t name, layout::Category cat, uint64_t fixed, const Arg* args,
+                   uint32_t n) {
+  const uint32_t fsize = layout::ClassFixedSize(kind);
+  const bool has_args = layout::KindHasArgs(kind);
+  if (!has_args) n = 0;
+  layout::ArgWire wires[layout::kMaxClassArgs];
+  uint16_t cls = classes->Find(kind, name, cat, args, n, wires);
+  if (cls) {
+    w.Event(static_cast<uint8_t>(cls), ts, fsize + uint64_t{n} * 8, [&](uint8_t* p) {
+      if (fsize) p = PutU64(p, fixed);
+      for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, args[i], wires[i]);
+      return p;
+    });
+    return;
+  }
+  w.Event(kind, ts, 5 + fsize + (has_args ? ArgsSize(args, n) : 0), [&](uint8_t* p) {
+    p = PutU8(PutU32(p, name), static_cast<uint8_t>(cat));
+    if (fsize) p = PutU64(p, fixed);
+    return has_args ? PutArgs(p, args, n) : p;
+  });
+}
+
 void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
-                     const std::vector<Arg>& args) {
+                     const std::vector<Arg>& args, ClassSpace* classes) {
   std::vector<size_t> order(items.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -17,13 +40,8 @@ void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
   auto later = [&](size_t a, size_t b) { return items[a].end > items[b].end; };
   std::priority_queue<size_t, std::vector<size_t>, decltype(later)> deferred(later);
   auto complete = [&](const LineEvent& it) {
-    const Arg* a = args.data() + it.args;
-    w.Event(layout::kComplete, it.end, 13 + ArgsSize(a, it.nargs), [&](uint8_t* p) {
-      p = PutU32(p, it.name);
-      p = PutU8(p, static_cast<uint8_t>(it.category));
-      p = PutU64(p, it.end - it.start);
-      return PutArgs(p, a, it.nargs);
-    });
+    PutNamedEvent(w, classes, layout::kComplete, it.end, it.name, it.category, it.end - it.start,
+                  args.data() + it.args, it.nargs);
   };
   auto flush = [&](uint64_t t) {
     for (;;) {
@@ -45,17 +63,9 @@ void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
     const Arg* a = args.data() + it.args;
     uint32_t n = it.nargs;
     if (it.instant) {
-      w.Event(layout::kInstant, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
-        p = PutU32(p, it.name);
-        p = PutU8(p, static_cast<uint8_t>(it.category));
-        return PutArgs(p, a, n);
-      });
+      PutNamedEvent(w, classes, layout::kInstant, it.start, it.name, it.category, 0, a, n);
     } else if (open.empty() || it.end <= open.back()) {
-      w.Event(layout::kSliceBeginArgs, it.start, 5 + ArgsSize(a, n), [&](uint8_t* p) {
-        p = PutU32(p, it.name);
-        p = PutU8(p, static_cast<uint8_t>(it.category));
-        return PutArgs(p, a, n);
-      });
+      PutNamedEvent(w, classes, layout::kSliceBeginArgs, it.start, it.name, it.category, 0, a, n);
       open.push_back(it.end);
     } else {
       deferred.push(i);

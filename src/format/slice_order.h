@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "format/event_class.h"
 #include "format/stream_file.h"
 
 namespace tt {
@@ -18,10 +19,17 @@ struct LineEvent {
   uint32_t nargs = 0;
 };
 
+// Writes a named event (slice_begin_args, complete, instant, counter) as its class's values
+// where `classes` gives it one, else self-described; `fixed` is complete's duration or the
+// bits of counter's value.
+void PutNamedEvent(StreamFileWriter& w, ClassSpace* classes, uint8_t kind, uint64_t ts,
+                   uint32_t name, layout::Category cat, uint64_t fixed, const Arg* args,
+                   uint32_t n);
+
 // Writes `items` in time order, as begin/end pairs where they nest, and as complete slices
 // (stamped at their end) where one overlaps the innermost open slice without nesting.
 // `args` holds every event's arguments (LineEvent::args and nargs index it).
 void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
-                     const std::vector<Arg>& args);
+                     const std::vector<Arg>& args, ClassSpace* classes);
 
 }  // namespace tt

@@ -1,6 +1,7 @@
 #include "format/xspace_import.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <map>
 #include <string_view>
@@ -46,6 +47,7 @@ namespace {
 struct Target {
   ProcessTrace proc;
   NameSpace names;
+  ClassSpace classes{{}};  // set from the process's classes when loaded
   RealtimeToTrace clock;
   uint64_t instance = 0;  // highest stream instance id in use
   // Events must start within a year of the process's start: times beyond are damage, and
@@ -88,6 +90,7 @@ void LoadTarget(Target* t) {
     }
   }
   if (t->clock.empty()) t->clock.AddPoint(0, t->proc.meta.offset_start_ns);
+  t->classes = ClassSpace(t->proc.meta.classes, t->proc.meta.layout_version >= 3);
   const ProcessMeta& m = t->proc.meta;
   uint64_t start = m.start_realtime_ns - static_cast<uint64_t>(m.offset_start_ns);
   t->earliest = start > kYearNs ? start - kYearNs : 0;
@@ -143,11 +146,8 @@ class SpaceImporter {
       StreamFileWriter w = NewStream("xa", 0, layout::TrackKind::kImported);
       PutThreadName(w, samples.front().first, "allocator " + alloc);
       for (const auto& [ts, v] : samples)
-        w.Event(layout::kCounter, ts, 13, [&](uint8_t* p) {
-          p = PutU32(p, key);
-          p = PutU8(p, static_cast<uint8_t>(Category::kAllocation));
-          return PutF64(p, v);
-        });
+        PutNamedEvent(w, &t_->classes, layout::kCounter, ts, key, Category::kAllocation,
+                      std::bit_cast<uint64_t>(v), nullptr, 0);
       w.Finish();
       out_->tracks++;
     }
@@ -350,7 +350,7 @@ class SpaceImporter {
     uint64_t first = UINT64_MAX;
     for (const auto& it : items) first = std::min(first, it.start);
     PutThreadName(w, first, line_name);
-    WriteLineEvents(w, items, args);
+    WriteLineEvents(w, items, args, &t_->classes);
     w.Finish();
     out_->events += items.size();
     out_->tracks++;
@@ -398,6 +398,11 @@ void WriteImportStream(Target* t, const std::vector<std::string>& files, int64_t
     w.Event(layout::kStringDef, ts, 4 + text.size() + 1, [&](uint8_t* p) {
       p = PutU32(p, id);
       return PutStr(p, text.data(), text.size());
+    });
+  // The classes after the names they use (readers take both from this stream).
+  for (const EventClass& c : t->classes.added())
+    w.Event(layout::kEventClassDef, ts, 9 + c.nargs * layout::kArgHeadSize, [&](uint8_t* p) {
+      return PutClassDef(p, c.id, c.kind, c.name, c.category, c.nargs, c.shape);
     });
   for (const auto& e : errors) {
     std::string src = "xspace";
@@ -473,6 +478,12 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   std::vector<std::string> names;
   for (const auto& f : imported) names.push_back(BaseName(f));
   WriteImportStream(&t, names, offset, out.errors);
+  if (!t.classes.added().empty()) {
+    // Declare the new classes for other CTF readers: the metadata again, from the process's
+    // streams as they are now.
+    ProcessMeta m = OpenTrace(t.proc.dir).processes.at(0).meta;
+    WriteFileAtomic(t.proc.dir + "/metadata", GenerateMetadata(m));
+  }
   return out;
 }
 

@@ -35,22 +35,22 @@ uint8_t Probe(const ClassKey& key, uint32_t n, uint32_t* i) {
   }
 }
 
+// Each argument's key and encoding, as event_class_def and EventClass hold them.
+void ShapeOf(const ClassKey& key, uint32_t n, uint8_t* shape) {
+  for (uint32_t i = 0; i < n; ++i) {
+    Store(shape + i * layout::kArgHeadSize, static_cast<uint32_t>(key.a[i]));
+    shape[i * layout::kArgHeadSize + 4] = static_cast<uint8_t>(key.a[i] >> 32);
+  }
+}
+
 // The event_class_def in the process stream (caller holds the lock).
 bool WriteClassDef(uint8_t id, const ClassKey& key, uint32_t n) {
+  uint8_t shape[layout::kMaxClassArgs * layout::kArgHeadSize];
+  ShapeOf(key, n, shape);
   return WriteProcEvent(layout::kEventClassDef, 9 + n * layout::kArgHeadSize, [&](uint8_t* p) {
-    uint16_t wide = id;
-    Store(p, wide);
-    p[2] = static_cast<uint8_t>(key.w0 >> 32);          // kind
-    Store(p + 3, static_cast<uint32_t>(key.w0));        // name
-    p[7] = static_cast<uint8_t>(key.w0 >> 40);          // category
-    p[8] = static_cast<uint8_t>(n);
-    p += 9;
-    for (uint32_t i = 0; i < n; ++i) {
-      Store(p, static_cast<uint32_t>(key.a[i]));         // key
-      p[4] = static_cast<uint8_t>(key.a[i] >> 32);      // encoding
-      p += layout::kArgHeadSize;
-    }
-    return p;
+    return PutClassDef(p, id, static_cast<uint8_t>(key.w0 >> 32), static_cast<uint32_t>(key.w0),
+                       static_cast<layout::Category>(key.w0 >> 40), static_cast<uint8_t>(n),
+                       shape);
   });
 }
 
@@ -95,12 +95,9 @@ void ListClasses(std::vector<EventClass>* out) {
     c.category = static_cast<layout::Category>(key.w0 >> 40);
     c.nargs = static_cast<uint8_t>(key.w0 >> 48);
     c.name_text = InternedText(c.name);
-    for (uint32_t i = 0; i < c.nargs; ++i) {
-      auto akey = static_cast<uint32_t>(key.a[i]);
-      Store(c.shape + i * layout::kArgHeadSize, akey);
-      c.shape[i * layout::kArgHeadSize + 4] = static_cast<uint8_t>(key.a[i] >> 32);
-      c.key_texts.emplace_back(InternedText(akey));
-    }
+    ShapeOf(key, c.nargs, c.shape);
+    for (uint32_t i = 0; i < c.nargs; ++i)
+      c.key_texts.emplace_back(InternedText(static_cast<uint32_t>(key.a[i])));
     out->push_back(std::move(c));
   }
 }
