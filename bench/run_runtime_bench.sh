@@ -343,24 +343,33 @@ print("  the whole traced process's CPU time per event, ns (its packet preparer 
 # Where the time of a push/pop event goes: each step adds one piece of EmitBegin/EmitEnd.
 print()
 print("where a push/pop event's time goes (1 thread, ns per event, CPU time; each line adds a piece)")
-steps = [
+def pieces(steps, last_alone):
+    prev = 0.0
+    for label, key in steps:
+        v = val(f"{key}.t1.cpu_ns")
+        s = val(f"{key}.t1.sys_ns")
+        delta = "" if key == last_alone else f"  (+{fmt(v - prev)})"
+        print(f"  {label:56}{fmt(v):>8}{delta}   kernel {fmt(s)}")
+        if key != last_alone:
+            prev = v
+
+pieces([
     ("Enter()/Leave() (state, thread stream, busy flag)", "abl.enter_leave"),
     ("+ NameId (interning cache: hash, compare, strcmp)", "abl.name"),
     ("+ Reserve (room left in the packet)", "abl.reserve"),
     ("+ Now (the clock read)", "abl.now"),
     ("+ header, payload, Commit: inline EmitBegin/EmitEnd", "abl.inline"),
     ("tt_range_push/tt_range_pop through the C API", "abl.capi"),
-]
-prev = 0.0
-for label, key in steps:
-    v = val(f"{key}.t1.cpu_ns")
-    s = val(f"{key}.t1.sys_ns")
-    delta = "" if key == "abl.capi" else f"  (+{fmt(v - prev)})"
-    print(f"  {label:56}{fmt(v):>8}{delta}   kernel {fmt(s)}")
-    if key != "abl.capi":
-        prev = v
+], "abl.capi")
 print(f"  {'clock read alone, same process':56}{fmt(val('abl.clock.t1.cpu_ns')):>8}")
 print(f"  {'tt_mark (instant, no args)':56}{fmt(val('abl.mark.t1.cpu_ns')):>8}")
+print("where an instant's time goes (int64 + double arguments; 1 thread, as above)")
+pieces([
+    ("Enter(), NameId, Leave()", "abl.i_name"),
+    ("+ arguments and ClassOf (encodings, class cache)", "abl.i_class"),
+    ("+ Reserve and Now", "abl.i_now"),
+    ("+ header, values, Commit: the whole EmitInstant", "abl.i_inline"),
+], "")
 print()
 print("CPU time per 4 KiB page written into a file, on the traces' file system (ns; the stores "
       "include the user-space writes themselves)")

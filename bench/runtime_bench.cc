@@ -184,37 +184,27 @@ int Ablate(const Config& c) {
                return r;
              };
            }));
-    Report("abl.i_class", n, Measure(c, n, 1, [&](int) {
-             return [&](uint64_t i) -> uint64_t {
-               uint64_t r = 0;
-               if (Stream* s = Enter()) {
-                 tt::Arg a[2];
-                 args(i, a);
-                 tt::layout::ArgWire w[2];
-                 r = NameId(s, ttb::kInstantName);
-                 r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
-                              Category::kUser, a, 2, w);
-                 Leave(s);
-               }
-               return r;
-             };
-           }));
-    Report("abl.i_now", n, Measure(c, n, 1, [&](int) {
-             return [&](uint64_t i) -> uint64_t {
-               uint64_t r = 0;
-               if (Stream* s = Enter()) {
-                 tt::Arg a[2];
-                 args(i, a);
-                 tt::layout::ArgWire w[2];
-                 r = NameId(s, ttb::kInstantName);
-                 r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
-                              Category::kUser, a, 2, w);
-                 if (Reserve(s, 16)) r += Now(s);
-                 Leave(s);
-               }
-               return r;
-             };
-           }));
+    // Name and class lookup, then (with `clock`) room and the clock read: all but the writes.
+    auto lookups = [&](bool clock) {
+      return [&, clock](int) {
+        return [&, clock](uint64_t i) -> uint64_t {
+          uint64_t r = 0;
+          if (Stream* s = Enter()) {
+            tt::Arg a[2];
+            args(i, a);
+            tt::layout::ArgWire w[2];
+            r = NameId(s, ttb::kInstantName);
+            r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
+                         Category::kUser, a, 2, w);
+            if (clock && Reserve(s, 16)) r += Now(s);
+            Leave(s);
+          }
+          return r;
+        };
+      };
+    };
+    Report("abl.i_class", n, Measure(c, n, 1, lookups(false)));
+    Report("abl.i_now", n, Measure(c, n, 1, lookups(true)));
     Report("abl.i_inline", n, Measure(c, n, 1, [&](int) {
              return [&](uint64_t i) -> uint64_t {
                tt::Arg a[2];
