@@ -56,7 +56,6 @@ TT_HOT uint64_t Now(Stream* s) {
 
 TT_HOT void Finish(Stream* s, uint8_t* p, uint64_t ts) {
   Commit(s->base, p, ts);
-  __builtin_prefetch(p + 1024, 1, 3);
   s->pos = p;
   s->last_ts = ts;
 }
@@ -90,10 +89,9 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
   if (!s) return;
   uint32_t id = NameId(s, name);
   if (id) {
-    constexpr uint32_t kNoArgs = 0;
     const uint32_t fsize = layout::ClassFixedSize(kind);
     const bool has_args = layout::KindHasArgs(kind);
-    if (!has_args) nargs = kNoArgs;
+    if (!has_args) nargs = 0;
     layout::ArgWire wires[layout::kMaxClassArgs];
     uint8_t cls = ClassOf(&s->classes, kind, id, cat, args, nargs, wires);
     uint64_t room = cls ? fsize + uint64_t{nargs} * 8
