@@ -64,6 +64,16 @@ int PushPop(const Config& c) {
   return 0;
 }
 
+// The benchmark's two arguments for the i-th instant: step = i, loss = i / 2.
+void InstantArgs(uint64_t i, uint32_t k_step, uint32_t k_loss, tt::Arg* a) {
+  a[0].key = k_step;
+  a[0].type = ArgType::kInt;
+  a[0].v.i = static_cast<int64_t>(i);
+  a[1].key = k_loss;
+  a[1].type = ArgType::kFloat;
+  a[1].v.f = static_cast<double>(i) * 0.5;
+}
+
 int Instant(const Config& c) {
   if (!RequireState(true)) return 1;
   ReportClockSource();
@@ -78,12 +88,7 @@ int Instant(const Config& c) {
     Report("tt.instant2", n, Measure(c, n, 1, [&](int) {
              return [&](uint64_t i) -> uint64_t {
                tt::Arg a[2];
-               a[0].key = k_step;
-               a[0].type = ArgType::kInt;
-               a[0].v.i = static_cast<int64_t>(i);
-               a[1].key = k_loss;
-               a[1].type = ArgType::kFloat;
-               a[1].v.f = static_cast<double>(i) * 0.5;
+               InstantArgs(i, k_step, k_loss, a);
                tt::rt::EmitInstant(ttb::kInstantName, Category::kUser, a, 2);
                return 0;
              };
@@ -166,14 +171,7 @@ int Ablate(const Config& c) {
     // The instant with two arguments, the same way: name, class lookup, then room and clock,
     // then the whole event.
     const uint32_t k_step = InternName("step"), k_loss = InternName("loss");
-    auto args = [=](uint64_t i, tt::Arg* a) {
-      a[0].key = k_step;
-      a[0].type = ArgType::kInt;
-      a[0].v.i = static_cast<int64_t>(i);
-      a[1].key = k_loss;
-      a[1].type = ArgType::kFloat;
-      a[1].v.f = static_cast<double>(i) * 0.5;
-    };
+    auto args = [=](uint64_t i, tt::Arg* a) { InstantArgs(i, k_step, k_loss, a); };
     Report("abl.i_name", n, Measure(c, n, 1, [&](int) {
              return [&](uint64_t) -> uint64_t {
                uint64_t r = 0;
