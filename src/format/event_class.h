@@ -6,8 +6,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/hot.h"
 #include "format/args.h"
 #include "format/layout.h"
+#include "format/writer.h"
 
 namespace tt {
 
@@ -59,6 +61,30 @@ inline EventClass ParseClassDef(const uint8_t* p) {
     c.size += ArgWireSize(static_cast<ArgWire>(a[4]));
   }
   return c;
+}
+
+// Room a named event's payload (slice_begin, slice_begin_args, complete, instant, counter)
+// needs at most: its class's values, or (not `classed`) the self-described fields.
+TT_HOT uint64_t NamedPayloadRoom(uint8_t kind, bool classed, const Arg* args, uint32_t n) {
+  uint32_t fsize = layout::ClassFixedSize(kind);
+  if (classed) return fsize + uint64_t{n} * 8;
+  return 5 + fsize + (layout::KindHasArgs(kind) ? ArgsSize(args, n) : 0);
+}
+
+// Writes that payload, as the runtime and the importer both do: with a class, `fixed`
+// (complete's duration, the bits of counter's value) then each value in its `wires` encoding;
+// without one, name, category, `fixed` and the self-described arguments.
+TT_HOT uint8_t* PutNamedPayload(uint8_t* p, uint8_t kind, bool classed, uint32_t name,
+                                layout::Category cat, uint64_t fixed, const Arg* args,
+                                const layout::ArgWire* wires, uint32_t n) {
+  if (!classed) p = PutU8(PutU32(p, name), static_cast<uint8_t>(cat));
+  if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
+  if (classed) {
+    for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, args[i], wires[i]);
+  } else if (layout::KindHasArgs(kind)) {
+    p = PutArgs(p, args, n);
+  }
+  return p;
 }
 
 // Writes an event_class_def payload (9 + kArgHeadSize * nargs bytes); returns its end.

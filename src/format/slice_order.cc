@@ -8,24 +8,13 @@ namespace tt {
 void PutNamedEvent(StreamFileWriter& w, ClassSpace* classes, uint8_t kind, uint64_t ts,
                    uint32_t name, layout::Category cat, uint64_t fixed, const Arg* args,
                    uint32_t n) {
-  const uint32_t fsize = layout::ClassFixedSize(kind);
-  const bool has_args = layout::KindHasArgs(kind);
-  if (!has_args) n = 0;
+  if (!layout::KindHasArgs(kind)) n = 0;
   layout::ArgWire wires[layout::kMaxClassArgs];
   uint16_t cls = classes->Find(kind, name, cat, args, n, wires);
-  if (cls) {
-    w.Event(static_cast<uint8_t>(cls), ts, fsize + uint64_t{n} * 8, [&](uint8_t* p) {
-      if (fsize) p = PutU64(p, fixed);
-      for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, args[i], wires[i]);
-      return p;
-    });
-    return;
-  }
-  w.Event(kind, ts, 5 + fsize + (has_args ? ArgsSize(args, n) : 0), [&](uint8_t* p) {
-    p = PutU8(PutU32(p, name), static_cast<uint8_t>(cat));
-    if (fsize) p = PutU64(p, fixed);
-    return has_args ? PutArgs(p, args, n) : p;
-  });
+  w.Event(cls ? static_cast<uint8_t>(cls) : kind, ts, NamedPayloadRoom(kind, cls != 0, args, n),
+          [&](uint8_t* p) {
+            return PutNamedPayload(p, kind, cls != 0, name, cat, fixed, args, wires, n);
+          });
 }
 
 void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,

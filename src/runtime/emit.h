@@ -89,24 +89,13 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
   if (!s) return;
   uint32_t id = NameId(s, name);
   if (id) {
-    const uint32_t fsize = layout::ClassFixedSize(kind);
-    const bool has_args = layout::KindHasArgs(kind);
-    if (!has_args) nargs = 0;
+    if (!layout::KindHasArgs(kind)) nargs = 0;
     layout::ArgWire wires[layout::kMaxClassArgs];
     uint8_t cls = ClassOf(&s->classes, kind, id, cat, args, nargs, wires);
-    uint64_t room = cls ? fsize + uint64_t{nargs} * 8
-                        : 5 + fsize + (has_args ? ArgsSize(args, nargs) : 0);
-    if (Reserve(s, room)) {
+    if (Reserve(s, NamedPayloadRoom(kind, cls != 0, args, nargs))) {
       uint64_t ts = end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
       uint8_t* p = PutHeader(s->pos, cls ? cls : kind, ts, s->last_ts);
-      if (!cls) p = PutU8(PutU32(p, id), static_cast<uint8_t>(cat));
-      if (fsize) p = PutU64(p, fixed);
-      if (cls) {
-        for (uint32_t i = 0; i < nargs; ++i) p = PutArgValue(p, args[i], wires[i]);
-      } else if (has_args) {
-        p = PutArgs(p, args, nargs);
-      }
-      Finish(s, p, ts);
+      Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, wires, nargs), ts);
     }
   }
   Leave(s);
