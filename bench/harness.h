@@ -65,6 +65,11 @@ inline double Median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+// A compiler barrier for the loops of disabled calls: the call then sits among memory effects,
+// as in a real program, and the compiler cannot test the state once for the whole loop (at -O3
+// it did, and the loop measured nothing).
+inline void Barrier() { asm volatile("" ::: "memory"); }
+
 // `make(t)` returns the loop body of thread t: a callable taking the iteration index and
 // returning a value that is summed into g_sink. `events_per_iter` converts to per-event cost.
 template <typename Make>

@@ -29,6 +29,7 @@ int Instant(const ttb::Config& c) {
   for (int n : c.threads) {
     ttb::Report("lttng.instant2", n, ttb::Measure(c, n, 1, [](int) {
                   return [](uint64_t i) -> uint64_t {
+                    ttb::Barrier();
                     lttng_ust_tracepoint(ttbench, instant, ttb::kInstantName,
                                          static_cast<int64_t>(i), static_cast<double>(i) * 0.5);
                     return 0;
@@ -43,13 +44,16 @@ int Off(const ttb::Config& c) {
   for (int n : c.threads) {
     ttb::Report("lttng_off.pushpop", n, ttb::Measure(c, n, 2, [](int) {
                   return [](uint64_t) -> uint64_t {
+                    ttb::Barrier();
                     lttng_ust_tracepoint(ttbench, range_begin, ttb::kRangeName);
+                    ttb::Barrier();
                     lttng_ust_tracepoint(ttbench, range_end);
                     return 0;
                   };
                 }));
     ttb::Report("lttng_off.instant2", n, ttb::Measure(c, n, 1, [](int) {
                   return [](uint64_t i) -> uint64_t {
+                    ttb::Barrier();
                     lttng_ust_tracepoint(ttbench, instant, ttb::kInstantName,
                                          static_cast<int64_t>(i), static_cast<double>(i) * 0.5);
                     return 0;

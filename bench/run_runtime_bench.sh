@@ -234,7 +234,7 @@ rows = [
     ("clock: clock_gettime(CLOCK_MONOTONIC)", "clock.gettime"),
     ("disabled tt_range_push/pop (per call)", "off.pushpop"),
     ("disabled tt_mark (per call)", "off.mark"),
-    ("  ref: inline state test, then no call", "off.gated_pushpop"),
+    ("  ref: the runtime's own state test inline", "off.gated_pushpop"),
     ("  ref: LTTng-UST disabled tracepoint", "lttng_off.pushpop"),
 ]
 print(f"{'':44}{'1 thread':>18}{'2 threads':>18}")
@@ -355,7 +355,7 @@ def pieces(steps, last_alone):
 
 pieces([
     ("Enter()/Leave() (state, thread stream, busy flag)", "abl.enter_leave"),
-    ("+ NameId (interning cache: hash, compare, strcmp)", "abl.name"),
+    ("+ NameId (name cache: pointer, then the text compared)", "abl.name"),
     ("+ Reserve (room left in the packet)", "abl.reserve"),
     ("+ Now (the clock read)", "abl.now"),
     ("+ header, payload, Commit: inline EmitBegin/EmitEnd", "abl.inline"),

@@ -226,24 +226,29 @@ int Baseline(const Config& c) {
   for (int n : c.threads) {
     Report("off.pushpop", n, Measure(c, n, 2, [](int) {
              return [](uint64_t) -> uint64_t {
+               ttb::Barrier();
                tt_range_push(ttb::kRangeName);
+               ttb::Barrier();
                tt_range_pop();
                return 0;
              };
            }));
     Report("off.mark", n, Measure(c, n, 1, [](int) {
              return [](uint64_t) -> uint64_t {
+               ttb::Barrier();
                tt_mark(ttb::kInstantName);
                return 0;
              };
            }));
   }
-  // What a disabled call would cost if the header tested the state inline before calling
-  // (not the API today: shown for comparison).
+  // The same with the runtime's own state test (tt::rt::Enabled) in place of the header's
+  // tt_active_, for comparison.
   for (int n : c.threads) {
     Report("off.gated_pushpop", n, Measure(c, n, 2, [](int) {
              return [](uint64_t) -> uint64_t {
+               ttb::Barrier();
                if (__builtin_expect(tt::rt::Enabled(), 0)) tt_range_push(ttb::kRangeName);
+               ttb::Barrier();
                if (__builtin_expect(tt::rt::Enabled(), 0)) tt_range_pop();
                return 0;
              };

@@ -288,8 +288,14 @@ std::vector<WidthCase> WidthCases() {
           f(FLT_MAX, 4, "value = { 3.40282"),
           f(1e300, 8, "value = { 1e+300"),
           f(1e-310, 8, "value = { 1e-310"),
-          f(std::numeric_limits<double>::infinity(), 8, "value = { inf"),
-          f(std::numeric_limits<double>::quiet_NaN(), 8, "value = { nan")};
+          f(3.5e38, 8, "value = { 3.5e+38"),  // past float's range: would become inf
+          // Infinities and a NaN whose payload a float holds come back bit for bit from 4 bytes;
+          // a NaN payload in the low bits, or a signalling NaN (quieted), needs 8.
+          f(std::numeric_limits<double>::infinity(), 4, "value = { inf"),
+          f(-std::numeric_limits<double>::infinity(), 4, "value = { -inf"),
+          f(std::numeric_limits<double>::quiet_NaN(), 4, "value = { nan"),
+          make(ArgType::kFloat, 0x7ff8000000000001ull, 8, "\"f64\" : container = 2 ), value = { nan"),
+          make(ArgType::kFloat, 0x7ff4000000000000ull, 8, "value = { nan")};
 }
 
 TEST(Format, ArgumentsKeepTheirExactValuesAtTheirNarrowestWidth) {

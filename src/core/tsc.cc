@@ -41,7 +41,7 @@ static void Pair(uint64_t* tsc, uint64_t* ns) {
 
 uint64_t CalibrateTsc(int window_ms) {
   if (!TscUsable()) return 0;
-  uint64_t t0, n0, t1, n1;
+  uint64_t t0 = 0, n0 = 0, t1 = 0, n1 = 0;
   Pair(&t0, &n0);
   uint64_t until = n0 + static_cast<uint64_t>(window_ms) * 1000000;
   while (ReadClockNs(CLOCK_MONOTONIC) < until) {

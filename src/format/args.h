@@ -1,8 +1,8 @@
 // Event arguments: the writer's Arg, its encoding at the narrowest exact width (layout.h,
 // ArgWire) and its decoding. Header-only: the runtime's hot path inlines the encoder.
 #pragma once
-#include <cfloat>
-#include <cmath>
+#include <emmintrin.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -29,37 +29,37 @@ constexpr uint32_t ArgsSize(const Arg*, uint32_t n) { return 1 + n * layout::kAr
 // The narrowest encoding that gives back a's exact value.
 TT_HOT layout::ArgWire ArgWireOf(const Arg& a) {
   using layout::ArgWire;
-  switch (a.type) {
-    case layout::ArgType::kInt:
-      if (a.v.i >= INT8_MIN && a.v.i <= INT8_MAX) return ArgWire::kI8;
-      if (a.v.i >= INT16_MIN && a.v.i <= INT16_MAX) return ArgWire::kI16;
-      if (a.v.i >= INT32_MIN && a.v.i <= INT32_MAX) return ArgWire::kI32;
-      return ArgWire::kI64;
-    case layout::ArgType::kUint:
-      return a.v.u <= UINT32_MAX ? ArgWire::kU32 : ArgWire::kU64;
-    case layout::ArgType::kFloat: {
-      // NaN, infinities and values past float's range keep 8 bytes (the cast would be UB).
-      if (!(std::fabs(a.v.f) <= FLT_MAX)) return ArgWire::kF64;
-      double back = static_cast<float>(a.v.f);
-      return std::memcmp(&back, &a.v.f, 8) == 0 ? ArgWire::kF32 : ArgWire::kF64;
+  if (a.type == layout::ArgType::kInt) {
+    int64_t v = a.v.i;
+    if (v == static_cast<int32_t>(v)) {
+      if (v == static_cast<int8_t>(v)) return ArgWire::kI8;
+      return v == static_cast<int16_t>(v) ? ArgWire::kI16 : ArgWire::kI32;
     }
-    case layout::ArgType::kString:
-      break;
+    return ArgWire::kI64;
   }
+  if (a.type == layout::ArgType::kFloat) {
+    // The instructions rather than a cast: a value past float's range becomes an infinity (a
+    // cast would be undefined), so only a value a float holds exactly comes back bit for bit.
+    __m128 f = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_set_sd(a.v.f));
+    double back = _mm_cvtsd_f64(_mm_cvtss_sd(_mm_setzero_pd(), f));
+    return std::memcmp(&back, &a.v.f, 8) == 0 ? ArgWire::kF32 : ArgWire::kF64;
+  }
+  if (a.type == layout::ArgType::kUint) return a.v.u <= UINT32_MAX ? ArgWire::kU32 : ArgWire::kU64;
   return ArgWire::kStr;
 }
 
-// Writes a's value in encoding w; returns its end.
+// Writes a's value in encoding w; returns its end. Integer encodings are the low bytes of the
+// 64-bit value, so all but float and string store those 8 bytes and move on by the width: the
+// caller's room must allow 8 bytes for every value (ArgsSize and NamedPayloadRoom do).
 TT_HOT uint8_t* PutArgValue(uint8_t* p, const Arg& a, layout::ArgWire w) {
   using layout::ArgWire;
-  switch (w) {
-    case ArgWire::kI8: *p = static_cast<uint8_t>(static_cast<int8_t>(a.v.i)); break;
-    case ArgWire::kI16: { auto x = static_cast<int16_t>(a.v.i); std::memcpy(p, &x, 2); break; }
-    case ArgWire::kI32: { auto x = static_cast<int32_t>(a.v.i); std::memcpy(p, &x, 4); break; }
-    case ArgWire::kU32: { auto x = static_cast<uint32_t>(a.v.u); std::memcpy(p, &x, 4); break; }
-    case ArgWire::kF32: { auto x = static_cast<float>(a.v.f); std::memcpy(p, &x, 4); break; }
-    case ArgWire::kStr: std::memcpy(p, &a.v.str, 4); break;
-    default: std::memcpy(p, &a.v.u, 8); break;  // the 64-bit encodings
+  if (w == ArgWire::kF32) {
+    float x = _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), _mm_set_sd(a.v.f)));
+    std::memcpy(p, &x, 4);
+  } else if (w == ArgWire::kStr) {
+    std::memcpy(p, &a.v.str, 4);
+  } else {
+    std::memcpy(p, &a.v.u, 8);
   }
   return p + layout::ArgWireSize(w);
 }

@@ -110,9 +110,10 @@ enum class ArgWire : uint8_t {
 };
 inline constexpr uint32_t kArgHeadSize = 5;  // key and encoding
 inline constexpr uint32_t kArgMaxSize = kArgHeadSize + 8;
+// At namespace scope: a table local to the function was rebuilt on the stack at every call.
+inline constexpr uint8_t kArgWireSizes[] = {8, 8, 8, 4, 1, 2, 4, 4, 4};
 inline constexpr uint32_t ArgWireSize(ArgWire w) {
-  constexpr uint8_t kSizes[] = {8, 8, 8, 4, 1, 2, 4, 4, 4};
-  return kSizes[static_cast<uint8_t>(w)];
+  return kArgWireSizes[static_cast<uint8_t>(w)];
 }
 inline constexpr ArgType ArgWireType(ArgWire w) {
   constexpr ArgType kTypes[] = {ArgType::kInt, ArgType::kUint,  ArgType::kFloat,

@@ -1,6 +1,8 @@
 #include "runtime/event_classes.h"
 
 #include <atomic>
+#include <bit>
+#include <utility>
 
 #include "runtime/emit.h"
 
@@ -37,7 +39,7 @@ uint8_t Probe(const ClassKey& key, uint32_t n, uint32_t* i) {
 
 // Each argument's key and encoding, as event_class_def and EventClass hold them.
 void ShapeOf(const ClassKey& key, uint32_t n, uint8_t* shape) {
-  for (uint32_t i = 0; i < n; ++i) {
+  for (uint32_t i = 0; i < n && i < layout::kMaxClassArgs; ++i) {
     Store(shape + i * layout::kArgHeadSize, static_cast<uint32_t>(key.a[i]));
     shape[i * layout::kArgHeadSize + 4] = static_cast<uint8_t>(key.a[i] >> 32);
   }
@@ -62,8 +64,15 @@ void InitClassTable() {
   g_table.full.store(false, std::memory_order_relaxed);
 }
 
-uint8_t ClassMiss(ClassCache::Entry* slot, const ClassKey& key, uint32_t n, uint64_t hash) {
-  uint32_t i = static_cast<uint32_t>(hash >> 20) & (kSlots - 1);
+uint8_t ClassMiss(ClassCache::Entry* set, const ClassKey& key, uint32_t n) {
+  if (set[1].key.w0 && Same(set[1].key, key, n)) {
+    std::swap(set[0], set[1]);
+    return set[0].id;
+  }
+  uint64_t h = key.w0;
+  for (uint32_t k = 0; k < n; ++k) h ^= std::rotl(key.a[k], static_cast<int>(7 * k + 11));
+  h *= 0x9e3779b97f4a7c15ull;
+  uint32_t i = static_cast<uint32_t>(h >> 20) & (kSlots - 1);
   uint8_t id = Probe(key, n, &i);
   if (id == 0 && !g_table.full.load(std::memory_order_relaxed)) {
     Lock();
@@ -80,8 +89,9 @@ uint8_t ClassMiss(ClassCache::Entry* slot, const ClassKey& key, uint32_t n, uint
     if (g_table.count >= kMaxClasses) g_table.full.store(true, std::memory_order_relaxed);
     Unlock();
   }
-  slot->key = key;
-  slot->id = id;
+  set[1] = set[0];
+  set[0].key = key;
+  set[0].id = id;
   return id;
 }
 

@@ -2,7 +2,6 @@
 // classes and each stream's cache of it. An event whose name, category, argument keys and
 // argument encodings match a class is written as the class id and its values only.
 #pragma once
-#include <bit>
 #include <cstdint>
 #include <vector>
 
@@ -19,22 +18,24 @@ struct ClassKey {
   uint64_t a[layout::kMaxClassArgs];
 };
 
-// Per-stream, direct-mapped; an entry remembers a class id, or 0 for "no class" (the table is
-// full), so a miss reaches the process table once per key and slot.
+// Per-stream, two ways per set. The set comes from the name id and the kind alone (ids are
+// dense, so few names share one), which spares the hot path a hash of the arguments; way 0
+// holds the set's latest key. An entry remembers a class id, or 0 for "no class" (the table is
+// full), so a miss reaches the process table once per key and set.
 struct ClassCache {
-  static constexpr uint32_t kSize = 64;
+  static constexpr uint32_t kSize = 256;
   struct Entry {
     ClassKey key;  // key.w0 == 0: empty
     uint8_t id;
   } e[kSize];
 };
-
 // Resets the table (process start, and in a child after fork).
 void InitClassTable();
 
-// The class of `key` (n arguments) from the process table, defining it if new; fills *slot.
-// 0 when the table is full or the definition could not be written. Takes the process lock.
-uint8_t ClassMiss(ClassCache::Entry* slot, const ClassKey& key, uint32_t n, uint64_t hash);
+// The class of `key` (n arguments), which way 0 of `set` does not hold: from way 1, else from
+// the process table, defining it if new (under the process lock). Leaves it in way 0. 0 when
+// the table is full or the definition could not be written.
+uint8_t ClassMiss(ClassCache::Entry* set, const ClassKey& key, uint32_t n);
 
 // The classes defined so far, for the metadata (under the process lock).
 void ListClasses(std::vector<EventClass>* out);
@@ -47,18 +48,18 @@ TT_HOT uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Categ
   ClassKey k;
   k.w0 = name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 |
          uint64_t{n} << 48;
-  uint64_t h = k.w0;
+  // Unrolled (n <= 6) at any optimisation level: the loops' control cost more than their work.
+#pragma GCC unroll 6
   for (uint32_t i = 0; i < n; ++i) {
     wires[i] = ArgWireOf(args[i]);
     k.a[i] = args[i].key | uint64_t{static_cast<uint8_t>(wires[i])} << 32;
-    h ^= std::rotl(k.a[i], static_cast<int>(7 * i + 11));  // no multiply per argument
   }
-  h *= 0x9e3779b97f4a7c15ull;
-  ClassCache::Entry& e = c->e[h >> 58];
-  bool hit = e.key.w0 == k.w0;
-  for (uint32_t i = 0; i < n; ++i) hit &= e.key.a[i] == k.a[i];
-  if (__builtin_expect(hit, 1)) return e.id;
-  return ClassMiss(&e, k, n, h);
+  ClassCache::Entry* set = &c->e[((name + kind * 53u) * 2) & (ClassCache::kSize - 1)];
+  bool hit = set->key.w0 == k.w0;
+#pragma GCC unroll 6
+  for (uint32_t i = 0; i < n; ++i) hit &= set->key.a[i] == k.a[i];
+  if (__builtin_expect(hit, 1)) return set->id;
+  return ClassMiss(set, k, n);
 }
 
 }  // namespace tt::rt

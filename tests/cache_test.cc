@@ -1,0 +1,69 @@
+// The runtime's per-thread caches (runtime/intern.h, runtime/event_classes.h): a reused name
+// buffer, a name at the end of a page, and one name's shapes taking turns all read back
+// exactly (tests/programs/cache_job.cc writes them).
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+#include "trace_view.h"
+
+namespace tt {
+namespace {
+
+using namespace layout;
+using test::RunCmd;
+using test::TempDir;
+
+constexpr int kRounds = 3;
+
+std::string Named(size_t len) {
+  std::string s = "L" + std::to_string(len) + ":";
+  while (s.size() < len) s += static_cast<char>('a' + s.size() % 26);
+  return s.substr(0, len);
+}
+
+TEST(Caches, EveryNameAndValueReadsBackInOrder) {
+  TempDir dir;
+  auto run = RunCmd({TT_CACHE_JOB, std::to_string(kRounds)}, {{"TENSORTRACE_DIR", dir.path()}});
+  ASSERT_EQ(run.status, 0) << run.err;  // a load past the page's end would have killed it
+  ASSERT_NE(run.out.find("cache done"), std::string::npos);
+  test::TraceView view = test::LoadTrace(dir.path());
+  ASSERT_TRUE(view.problems.empty()) << view.problems[0].ToString();
+  ASSERT_EQ(view.procs.size(), 1u);
+  const test::ProcView& p = view.procs[0];
+
+  std::vector<std::string> want_names;
+  std::vector<std::string> want_alt;  // each "alt" instant's value, as text
+  const int64_t widths[] = {-5, 1000, -70000, int64_t{1} << 40};
+  for (int r = 0; r < kRounds; ++r) {
+    for (size_t len : {0, 1, 15, 16, 17, 30, 31, 32, 33, 40}) want_names.push_back(Named(len));
+    std::string a31(31, 'x');
+    for (const std::string& s : {a31, a31 + "y", a31}) want_names.push_back(s);
+    want_names.push_back("page-edge");
+    for (int k = 0; k < 5; ++k)
+      want_alt.push_back(k < 4 ? std::to_string(widths[k] * (r + 1)) : std::string("word"));
+  }
+  std::vector<std::string> names, alt;
+  std::vector<double> counters;
+  for (const test::Ev& e : p.events) {
+    if (e.id == kInstant && e.name == "alt") {
+      ASSERT_EQ(e.args.size(), 1u);
+      const Arg& a = e.args[0];
+      alt.push_back(a.type == ArgType::kString ? p.names.at(a.v.str) : std::to_string(a.v.i));
+    } else if (e.id == kCounter && e.name == "alt") {
+      counters.push_back(e.value);
+    } else if (e.id == kInstant) {
+      names.push_back(e.name);
+    }
+  }
+  EXPECT_EQ(names, want_names);
+  EXPECT_EQ(alt, want_alt);
+  ASSERT_EQ(counters.size(), 5u * kRounds);
+  for (int r = 0; r < kRounds; ++r)
+    for (int k = 0; k < 5; ++k) EXPECT_EQ(counters[r * 5 + k], k + r);
+}
+
+}  // namespace
+}  // namespace tt

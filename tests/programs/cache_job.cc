@@ -1,0 +1,80 @@
+// Exercises the runtime's per-thread caches of names and classes where they could go wrong
+// (tests/cache_test.cc):
+//   TENSORTRACE_DIR=DIR cache_job ROUNDS
+// Each round writes, in order:
+//   - instants named by one reused buffer whose text changes between calls: lengths 0, 1, 15,
+//     16, 17, 30, 31, 32, 33, 40 (the in-place comparison covers texts under 32 bytes), then
+//     a 31-character name and the same with a 32nd character, then the first again;
+//   - an instant named by a text whose NUL is the last byte of a page followed by an
+//     inaccessible page (a 16-byte load past it would crash the program);
+//   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
+//     string, so the shapes of one name take turns in its cache set; a counter "alt" too.
+// Prints "cache done".
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "runtime/emit.h"
+
+using tt::Arg;
+using tt::layout::ArgType;
+using tt::layout::Category;
+namespace rt = tt::rt;
+
+namespace {
+
+// The text the test expects for length `len`: "L<len>:" then letters, cut to `len`.
+std::string Named(size_t len) {
+  std::string s = "L" + std::to_string(len) + ":";
+  while (s.size() < len) s += static_cast<char>('a' + s.size() % 26);
+  return s.substr(0, len);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long rounds = argc > 1 ? std::atol(argv[1]) : 3;
+  const size_t kLens[] = {0, 1, 15, 16, 17, 30, 31, 32, 33, 40};
+  char buf[64];
+  long page = sysconf(_SC_PAGESIZE);
+  auto* pages = static_cast<char*>(
+      mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  if (pages == MAP_FAILED || mprotect(pages + page, page, PROT_NONE) != 0) return 2;
+  const char kEdge[] = "page-edge";
+  char* edge = pages + page - sizeof kEdge;
+  std::memcpy(edge, kEdge, sizeof kEdge);
+  uint32_t v = rt::InternName("v"), word = rt::InternName("word");
+  const int64_t kWidths[] = {-5, 1000, -70000, int64_t{1} << 40};
+  for (long r = 0; r < rounds; ++r) {
+    for (size_t len : kLens) {
+      std::string s = Named(len);
+      std::memcpy(buf, s.c_str(), s.size() + 1);
+      rt::EmitInstant(buf, Category::kUser, nullptr, 0);
+    }
+    std::string a31(31, 'x'), a32 = a31 + "y";
+    for (const std::string* s : {&a31, &a32, &a31}) {
+      std::memcpy(buf, s->c_str(), s->size() + 1);
+      rt::EmitInstant(buf, Category::kUser, nullptr, 0);
+    }
+    rt::EmitInstant(edge, Category::kUser, nullptr, 0);
+    for (int k = 0; k < 5; ++k) {
+      Arg a;
+      a.key = v;
+      if (k < 4) {
+        a.type = ArgType::kInt;
+        a.v.i = kWidths[k] * (r + 1);
+      } else {
+        a.type = ArgType::kString;
+        a.v.str = word;
+      }
+      rt::EmitInstant("alt", Category::kUser, &a, 1);
+      rt::EmitCounter("alt", Category::kUser, static_cast<double>(k + r));
+    }
+  }
+  std::printf("cache done\n");
+  return 0;
+}
