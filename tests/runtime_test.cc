@@ -1,6 +1,15 @@
 // The runtime inside real processes: threads, fork, exec, signals, crashes, limits.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <linux/magic.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <vector>
 
 #include "core/files.h"
 #include "format/writer.h"
@@ -147,6 +156,45 @@ TEST(Runtime, ShortLivedThreadKeepsItsEvents) {
   EXPECT_EQ(v.procs[0].Count(kSliceBegin, "short-lived"), 3000u);
   EXPECT_EQ(v.procs[0].Count(kSliceBegin, "main"), 3000u);
   EXPECT_EQ(v.procs[0].Count(kSliceEnd), 6000u);
+}
+
+// Pages of `path` in the page cache, and the file's pages in all.
+std::pair<size_t, size_t> ResidentPages(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {0, 0};
+  struct stat st;
+  fstat(fd, &st);
+  size_t pages = (static_cast<size_t>(st.st_size) + 4095) / 4096;
+  void* m = pages ? mmap(nullptr, pages * 4096, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+  close(fd);
+  if (m == MAP_FAILED) return {0, pages};
+  std::vector<unsigned char> in(pages);
+  size_t resident = 0;
+  if (mincore(m, pages * 4096, in.data()) == 0)
+    for (unsigned char c : in) resident += c & 1;
+  munmap(m, pages * 4096);
+  return {resident, pages};
+}
+
+// A thread that writes a few events holds a few pages of its first packet, not all of it: the
+// packet is faulted in as it is used, with no read-around.
+TEST(Runtime, AThreadThatWritesLittleHoldsFewPages) {
+  TempDir d;
+  struct statfs fs;
+  if (statfs(d.path().c_str(), &fs) == 0 && fs.f_type == TMPFS_MAGIC)
+    GTEST_SKIP() << "on tmpfs, reserving a packet's blocks puts its pages in memory";
+  auto r = RunCmd({TT_PROGRAM, "threads", "3", "2"}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t files = 0;
+  for (const auto& f : std::filesystem::recursive_directory_iterator(d.path())) {
+    std::string name = f.path().filename().string();
+    if (!f.is_regular_file() || name[0] != 't') continue;
+    auto [resident, pages] = ResidentPages(f.path().string());
+    EXPECT_GE(pages, 256u) << name;  // the whole first packet (1 MiB) is allocated
+    EXPECT_LE(resident, 4u) << name << ": " << resident << " of " << pages << " pages in memory";
+    ++files;
+  }
+  EXPECT_GE(files, 3u);
 }
 
 TEST(Runtime, SignalHandlerEventsAreWrittenOrCountedAsDropped) {

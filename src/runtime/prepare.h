@@ -41,8 +41,8 @@ void CloseSpare(Stream* s, bool cut_file);
 void ForgetPreparer();
 
 // Maps `bytes` of the stream file at `path` from `off`, extending the file (blocks reserved,
-// so a full disk fails here and not as SIGBUS on a store). `write_fault`: fault every page in
-// writable now (the preparer); else the pages are only read-populated. Null on failure.
+// so a full disk fails here and not as SIGBUS on a store). `write_fault`: write the pages and
+// fault every one in writable now; else each faults in when first written. Null on failure.
 uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault);
 
 }  // namespace tt::rt

@@ -65,7 +65,10 @@ bool NextPacket(Stream* s, uint64_t need) {
       s->failed = true;
       return false;
     }
-    m = MapPacket(s->path, off, bytes, false);
+    // A stream that filled a packet is busy: its next one is written and faulted in now, which
+    // costs a fraction of faulting its pages one by one later. A new stream's first packet is
+    // left to fault in as it is used, since most threads write far less than a packet.
+    m = MapPacket(s->path, off, bytes, old != nullptr);
     if (!m) {
       ReleasePacketBytes(bytes);
       s->failed = true;
