@@ -6,6 +6,7 @@
 //   tt_bench_runtime instant  [opts]   EmitInstant with an int64 and a double argument (on)
 //   tt_bench_runtime ablate   [opts]   the push/pop path taken apart piece by piece (on)
 //   tt_bench_runtime baseline [opts]   disabled calls, then the clock alone (tracing must be off)
+//   tt_bench_runtime threadstart [opts] a short-lived thread that writes one event (on)
 //   tt_bench_runtime used-bytes DIR    bytes of the stream files in DIR that hold events
 //   tt_bench_runtime pages DIR         kernel cost per 4 KiB page of writing through a file mapping
 //
@@ -388,10 +389,30 @@ int UsedBytes(const std::string& dir) {
 
 }  // namespace
 
+// What a short-lived thread costs the process when it writes one event: its stream file
+// created, its first packet mapped, the event, the stream closed at the thread's exit. `iters`
+// threads one after the other, each tt_mark once; `reps` times. Per thread.
+int ThreadStart(const Config& c) {
+  if (!RequireState(true)) return 1;
+  tt_mark(ttb::kInstantName);  // the process's own setup is not counted
+  std::vector<double> wall, cpu;
+  for (int r = 0; r < c.reps; ++r) {
+    uint64_t w0 = ttb::ReadNs(CLOCK_MONOTONIC), c0 = ttb::ReadNs(CLOCK_PROCESS_CPUTIME_ID);
+    for (uint64_t i = 0; i < c.iters; ++i) std::thread([] { tt_mark(ttb::kInstantName); }).join();
+    uint64_t c1 = ttb::ReadNs(CLOCK_PROCESS_CPUTIME_ID), w1 = ttb::ReadNs(CLOCK_MONOTONIC);
+    wall.push_back(static_cast<double>(w1 - w0) / static_cast<double>(c.iters));
+    cpu.push_back(static_cast<double>(c1 - c0) / static_cast<double>(c.iters));
+  }
+  std::printf("ttb threadstart.wall_ns %.0f\n", ttb::Median(wall));
+  std::printf("ttb threadstart.proc_cpu_ns %.0f\n", ttb::Median(cpu));
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     std::fprintf(stderr,
-                 "usage: %s pushpop|instant|ablate|baseline [opts] | used-bytes DIR | pages DIR\n",
+                 "usage: %s pushpop|instant|ablate|baseline|threadstart [opts] | used-bytes DIR | "
+                 "pages DIR\n",
                  argv[0]);
     return 2;
   }
@@ -410,6 +431,7 @@ int main(int argc, char** argv) {
   if (mode == "instant") return Instant(c);
   if (mode == "ablate") return Ablate(c);
   if (mode == "baseline") return Baseline(c);
+  if (mode == "threadstart") return ThreadStart(c);
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }
