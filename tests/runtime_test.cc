@@ -1,8 +1,8 @@
 // The runtime inside real processes: threads, fork, exec, signals, crashes, limits.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <signal.h>
 #include <linux/magic.h>
+#include <signal.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
