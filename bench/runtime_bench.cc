@@ -212,50 +212,12 @@ int Ablate(const Config& c) {
                return 0;
              };
            }));
-    for (uint64_t ring : {uint64_t{16} << 10, uint64_t{64} << 10, uint64_t{256} << 10}) {
-      char key[64];
-      std::snprintf(key, sizeof key, "abl.i_ring%llu", static_cast<unsigned long long>(ring >> 10));
-      Report(key, n, Measure(c, n, 1, [&, ring](int) {
-               return [&, ring](uint64_t i) -> uint64_t {
-                 tt::Arg a[2];
-                 args(i, a);
-                 EmitInstant(ttb::kInstantName, Category::kUser, a, 2);
-                 Stream* s = t_stream;
-                 if (s->pos - s->base > static_cast<int64_t>(ring)) s->pos = s->base + 64;
-                 return 0;
-               };
-             }));
-    }
     Report("abl.mark", n, Measure(c, n, 1, [](int) {
              return [](uint64_t) -> uint64_t {
                tt_mark(ttb::kInstantName);
                return 0;
              };
            }));
-  }
-  return 0;
-}
-
-int Exp(const Config&) {
-  using namespace tt::rt;
-  const uint32_t k_step = InternName("step"), k_loss = InternName("loss");
-  for (int th = 0; th < 8; ++th) {
-    std::thread([&] {
-      tt::Arg a[2];
-      for (int b = 0; b < 5; ++b) {
-        uint64_t c0 = ttb::ReadNs(CLOCK_THREAD_CPUTIME_ID);
-        for (uint64_t i = 0; i < 1000000; ++i) {
-          InstantArgs(i, k_step, k_loss, a);
-          EmitInstant(ttb::kInstantName, Category::kUser, a, 2);
-          Stream* s = t_stream;
-          if (s->pos - s->base > (16 << 10)) s->pos = s->base + 64;
-        }
-        uint64_t c1 = ttb::ReadNs(CLOCK_THREAD_CPUTIME_ID);
-        Stream* s = t_stream;
-        std::printf("thr %d blk %d %.2f ns  s=%p base=%p stack=%p\n", th, b, (c1 - c0) / 1e6,
-                    (void*)s, (void*)s->base, (void*)a);
-      }
-    }).join();
   }
   return 0;
 }
@@ -468,7 +430,6 @@ int main(int argc, char** argv) {
   if (mode == "pushpop") return PushPop(c);
   if (mode == "instant") return Instant(c);
   if (mode == "ablate") return Ablate(c);
-  if (mode == "exp") return Exp(c);
   if (mode == "baseline") return Baseline(c);
   if (mode == "threadstart") return ThreadStart(c);
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
