@@ -40,8 +40,18 @@ struct NameCache {
 // short `name` is, and bytes past its NUL do not count. strcmp (a library call that cost a
 // fifth of an instant) is left for long texts, page ends, and the sanitizers, which would take
 // those bytes for an overflow.
+// GCC names the sanitizers with macros, clang (14) only through __has_feature.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define TT_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define TT_SANITIZED 1
+#endif
+#endif
+
 TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
-#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#ifndef TT_SANITIZED
   auto in_page = reinterpret_cast<uintptr_t>(name) & 4095;
   if (e.len < NameCache::kHead && in_page <= 4096 - NameCache::kHead) {
     const char* p = name;

@@ -94,8 +94,9 @@ void NameThread(uint32_t tid, const char* name) {
   for (PendingName& p : g_pending) {
     uint32_t free = 0;
     if (!p.tid.compare_exchange_strong(free, ~0u, std::memory_order_acquire)) continue;
-    std::strncpy(p.name, name, sizeof p.name - 1);
-    p.name[sizeof p.name - 1] = 0;
+    size_t n = strnlen(name, sizeof p.name - 1);
+    std::memcpy(p.name, name, n);
+    p.name[n] = 0;
     g_npending.fetch_add(1, std::memory_order_relaxed);
     p.tid.store(tid, std::memory_order_release);
     return;
