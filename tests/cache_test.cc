@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "programs/cache_job.h"
 #include "test_util.h"
 #include "trace_view.h"
 
@@ -17,12 +18,6 @@ using test::RunCmd;
 using test::TempDir;
 
 constexpr int kRounds = 3;
-
-std::string Named(size_t len) {
-  std::string s = "L" + std::to_string(len) + ":";
-  while (s.size() < len) s += static_cast<char>('a' + s.size() % 26);
-  return s.substr(0, len);
-}
 
 TEST(Caches, EveryNameAndValueReadsBackInOrder) {
   TempDir dir;
@@ -36,14 +31,14 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
 
   std::vector<std::string> want_names;
   std::vector<std::string> want_alt;  // each "alt" instant's value, as text
-  const int64_t widths[] = {-5, 1000, -70000, int64_t{1} << 40};
   for (int r = 0; r < kRounds; ++r) {
-    for (size_t len : {0, 1, 15, 16, 17, 30, 31, 32, 33, 40}) want_names.push_back(Named(len));
+    for (size_t len : cache_job::kLens) want_names.push_back(cache_job::Named(len));
     std::string a31(31, 'x');
     for (const std::string& s : {a31, a31 + "y", a31}) want_names.push_back(s);
     want_names.push_back("page-edge");
     for (int k = 0; k < 5; ++k)
-      want_alt.push_back(k < 4 ? std::to_string(widths[k] * (r + 1)) : std::string("word"));
+      want_alt.push_back(k < 4 ? std::to_string(cache_job::kWidths[k] * (r + 1))
+                               : std::string("word"));
   }
   std::vector<std::string> names, alt;
   std::vector<double> counters;

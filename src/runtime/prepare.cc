@@ -154,8 +154,9 @@ uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fa
   if (m == MAP_FAILED) return nullptr;
   // Faulted in as used: no read-around, which would allocate and zero most of the packet at
   // the first store (a thread that wrote one event paid about 0.6 ms for it).
-  if (!write_fault) madvise(m, bytes, MADV_RANDOM);
-  if (write_fault && madvise(m, bytes, MADV_POPULATE_WRITE) != 0) {
+  if (!write_fault) {
+    madvise(m, bytes, MADV_RANDOM);
+  } else if (madvise(m, bytes, MADV_POPULATE_WRITE) != 0) {
     // Older kernels: a store per page faults it in writable (the pages are zeros already).
     auto* p = static_cast<volatile uint8_t*>(m);
     for (uint64_t i = 0; i < bytes; i += 4096) p[i] = 0;

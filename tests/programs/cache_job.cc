@@ -10,6 +10,8 @@
 //   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
 //     string, so the shapes of one name take turns in its cache set; a counter "alt" too.
 // Prints "cache done".
+#include "cache_job.h"
+
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -25,20 +27,12 @@ using tt::layout::ArgType;
 using tt::layout::Category;
 namespace rt = tt::rt;
 
-namespace {
-
-// The text the test expects for length `len`: "L<len>:" then letters, cut to `len`.
-std::string Named(size_t len) {
-  std::string s = "L" + std::to_string(len) + ":";
-  while (s.size() < len) s += static_cast<char>('a' + s.size() % 26);
-  return s.substr(0, len);
-}
-
-}  // namespace
+using cache_job::kLens;
+using cache_job::kWidths;
+using cache_job::Named;
 
 int main(int argc, char** argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 3;
-  const size_t kLens[] = {0, 1, 15, 16, 17, 30, 31, 32, 33, 40};
   char buf[64];
   long page = sysconf(_SC_PAGESIZE);
   auto* pages = static_cast<char*>(
@@ -48,7 +42,6 @@ int main(int argc, char** argv) {
   char* edge = pages + page - sizeof kEdge;
   std::memcpy(edge, kEdge, sizeof kEdge);
   uint32_t v = rt::InternName("v"), word = rt::InternName("word");
-  const int64_t kWidths[] = {-5, 1000, -70000, int64_t{1} << 40};
   for (long r = 0; r < rounds; ++r) {
     for (size_t len : kLens) {
       std::string s = Named(len);
