@@ -191,10 +191,9 @@ int Ablate(const Config& c) {
           if (Stream* s = Enter()) {
             tt::Arg a[2];
             args(i, a);
-            tt::layout::ArgWire w[2];
-            r = NameId(s, ttb::kInstantName);
-            r += ClassOf(&s->classes, tt::layout::kInstant, static_cast<uint32_t>(r),
-                         Category::kUser, a, 2, w);
+            tt::ArgEnc enc[2] = {tt::EncodeArg(a[0]), tt::EncodeArg(a[1])};
+            r = FindNamed(s, tt::layout::kInstant, ttb::kInstantName, Category::kUser, a, enc, 2);
+            r += enc[0].bits + enc[1].bits;
             if (clock && Reserve(s, 16)) r += Now(s);
             Leave(s);
           }

@@ -1,6 +1,7 @@
 // The runtime's per-thread caches (runtime/intern.h, runtime/event_classes.h): a reused name
-// buffer, a name at the end of a page, and one name's shapes taking turns all read back
-// exactly (tests/programs/cache_job.cc writes them).
+// buffer, a name at the end of a page, one name's shapes taking turns, and one name pointer's
+// events of changing kinds, categories, keys and counts all read back exactly
+// (tests/programs/cache_job.cc writes them).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -42,8 +43,11 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
   }
   std::vector<std::string> names, alt;
   std::vector<double> counters;
+  std::vector<const test::Ev*> memo;
   for (const test::Ev& e : p.events) {
-    if (e.id == kInstant && e.name == "alt") {
+    if (e.name == "memo") {
+      memo.push_back(&e);
+    } else if (e.id == kInstant && e.name == "alt") {
       ASSERT_EQ(e.args.size(), 1u);
       const Arg& a = e.args[0];
       alt.push_back(a.type == ArgType::kString ? p.names.at(a.v.str) : std::to_string(a.v.i));
@@ -58,6 +62,24 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
   ASSERT_EQ(counters.size(), 5u * kRounds);
   for (int r = 0; r < kRounds; ++r)
     for (int k = 0; k < 5; ++k) EXPECT_EQ(counters[r * 5 + k], k + r);
+
+  // Each "memo" event as it was written, though the one before it had another shape.
+  ASSERT_EQ(memo.size(), std::size(cache_job::kMemo) * kRounds);
+  size_t at = 0;
+  for (int r = 0; r < kRounds; ++r) {
+    for (const cache_job::MemoEvent& m : cache_job::kMemo) {
+      const test::Ev& e = *memo[at++];
+      SCOPED_TRACE("round " + std::to_string(r) + ", event " + std::to_string(at));
+      EXPECT_EQ(e.id, m.kind);
+      EXPECT_EQ(e.category, m.framework ? Category::kFrameworkOp : Category::kUser);
+      ASSERT_EQ(e.args.size(), m.nargs);
+      for (uint32_t i = 0; i < m.nargs; ++i) {
+        std::string key = i == 0 && m.other_key ? "other" : "k" + std::to_string(i);
+        EXPECT_EQ(p.names.at(e.args[i].key), key);
+        EXPECT_EQ(e.args[i].v.i, 10 * i + r);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -1,7 +1,6 @@
 // The CTF writer and reader on hand-built streams: every event kind, compact and extended
 // timestamps, packets, and babeltrace2 as an outside reader.
 #include <gtest/gtest.h>
-
 #include <sys/stat.h>
 
 #include <bit>
@@ -112,17 +111,15 @@ StreamBuilder AllKinds(const ProcessMeta& m, uint64_t packet_bytes) {
   args[2].key = 2;
   args[2].type = ArgType::kString;
   args[2].v.str = 1;
-  b.Add(kSliceBeginArgs, ts += 10, 5 + ArgsSize(args, 3), [&](uint8_t* p) {
-    return PutArgs(PutU8(PutU32(p, 1), 0), args, 3);
-  });
+  b.Add(kSliceBeginArgs, ts += 10, 5 + ArgsSize(args, 3),
+        [&](uint8_t* p) { return PutArgs(PutU8(PutU32(p, 1), 0), args, 3); });
   b.Add(kSliceEnd, ts += 10, 0, [](uint8_t* p) { return p; });
   b.Add(kComplete, ts += 10, 13 + ArgsSize(args, 1), [&](uint8_t* p) {
     p = PutU8(PutU32(p, 1), static_cast<uint8_t>(Category::kGpuKernel));
     return PutArgs(PutU64(p, 5), args, 1);
   });
-  b.Add(kInstant, ts += 10, 5 + ArgsSize(args, 2), [&](uint8_t* p) {
-    return PutArgs(PutU8(PutU32(p, 1), 0), args, 2);
-  });
+  b.Add(kInstant, ts += 10, 5 + ArgsSize(args, 2),
+        [&](uint8_t* p) { return PutArgs(PutU8(PutU32(p, 1), 0), args, 2); });
   b.Add(kCounter, ts += 10, 13, [](uint8_t* p) { return PutF64(PutU8(PutU32(p, 1), 7), 1.5); });
   b.Add(kFlow, ts += 10, 9, [](uint8_t* p) { return PutU8(PutU64(p, 99), 2); });
   b.Add(kClockOffset, ts += 10, 9 + 8, [](uint8_t* p) {
@@ -131,14 +128,12 @@ StreamBuilder AllKinds(const ProcessMeta& m, uint64_t packet_bytes) {
     return p + 8;
   });
   b.Add(kDropSummary, ts += 10, 2 + 8, [](uint8_t* p) { return PutU64(PutStr(p, "x", 1), 3); });
-  b.Add(kNote, ts += 10, 1 + 4 + 3, [](uint8_t* p) {
-    return PutStr(PutStr(PutU8(p, 1), "src", 3), "hi", 2);
-  });
+  b.Add(kNote, ts += 10, 1 + 4 + 3,
+        [](uint8_t* p) { return PutStr(PutStr(PutU8(p, 1), "src", 3), "hi", 2); });
   b.Add(kSource, ts += 10, 4 + 3, [](uint8_t* p) { return PutStr(PutStr(p, "itt", 3), "v1", 2); });
   // A gap of more than 2^32 ns needs the extended header.
-  b.Add(kSliceBegin, ts += (uint64_t{5} << 32), 5, [](uint8_t* p) {
-    return PutU8(PutU32(p, 1), 0);
-  });
+  b.Add(kSliceBegin, ts += (uint64_t{5} << 32), 5,
+        [](uint8_t* p) { return PutU8(PutU32(p, 1), 0); });
   b.Add(kSliceEnd, ts += 1, 0, [](uint8_t* p) { return p; });
   return b;
 }
@@ -220,9 +215,8 @@ TEST(Format, ManyPacketsKeepOrderAndCount) {
   ProcessMeta m = TestMeta();
   StreamBuilder b(m.trace_uuid, 512, 100);
   for (uint64_t i = 0; i < 5000; ++i)
-    b.Add(kCounter, 100 + i * 3, 13, [i](uint8_t* p) {
-      return PutF64(PutU8(PutU32(p, 0), 0), static_cast<double>(i));
-    });
+    b.Add(kCounter, 100 + i * 3, 13,
+          [i](uint8_t* p) { return PutF64(PutU8(PutU32(p, 0), 0), static_cast<double>(i)); });
   EXPECT_GT(b.packets(), 100u);
   WriteTrace(dir, m, b);
   test::TraceView v = test::LoadTrace(dir.path());
@@ -255,7 +249,7 @@ TEST(Format, BabeltraceReadsEveryEventKind) {
 // Each argument is stored at the narrowest width that gives back its exact value.
 struct WidthCase {
   Arg arg;
-  uint32_t value_bytes;   // on disk
+  uint32_t value_bytes;    // on disk
   const char* babeltrace;  // how babeltrace2 shows it
 };
 std::vector<WidthCase> WidthCases() {
@@ -273,29 +267,32 @@ std::vector<WidthCase> WidthCases() {
   auto f = [&](double v, uint32_t n, const char* bt) {
     return make(ArgType::kFloat, std::bit_cast<uint64_t>(v), n, bt);
   };
-  return {i(0, 1, "\"i8\" : container = 4 ), value = { 0 }"),
-          i(-128, 1, "\"i8\" : container = 4 ), value = { -128 }"),
-          i(128, 2, "\"i16\" : container = 5 ), value = { 128 }"),
-          i(-32769, 4, "\"i32\" : container = 6 ), value = { -32769 }"),
-          i(INT32_MAX, 4, "value = { 2147483647 }"),
-          i(int64_t{INT32_MAX} + 1, 8, "\"i64\" : container = 0 ), value = { 2147483648 }"),
-          i(INT64_MIN, 8, "value = { -9223372036854775808 }"),
-          u(UINT32_MAX, 4, "\"u32\" : container = 7 ), value = { 4294967295 }"),
-          u(uint64_t{UINT32_MAX} + 1, 8, "\"u64\" : container = 1 ), value = { 4294967296 }"),
-          u(UINT64_MAX, 8, "value = { 18446744073709551615 }"),
-          f(-0.0, 4, "\"f32\" : container = 8 ), value = { -0"),
-          f(0.1, 8, "\"f64\" : container = 2 ), value = { 0.1"),
-          f(FLT_MAX, 4, "value = { 3.40282"),
-          f(1e300, 8, "value = { 1e+300"),
-          f(1e-310, 8, "value = { 1e-310"),
-          f(3.5e38, 8, "value = { 3.5e+38"),  // past float's range: would become inf
-          // Infinities and a NaN whose payload a float holds come back bit for bit from 4 bytes;
-          // a NaN payload in the low bits, or a signalling NaN (quieted), needs 8.
-          f(std::numeric_limits<double>::infinity(), 4, "value = { inf"),
-          f(-std::numeric_limits<double>::infinity(), 4, "value = { -inf"),
-          f(std::numeric_limits<double>::quiet_NaN(), 4, "value = { nan"),
-          make(ArgType::kFloat, 0x7ff8000000000001ull, 8, "\"f64\" : container = 2 ), value = { nan"),
-          make(ArgType::kFloat, 0x7ff4000000000000ull, 8, "value = { nan")};
+  return {
+      i(0, 1, "\"i8\" : container = 4 ), value = { 0 }"), i(-1, 1, "value = { -1 }"),
+      i(127, 1, "value = { 127 }"), i(-128, 1, "\"i8\" : container = 4 ), value = { -128 }"),
+      i(128, 2, "\"i16\" : container = 5 ), value = { 128 }"), i(-129, 2, "value = { -129 }"),
+      i(32767, 2, "value = { 32767 }"), i(-32768, 2, "value = { -32768 }"),
+      i(32768, 4, "value = { 32768 }"),
+      i(-32769, 4, "\"i32\" : container = 6 ), value = { -32769 }"),
+      i(INT32_MAX, 4, "value = { 2147483647 }"), i(INT32_MIN, 4, "value = { -2147483648 }"),
+      i(int64_t{INT32_MIN} - 1, 8, "value = { -2147483649 }"),
+      i(INT64_MAX, 8, "value = { 9223372036854775807 }"),
+      i(int64_t{INT32_MAX} + 1, 8, "\"i64\" : container = 0 ), value = { 2147483648 }"),
+      i(INT64_MIN, 8, "value = { -9223372036854775808 }"),
+      u(UINT32_MAX, 4, "\"u32\" : container = 7 ), value = { 4294967295 }"),
+      u(uint64_t{UINT32_MAX} + 1, 8, "\"u64\" : container = 1 ), value = { 4294967296 }"),
+      u(UINT64_MAX, 8, "value = { 18446744073709551615 }"),
+      f(-0.0, 4, "\"f32\" : container = 8 ), value = { -0"),
+      f(0.1, 8, "\"f64\" : container = 2 ), value = { 0.1"), f(FLT_MAX, 4, "value = { 3.40282"),
+      f(1e300, 8, "value = { 1e+300"), f(1e-310, 8, "value = { 1e-310"),
+      f(3.5e38, 8, "value = { 3.5e+38"),  // past float's range: would become inf
+      // Infinities and a NaN whose payload a float holds come back bit for bit from 4 bytes;
+      // a NaN payload in the low bits, or a signalling NaN (quieted), needs 8.
+      f(std::numeric_limits<double>::infinity(), 4, "value = { inf"),
+      f(-std::numeric_limits<double>::infinity(), 4, "value = { -inf"),
+      f(std::numeric_limits<double>::quiet_NaN(), 4, "value = { nan"),
+      make(ArgType::kFloat, 0x7ff8000000000001ull, 8, "\"f64\" : container = 2 ), value = { nan"),
+      make(ArgType::kFloat, 0x7ff4000000000000ull, 8, "value = { nan")};
 }
 
 TEST(Format, ArgumentsKeepTheirExactValuesAtTheirNarrowestWidth) {
@@ -328,7 +325,8 @@ TEST(Format, ArgumentsKeepTheirExactValuesAtTheirNarrowestWidth) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err, "");
   EXPECT_EQ(test::CountLines(r.out), b.events());
-  for (const WidthCase& c : cases) EXPECT_NE(r.out.find(c.babeltrace), std::string::npos) << c.babeltrace;
+  for (const WidthCase& c : cases)
+    EXPECT_NE(r.out.find(c.babeltrace), std::string::npos) << c.babeltrace;
 }
 
 TEST(Format, BabeltraceReadsTheEnvironment) {
@@ -339,7 +337,8 @@ TEST(Format, BabeltraceReadsTheEnvironment) {
   WriteTrace(dir, m, b);
   auto r = test::RunCmd({"babeltrace2", "--output-format=ctf-metadata", dir / "p4242"});
   EXPECT_EQ(r.status, 0) << r.err;
-  auto d = test::RunCmd({"babeltrace2", "-c", "sink.text.details", "-c", "src.ctf.fs", "--params=inputs=[\"" + (dir / "p4242") + "\"]"});
+  auto d = test::RunCmd({"babeltrace2", "-c", "sink.text.details", "-c", "src.ctf.fs",
+                         "--params=inputs=[\"" + (dir / "p4242") + "\"]"});
   EXPECT_EQ(d.status, 0) << d.err;
   EXPECT_NE(d.out.find("hostname: testhost"), std::string::npos);
   EXPECT_NE(d.out.find("pid: 4242"), std::string::npos);
@@ -472,7 +471,8 @@ TEST(Format, MetadataTakesOnlyClassDeclarationsAfterTheFixedOnes) {
     ADD_FAILURE() << "accepted";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("unexpected text after the event declarations"),
-              std::string::npos) << e.what();
+              std::string::npos)
+        << e.what();
   }
   m.layout_version = 2;  // classes came with layout 3
   EXPECT_THROW(ParseMetadata(GenerateMetadata(m) + "event { id = 16; name = \"x\"; };\n", "m"),

@@ -3,6 +3,7 @@
 #pragma once
 #include <emmintrin.h>
 
+#include <array>
 #include <cstdint>
 #include <cstring>
 
@@ -26,52 +27,66 @@ struct Arg {
 // Room for `n` arguments (the count byte and each at its widest): what writers reserve.
 constexpr uint32_t ArgsSize(const Arg*, uint32_t n) { return 1 + n * layout::kArgMaxSize; }
 
-// The narrowest encoding that gives back a's exact value.
-TT_HOT layout::ArgWire ArgWireOf(const Arg& a) {
+// An argument as it is written: its narrowest exact encoding and the 8 bytes to store for it
+// (the value's own for integers and doubles, whose encodings are their low bytes; a float's
+// bits, or the string id, zero-extended). Every value is stored as 8 bytes and the cursor moved
+// by the encoding's width, so writers reserve 8 bytes per value (ArgsSize, NamedPayloadRoom).
+struct ArgEnc {
+  uint64_t bits;
+  layout::ArgWire wire;
+};
+
+// The encoding of a signed integer v by the leading zeros of v ^ (v >> 63), its bits that only
+// repeat the sign: 57 or more and it fits in 8 bits, 49 in 16, 33 in 32.
+inline constexpr auto kIntWireByClz = [] {
+  std::array<layout::ArgWire, 64> t{};
+  for (int z = 0; z < 64; ++z)
+    t[z] = z >= 57   ? layout::ArgWire::kI8
+           : z >= 49 ? layout::ArgWire::kI16
+           : z >= 33 ? layout::ArgWire::kI32
+                     : layout::ArgWire::kI64;
+  return t;
+}();
+
+TT_HOT ArgEnc EncodeArg(const Arg& a) {
   using layout::ArgWire;
   if (a.type == layout::ArgType::kInt) {
     int64_t v = a.v.i;
-    if (v == static_cast<int32_t>(v)) {
-      if (v == static_cast<int8_t>(v)) return ArgWire::kI8;
-      return v == static_cast<int16_t>(v) ? ArgWire::kI16 : ArgWire::kI32;
-    }
-    return ArgWire::kI64;
+    auto m = static_cast<uint64_t>(v ^ (v >> 63));
+    return {a.v.u, kIntWireByClz[__builtin_clzll(m | 1)]};  // | 1: clz(0) is undefined
   }
   if (a.type == layout::ArgType::kFloat) {
     // The instructions rather than a cast: a value past float's range becomes an infinity (a
     // cast would be undefined), so only a value a float holds exactly comes back bit for bit.
     __m128 f = _mm_cvtsd_ss(_mm_setzero_ps(), _mm_set_sd(a.v.f));
     double back = _mm_cvtsd_f64(_mm_cvtss_sd(_mm_setzero_pd(), f));
-    return std::memcmp(&back, &a.v.f, 8) == 0 ? ArgWire::kF32 : ArgWire::kF64;
+    uint64_t back_bits;
+    std::memcpy(&back_bits, &back, 8);
+    if (back_bits != a.v.u) return {a.v.u, ArgWire::kF64};
+    return {static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(f))), ArgWire::kF32};
   }
-  if (a.type == layout::ArgType::kUint) return a.v.u <= UINT32_MAX ? ArgWire::kU32 : ArgWire::kU64;
-  return ArgWire::kStr;
+  if (a.type == layout::ArgType::kUint)
+    return {a.v.u, a.v.u <= UINT32_MAX ? ArgWire::kU32 : ArgWire::kU64};
+  return {a.v.str, ArgWire::kStr};
 }
 
-// Writes a's value in encoding w; returns its end. Integer encodings are the low bytes of the
-// 64-bit value, so all but float and string store those 8 bytes and move on by the width: the
-// caller's room must allow 8 bytes for every value (ArgsSize and NamedPayloadRoom do).
-TT_HOT uint8_t* PutArgValue(uint8_t* p, const Arg& a, layout::ArgWire w) {
-  using layout::ArgWire;
-  if (w == ArgWire::kF32) {
-    float x = _mm_cvtss_f32(_mm_cvtsd_ss(_mm_setzero_ps(), _mm_set_sd(a.v.f)));
-    std::memcpy(p, &x, 4);
-  } else if (w == ArgWire::kStr) {
-    std::memcpy(p, &a.v.str, 4);
-  } else {
-    std::memcpy(p, &a.v.u, 8);
-  }
-  return p + layout::ArgWireSize(w);
+// The narrowest encoding that gives back a's exact value.
+TT_HOT layout::ArgWire ArgWireOf(const Arg& a) { return EncodeArg(a).wire; }
+
+// Writes an encoded value (8 bytes, of which its width count); returns its end.
+TT_HOT uint8_t* PutArgValue(uint8_t* p, ArgEnc e) {
+  std::memcpy(p, &e.bits, 8);
+  return p + layout::ArgWireSize(e.wire);
 }
 
 // The count byte, then each argument's key, encoding and value (self-described arguments).
 inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
   *p++ = static_cast<uint8_t>(n);
   for (uint32_t i = 0; i < n; ++i) {
-    layout::ArgWire w = ArgWireOf(args[i]);
+    ArgEnc e = EncodeArg(args[i]);
     std::memcpy(p, &args[i].key, 4);
-    p[4] = static_cast<uint8_t>(w);
-    p = PutArgValue(p + layout::kArgHeadSize, args[i], w);
+    p[4] = static_cast<uint8_t>(e.wire);
+    p = PutArgValue(p + layout::kArgHeadSize, e);
   }
   return p;
 }
@@ -93,13 +108,40 @@ inline const uint8_t* DecodeArg(const uint8_t* head, const uint8_t* v, Arg* out)
   std::memcpy(&out->key, head, 4);
   out->type = layout::ArgWireType(w);
   switch (w) {
-    case ArgWire::kI8: out->v.i = static_cast<int8_t>(*v); break;
-    case ArgWire::kI16: { int16_t x; std::memcpy(&x, v, 2); out->v.i = x; break; }
-    case ArgWire::kI32: { int32_t x; std::memcpy(&x, v, 4); out->v.i = x; break; }
-    case ArgWire::kU32: { uint32_t x; std::memcpy(&x, v, 4); out->v.u = x; break; }
-    case ArgWire::kF32: { float x; std::memcpy(&x, v, 4); out->v.f = x; break; }
-    case ArgWire::kStr: out->v.u = 0; std::memcpy(&out->v.str, v, 4); break;
-    default: std::memcpy(&out->v.u, v, 8); break;
+    case ArgWire::kI8:
+      out->v.i = static_cast<int8_t>(*v);
+      break;
+    case ArgWire::kI16: {
+      int16_t x;
+      std::memcpy(&x, v, 2);
+      out->v.i = x;
+      break;
+    }
+    case ArgWire::kI32: {
+      int32_t x;
+      std::memcpy(&x, v, 4);
+      out->v.i = x;
+      break;
+    }
+    case ArgWire::kU32: {
+      uint32_t x;
+      std::memcpy(&x, v, 4);
+      out->v.u = x;
+      break;
+    }
+    case ArgWire::kF32: {
+      float x;
+      std::memcpy(&x, v, 4);
+      out->v.f = x;
+      break;
+    }
+    case ArgWire::kStr:
+      out->v.u = 0;
+      std::memcpy(&out->v.str, v, 4);
+      break;
+    default:
+      std::memcpy(&out->v.u, v, 8);
+      break;
   }
   return v + layout::ArgWireSize(w);
 }

@@ -25,13 +25,13 @@ ClassSpace::ClassSpace(const std::vector<EventClass>& existing, bool enabled) {
 }
 
 uint16_t ClassSpace::Find(uint8_t kind, uint32_t name, layout::Category cat, const Arg* args,
-                          uint32_t n, layout::ArgWire* wires) {
+                          uint32_t n, ArgEnc* enc) {
   if (n > layout::kMaxClassArgs || !layout::ClassKindOk(kind)) return 0;
   uint8_t shape[layout::kMaxClassArgs * layout::kArgHeadSize];
   for (uint32_t i = 0; i < n; ++i) {
-    wires[i] = ArgWireOf(args[i]);
+    enc[i] = EncodeArg(args[i]);
     std::memcpy(shape + i * layout::kArgHeadSize, &args[i].key, 4);
-    shape[i * layout::kArgHeadSize + 4] = static_cast<uint8_t>(wires[i]);
+    shape[i * layout::kArgHeadSize + 4] = static_cast<uint8_t>(enc[i].wire);
   }
   auto nargs = static_cast<uint8_t>(n);
   std::string key = KeyOf(kind, cat, name, nargs, shape);
@@ -45,7 +45,7 @@ uint16_t ClassSpace::Find(uint8_t kind, uint32_t name, layout::Category cat, con
   c.nargs = nargs;
   std::memcpy(c.shape, shape, n * layout::kArgHeadSize);
   c.size = layout::ClassFixedSize(kind);
-  for (uint32_t i = 0; i < n; ++i) c.size += layout::ArgWireSize(wires[i]);
+  for (uint32_t i = 0; i < n; ++i) c.size += layout::ArgWireSize(enc[i].wire);
   added_.push_back(c);
   ids_.emplace(std::move(key), c.id);
   return c.id;

@@ -72,16 +72,16 @@ TT_HOT uint64_t NamedPayloadRoom(uint8_t kind, bool classed, const Arg* args, ui
 }
 
 // Writes that payload, as the runtime and the importer both do: with a class, `fixed`
-// (complete's duration, the bits of counter's value) then each value in its `wires` encoding;
+// (complete's duration, the bits of counter's value) then each value as `enc` encodes it;
 // without one, name, category, `fixed` and the self-described arguments.
 TT_HOT uint8_t* PutNamedPayload(uint8_t* p, uint8_t kind, bool classed, uint32_t name,
                                 layout::Category cat, uint64_t fixed, const Arg* args,
-                                const layout::ArgWire* wires, uint32_t n) {
+                                const ArgEnc* enc, uint32_t n) {
   if (!classed) p = PutU8(PutU32(p, name), static_cast<uint8_t>(cat));
   if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
   if (classed) {
 #pragma GCC unroll 6
-    for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, args[i], wires[i]);
+    for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, enc[i]);
   } else if (layout::KindHasArgs(kind)) {
     p = PutArgs(p, args, n);
   }
@@ -107,11 +107,11 @@ class ClassSpace {
  public:
   // `enabled` false (a trace of a layout before 3): every event is written self-described.
   explicit ClassSpace(const std::vector<EventClass>& existing, bool enabled = true);
-  // The class of a named event (kinds and limits as layout.h says), with each argument's
-  // encoding in `wires`; 0 when it has none (too many arguments, or no id left): write it
+  // The class of a named event (kinds and limits as layout.h says), with each argument
+  // encoded in `enc`; 0 when it has none (too many arguments, or no id left): write it
   // self-described then.
   uint16_t Find(uint8_t kind, uint32_t name, layout::Category cat, const Arg* args, uint32_t n,
-                layout::ArgWire* wires);
+                ArgEnc* enc);
   // The classes added, in id order (their texts left empty).
   const std::vector<EventClass>& added() const { return added_; }
 

@@ -9,11 +9,11 @@ void PutNamedEvent(StreamFileWriter& w, ClassSpace* classes, uint8_t kind, uint6
                    uint32_t name, layout::Category cat, uint64_t fixed, const Arg* args,
                    uint32_t n) {
   if (!layout::KindHasArgs(kind)) n = 0;
-  layout::ArgWire wires[layout::kMaxClassArgs];
-  uint16_t cls = classes->Find(kind, name, cat, args, n, wires);
+  ArgEnc enc[layout::kMaxClassArgs];
+  uint16_t cls = classes->Find(kind, name, cat, args, n, enc);
   w.Event(cls ? static_cast<uint8_t>(cls) : kind, ts, NamedPayloadRoom(kind, cls != 0, args, n),
           [&](uint8_t* p) {
-            return PutNamedPayload(p, kind, cls != 0, name, cat, fixed, args, wires, n);
+            return PutNamedPayload(p, kind, cls != 0, name, cat, fixed, args, enc, n);
           });
 }
 

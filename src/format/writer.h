@@ -3,8 +3,8 @@
 // (EventSize tells how much); after each event, Commit() publishes it in the packet context, so
 // a packet read at any moment (a crash, SIGKILL) ends on a whole event.
 #pragma once
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 #include <cstring>
 
 #include "core/ids.h"
@@ -59,7 +59,7 @@ inline constexpr uint32_t kMaxHeader = layout::kExtendedHeaderSize;
 // Writes an event header; `last_ts` is the previous timestamp in this packet (or its
 // timestamp_begin). A 32-bit timestamp is enough while the gap stays under 2^32 ns.
 inline uint8_t* PutHeader(uint8_t* p, uint8_t id, uint64_t ts, uint64_t last_ts) {
-  if (ts - last_ts < (uint64_t{1} << 32)) {
+  if (__builtin_expect(ts - last_ts < (uint64_t{1} << 32), 1)) {
     p[0] = id;
     Store<uint32_t>(p + 1, static_cast<uint32_t>(ts));
     return p + layout::kCompactHeaderSize;

@@ -11,6 +11,21 @@ uint32_t InternName(const char* s) {
   return st ? InternCached(&st->names, s ? s : "") : 0;
 }
 
+uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
+                     const Arg* args, uint32_t n) {
+  uint32_t id = NameId(s, name);
+  if (id == 0) return 0;
+  uint8_t cls = 0;
+  ArgEnc enc[layout::kMaxClassArgs];
+  if (n <= layout::kMaxClassArgs) {
+    for (uint32_t i = 0; i < n; ++i) enc[i] = EncodeArg(args[i]);
+    cls = ClassOf(&s->classes, kind, id, cat, args, enc, n);
+  }
+  NameCache::Entry& e = NameSlot(&s->names, name);
+  if (e.ptr == name) Remember(e, MemoWord(kind, cat, n), args, enc, n, cls);
+  return id | uint64_t{cls} << 32;
+}
+
 void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
   EmitNamed(layout::kSliceBeginArgs, name, cat, 0, args, nargs);
 }

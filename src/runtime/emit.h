@@ -79,6 +79,24 @@ TT_HOT uint32_t NameId(Stream* s, const char* name) {
   return id;
 }
 
+// FindNamed's way when the name's cache entry does not remember the event's shape: the name
+// and class caches (or the process tables), then remembered.
+uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
+                     const Arg* args, uint32_t n);
+
+// The name id and class of a named event whose arguments are encoded as `enc` (the first
+// min(n, kMaxClassArgs)), as id | class << 32; 0 (a counted drop) if the name could not be
+// interned. A repeated event takes one lookup: the entry of its name pointer in the name cache,
+// which remembers the class of that name's last event.
+TT_HOT uint64_t FindNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
+                          const Arg* args, const ArgEnc* enc, uint32_t n) {
+  const NameCache::Entry& e = NameSlot(&s->names, name);
+  if (__builtin_expect(e.ptr == name, 1) && SameText(e, name) &&
+      MemoHit(e, MemoWord(kind, cat, n), args, enc, n))
+    return e.id | uint64_t{e.memo_class} << 32;
+  return LookupNamed(s, kind, name, cat, args, n);
+}
+
 // A named event (slice_begin, slice_begin_args, complete, instant, counter): its class id and
 // values where it has a class (event_classes.h), else self-described. `fixed` holds complete's
 // duration or counter's value; a complete with a nonzero `end_ts` not in the stream's past is
@@ -87,15 +105,19 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
                       const Arg* args, uint32_t nargs, uint64_t end_ts = 0) {
   Stream* s = Enter();
   if (!s) return;
-  uint32_t id = NameId(s, name);
-  if (id) {
-    if (!layout::KindHasArgs(kind)) nargs = 0;
-    layout::ArgWire wires[layout::kMaxClassArgs];
-    uint8_t cls = ClassOf(&s->classes, kind, id, cat, args, nargs, wires);
-    if (Reserve(s, NamedPayloadRoom(kind, cls != 0, args, nargs))) {
+  if (!layout::KindHasArgs(kind)) nargs = 0;
+  ArgEnc enc[layout::kMaxClassArgs];
+#pragma GCC unroll 6
+  for (uint32_t i = 0; i < nargs && i < layout::kMaxClassArgs; ++i) enc[i] = EncodeArg(args[i]);
+  uint64_t found = FindNamed(s, kind, name ? name : "", cat, args, enc, nargs);
+  if (found) {
+    auto id = static_cast<uint32_t>(found);
+    auto cls = static_cast<uint8_t>(found >> 32);
+    // Room for the event with or without its class: a constant for the compiler.
+    if (Reserve(s, NamedPayloadRoom(kind, false, args, nargs))) {
       uint64_t ts = end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
       uint8_t* p = PutHeader(s->pos, cls ? cls : kind, ts, s->last_ts);
-      Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, wires, nargs), ts);
+      Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, enc, nargs), ts);
     }
   }
   Leave(s);

@@ -8,6 +8,7 @@
 #include "core/hot.h"
 #include "format/args.h"
 #include "format/event_class.h"
+#include "runtime/intern.h"
 
 namespace tt::rt {
 
@@ -40,26 +41,55 @@ uint8_t ClassMiss(ClassCache::Entry* set, const ClassKey& key, uint32_t n);
 // The classes defined so far, for the metadata (under the process lock).
 void ListClasses(std::vector<EventClass>* out);
 
-// The class of an event, computing each argument's encoding into `wires`; 0: write the event
+// An argument's word in a class key: its key and encoding.
+TT_HOT uint64_t ArgWord(const Arg& a, ArgEnc e) {
+  return a.key | uint64_t{static_cast<uint8_t>(e.wire)} << 32;
+}
+
+// The class of an event whose arguments are encoded as `enc`; 0: write the event
 // self-described. Events with more than kMaxClassArgs arguments have no class.
 TT_HOT uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Category cat,
-                       const Arg* args, uint32_t n, layout::ArgWire* wires) {
+                       const Arg* args, const ArgEnc* enc, uint32_t n) {
   if (n > layout::kMaxClassArgs) return 0;
   ClassKey k;
-  k.w0 = name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 |
-         uint64_t{n} << 48;
+  k.w0 =
+      name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 | uint64_t{n} << 48;
   // Unrolled (n <= 6) at any optimisation level: the loops' control cost more than their work.
 #pragma GCC unroll 6
-  for (uint32_t i = 0; i < n; ++i) {
-    wires[i] = ArgWireOf(args[i]);
-    k.a[i] = args[i].key | uint64_t{static_cast<uint8_t>(wires[i])} << 32;
-  }
+  for (uint32_t i = 0; i < n; ++i) k.a[i] = ArgWord(args[i], enc[i]);
   ClassCache::Entry* set = &c->e[((name + kind * 53u) * 2) & (ClassCache::kSize - 1)];
   bool hit = set->key.w0 == k.w0;
 #pragma GCC unroll 6
   for (uint32_t i = 0; i < n; ++i) hit &= set->key.a[i] == k.a[i];
   if (__builtin_expect(hit, 1)) return set->id;
   return ClassMiss(set, k, n);
+}
+
+// What a name's cache entry remembers of the class it was last written with (intern.h): the
+// event's kind, category and argument count (the word is never 0), and each argument's word.
+TT_HOT uint64_t MemoWord(uint8_t kind, layout::Category cat, uint32_t n) {
+  return uint64_t{kind} | uint64_t{static_cast<uint8_t>(cat)} << 8 | uint64_t{n} << 16 |
+         uint64_t{1} << 32;
+}
+
+// Whether the entry of the event's name remembers this shape (its class is then memo_class).
+TT_HOT bool MemoHit(const NameCache::Entry& e, uint64_t w0, const Arg* args, const ArgEnc* enc,
+                    uint32_t n) {
+  if (n > NameCache::kMemoArgs) return false;
+  bool hit = e.memo_w0 == w0;
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i)
+    hit &= e.memo_args[i] == ArgWord(args[i], enc[i]);
+  return hit;
+}
+
+TT_HOT void Remember(NameCache::Entry& e, uint64_t w0, const Arg* args, const ArgEnc* enc,
+                     uint32_t n, uint8_t cls) {
+  if (n > NameCache::kMemoArgs) return;
+  for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i)
+    e.memo_args[i] = ArgWord(args[i], enc[i]);
+  e.memo_class = cls;
+  e.memo_w0 = w0;
 }
 
 }  // namespace tt::rt

@@ -22,18 +22,30 @@ bool InitInternTable();
 uint32_t Intern(const char* name);
 
 // Per-thread cache keyed by the caller's pointer; a hit still compares the text, since callers
-// such as ctypes reuse buffers for different names. An entry fills one cache line.
+// such as ctypes reuse buffers for different names. An entry also remembers the event class the
+// name was last written with (event_classes.h), so that a repeated event takes one lookup.
 struct NameCache {
   static constexpr uint32_t kSize = 256;
-  static constexpr uint32_t kHead = 32;  // texts shorter than this are compared in place
+  static constexpr uint32_t kHead = 32;     // texts shorter than this are compared in place
+  static constexpr uint32_t kMemoArgs = 4;  // events with more arguments are not remembered
   struct alignas(64) Entry {
     char head[kHead];  // the text's first bytes, zero-padded
     const char* ptr;
     const char* text;
     uint32_t id;
-    uint32_t len;
+    uint32_t need;  // bits 0..len of an in-place comparison's mask (text and NUL); 0: strcmp
+    // The remembered class: the event's shape word (0: none), each argument's key and
+    // encoding, the class id (0: written self-described).
+    uint64_t memo_w0;
+    uint64_t memo_args[kMemoArgs];
+    uint8_t memo_class;
   } e[kSize];
 };
+
+TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
+  auto h = reinterpret_cast<uintptr_t>(name);
+  return c->e[((h >> 3) ^ (h >> 11)) & (NameCache::kSize - 1)];
+}
 
 // Whether the NUL-terminated `name` equals the entry's text. A short text is compared with two
 // 16-byte loads from `name` when both stay inside its page: such a load cannot fault, however
@@ -53,7 +65,7 @@ struct NameCache {
 TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
 #ifndef TT_SANITIZED
   auto in_page = reinterpret_cast<uintptr_t>(name) & 4095;
-  if (e.len < NameCache::kHead && in_page <= 4096 - NameCache::kHead) {
+  if (e.need != 0 && in_page <= 4096 - NameCache::kHead) {
     const char* p = name;
     asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
     auto load = [](const char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
@@ -62,16 +74,14 @@ TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
           _mm_movemask_epi8(_mm_cmpeq_epi8(load(p + at), load(e.head + at))));
     };
     uint32_t same = eq(0) | eq(16) << 16;
-    uint32_t need = (2u << e.len) - 1;  // bytes 0..len: the text and its NUL (len 31: all)
-    return (same & need) == need;
+    return (same & e.need) == e.need;
   }
 #endif
   return std::strcmp(e.text, name) == 0;
 }
 
 TT_HOT uint32_t InternCached(NameCache* c, const char* name) {
-  auto h = reinterpret_cast<uintptr_t>(name);
-  NameCache::Entry& e = c->e[((h >> 3) ^ (h >> 11)) & (NameCache::kSize - 1)];
+  NameCache::Entry& e = NameSlot(c, name);
   if (__builtin_expect(e.ptr == name, 1) && SameText(e, name)) return e.id;
   uint32_t id = Intern(name);
   if (id != 0) {
@@ -83,7 +93,9 @@ TT_HOT uint32_t InternCached(NameCache* c, const char* name) {
     e.ptr = name;
     e.text = text;
     e.id = id;
-    e.len = static_cast<uint32_t>(len);
+    // Bytes 0..len (len 31: all 32); a longer text is left to strcmp.
+    e.need = len < NameCache::kHead ? (2u << len) - 1 : 0;
+    e.memo_w0 = 0;  // the remembered class was another name's
   }
   return id;
 }

@@ -8,7 +8,9 @@
 //   - an instant named by a text whose NUL is the last byte of a page followed by an
 //     inaccessible page (a 16-byte load past it would crash the program);
 //   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
-//     string, so the shapes of one name take turns in its cache set; a counter "alt" too.
+//     string, so the shapes of one name take turns in its cache set; a counter "alt" too;
+//   - the events of cache_job::kMemo through one name pointer, "memo", whose kinds,
+//     categories, keys and argument counts change from one to the next.
 // Prints "cache done".
 #include "cache_job.h"
 
@@ -30,6 +32,8 @@ namespace rt = tt::rt;
 using cache_job::kLens;
 using cache_job::kWidths;
 using cache_job::Named;
+
+const char kMemoName[] = "memo";  // one pointer for every event of kMemo
 
 int main(int argc, char** argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 3;
@@ -66,6 +70,21 @@ int main(int argc, char** argv) {
       }
       rt::EmitInstant("alt", Category::kUser, &a, 1);
       rt::EmitCounter("alt", Category::kUser, static_cast<double>(k + r));
+    }
+    for (const cache_job::MemoEvent& m : cache_job::kMemo) {
+      Arg a[8];
+      for (uint32_t i = 0; i < m.nargs; ++i) {
+        std::string key = i == 0 && m.other_key ? "other" : "k" + std::to_string(i);
+        a[i].key = rt::InternName(key.c_str());
+        a[i].v.i = 10 * i + r;
+      }
+      Category cat = m.framework ? Category::kFrameworkOp : Category::kUser;
+      if (m.kind == cache_job::kB) {
+        rt::EmitBeginArgs(kMemoName, cat, a, m.nargs);
+        rt::EmitEnd();
+      } else {
+        rt::EmitInstant(kMemoName, cat, a, m.nargs);
+      }
     }
   }
   std::printf("cache done\n");
