@@ -12,6 +12,18 @@
 
 namespace tt {
 
+// Unaligned stores and loads of a value's bytes.
+template <typename T>
+inline void Store(uint8_t* p, T v) {
+  std::memcpy(p, &v, sizeof v);
+}
+template <typename T>
+inline T Load(const uint8_t* p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 // A typed argument as the writer takes it; `str` holds an interned string id.
 struct Arg {
   uint32_t key = 0;
@@ -111,36 +123,23 @@ inline const uint8_t* DecodeArg(const uint8_t* head, const uint8_t* v, Arg* out)
     case ArgWire::kI8:
       out->v.i = static_cast<int8_t>(*v);
       break;
-    case ArgWire::kI16: {
-      int16_t x;
-      std::memcpy(&x, v, 2);
-      out->v.i = x;
+    case ArgWire::kI16:
+      out->v.i = Load<int16_t>(v);
       break;
-    }
-    case ArgWire::kI32: {
-      int32_t x;
-      std::memcpy(&x, v, 4);
-      out->v.i = x;
+    case ArgWire::kI32:
+      out->v.i = Load<int32_t>(v);
       break;
-    }
-    case ArgWire::kU32: {
-      uint32_t x;
-      std::memcpy(&x, v, 4);
-      out->v.u = x;
+    case ArgWire::kU32:
+      out->v.u = Load<uint32_t>(v);
       break;
-    }
-    case ArgWire::kF32: {
-      float x;
-      std::memcpy(&x, v, 4);
-      out->v.f = x;
+    case ArgWire::kF32:
+      out->v.f = Load<float>(v);
       break;
-    }
     case ArgWire::kStr:
-      out->v.u = 0;
-      std::memcpy(&out->v.str, v, 4);
+      out->v.u = Load<uint32_t>(v);
       break;
     default:
-      std::memcpy(&out->v.u, v, 8);
+      out->v.u = Load<uint64_t>(v);
       break;
   }
   return v + layout::ArgWireSize(w);

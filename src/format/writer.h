@@ -13,17 +13,6 @@
 
 namespace tt {
 
-template <typename T>
-inline void Store(uint8_t* p, T v) {
-  std::memcpy(p, &v, sizeof v);
-}
-template <typename T>
-inline T Load(const uint8_t* p) {
-  T v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
-}
-
 struct PacketInfo {
   Uuid uuid{};
   uint64_t stream_instance = 0;
