@@ -16,6 +16,8 @@ uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category
   uint32_t id = NameId(s, name);
   if (id == 0) return 0;
   uint8_t cls = 0;
+  // The caller encoded them already; taking its array here would make the compiler keep that
+  // array in memory on the hot path, so the miss encodes them again.
   ArgEnc enc[layout::kMaxClassArgs];
   if (n <= layout::kMaxClassArgs) {
     for (uint32_t i = 0; i < n; ++i) enc[i] = EncodeArg(args[i]);
