@@ -60,6 +60,7 @@ inline constexpr auto kIntWireByClz = [] {
   return t;
 }();
 
+// The narrowest encoding that gives back a's exact value, and the bytes to store for it.
 TT_HOT ArgEnc EncodeArg(const Arg& a) {
   using layout::ArgWire;
   if (a.type == layout::ArgType::kInt) {
@@ -82,12 +83,9 @@ TT_HOT ArgEnc EncodeArg(const Arg& a) {
   return {a.v.str, ArgWire::kStr};
 }
 
-// The narrowest encoding that gives back a's exact value.
-TT_HOT layout::ArgWire ArgWireOf(const Arg& a) { return EncodeArg(a).wire; }
-
 // Writes an encoded value (8 bytes, of which its width count); returns its end.
 TT_HOT uint8_t* PutArgValue(uint8_t* p, ArgEnc e) {
-  std::memcpy(p, &e.bits, 8);
+  Store<uint64_t>(p, e.bits);
   return p + layout::ArgWireSize(e.wire);
 }
 
@@ -96,7 +94,7 @@ inline uint8_t* PutArgs(uint8_t* p, const Arg* args, uint32_t n) {
   *p++ = static_cast<uint8_t>(n);
   for (uint32_t i = 0; i < n; ++i) {
     ArgEnc e = EncodeArg(args[i]);
-    std::memcpy(p, &args[i].key, 4);
+    Store<uint32_t>(p, args[i].key);
     p[4] = static_cast<uint8_t>(e.wire);
     p = PutArgValue(p + layout::kArgHeadSize, e);
   }
