@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <string>
 
 #include "core/files.h"
 #include "test_util.h"
@@ -16,6 +18,9 @@ using test::RunCmd;
 using test::TempDir;
 
 constexpr long kN = 3000;  // step = i * 37 passes every width from i8 to i32
+// The job's repeated "name-0" (with a class) and "name-299" (without): k = -1 - r, r < 5, of
+// the width of their first k (a class takes the width into account).
+constexpr long kAgainN = 5;
 
 // The argument named `key`; a missing one reads as an unlikely value (and fails the checks).
 const Arg* ArgNamed(const test::ProcView& p, const test::Ev& e, const std::string& key) {
@@ -40,33 +45,44 @@ struct Recorded {
   const test::ProcView* child = nullptr;
 };
 
-const Recorded& Record() {
-  static Recorded* r = [] {
-    auto* rec = new Recorded;
-    // Run directly: the job links the runtime, and `record` would preload a second one.
-    auto run = RunCmd({TT_CLASS_JOB, std::to_string(kN)}, {{"TENSORTRACE_DIR", rec->dir.path()}});
-    EXPECT_EQ(run.status, 0) << run.err;
-    EXPECT_NE(run.out.find("classes done"), std::string::npos) << run.out;
-    rec->view = test::LoadTrace(rec->dir.path());
-    for (const auto& p : rec->view.procs)
-      for (const auto& q : rec->view.procs)
-        if (q.meta.ppid == p.meta.pid) {
-          rec->parent = &p;
-          rec->child = &q;
-        }
-    return rec;
-  }();
-  return *r;
+Recorded* RecordWith(bool tsc) {
+  auto* rec = new Recorded;
+  // Run directly: the job links the runtime, and `record` would preload a second one.
+  std::map<std::string, std::string> env = {{"TENSORTRACE_DIR", rec->dir.path()}};
+  if (!tsc) env["TENSORTRACE_TSC"] = "0";  // clock_gettime for every event
+  auto run = RunCmd({TT_CLASS_JOB, std::to_string(kN)}, env);
+  EXPECT_EQ(run.status, 0) << run.err;
+  EXPECT_NE(run.out.find("classes done"), std::string::npos) << run.out;
+  rec->view = test::LoadTrace(rec->dir.path());
+  for (const auto& p : rec->view.procs)
+    for (const auto& q : rec->view.procs)
+      if (q.meta.ppid == p.meta.pid) {
+        rec->parent = &p;
+        rec->child = &q;
+      }
+  return rec;
 }
 
-TEST(EventClass, EveryValueReadsBackExactly) {
-  const Recorded& r = Record();
+// The job's trace with the TSC clock (where the machine has one), or with clock_gettime.
+const Recorded& Record(bool tsc = true) {
+  static Recorded* with_tsc = RecordWith(true);
+  static Recorded* without = RecordWith(false);
+  return tsc ? *with_tsc : *without;
+}
+
+void ExpectEveryValue(const Recorded& r) {
   ASSERT_TRUE(r.view.problems.empty()) << r.view.problems[0].ToString();
   ASSERT_EQ(r.view.procs.size(), 2u);
   ASSERT_TRUE(r.parent && r.child);
   const test::ProcView& p = *r.parent;
   long tick = 0, work = 0, queue = 0, phase = 0, plain = 0, wide = 0, named = 0;
+  long again[2] = {0, 0};
+  uint64_t last_ts = 0;
   for (const test::Ev& e : p.events) {
+    if (e.file == p.events.front().file) {  // the main thread's stream: in time order
+      EXPECT_GE(e.ts, last_ts);
+      last_ts = e.ts;
+    }
     if (e.id == kInstant && e.name == "tick") {
       ASSERT_EQ(e.args.size(), 3u);
       EXPECT_EQ(ArgNamed(p, e, "step")->v.i, tick * 37);
@@ -100,6 +116,14 @@ TEST(EventClass, EveryValueReadsBackExactly) {
       for (int k = 0; k < 8; ++k) EXPECT_EQ(e.args[k].v.i, wide + k);
       EXPECT_FALSE(e.classed);
       ++wide;
+    } else if (e.id == kInstant && e.name.rfind("name-", 0) == 0 && e.args.size() == 1 &&
+               e.args[0].v.i < 0) {
+      // Repeated after the table filled: written as the name's first event was.
+      bool first = e.name == "name-0";
+      EXPECT_TRUE(first || e.name == "name-299") << e.name;
+      EXPECT_EQ(e.args[0].v.i, -1 - again[first ? 0 : 1]);
+      EXPECT_EQ(e.classed, first);
+      ++again[first ? 0 : 1];
     } else if (e.id == kInstant && e.name.rfind("name-", 0) == 0) {
       EXPECT_EQ(e.name, "name-" + std::to_string(named));
       ASSERT_EQ(e.args.size(), 1u);
@@ -115,8 +139,14 @@ TEST(EventClass, EveryValueReadsBackExactly) {
   EXPECT_EQ(plain, kN);
   EXPECT_EQ(wide, kN);
   EXPECT_EQ(named, 300);
+  EXPECT_EQ(again[0], kAgainN);
+  EXPECT_EQ(again[1], kAgainN);
   EXPECT_EQ(p.Count(kSliceEnd), 2u * kN);
 }
+
+TEST(EventClass, EveryValueReadsBackExactly) { ExpectEveryValue(Record()); }
+
+TEST(EventClass, EveryValueReadsBackExactlyWithoutTheTsc) { ExpectEveryValue(Record(false)); }
 
 TEST(EventClass, AFullTableFallsBackToSelfDescribedEvents) {
   const Recorded& r = Record();
@@ -131,7 +161,7 @@ TEST(EventClass, AFullTableFallsBackToSelfDescribedEvents) {
   // table goes to the first names, the rest are written whole, and none is lost.
   EXPECT_GT(classed, 0u);
   EXPECT_GT(plain, 0u);
-  EXPECT_EQ(classed + plain, 300u);
+  EXPECT_EQ(classed + plain, 300u + 2 * kAgainN);  // with the repeats of two of them
 }
 
 TEST(EventClass, AForkedChildDefinesItsOwnClasses) {

@@ -13,7 +13,7 @@ namespace tt::rt {
 
 struct ClockConfig {
   uint64_t mult = 0;             // ns per tick, 32.32 fixed point; 0: use clock_gettime
-  uint64_t reanchor_ticks = 0;   // ticks between re-anchorings
+  uint64_t reanchor_ticks = 0;   // ticks between re-anchorings; 0 without a TSC clock
 };
 extern ClockConfig g_clock;
 
@@ -26,13 +26,20 @@ struct Anchor {
 // calibrates briefly itself.
 void InitClock();
 
-uint64_t Reanchor(Anchor* a);
+// The clock's slow cases: re-anchoring, or clock_gettime where there is no TSC clock.
+uint64_t SlowNowNs(Anchor* a);
+
+// Without a TSC clock reanchor_ticks is 0, so one comparison sends both slow cases out of line.
+TT_HOT bool TscNowNs(const Anchor* a, uint64_t* ns) {
+  uint64_t d = __rdtsc() - a->tsc;
+  if (__builtin_expect(d >= g_clock.reanchor_ticks, 0)) return false;
+  *ns = a->ns + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * g_clock.mult) >> 32);
+  return true;
+}
 
 TT_HOT uint64_t NowNs(Anchor* a) {
-  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC);
-  uint64_t d = __rdtsc() - a->tsc;
-  if (__builtin_expect(d >= g_clock.reanchor_ticks, 0)) return Reanchor(a);
-  return a->ns + static_cast<uint64_t>((static_cast<unsigned __int128>(d) * g_clock.mult) >> 32);
+  uint64_t ns;
+  return TscNowNs(a, &ns) ? ns : SlowNowNs(a);
 }
 
 }  // namespace tt::rt

@@ -28,6 +28,35 @@ uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category
   return id | uint64_t{cls} << 32;
 }
 
+void EmitNamedSlow(uint64_t shape, const char* name, uint64_t fixed, const Arg* args,
+                   uint64_t end_ts) {
+  auto kind = static_cast<uint8_t>(shape);
+  auto cat = static_cast<layout::Category>(shape >> 8);
+  auto nargs = static_cast<uint32_t>(shape >> 16);
+  Stream* s = Enter();
+  if (!s) return;
+  if (!name) name = "";
+  ArgEnc enc[layout::kMaxClassArgs];
+  for (uint32_t i = 0; i < nargs && i < layout::kMaxClassArgs; ++i) enc[i] = EncodeArg(args[i]);
+  if (uint64_t found = FindNamed(s, kind, name, cat, args, enc, nargs)) {
+    if (Reserve(s, NamedPayloadRoom(kind, false, args, nargs))) {
+      PutNamed(s, kind, static_cast<uint32_t>(found), static_cast<uint8_t>(found >> 32), cat,
+               fixed, args, enc, nargs, EventTime(s, end_ts));
+    }
+  }
+  Leave(s);
+}
+
+void EmitEndSlow() {
+  Stream* s = Enter();
+  if (!s) return;
+  if (Reserve(s, 0)) {
+    uint64_t ts = Now(s);
+    Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
+  }
+  Leave(s);
+}
+
 void EmitBeginArgs(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
   EmitNamed(layout::kSliceBeginArgs, name, cat, 0, args, nargs);
 }

@@ -97,44 +97,109 @@ TT_HOT uint64_t FindNamed(Stream* s, uint8_t kind, const char* name, layout::Cat
   return LookupNamed(s, kind, name, cat, args, n);
 }
 
+// A named event the general way (out of line): attaching the thread, a drop, a name or class
+// the name's cache entry does not remember, a packet switch, the clock's slow cases. `shape`
+// packs kind | category << 8 | nargs << 16: five arguments, all in registers, so that the fast
+// path leaves for it with a jump.
+void EmitNamedSlow(uint64_t shape, const char* name, uint64_t fixed, const Arg* args,
+                   uint64_t end_ts);
+
+TT_HOT uint64_t NamedShape(uint8_t kind, layout::Category cat, uint32_t nargs) {
+  return uint64_t{kind} | uint64_t{static_cast<uint8_t>(cat)} << 8 | uint64_t{nargs} << 16;
+}
+
+// The time of an event: `end_ts` if nonzero and not in the stream's past, else now.
+TT_HOT uint64_t EventTime(Stream* s, uint64_t end_ts) {
+  return end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
+}
+
+// Writes a named event of name id `id` and class `cls` (0: self-described) where room was
+// reserved.
+TT_HOT void PutNamed(Stream* s, uint8_t kind, uint32_t id, uint8_t cls, layout::Category cat,
+                     uint64_t fixed, const Arg* args, const ArgEnc* enc, uint32_t nargs,
+                     uint64_t ts) {
+  uint8_t* p = PutHeader(s->pos, cls ? cls : kind, ts, s->last_ts);
+  Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, enc, nargs), ts);
+}
+
+// The fast path of a named event on a stream the caller holds: its name's cache entry
+// remembers the event's class (not "self-described"), the packet has room, the TSC clock needs no re-anchoring. It
+// makes no call, so the compiler saves no register for it. False (nothing written) where the
+// general way is needed.
+TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
+                         uint64_t fixed, const Arg* args, uint32_t nargs, uint64_t end_ts) {
+  if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) return false;
+  const NameCache::Entry& e = NameSlot(&s->names, name);
+  if (__builtin_expect(e.ptr != name || !SameTextNoCall(e, name), 0)) return false;
+  // Encoded after the name's check, which then has registers enough without saving any.
+  ArgEnc enc[NameCache::kMemoArgs];
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < nargs && i < NameCache::kMemoArgs; ++i) enc[i] = EncodeArg(args[i]);
+  // Only an event with a class (almost all) is written here: its name id is then not needed.
+  if (__builtin_expect(!MemoHit(e, MemoWord(kind, cat, nargs), args, enc, nargs), 0)) return false;
+  uint8_t cls = e.memo_class;  // read before the clock, which the compiler takes as a barrier
+  if (__builtin_expect(cls == 0, 0)) return false;
+  // Room for the event with or without its class: a constant for the compiler.
+  if (__builtin_expect(static_cast<uint64_t>(s->end - s->pos) <
+                           NamedPayloadRoom(kind, false, args, nargs) + kMaxHeader,
+                       0))
+    return false;
+  uint64_t ts = end_ts;
+  if (!end_ts || end_ts < s->last_ts) {
+    if (__builtin_expect(!TscNowNs(&s->anchor, &ts), 0)) return false;
+    ts = ts < s->last_ts ? s->last_ts : ts;
+  }
+  uint8_t* p = PutHeader(s->pos, cls, ts, s->last_ts);
+  Finish(s, PutNamedPayload(p, kind, true, 0, cat, fixed, args, enc, nargs), ts);
+  return true;
+}
+
 // A named event (slice_begin, slice_begin_args, complete, instant, counter): its class id and
 // values where it has a class (event_classes.h), else self-described. `fixed` holds complete's
 // duration or counter's value; a complete with a nonzero `end_ts` not in the stream's past is
 // stamped then.
 TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint64_t fixed,
                       const Arg* args, uint32_t nargs, uint64_t end_ts = 0) {
-  Stream* s = Enter();
-  if (!s) return;
+  if (!Enabled()) return;
   if (!layout::KindHasArgs(kind)) nargs = 0;
-  ArgEnc enc[layout::kMaxClassArgs];
-#pragma GCC unroll 6
-  for (uint32_t i = 0; i < nargs && i < layout::kMaxClassArgs; ++i) enc[i] = EncodeArg(args[i]);
-  uint64_t found = FindNamed(s, kind, name ? name : "", cat, args, enc, nargs);
-  if (found) {
-    auto id = static_cast<uint32_t>(found);
-    auto cls = static_cast<uint8_t>(found >> 32);
-    // Room for the event with or without its class: a constant for the compiler.
-    if (Reserve(s, NamedPayloadRoom(kind, false, args, nargs))) {
-      uint64_t ts = end_ts && end_ts >= s->last_ts ? end_ts : Now(s);
-      uint8_t* p = PutHeader(s->pos, cls ? cls : kind, ts, s->last_ts);
-      Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, enc, nargs), ts);
-    }
+  Stream* s = t_stream;
+  if (__builtin_expect(s != nullptr && s->busy == 0 && name != nullptr &&
+                           nargs <= NameCache::kMemoArgs,
+                       1)) {
+    s->busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    bool done = TryEmitNamed(s, kind, name, cat, fixed, args, nargs, end_ts);
+    Leave(s);
+    if (__builtin_expect(done, 1)) return;
   }
-  Leave(s);
+  EmitNamedSlow(NamedShape(kind, cat, nargs), name, fixed, args, end_ts);
 }
 
 inline void EmitBegin(const char* name, layout::Category cat) {
   EmitNamed(layout::kSliceBegin, name, cat, 0, nullptr, 0);
 }
 
+// A slice's end the general way (out of line).
+void EmitEndSlow();
+
 inline void EmitEnd() {
-  Stream* s = Enter();
-  if (!s) return;
-  if (Reserve(s, 0)) {
-    uint64_t ts = Now(s);
-    Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
+  if (!Enabled()) return;
+  Stream* s = t_stream;
+  if (__builtin_expect(s != nullptr && s->busy == 0, 1)) {
+    s->busy = 1;
+    std::atomic_signal_fence(std::memory_order_seq_cst);
+    uint64_t ts;
+    bool fast = s->pending_drops.load(std::memory_order_relaxed) == 0 &&
+                static_cast<uint64_t>(s->end - s->pos) >= kMaxHeader &&
+                TscNowNs(&s->anchor, &ts);
+    if (__builtin_expect(fast, 1)) {
+      ts = ts < s->last_ts ? s->last_ts : ts;
+      Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
+    }
+    Leave(s);
+    if (__builtin_expect(fast, 1)) return;
   }
-  Leave(s);
+  EmitEndSlow();
 }
 
 // An instant (nargs == 0 is fine). At most 255 arguments.

@@ -62,22 +62,41 @@ TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
 #endif
 #endif
 
-TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
-#ifndef TT_SANITIZED
-  auto in_page = reinterpret_cast<uintptr_t>(name) & 4095;
-  if (e.need != 0 && in_page <= 4096 - NameCache::kHead) {
-    const char* p = name;
-    asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
-    auto load = [](const char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
-    auto eq = [&](int at) {
-      return static_cast<uint32_t>(
-          _mm_movemask_epi8(_mm_cmpeq_epi8(load(p + at), load(e.head + at))));
-    };
-    uint32_t same = eq(0) | eq(16) << 16;
-    return (same & e.need) == e.need;
-  }
+TT_HOT bool CanCompareInPlace(const NameCache::Entry& e, const char* name) {
+#ifdef TT_SANITIZED
+  (void)e, (void)name;
+  return false;
+#else
+  return e.need != 0 && (reinterpret_cast<uintptr_t>(name) & 4095) <= 4096 - NameCache::kHead;
 #endif
+}
+
+// The in-place comparison (only where CanCompareInPlace).
+TT_HOT bool SameTextInPlace(const NameCache::Entry& e, const char* name) {
+  const char* p = name;
+  asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
+  auto load = [](const char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
+  auto eq = [&](int at) {
+    return static_cast<uint32_t>(
+        _mm_movemask_epi8(_mm_cmpeq_epi8(load(p + at), load(e.head + at))));
+  };
+  uint32_t same = eq(0) | eq(16) << 16;
+  return (same & e.need) == e.need;
+}
+
+TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
+  if (CanCompareInPlace(e, name)) return SameTextInPlace(e, name);
   return std::strcmp(e.text, name) == 0;
+}
+
+// SameText for a path that must make no call (emit.h): false where it would take strcmp,
+// except in the sanitizers' builds, where strcmp is the only way.
+TT_HOT bool SameTextNoCall(const NameCache::Entry& e, const char* name) {
+#ifdef TT_SANITIZED
+  return SameText(e, name);
+#else
+  return CanCompareInPlace(e, name) && SameTextInPlace(e, name);
+#endif
 }
 
 TT_HOT uint32_t InternCached(NameCache* c, const char* name) {

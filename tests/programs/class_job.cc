@@ -5,8 +5,9 @@
 // loss = i / 2 (double, f32 on disk), unit = "ms"}; counter "queue" = i + 0.25; complete
 // "work" of duration i {bytes = i * 1000}; slice "phase" {n = -i} around slice "plain"; an
 // instant "wide" with 8 arguments k0..k7 = i + k (more than a class holds). Then 300 instants
-// "name-K" {k = K} (more names than a process has classes), then a fork whose child writes
-// N more "tick" instants. Prints "classes done".
+// "name-K" {k = K} (more names than a process has classes), then "name-0" and "name-299"
+// {k = -1 - r} for r in 0..4, alternately; then a fork whose child writes N more "tick"
+// instants. Prints "classes done".
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,6 +72,13 @@ int main(int argc, char** argv) {
   for (int k = 0; k < 300; ++k) {
     Arg a[1] = {Int(kk, k)};
     rt::EmitInstant(("name-" + std::to_string(k)).c_str(), Category::kPython, a, 1);
+  }
+  // The first name again (it has a class) and the last (written without one), alternately.
+  std::string first = "name-0", last = "name-299";
+  for (int r = 0; r < 5; ++r) {
+    Arg a[1] = {Int(kk, -1 - r)};  // as narrow as name-0's k (a class includes the width)
+    rt::EmitInstant(first.c_str(), Category::kPython, a, 1);
+    rt::EmitInstant(last.c_str(), Category::kPython, a, 1);
   }
   pid_t child = fork();
   if (child == 0) {
