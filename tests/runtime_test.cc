@@ -99,6 +99,29 @@ TEST(Runtime, PacketsMappedAheadKeepEveryEventAndLeaveNoTail) {
   }
 }
 
+// More busy threads than the preparer keeps up with: an owner whose request is next waits for
+// it, the others map their packets themselves; either way nothing is lost or left over.
+TEST(Runtime, ManyBusyThreadsShareOnePreparer) {
+  TempDir d;
+  // 6 threads x 40,000 x 3 events of about 5 bytes: about 9 packets of 64 KiB each.
+  auto r = RunCmd({TT_PROGRAM, "threads", "6", "40000"}, TraceEnv(d, "65536"));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  ASSERT_EQ(v.procs.size(), 1u);
+  const auto& p = v.procs[0];
+  EXPECT_EQ(p.discarded, 0u);
+  EXPECT_EQ(p.Count(kSliceBegin, "work"), 240000u);
+  EXPECT_EQ(p.Count(kInstant, "tick"), 240000u);
+  EXPECT_EQ(p.Count(kSliceEnd), 240000u);
+  ExpectOrderedStreams(p);
+  for (const auto& f : test::StreamFiles(d.path())) {
+    test::PacketChain c = test::ReadPacketChain(f);
+    EXPECT_TRUE(c.magic) << f;
+    EXPECT_EQ(c.end, c.size) << f;
+  }
+}
+
 TEST(Runtime, AProcessThatWritesLittleStartsNoPreparer) {
   TempDir d;
   auto r = RunCmd({TT_PROGRAM, "tasks", "10"}, TraceEnv(d));

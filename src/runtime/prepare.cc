@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 #include "runtime/process.h"
 
@@ -31,6 +32,11 @@ namespace {
 enum Thread : int { kNotStarted, kRunning, kUnavailable };
 constinit std::atomic<int> g_thread{kNotStarted};
 constinit std::atomic<uint32_t> g_wake{0};  // futex word: bumped by every request
+// Streams whose spare is requested or being mapped: the preparer's queue, itself included.
+constinit std::atomic<uint32_t> g_pending{0};
+// How long an owner waits for a preparer that has its request next, before mapping the packet
+// itself (the preparer maps a 1 MiB packet in about 0.3 to 2 ms, bench/RESULTS.md).
+constexpr long kQueuedWaitNs = 20'000'000;
 
 bool Cas(Stream* s, uint32_t from, uint32_t to) {
   return s->prep.compare_exchange_strong(from, to, std::memory_order_acq_rel);
@@ -47,9 +53,13 @@ void Wait(Stream* s, uint32_t st) {
   }
 }
 
+void Wake(Stream* s) {
+  syscall(SYS_futex, &s->prep, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+}
+
 void Publish(Stream* s, uint32_t st) {
   s->prep.store(st, std::memory_order_release);
-  syscall(SYS_futex, &s->prep, FUTEX_WAKE_PRIVATE, INT32_MAX, nullptr, nullptr, 0);
+  Wake(s);
 }
 
 bool Allocate(int fd, uint64_t off, uint64_t len) {
@@ -86,6 +96,7 @@ void* PreparerMain(void*) {
         s->spare = m;
         s->spare_off = off;
       }
+      g_pending.fetch_sub(1, std::memory_order_relaxed);
       Publish(s, m ? kPrepReady : kPrepNone);
     }
     syscall(SYS_futex, &g_wake, FUTEX_WAIT_PRIVATE, seen, nullptr, nullptr, 0);
@@ -167,11 +178,13 @@ uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fa
 void RequestSpare(Stream* s) {
   if (!s->preparable || !StartPreparer()) return;
   if (!Cas(s, kPrepNone, kPrepRequested)) return;
+  g_pending.fetch_add(1, std::memory_order_relaxed);
   g_wake.fetch_add(1, std::memory_order_release);
   syscall(SYS_futex, &g_wake, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
 uint8_t* TakeSpare(Stream* s, uint64_t off) {
+  bool waited = false;
   for (;;) {
     uint32_t st = s->prep.load(std::memory_order_acquire);
     if (st == kPrepReady && Cas(s, kPrepReady, kPrepNone)) {
@@ -182,7 +195,22 @@ uint8_t* TakeSpare(Stream* s, uint64_t off) {
       ReleasePacketBytes(s->packet_bytes);
       return nullptr;
     }
-    if (st == kPrepRequested && Cas(s, kPrepRequested, kPrepNone)) return nullptr;
+    if (st == kPrepRequested) {
+      // Not started. If the preparer has this stream next (at most one other ahead), wait for
+      // it a bounded time rather than spend this thread's time on the same work; with more
+      // ahead, busy threads would queue behind one preparer, so the packet is mapped here.
+      if (!waited && g_pending.load(std::memory_order_relaxed) <= 2) {
+        timespec limit{0, kQueuedWaitNs};
+        syscall(SYS_futex, &s->prep, FUTEX_WAIT_PRIVATE, kPrepRequested, &limit, nullptr, 0);
+        waited = true;
+        continue;
+      }
+      if (Cas(s, kPrepRequested, kPrepNone)) {
+        g_pending.fetch_sub(1, std::memory_order_relaxed);
+        return nullptr;
+      }
+      continue;
+    }
     if (st == kPrepNone || st == kPrepClosed) return nullptr;
     Wait(s, st);  // kPrepBusy, or kPrepClosing
   }
@@ -198,7 +226,13 @@ void CloseSpare(Stream* s, bool cut_file) {
       s->prep.store(kPrepClosed, std::memory_order_relaxed);
       return;
     }
-    if ((st == kPrepNone || st == kPrepRequested) && Cas(s, st, kPrepClosed)) return;
+    if ((st == kPrepNone || st == kPrepRequested) && Cas(s, st, kPrepClosed)) {
+      if (st == kPrepRequested) {
+        g_pending.fetch_sub(1, std::memory_order_relaxed);
+        Wake(s);  // an owner waiting for the request
+      }
+      return;
+    }
     if (st == kPrepReady && Cas(s, kPrepReady, kPrepClosing)) {
       munmap(s->spare, s->packet_bytes);
       s->spare = nullptr;
@@ -213,6 +247,9 @@ void CloseSpare(Stream* s, bool cut_file) {
   }
 }
 
-void ForgetPreparer() { g_thread.store(kNotStarted, std::memory_order_relaxed); }
+void ForgetPreparer() {
+  g_thread.store(kNotStarted, std::memory_order_relaxed);
+  g_pending.store(0, std::memory_order_relaxed);
+}
 
 }  // namespace tt::rt

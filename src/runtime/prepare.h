@@ -6,6 +6,8 @@
 // A stream's `prep` state moves between the owner thread, the preparer and the closers:
 //   kPrepNone -(owner asks)-> kPrepRequested -(preparer)-> kPrepBusy -> kPrepReady (spare set)
 //   kPrepReady -(owner takes it)-> kPrepNone; kPrepRequested -(owner)-> kPrepNone (maps it itself)
+// An owner that finds its request not yet started waits for it (up to 20 ms) when it is next
+// in the preparer's queue, and maps the packet itself when others are ahead of it.
 //   any -(close)-> kPrepClosed, through kPrepClosing while an unused spare is cut from the file.
 // The preparer starts with the first packet switch of a thread stream (a process that writes
 // little never has it) and is switched off with TENSORTRACE_PREPARE=0.
