@@ -123,9 +123,9 @@ TT_HOT void PutNamed(Stream* s, uint8_t kind, uint32_t id, uint8_t cls, layout::
 }
 
 // The fast path of a named event on a stream the caller holds: its name's cache entry
-// remembers the event's class (not "self-described"), the packet has room, the TSC clock needs no re-anchoring. It
-// makes no call, so the compiler saves no register for it. False (nothing written) where the
-// general way is needed.
+// remembers the event's class (not "self-described"), the packet has room, the TSC clock needs
+// no re-anchoring. It makes no call, so the compiler saves few registers or none for it. False
+// (nothing written) where the general way is needed.
 TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
                          uint64_t fixed, const Arg* args, uint32_t nargs, uint64_t end_ts) {
   if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) return false;
