@@ -38,6 +38,23 @@ void ExpectOrderedStreams(const test::ProcView& p) {
   }
 }
 
+// Every stream file is a chain of whole packets up to its end (no packet mapped ahead left).
+void ExpectWholePackets(const TempDir& d) {
+  for (const auto& f : test::StreamFiles(d.path())) {
+    test::PacketChain c = test::ReadPacketChain(f);
+    EXPECT_TRUE(c.magic) << f;
+    EXPECT_EQ(c.end, c.size) << f;
+  }
+}
+
+// The trace of one process that exited normally, read with no problem.
+const test::ProcView& OnlyProcess(const test::TraceView& v) {
+  EXPECT_TRUE(v.problems.empty()) << v.problems[0].ToString();
+  EXPECT_EQ(v.procs.size(), 1u);
+  static const test::ProcView none{};
+  return v.procs.empty() ? none : v.procs[0];
+}
+
 TEST(Runtime, ThreadsWriteEveryEventInOrder) {
   TempDir d;
   // 64 KiB packets: each thread switches packets dozens of times.
@@ -82,20 +99,13 @@ TEST(Runtime, PacketsMappedAheadKeepEveryEventAndLeaveNoTail) {
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_EQ(r.out.find(" tt-prepare") != std::string::npos, prepare) << r.out;
     auto v = LoadTrace(d.path());
-    ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
-    ASSERT_EQ(v.procs.size(), 1u);
-    const auto& p = v.procs[0];
+    const auto& p = OnlyProcess(v);
     EXPECT_EQ(p.discarded, 0u);
     EXPECT_EQ(p.Count(kSliceBegin, "before"), 200000u);
     EXPECT_EQ(p.Count(kSliceBegin, "after"), 200000u);
     EXPECT_EQ(p.Count(kSliceEnd), 400000u);
     ExpectOrderedStreams(p);
-    // Every stream file is a chain of whole packets up to its end.
-    for (const auto& f : test::StreamFiles(d.path())) {
-      test::PacketChain c = test::ReadPacketChain(f);
-      EXPECT_TRUE(c.magic) << f;
-      EXPECT_EQ(c.end, c.size) << f;
-    }
+    ExpectWholePackets(d);
   }
 }
 
@@ -107,19 +117,13 @@ TEST(Runtime, ManyBusyThreadsShareOnePreparer) {
   auto r = RunCmd({TT_PROGRAM, "threads", "6", "40000"}, TraceEnv(d, "65536"));
   ASSERT_EQ(r.status, 0) << r.err;
   auto v = LoadTrace(d.path());
-  ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
-  ASSERT_EQ(v.procs.size(), 1u);
-  const auto& p = v.procs[0];
+  const auto& p = OnlyProcess(v);
   EXPECT_EQ(p.discarded, 0u);
   EXPECT_EQ(p.Count(kSliceBegin, "work"), 240000u);
   EXPECT_EQ(p.Count(kInstant, "tick"), 240000u);
   EXPECT_EQ(p.Count(kSliceEnd), 240000u);
   ExpectOrderedStreams(p);
-  for (const auto& f : test::StreamFiles(d.path())) {
-    test::PacketChain c = test::ReadPacketChain(f);
-    EXPECT_TRUE(c.magic) << f;
-    EXPECT_EQ(c.end, c.size) << f;
-  }
+  ExpectWholePackets(d);
 }
 
 TEST(Runtime, AProcessThatWritesLittleStartsNoPreparer) {
