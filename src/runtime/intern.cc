@@ -90,7 +90,9 @@ uint32_t Intern(const char* name) {
       }
       continue;
     }
-    if (g_table.count >= kMaxNames || g_table.arena_used + len + 1 > kArenaBytes) break;
+    // Room for the text, its NUL and the bytes the in-place comparison may read past it.
+    if (g_table.count >= kMaxNames || g_table.arena_used + len + 1 + kTextSlack > kArenaBytes)
+      break;
     uint32_t new_id = g_table.count + 1;
     char* text = g_table.arena + g_table.arena_used;
     std::memcpy(text, name, len);

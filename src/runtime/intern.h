@@ -33,7 +33,12 @@ struct NameCache {
     const char* ptr;
     const char* text;
     uint32_t id;
-    uint32_t need;  // bits 0..len of an in-place comparison's mask (text and NUL); 0: strcmp
+    // The in-place comparison's mask of the head's bytes: bits 0..len (text and NUL) for a
+    // text under 32 bytes, all 32 for a longer one (whose rest is compared with `text`).
+    uint32_t need;
+    // A text of 32 to 63 bytes: the mask of bytes 32..len compared with `text`; a shorter
+    // one: 0; a longer one: kNeedStrcmp.
+    uint32_t need2;
     // The remembered class: the event's shape word (0: none), each argument's key and
     // encoding, the class id (0: written self-described).
     uint64_t memo_w0;
@@ -47,11 +52,13 @@ TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
   return c->e[((h >> 3) ^ (h >> 11)) & (NameCache::kSize - 1)];
 }
 
-// Whether the NUL-terminated `name` equals the entry's text. A short text is compared with two
-// 16-byte loads from `name` when both stay inside its page: such a load cannot fault, however
-// short `name` is, and bytes past its NUL do not count. strcmp (a library call that cost a
-// fifth of an instant) is left for long texts, page ends, and the sanitizers, which would take
-// those bytes for an overflow.
+// Whether the NUL-terminated `name` equals the entry's text. It is compared 16 bytes at a time
+// where the loads from `name` stay inside its page: such a load cannot fault, however short
+// `name` is, and bytes past its NUL do not count. The first 32 bytes are compared with the
+// entry's head; bytes 32 to 63 of a longer text with the interned text (readable 16 bytes past
+// its end, intern.cc). strcmp (a library call that cost a fifth of an instant) is left for
+// texts of 64 bytes or more, loads that would cross a page, and the sanitizers, which would
+// take those bytes for an overflow.
 // GCC names the sanitizers with macros, clang (14) only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TT_SANITIZED 1
@@ -62,30 +69,36 @@ TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
 #endif
 #endif
 
-TT_HOT bool CanCompareInPlace(const NameCache::Entry& e, const char* name) {
-#ifdef TT_SANITIZED
-  (void)e, (void)name;
-  return false;
-#else
-  return e.need != 0 && (reinterpret_cast<uintptr_t>(name) & 4095) <= 4096 - NameCache::kHead;
-#endif
-}
+inline constexpr uint32_t kTextSlack = 16;  // readable bytes past an interned text's NUL
+// NameCache::Entry::need2 of a text of 64 bytes or more (not a mask of the form 2^k - 1).
+inline constexpr uint32_t kNeedStrcmp = 0x80000000u;
 
-// The in-place comparison (only where CanCompareInPlace).
-TT_HOT bool SameTextInPlace(const NameCache::Entry& e, const char* name) {
-  const char* p = name;
-  asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
+// Which of the 32 bytes at a and b are equal, as a bit mask.
+TT_HOT uint32_t Same32(const char* a, const char* b) {
   auto load = [](const char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
   auto eq = [&](int at) {
-    return static_cast<uint32_t>(
-        _mm_movemask_epi8(_mm_cmpeq_epi8(load(p + at), load(e.head + at))));
+    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(load(a + at), load(b + at))));
   };
-  uint32_t same = eq(0) | eq(16) << 16;
-  return (same & e.need) == e.need;
+  return eq(0) | eq(16) << 16;
+}
+
+// The in-place comparison: 1 equal, 0 different, -1 cannot tell here (strcmp must).
+TT_HOT int CompareInPlace(const NameCache::Entry& e, const char* name) {
+  const char* p = name;
+  asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
+  auto in_page = reinterpret_cast<uintptr_t>(p) & 4095;
+  if (in_page > 4096 - NameCache::kHead) return -1;
+  if ((Same32(p, e.head) & e.need) != e.need) return 0;
+  if (e.need2 == 0) return 1;  // a text under 32 bytes
+  if (e.need2 == kNeedStrcmp || in_page > 4096 - 2 * NameCache::kHead) return -1;
+  return (Same32(p + NameCache::kHead, e.text + NameCache::kHead) & e.need2) == e.need2;
 }
 
 TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
-  if (CanCompareInPlace(e, name)) return SameTextInPlace(e, name);
+#ifndef TT_SANITIZED
+  int r = CompareInPlace(e, name);
+  if (r >= 0) return r == 1;
+#endif
   return std::strcmp(e.text, name) == 0;
 }
 
@@ -95,7 +108,7 @@ TT_HOT bool SameTextNoCall(const NameCache::Entry& e, const char* name) {
 #ifdef TT_SANITIZED
   return SameText(e, name);
 #else
-  return CanCompareInPlace(e, name) && SameTextInPlace(e, name);
+  return CompareInPlace(e, name) == 1;
 #endif
 }
 
@@ -112,8 +125,11 @@ TT_HOT uint32_t InternCached(NameCache* c, const char* name) {
     e.ptr = name;
     e.text = text;
     e.id = id;
-    // Bytes 0..len (len 31: all 32); a longer text is left to strcmp.
-    e.need = len < NameCache::kHead ? (2u << len) - 1 : 0;
+    // Bytes 0..len (len 31: all 32); a longer text: all 32, then bytes 32..len if it is
+    // under 64 bytes, else strcmp.
+    constexpr uint32_t kHead = NameCache::kHead;
+    e.need = len < kHead ? (2u << len) - 1 : ~0u;
+    e.need2 = len < kHead ? 0 : len < 2 * kHead ? (2u << (len - kHead)) - 1 : kNeedStrcmp;
     e.memo_w0 = 0;  // the remembered class was another name's
   }
   return id;

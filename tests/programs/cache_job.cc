@@ -2,11 +2,11 @@
 // (tests/cache_test.cc):
 //   TENSORTRACE_DIR=DIR cache_job ROUNDS
 // Each round writes, in order:
-//   - instants named by one reused buffer whose text changes between calls: lengths 0, 1, 15,
-//     16, 17, 30, 31, 32, 33, 40 (the in-place comparison covers texts under 32 bytes), then
-//     a 31-character name and the same with a 32nd character, then the first again;
-//   - an instant named by a text whose NUL is the last byte of a page followed by an
-//     inaccessible page (a 16-byte load past it would crash the program);
+//   - instants named by one reused buffer whose text changes between calls: the lengths of
+//     cache_job::kLens, then a 31-character name and the same with a 32nd character, then the
+//     first again; then cache_job::Twins(), each twice;
+//   - instants named by texts whose NUL is the last byte of a page followed by an inaccessible
+//     page (a 16-byte load past it would crash the program), each twice;
 //   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
 //     string, so the shapes of one name take turns in its cache set; a counter "alt" too;
 //   - the events of cache_job::kMemo through one name pointer, "memo", whose kinds,
@@ -37,14 +37,11 @@ const char kMemoName[] = "memo";  // one pointer for every event of kMemo
 
 int main(int argc, char** argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 3;
-  char buf[64];
+  char buf[128];
   long page = sysconf(_SC_PAGESIZE);
   auto* pages = static_cast<char*>(
       mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
   if (pages == MAP_FAILED || mprotect(pages + page, page, PROT_NONE) != 0) return 2;
-  const char kEdge[] = "page-edge";
-  char* edge = pages + page - sizeof kEdge;
-  std::memcpy(edge, kEdge, sizeof kEdge);
   uint32_t v = rt::InternName("v"), word = rt::InternName("word");
   for (long r = 0; r < rounds; ++r) {
     for (size_t len : kLens) {
@@ -57,7 +54,17 @@ int main(int argc, char** argv) {
       std::memcpy(buf, s->c_str(), s->size() + 1);
       rt::EmitInstant(buf, Category::kUser, nullptr, 0);
     }
-    rt::EmitInstant(edge, Category::kUser, nullptr, 0);
+    for (const std::string& s : cache_job::Twins()) {
+      std::memcpy(buf, s.c_str(), s.size() + 1);
+      rt::EmitInstant(buf, Category::kUser, nullptr, 0);
+      rt::EmitInstant(buf, Category::kUser, nullptr, 0);
+    }
+    for (const std::string& s : cache_job::kEdgeNames) {
+      char* edge = pages + page - (s.size() + 1);
+      std::memcpy(edge, s.c_str(), s.size() + 1);
+      rt::EmitInstant(edge, Category::kUser, nullptr, 0);
+      rt::EmitInstant(edge, Category::kUser, nullptr, 0);
+    }
     for (int k = 0; k < 5; ++k) {
       Arg a;
       a.key = v;
