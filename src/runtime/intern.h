@@ -47,9 +47,12 @@ struct NameCache {
   } e[kSize];
 };
 
+// The entry for a name pointer: the top 8 bits of the pointer times an odd constant (2^64 / the
+// golden ratio), which spread pointers that differ in any bit; three instructions.
 TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
-  auto h = reinterpret_cast<uintptr_t>(name);
-  return c->e[((h >> 3) ^ (h >> 11)) & (NameCache::kSize - 1)];
+  static_assert(NameCache::kSize == 256);
+  auto h = reinterpret_cast<uintptr_t>(name) * 0x9e3779b97f4a7c15ull;
+  return c->e[h >> 56];
 }
 
 // Whether the NUL-terminated `name` equals the entry's text. It is compared 16 bytes at a time
