@@ -382,11 +382,14 @@ pieces([
 print()
 print("CPU time per 4 KiB page written into a file, on the traces' file system (ns; the stores "
       "include the user-space writes themselves)")
-print(f"  as the runtime does it: fallocate {fmt(val('pages.mmap.fallocate_ns'), 0)}, mmap with "
-      f"MAP_POPULATE {fmt(val('pages.mmap.mmap_ns'), 0)}, first stores (write faults) "
-      f"{fmt(val('pages.mmap.stores_ns'), 0)}, munmap {fmt(val('pages.mmap.munmap_ns'), 0)}: "
-      f"total {fmt(val('pages.mmap.total_ns'), 0)}")
-print(f"  + MADV_POPULATE_WRITE: total {fmt(val('pages.mmap_populate_write.total_ns'), 0)}; "
+print(f"  as the runtime's preparer does it (zeros written, mapped, MADV_POPULATE_WRITE): "
+      f"{fmt(val('pages.runtime.prepare_ns'), 0)}, then the stores "
+      f"{fmt(val('pages.runtime.stores_ns'), 0)}, munmap {fmt(val('pages.runtime.munmap_ns'), 0)}: "
+      f"total {fmt(val('pages.runtime.total_ns'), 0)}")
+print(f"  fallocate, mmap with MAP_POPULATE {fmt(val('pages.mmap.mmap_ns'), 0)}, first stores "
+      f"(write faults) {fmt(val('pages.mmap.stores_ns'), 0)}, munmap "
+      f"{fmt(val('pages.mmap.munmap_ns'), 0)}: total {fmt(val('pages.mmap.total_ns'), 0)}")
+print(f"  the same + MADV_POPULATE_WRITE: total {fmt(val('pages.mmap_populate_write.total_ns'), 0)}; "
       f"no MAP_POPULATE: {fmt(val('pages.mmap_nopopulate.total_ns'), 0)}; "
       f"neither, MADV_POPULATE_WRITE: {fmt(val('pages.mmap_nopopulate_populate_write.total_ns'), 0)}")
 print(f"  stores into a reused buffer, then pwrite(): total {fmt(val('pages.pwrite.total_ns'), 0)}")

@@ -20,6 +20,7 @@
 
 #include "harness.h"
 #include "runtime/emit.h"
+#include "runtime/prepare.h"
 #include "tensortrace/tensortrace.h"
 
 namespace {
@@ -274,10 +275,11 @@ int Baseline(const Config& c) {
 }
 
 // What writing a packet through a shared file mapping costs the kernel, per 4 KiB page, in a
-// file under `dir`, done the way the runtime does it (fallocate, mmap MAP_SHARED|MAP_POPULATE,
-// stores, munmap), and alternatives for comparison: MADV_POPULATE_WRITE after the mapping (no
-// write fault on the first store), no MAP_POPULATE (one fault per page, at the first store),
-// both, and stores into a reused buffer then pwrite().
+// file under `dir`: the runtime's own way (MapPacket as the preparer calls it: zeros written,
+// mapped, write-faulted with MADV_POPULATE_WRITE; then the stores and munmap), and others for
+// comparison: fallocate and mmap MAP_SHARED with or without MAP_POPULATE and
+// MADV_POPULATE_WRITE (without either, one fault per page at the first store), and stores into
+// a reused buffer then pwrite().
 int PageCost(const std::string& dir) {
   constexpr uint64_t kPacket = 1 << 20, kPackets = 64, kPage = 4096;
   constexpr int kPopulateWrite = 23;  // MADV_POPULATE_WRITE (Linux 5.14)
@@ -324,6 +326,28 @@ int PageCost(const std::string& dir) {
         "ttb %s.stores_ns %.0f\nttb %s.munmap_ns %.0f\nttb %s.total_ns %.0f\n",
         v, t_alloc / pages, v, t_map / pages, v, t_pop / pages, v, t_store / pages, v,
         t_unmap / pages, v, (t_alloc + t_map + t_pop + t_store + t_unmap) / pages);
+  }
+  {
+    int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return 1;
+    close(fd);
+    uint64_t t_prep = 0, t_store = 0, t_unmap = 0;
+    for (uint64_t i = 0; i < kPackets; ++i) {
+      uint64_t t0 = cpu();
+      uint8_t* m = tt::rt::MapPacket(path.c_str(), i * kPacket, kPacket, true);
+      if (!m) return 1;
+      uint64_t t1 = cpu();
+      fill(m);
+      uint64_t t2 = cpu();
+      munmap(m, kPacket);
+      uint64_t t3 = cpu();
+      t_prep += t1 - t0, t_store += t2 - t1, t_unmap += t3 - t2;
+    }
+    unlink(path.c_str());
+    std::printf(
+        "ttb pages.runtime.prepare_ns %.0f\nttb pages.runtime.stores_ns %.0f\n"
+        "ttb pages.runtime.munmap_ns %.0f\nttb pages.runtime.total_ns %.0f\n",
+        t_prep / pages, t_store / pages, t_unmap / pages, (t_prep + t_store + t_unmap) / pages);
   }
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return 1;

@@ -7,7 +7,6 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -131,19 +130,16 @@ bool StartPreparer() {
 
 }  // namespace
 
-// Writes zeros over [off, off + len) with pwritev from a buffer of zeros that is never written
-// (its pages stay the kernel's shared zero page).
+// Writes zeros over [off, off + len) from a buffer of zeros that is never written (its pages
+// stay the kernel's shared zero page), 64 KiB per call. Larger writes let ext4 put the range in
+// large folios, and then, in some processes (by address layout: never with ASLR off), each page
+// that MADV_POPULATE_WRITE faults in costs a page_mkwrite over the whole folio's buffers: 6 to
+// 8 us per 4 KiB page instead of 0.2 to 0.4 (bench/RESULTS.md).
 bool WriteZeros(int fd, uint64_t off, uint64_t len) {
   static uint8_t zeros[64 << 10];
-  iovec iov[16];
-  for (auto& v : iov) v = {zeros, sizeof zeros};
-  const uint64_t chunk = 16 * sizeof zeros;
   while (len) {
-    uint64_t n = len < chunk ? len : chunk;
-    int cnt = static_cast<int>((n + sizeof zeros - 1) / sizeof zeros);
-    iov[cnt - 1].iov_len = n - (cnt - 1) * sizeof zeros;
-    ssize_t w = pwritev(fd, iov, cnt, static_cast<off_t>(off));
-    iov[cnt - 1].iov_len = sizeof zeros;
+    uint64_t n = len < sizeof zeros ? len : sizeof zeros;
+    ssize_t w = pwrite(fd, zeros, n, static_cast<off_t>(off));
     if (w <= 0) return false;
     off += static_cast<uint64_t>(w);
     len -= static_cast<uint64_t>(w);
