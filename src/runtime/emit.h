@@ -149,8 +149,7 @@ TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Cate
     if (__builtin_expect(!TscNowNs(&s->anchor, &ts), 0)) return false;
     ts = ts < s->last_ts ? s->last_ts : ts;
   }
-  uint8_t* p = PutHeader(s->pos, cls, ts, s->last_ts);
-  Finish(s, PutNamedPayload(p, kind, true, 0, cat, fixed, args, enc, nargs), ts);
+  PutNamed(s, kind, 0, cls, cat, fixed, args, enc, nargs, ts);  // cls != 0: no name id needed
   return true;
 }
 
