@@ -12,17 +12,10 @@ uint32_t InternName(const char* s) {
 }
 
 uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
-                     const Arg* args, uint32_t n) {
+                     const Arg* args, const ArgEnc* enc, uint32_t n) {
   uint32_t id = NameId(s, name);
   if (id == 0) return 0;
-  uint8_t cls = 0;
-  // The caller encoded them already; taking its array here would make the compiler keep that
-  // array in memory on the hot path, so the miss encodes them again.
-  ArgEnc enc[layout::kMaxClassArgs];
-  if (n <= layout::kMaxClassArgs) {
-    for (uint32_t i = 0; i < n; ++i) enc[i] = EncodeArg(args[i]);
-    cls = ClassOf(&s->classes, kind, id, cat, args, enc, n);
-  }
+  uint8_t cls = n <= layout::kMaxClassArgs ? ClassOf(&s->classes, kind, id, cat, args, enc, n) : 0;
   NameCache::Entry& e = NameSlot(&s->names, name);
   if (e.ptr == name) Remember(e, MemoWord(kind, cat, n), args, enc, n, cls);
   return id | uint64_t{cls} << 32;

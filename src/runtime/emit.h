@@ -39,18 +39,32 @@ TT_HOT void Leave(Stream* s) {
   s->busy = 0;
 }
 
+// Whether the packet has room for `payload` bytes plus the largest header.
+TT_HOT bool HasRoom(const Stream* s, uint64_t payload) {
+  return static_cast<uint64_t>(s->end - s->pos) >= payload + kMaxHeader;
+}
+
 // Room for `payload` bytes plus the largest header; false (and a counted drop) if none.
 TT_HOT bool Reserve(Stream* s, uint64_t payload) {
-  if (__builtin_expect(static_cast<uint64_t>(s->end - s->pos) >= payload + kMaxHeader, 1))
-    return true;
+  if (__builtin_expect(HasRoom(s, payload), 1)) return true;
   if (NextPacket(s, payload + kMaxHeader)) return true;
   CountDropReason(kDropNoSpace, 1);
   CountDrop(s, 1);
   return false;
 }
 
+// The stream's clock, never behind its last event: from the TSC without its slow cases (false
+// where they are needed), or any way.
+TT_HOT bool TscNow(const Stream* s, uint64_t* ts) {
+  if (!TscNowNs(&s->anchor, ts)) return false;
+  *ts = *ts < s->last_ts ? s->last_ts : *ts;
+  return true;
+}
+
 TT_HOT uint64_t Now(Stream* s) {
-  uint64_t t = NowNs(&s->anchor);
+  uint64_t t;
+  if (TscNow(s, &t)) return t;
+  t = SlowNowNs(&s->anchor);
   return t < s->last_ts ? s->last_ts : t;
 }
 
@@ -82,7 +96,7 @@ TT_HOT uint32_t NameId(Stream* s, const char* name) {
 // FindNamed's way when the name's cache entry does not remember the event's shape: the name
 // and class caches (or the process tables), then remembered.
 uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
-                     const Arg* args, uint32_t n);
+                     const Arg* args, const ArgEnc* enc, uint32_t n);
 
 // The name id and class of a named event whose arguments are encoded as `enc` (the first
 // min(n, kMaxClassArgs)), as id | class << 32; 0 (a counted drop) if the name could not be
@@ -94,7 +108,7 @@ TT_HOT uint64_t FindNamed(Stream* s, uint8_t kind, const char* name, layout::Cat
   if (__builtin_expect(e.ptr == name, 1) && SameText(e, name) &&
       MemoHit(e, MemoWord(kind, cat, n), args, enc, n))
     return e.id | uint64_t{e.memo_class} << 32;
-  return LookupNamed(s, kind, name, cat, args, n);
+  return LookupNamed(s, kind, name, cat, args, enc, n);
 }
 
 // A named event the general way (out of line): attaching the thread, a drop, a name or class
@@ -140,15 +154,9 @@ TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Cate
   uint8_t cls = e.memo_class;  // read before the clock, which the compiler takes as a barrier
   if (__builtin_expect(cls == 0, 0)) return false;
   // Room for the event with or without its class: a constant for the compiler.
-  if (__builtin_expect(static_cast<uint64_t>(s->end - s->pos) <
-                           NamedPayloadRoom(kind, false, args, nargs) + kMaxHeader,
-                       0))
-    return false;
+  if (__builtin_expect(!HasRoom(s, NamedPayloadRoom(kind, false, args, nargs)), 0)) return false;
   uint64_t ts = end_ts;
-  if (!end_ts || end_ts < s->last_ts) {
-    if (__builtin_expect(!TscNowNs(&s->anchor, &ts), 0)) return false;
-    ts = ts < s->last_ts ? s->last_ts : ts;
-  }
+  if ((!end_ts || end_ts < s->last_ts) && __builtin_expect(!TscNow(s, &ts), 0)) return false;
   PutNamed(s, kind, 0, cls, cat, fixed, args, enc, nargs, ts);  // cls != 0: no name id needed
   return true;
 }
@@ -188,13 +196,10 @@ inline void EmitEnd() {
     s->busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     uint64_t ts;
-    bool fast = s->pending_drops.load(std::memory_order_relaxed) == 0 &&
-                static_cast<uint64_t>(s->end - s->pos) >= kMaxHeader &&
-                TscNowNs(&s->anchor, &ts);
-    if (__builtin_expect(fast, 1)) {
-      ts = ts < s->last_ts ? s->last_ts : ts;
+    bool fast = s->pending_drops.load(std::memory_order_relaxed) == 0 && HasRoom(s, 0) &&
+                TscNow(s, &ts);
+    if (__builtin_expect(fast, 1))
       Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
-    }
     Leave(s);
     if (__builtin_expect(fast, 1)) return;
   }
