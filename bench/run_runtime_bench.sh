@@ -375,7 +375,7 @@ print(f"  {'tt_mark (instant, no args)':56}{fmt(val('abl.mark.t1.cpu_ns')):>8}")
 print("where an instant's time goes (int64 + double arguments; 1 thread, as above)")
 pieces([
     ("Enter(), NameId, Leave()", "abl.i_name"),
-    ("+ arguments, FindNamed (name entry and its class)", "abl.i_class"),
+    ("+ arguments, FastClass (name entry, class, values)", "abl.i_class"),
     ("+ Reserve and Now", "abl.i_now"),
     ("+ header, values, Commit: the whole EmitInstant", "abl.i_inline"),
 ], "")

@@ -199,9 +199,11 @@ int Ablate(const Config& c) {
           if (Stream* s = Enter()) {
             tt::Arg a[2];
             args(i, a);
-            tt::ArgEnc enc[2] = {tt::EncodeArg(a[0]), tt::EncodeArg(a[1])};
-            r = FindNamed(s, tt::layout::kInstant, ttb::kInstantName, Category::kUser, a, enc, 2);
-            r += enc[0].bits + enc[1].bits;
+            uint64_t bits[NameCache::kMemoArgs] = {};
+            const NameCache::Entry* e;
+            r = FastClass(s, tt::layout::kInstant, ttb::kInstantName, Category::kUser, a, 2, bits,
+                          &e);
+            r += bits[0] + bits[1];
             if (clock && Reserve(s, 16)) r += Now(s);
             Leave(s);
           }

@@ -4,6 +4,8 @@
 // (tests/programs/cache_job.cc writes them).
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -54,7 +56,7 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
       alt.push_back(a.type == ArgType::kString ? p.names.at(a.v.str) : std::to_string(a.v.i));
     } else if (e.id == kCounter && e.name == "alt") {
       counters.push_back(e.value);
-    } else if (e.id == kInstant) {
+    } else if (e.id == kInstant && e.name.rfind("fit-", 0) != 0) {  // fit-*: the next test's
       names.push_back(e.name);
     }
   }
@@ -81,6 +83,51 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
       }
     }
   }
+}
+
+// The fast path keeps a name's last class while a value fits its encodings: every value at
+// an encoding's edge, after every other one, reads back with its type and exact bits.
+TEST(Caches, ValuesAtTheEncodingsEdgesReadBackExactly) {
+  TempDir dir;
+  auto run = RunCmd({TT_CACHE_JOB, "1"}, {{"TENSORTRACE_DIR", dir.path()}});
+  ASSERT_EQ(run.status, 0) << run.err;
+  test::TraceView view = test::LoadTrace(dir.path());
+  ASSERT_TRUE(view.problems.empty()) << view.problems[0].ToString();
+  ASSERT_EQ(view.procs.size(), 1u);
+  const test::ProcView& p = view.procs[0];
+  // What each "fit-*" instant should hold: its type and its value's 8 bytes.
+  std::vector<std::pair<ArgType, uint64_t>> want_i, want_u, want_f, want_t;
+  for (int64_t x : cache_job::kFitInts)
+    for (int64_t y : cache_job::kFitInts)
+      for (int64_t v : {x, y}) want_i.emplace_back(ArgType::kInt, static_cast<uint64_t>(v));
+  for (uint64_t x : cache_job::kFitUints)
+    for (uint64_t y : cache_job::kFitUints)
+      for (uint64_t v : {x, y}) want_u.emplace_back(ArgType::kUint, v);
+  for (uint64_t x : cache_job::kFitDoubleBits)
+    for (uint64_t y : cache_job::kFitDoubleBits)
+      for (uint64_t v : {x, y}) want_f.emplace_back(ArgType::kFloat, v);
+  uint64_t five_bits;
+  double five = 5;
+  std::memcpy(&five_bits, &five, 8);
+  for (int round = 0; round < 2; ++round)
+    for (ArgType t : cache_job::kFitTypes)
+      want_t.insert(want_t.end(), 2, {t, t == ArgType::kFloat ? five_bits : 5});
+  std::vector<std::pair<ArgType, uint64_t>> got_i, got_u, got_f, got_t;
+  for (const test::Ev& e : p.events) {
+    if (e.id != kInstant || e.name.rfind("fit-", 0) != 0) continue;
+    ASSERT_EQ(e.args.size(), 1u) << e.name;
+    EXPECT_EQ(p.names.at(e.args[0].key), "v");
+    std::pair<ArgType, uint64_t> got{e.args[0].type, e.args[0].v.u};
+    if (got.first == ArgType::kString) got.second = p.names.at(e.args[0].v.str) == "five" ? 5 : 0;
+    if (e.name == "fit-i") got_i.push_back(got);
+    if (e.name == "fit-u") got_u.push_back(got);
+    if (e.name == "fit-f") got_f.push_back(got);
+    if (e.name == "fit-t") got_t.push_back(got);
+  }
+  EXPECT_EQ(got_i, want_i);
+  EXPECT_EQ(got_u, want_u);
+  EXPECT_EQ(got_f, want_f);
+  EXPECT_EQ(got_t, want_t);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ void EmitNamedSlow(uint64_t shape, const char* name, uint64_t fixed, const Arg* 
   if (!name) name = "";
   ArgEnc enc[layout::kMaxClassArgs];
   for (uint32_t i = 0; i < nargs && i < layout::kMaxClassArgs; ++i) enc[i] = EncodeArg(args[i]);
-  if (uint64_t found = FindNamed(s, kind, name, cat, args, enc, nargs)) {
+  if (uint64_t found = LookupNamed(s, kind, name, cat, args, enc, nargs)) {
     if (Reserve(s, NamedPayloadRoom(kind, false, args, nargs))) {
       PutNamed(s, kind, static_cast<uint32_t>(found), static_cast<uint8_t>(found >> 32), cat,
                fixed, args, enc, nargs, EventTime(s, end_ts));

@@ -93,23 +93,12 @@ TT_HOT uint32_t NameId(Stream* s, const char* name) {
   return id;
 }
 
-// FindNamed's way when the name's cache entry does not remember the event's shape: the name
-// and class caches (or the process tables), then remembered.
+// The name id and class of a named event whose arguments are encoded as `enc` (the first
+// min(n, kMaxClassArgs)), as id | class << 32, found through the name and class caches (or the
+// process tables) and remembered in the name's cache entry for the fast path; 0 (a counted
+// drop) if the name could not be interned.
 uint64_t LookupNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
                      const Arg* args, const ArgEnc* enc, uint32_t n);
-
-// The name id and class of a named event whose arguments are encoded as `enc` (the first
-// min(n, kMaxClassArgs)), as id | class << 32; 0 (a counted drop) if the name could not be
-// interned. A repeated event takes one lookup: the entry of its name pointer in the name cache,
-// which remembers the class of that name's last event.
-TT_HOT uint64_t FindNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
-                          const Arg* args, const ArgEnc* enc, uint32_t n) {
-  const NameCache::Entry& e = NameSlot(&s->names, name);
-  if (__builtin_expect(e.ptr == name, 1) && SameText(e, name) &&
-      MemoHit(e, MemoWord(kind, cat, n), args, enc, n))
-    return e.id | uint64_t{e.memo_class} << 32;
-  return LookupNamed(s, kind, name, cat, args, enc, n);
-}
 
 // A named event the general way (out of line): attaching the thread, a drop, a name or class
 // the name's cache entry does not remember, a packet switch, the clock's slow cases. `shape`
@@ -136,28 +125,41 @@ TT_HOT void PutNamed(Stream* s, uint8_t kind, uint32_t id, uint8_t cls, layout::
   Finish(s, PutNamedPayload(p, kind, cls != 0, id, cat, fixed, args, enc, nargs), ts);
 }
 
+// The class a named event takes on the fast path: the one its name's cache entry remembers,
+// if the entry is this name's and the event fits it (MemoClass; `bits`: the values to store);
+// 0 where the general way is needed.
+TT_HOT uint8_t FastClass(Stream* s, uint8_t kind, const char* name, layout::Category cat,
+                         const Arg* args, uint32_t nargs, uint64_t* bits,
+                         const NameCache::Entry** entry) {
+  const NameCache::Entry& e = NameSlot(&s->names, name);
+  *entry = &e;
+  if (__builtin_expect(e.ptr != name || !SameTextNoCall(e, name), 0)) return 0;
+  return MemoClass(e, MemoWord(kind, cat, nargs), args, nargs, bits);
+}
+
 // The fast path of a named event on a stream the caller holds: its name's cache entry
-// remembers the event's class (not "self-described"), the packet has room, the TSC clock needs
-// no re-anchoring. It makes no call, so the compiler saves few registers or none for it. False
-// (nothing written) where the general way is needed.
+// remembers a class the event fits, the packet has room, the TSC clock needs no re-anchoring.
+// It makes no call, so the compiler saves few registers or none for it. False (nothing
+// written) where the general way is needed.
 TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
                          uint64_t fixed, const Arg* args, uint32_t nargs, uint64_t end_ts) {
   if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) return false;
-  const NameCache::Entry& e = NameSlot(&s->names, name);
-  if (__builtin_expect(e.ptr != name || !SameTextNoCall(e, name), 0)) return false;
-  // Encoded after the name's check, which then has registers enough without saving any.
-  ArgEnc enc[NameCache::kMemoArgs];
-#pragma GCC unroll 4
-  for (uint32_t i = 0; i < nargs && i < NameCache::kMemoArgs; ++i) enc[i] = EncodeArg(args[i]);
-  // Only an event with a class (almost all) is written here: its name id is then not needed.
-  if (__builtin_expect(!MemoHit(e, MemoWord(kind, cat, nargs), args, enc, nargs), 0)) return false;
-  uint8_t cls = e.memo_class;  // read before the clock, which the compiler takes as a barrier
+  uint64_t bits[NameCache::kMemoArgs] = {};
+  const NameCache::Entry* e;
+  uint8_t cls = FastClass(s, kind, name, cat, args, nargs, bits, &e);
   if (__builtin_expect(cls == 0, 0)) return false;
-  // Room for the event with or without its class: a constant for the compiler.
-  if (__builtin_expect(!HasRoom(s, NamedPayloadRoom(kind, false, args, nargs)), 0)) return false;
+  // Room for the event with its class: a constant for the compiler.
+  if (__builtin_expect(!HasRoom(s, NamedPayloadRoom(kind, true, args, nargs)), 0)) return false;
   uint64_t ts = end_ts;
   if ((!end_ts || end_ts < s->last_ts) && __builtin_expect(!TscNow(s, &ts), 0)) return false;
-  PutNamed(s, kind, 0, cls, cat, fixed, args, enc, nargs, ts);  // cls != 0: no name id needed
+  uint8_t* p = PutHeader(s->pos, cls, ts, s->last_ts);
+  if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
+#pragma GCC unroll 4
+  for (uint32_t i = 0; i < nargs && i < NameCache::kMemoArgs; ++i) {
+    Store<uint64_t>(p, bits[i]);
+    p += e->memo_size[i];
+  }
+  Finish(s, p, ts);
   return true;
 }
 
@@ -182,14 +184,14 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
   EmitNamedSlow(NamedShape(kind, cat, nargs), name, fixed, args, end_ts);
 }
 
-inline void EmitBegin(const char* name, layout::Category cat) {
+TT_HOT void EmitBegin(const char* name, layout::Category cat) {
   EmitNamed(layout::kSliceBegin, name, cat, 0, nullptr, 0);
 }
 
 // A slice's end the general way (out of line).
 void EmitEndSlow();
 
-inline void EmitEnd() {
+TT_HOT void EmitEnd() {
   if (!Enabled()) return;
   Stream* s = t_stream;
   if (__builtin_expect(s != nullptr && s->busy == 0, 1)) {
@@ -207,11 +209,11 @@ inline void EmitEnd() {
 }
 
 // An instant (nargs == 0 is fine). At most 255 arguments.
-inline void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
+TT_HOT void EmitInstant(const char* name, layout::Category cat, const Arg* args, uint32_t nargs) {
   EmitNamed(layout::kInstant, name, cat, 0, args, nargs);
 }
 
-inline void EmitCounter(const char* name, layout::Category cat, double value) {
+TT_HOT void EmitCounter(const char* name, layout::Category cat, double value) {
   uint64_t bits;
   std::memcpy(&bits, &value, 8);
   EmitNamed(layout::kCounter, name, cat, bits, nullptr, 0);

@@ -3,6 +3,7 @@
 // argument encodings match a class is written as the class id and its values only.
 #pragma once
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "core/hot.h"
@@ -66,28 +67,73 @@ TT_HOT uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Categ
 }
 
 // What a name's cache entry remembers of the class it was last written with (intern.h): the
-// event's kind, category and argument count (the word is never 0), and each argument's word.
+// event's kind, category and argument count (the word is never 0).
 TT_HOT uint64_t MemoWord(uint8_t kind, layout::Category cat, uint32_t n) {
   return uint64_t{kind} | uint64_t{static_cast<uint8_t>(cat)} << 8 | uint64_t{n} << 16 |
          uint64_t{1} << 32;
 }
 
-// Whether the entry of the event's name remembers this shape (its class is then memo_class).
-TT_HOT bool MemoHit(const NameCache::Entry& e, uint64_t w0, const Arg* args, const ArgEnc* enc,
-                    uint32_t n) {
-  if (n > NameCache::kMemoArgs) return false;
-  bool hit = e.memo_w0 == w0;
+// The values each encoding holds, as those v (the argument's 8 bytes) with v - lo <= span,
+// unsigned. F32's are found by converting (its span is unused).
+struct WireRange {
+  uint64_t lo, span;
+};
+inline constexpr WireRange kWireRanges[] = {
+    {0, ~uint64_t{0}},                              // kI64
+    {0, ~uint64_t{0}},                              // kU64
+    {0, ~uint64_t{0}},                              // kF64
+    {0, UINT32_MAX},                                // kStr: an id, zero-extended
+    {static_cast<uint64_t>(INT8_MIN), UINT8_MAX},   // kI8
+    {static_cast<uint64_t>(INT16_MIN), UINT16_MAX}, // kI16
+    {static_cast<uint64_t>(INT32_MIN), UINT32_MAX}, // kI32
+    {0, UINT32_MAX},                                // kU32
+    {0, 0},                                         // kF32
+};
+static_assert(std::size(kWireRanges) == static_cast<size_t>(layout::ArgWire::kCount));
+
+// The class the entry remembers, if the event has the remembered shape `w0` (MemoWord) and
+// each argument the remembered key and type and a value that the remembered encoding holds
+// exactly (`bits`: the 8 bytes to store for each); 0 if not. The encoding need not be the
+// narrowest: a value that fits keeps the class (a miss encodes at the narrowest again).
+TT_HOT uint8_t MemoClass(const NameCache::Entry& e, uint64_t w0, const Arg* args, uint32_t n,
+                         uint64_t* bits) {
+  if (n > NameCache::kMemoArgs || e.memo_w0 != w0) return 0;
 #pragma GCC unroll 4
-  for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i)
-    hit &= e.memo_args[i] == ArgWord(args[i], enc[i]);
-  return hit;
+  for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i) {
+    if (ArgHead(args[i]) != e.memo_head[i]) return 0;
+    uint64_t v = args[i].v.u;
+    if (e.memo_f32[i]) {
+      // Converted as EncodeArg does, each result into its source's register (no dependency
+      // on another register's upper bits).
+      __m128d d = _mm_castsi128_pd(_mm_cvtsi64_si128(static_cast<int64_t>(v)));
+      __m128 f = _mm_cvtsd_ss(_mm_castpd_ps(d), d);
+      bits[i] = static_cast<uint32_t>(_mm_cvtsi128_si32(_mm_castps_si128(f)));
+      __m128d back = _mm_cvtss_sd(_mm_castps_pd(f), f);
+      if (static_cast<uint64_t>(_mm_cvtsi128_si64(_mm_castpd_si128(back))) != v) return 0;
+    } else {
+      if (v - e.memo_lo[i] > e.memo_span[i]) return 0;
+      bits[i] = v;
+    }
+  }
+  return e.memo_class;
 }
 
-TT_HOT void Remember(NameCache::Entry& e, uint64_t w0, const Arg* args, const ArgEnc* enc,
+// Remembers class `cls` of an event of shape `w0` whose arguments were encoded as `enc`;
+// forgets instead where the fast path could not use it (no class, too many arguments).
+inline void Remember(NameCache::Entry& e, uint64_t w0, const Arg* args, const ArgEnc* enc,
                      uint32_t n, uint8_t cls) {
-  if (n > NameCache::kMemoArgs) return;
-  for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i)
-    e.memo_args[i] = ArgWord(args[i], enc[i]);
+  if (n > NameCache::kMemoArgs || cls == 0) {
+    e.memo_w0 = 0;
+    return;
+  }
+  for (uint32_t i = 0; i < n; ++i) {
+    auto w = static_cast<uint8_t>(enc[i].wire);
+    e.memo_head[i] = ArgHead(args[i]);
+    e.memo_lo[i] = kWireRanges[w].lo;
+    e.memo_span[i] = kWireRanges[w].span;
+    e.memo_f32[i] = enc[i].wire == layout::ArgWire::kF32;
+    e.memo_size[i] = layout::ArgWireSize(enc[i].wire);
+  }
   e.memo_class = cls;
   e.memo_w0 = w0;
 }

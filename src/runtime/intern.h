@@ -28,7 +28,8 @@ struct NameCache {
   static constexpr uint32_t kSize = 256;
   static constexpr uint32_t kHead = 32;     // texts shorter than this are compared in place
   static constexpr uint32_t kMemoArgs = 4;  // events with more arguments are not remembered
-  struct alignas(64) Entry {
+  // 256 bytes: the hot path then finds an entry with one shift.
+  struct alignas(256) Entry {
     char head[kHead];  // the text's first bytes, zero-padded
     const char* ptr;
     const char* text;
@@ -39,12 +40,19 @@ struct NameCache {
     // A text of 32 to 63 bytes: the mask of bytes 32..len compared with `text`; a shorter
     // one: 0; a longer one: kNeedStrcmp.
     uint32_t need2;
-    // The remembered class: the event's shape word (0: none), each argument's key and
-    // encoding, the class id (0: written self-described).
+    // The class this name's last event had, for the fast path (event_classes.h, MemoClass):
+    // the event's shape word (0: nothing remembered; never a self-described event), then per
+    // argument its key and type word (ArgHead), the values its encoding holds (those v with
+    // v - lo <= span, unsigned; a float's encoding is tested by converting), and its width.
     uint64_t memo_w0;
-    uint64_t memo_args[kMemoArgs];
+    uint64_t memo_head[kMemoArgs];
+    uint64_t memo_lo[kMemoArgs];
+    uint64_t memo_span[kMemoArgs];
+    uint8_t memo_f32[kMemoArgs];
+    uint8_t memo_size[kMemoArgs];
     uint8_t memo_class;
   } e[kSize];
+  static_assert(sizeof(Entry) == 256);
 };
 
 // The entry for a name pointer: the top 8 bits of the pointer times an odd constant (2^64 / the
@@ -76,20 +84,24 @@ inline constexpr uint32_t kTextSlack = 16;  // readable bytes past an interned t
 // NameCache::Entry::need2 of a text of 64 bytes or more (not a mask of the form 2^k - 1).
 inline constexpr uint32_t kNeedStrcmp = 0x80000000u;
 
-// Which of the 32 bytes at a and b are equal, as a bit mask.
-TT_HOT uint32_t Same32(const char* a, const char* b) {
+// Which of the 16 bytes at a and b are equal, as a bit mask.
+TT_HOT uint32_t Same16(const char* a, const char* b) {
   auto load = [](const char* q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q)); };
-  auto eq = [&](int at) {
-    return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(load(a + at), load(b + at))));
-  };
-  return eq(0) | eq(16) << 16;
+  return static_cast<uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(load(a), load(b))));
 }
+
+// The same for 32 bytes.
+TT_HOT uint32_t Same32(const char* a, const char* b) { return Same16(a, b) | Same16(a + 16, b + 16) << 16; }
 
 // The in-place comparison: 1 equal, 0 different, -1 cannot tell here (strcmp must).
 TT_HOT int CompareInPlace(const NameCache::Entry& e, const char* name) {
   const char* p = name;
   asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
   auto in_page = reinterpret_cast<uintptr_t>(p) & 4095;
+  if (e.need <= 0xffff) {  // a text under 16 bytes: one load
+    if (in_page > 4096 - 16) return -1;
+    return (Same16(p, e.head) & e.need) == e.need;
+  }
   if (in_page > 4096 - NameCache::kHead) return -1;
   if ((Same32(p, e.head) & e.need) != e.need) return 0;
   if (e.need2 == 0) return 1;  // a text under 32 bytes

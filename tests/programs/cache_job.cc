@@ -10,7 +10,9 @@
 //   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
 //     string, so the shapes of one name take turns in its cache set; a counter "alt" too;
 //   - the events of cache_job::kMemo through one name pointer, "memo", whose kinds,
-//     categories, keys and argument counts change from one to the next.
+//     categories, keys and argument counts change from one to the next;
+//   - "fit-i", "fit-f", "fit-u" and "fit-t" (cache_job.h: values at the edges of each
+//     encoding, and a key whose type changes).
 // Prints "cache done".
 #include "cache_job.h"
 
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "runtime/emit.h"
@@ -92,6 +95,57 @@ int main(int argc, char** argv) {
       } else {
         rt::EmitInstant(kMemoName, cat, a, m.nargs);
       }
+    }
+  }
+  uint32_t fv = rt::InternName("v"), five = rt::InternName("five");
+  auto one = [](const char* name, Arg a) { rt::EmitInstant(name, Category::kUser, &a, 1); };
+  auto arg = [fv](ArgType type) {
+    Arg a;
+    a.key = fv;
+    a.type = type;
+    return a;
+  };
+  for (int64_t x : cache_job::kFitInts) {
+    for (int64_t y : cache_job::kFitInts) {
+      for (int64_t v : {x, y}) {
+        Arg a = arg(ArgType::kInt);
+        a.v.i = v;
+        one("fit-i", a);
+      }
+    }
+  }
+  for (uint64_t x : cache_job::kFitUints) {
+    for (uint64_t y : cache_job::kFitUints) {
+      for (uint64_t v : {x, y}) {
+        Arg a = arg(ArgType::kUint);
+        a.v.u = v;
+        one("fit-u", a);
+      }
+    }
+  }
+  constexpr size_t kDoubles = std::size(cache_job::kFitDoubleBits);
+  for (size_t x = 0; x < kDoubles; ++x) {
+    for (size_t y = 0; y < kDoubles; ++y) {
+      for (size_t v : {x, y}) {
+        Arg a = arg(ArgType::kFloat);
+        a.v.f = cache_job::FitDouble(v);
+        one("fit-f", a);
+      }
+    }
+  }
+  for (int round = 0; round < 2; ++round) {
+    for (ArgType t : cache_job::kFitTypes) {
+      Arg a = arg(t);
+      if (t == ArgType::kFloat) {
+        a.v.f = 5;
+      } else if (t == ArgType::kString) {
+        a.v.str = five;
+      } else {
+        a.v.i = 5;
+      }
+      if (round == 1) std::memset(a.pad, 0xab, sizeof a.pad);
+      one("fit-t", a);
+      one("fit-t", a);
     }
   }
   std::printf("cache done\n");

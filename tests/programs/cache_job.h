@@ -3,6 +3,8 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -45,6 +47,43 @@ inline constexpr MemoEvent kMemo[] = {
     {kB, false, 1, false}, {kI, false, 4, false}, {kI, false, 5, false},
     {kI, false, 7, false}, {kI, false, 0, false}, {kI, false, 1, false},
 };
+
+// Values whose encodings' edges the fast path's range checks must get right. "fit-i" {v},
+// "fit-f" {v} and "fit-u" {v} write every pair (a, b) of their list as a then b, so each value
+// meets what each other one left in the name's cache entry (tests/cache_test.cc, FitValues).
+inline constexpr int64_t kFitInts[] = {0,
+                                       127,
+                                       128,
+                                       -128,
+                                       -129,
+                                       32767,
+                                       32768,
+                                       -32768,
+                                       -32769,
+                                       INT32_MAX,
+                                       int64_t{INT32_MAX} + 1,
+                                       INT32_MIN,
+                                       int64_t{INT32_MIN} - 1,
+                                       INT64_MAX,
+                                       INT64_MIN};
+inline constexpr uint64_t kFitUints[] = {0, 1u << 31, UINT32_MAX, uint64_t{UINT32_MAX} + 1,
+                                         UINT64_MAX};
+// Doubles by their bits: a float's (0.5, -0.0, the smallest and largest float, a quiet NaN),
+// and not (0.1, past float's range, a NaN whose payload a float cannot hold).
+inline constexpr uint64_t kFitDoubleBits[] = {
+    0x3fe0000000000000, 0x8000000000000000, 0x36a0000000000000, 0x47efffffe0000000,
+    0x7ff8000000000000, 0x3fb999999999999a, 0x47f0000000000000, 0x7ff8000000000001};
+inline double FitDouble(size_t i) {
+  double d;
+  std::memcpy(&d, &kFitDoubleBits[i], 8);
+  return d;
+}
+// "fit-t" {v}: one key whose type changes from one event to the next (int, uint, float,
+// string, twice around), each value 5 (the string: the interned "five"), its padding bytes
+// 0xab from the second time around (the fast path then never matches; values must not change).
+inline constexpr tt::layout::ArgType kFitTypes[] = {
+    tt::layout::ArgType::kInt, tt::layout::ArgType::kUint, tt::layout::ArgType::kFloat,
+    tt::layout::ArgType::kString};
 
 // The name of length `len`: "L<len>:" then letters, cut to `len`.
 inline std::string Named(size_t len) {
