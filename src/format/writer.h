@@ -45,14 +45,18 @@ inline void InitPacket(uint8_t* base, uint64_t packet_bytes, const PacketInfo& i
 // Largest event header.
 inline constexpr uint32_t kMaxHeader = layout::kExtendedHeaderSize;
 
+// Writes a compact event header (id, the timestamp's low 32 bits), which only a caller that
+// knows the event follows the previous one in its packet by under 2^32 ns may use.
+inline uint8_t* PutCompactHeader(uint8_t* p, uint8_t id, uint64_t ts) {
+  p[0] = id;
+  Store<uint32_t>(p + 1, static_cast<uint32_t>(ts));
+  return p + layout::kCompactHeaderSize;
+}
+
 // Writes an event header; `last_ts` is the previous timestamp in this packet (or its
 // timestamp_begin). A 32-bit timestamp is enough while the gap stays under 2^32 ns.
 inline uint8_t* PutHeader(uint8_t* p, uint8_t id, uint64_t ts, uint64_t last_ts) {
-  if (__builtin_expect(ts - last_ts < (uint64_t{1} << 32), 1)) {
-    p[0] = id;
-    Store<uint32_t>(p + 1, static_cast<uint32_t>(ts));
-    return p + layout::kCompactHeaderSize;
-  }
+  if (__builtin_expect(ts - last_ts < (uint64_t{1} << 32), 1)) return PutCompactHeader(p, id, ts);
   p[0] = layout::kExtendedId;
   Store<uint16_t>(p + 1, id);
   Store<uint64_t>(p + 3, ts);

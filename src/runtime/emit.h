@@ -9,7 +9,7 @@ namespace tt::rt {
 // Moves the drops counted while busy into the packet context (the stream's thread only).
 inline void FoldDrops(Stream* s) {
   // One exchange: a handler that counts a drop between a load and a store would be lost.
-  uint32_t n = s->pending_drops.exchange(0, std::memory_order_relaxed);
+  uint32_t n = PendingDrops(s).exchange(0, std::memory_order_relaxed);
   CountDropReason(kDropBusy, n);
   CountDrop(s, n);
 }
@@ -23,25 +23,35 @@ TT_HOT Stream* Enter() {
     s = AttachThread();
     if (!s) return nullptr;
   }
-  if (__builtin_expect(s->busy != 0, 0)) {
-    s->pending_drops.store(s->pending_drops.load(std::memory_order_relaxed) + 1,
+  if (__builtin_expect(s->held.busy != 0, 0)) {
+    PendingDrops(s).store(PendingDrops(s).load(std::memory_order_relaxed) + 1,
                            std::memory_order_relaxed);
     return nullptr;
   }
-  s->busy = 1;
+  s->held.busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) FoldDrops(s);
+  if (__builtin_expect(PendingDrops(s).load(std::memory_order_relaxed) != 0, 0)) FoldDrops(s);
   return s;
 }
 
 TT_HOT void Leave(Stream* s) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  s->busy = 0;
+  s->held.busy = 0;
 }
 
-// Whether the packet has room for `payload` bytes plus the largest header.
+// Whether the packet has room for `payload` bytes plus the largest header (as addresses: the
+// compiler then reuses its load of `pos` for the event's header).
 TT_HOT bool HasRoom(const Stream* s, uint64_t payload) {
-  return static_cast<uint64_t>(s->end - s->pos) >= payload + kMaxHeader;
+  return reinterpret_cast<uintptr_t>(s->pos) + payload + kMaxHeader <=
+         reinterpret_cast<uintptr_t>(s->end);
+}
+
+// Whether no event is being written and no drop waits to be folded: both with one load.
+TT_HOT bool Idle(const Stream* s) {
+  static_assert(sizeof s->held == 8);
+  uint64_t w;
+  std::memcpy(&w, &s->held, sizeof w);
+  return w == 0;
 }
 
 // Room for `payload` bytes plus the largest header; false (and a counted drop) if none.
@@ -55,6 +65,13 @@ TT_HOT bool Reserve(Stream* s, uint64_t payload) {
 
 // The stream's clock, never behind its last event: from the TSC without its slow cases (false
 // where they are needed), or any way.
+//
+// A time from TscNow is at most 10 ms (the re-anchoring interval) past the stream's anchor, and
+// the anchor is never more than kAnchorLead past the stream's last event (Now keeps it so), so
+// the event follows the last by under 2^32 ns: the fast paths write compact headers without
+// checking the gap (PutCompactHeader).
+inline constexpr uint64_t kAnchorLead = uint64_t{1} << 31;
+
 TT_HOT bool TscNow(const Stream* s, uint64_t* ts) {
   if (!TscNowNs(&s->anchor, ts)) return false;
   *ts = *ts < s->last_ts ? s->last_ts : *ts;
@@ -65,6 +82,10 @@ TT_HOT uint64_t Now(Stream* s) {
   uint64_t t;
   if (TscNow(s, &t)) return t;
   t = SlowNowNs(&s->anchor);
+  // Re-anchored long after the last event (a thread idle for seconds, then ThreadNowNs, which
+  // writes nothing): the anchor is made stale, so TscNow fails until an event written the
+  // general way (whose header takes the whole gap) brings the last event up to date.
+  if (t > s->last_ts + kAnchorLead) s->anchor.tsc -= g_clock.reanchor_ticks;
   return t < s->last_ts ? s->last_ts : t;
 }
 
@@ -137,22 +158,27 @@ TT_HOT uint8_t FastClass(Stream* s, uint8_t kind, const char* name, layout::Cate
   return MemoClass(e, MemoWord(kind, cat, nargs), args, nargs, bits);
 }
 
-// The fast path of a named event on a stream the caller holds: its name's cache entry
+// The fast path of a named event on a stream the caller holds (no drop to fold): its name's cache entry
 // remembers a class the event fits, the packet has room, the TSC clock needs no re-anchoring.
 // It makes no call, so the compiler saves few registers or none for it. False (nothing
 // written) where the general way is needed.
 TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,
                          uint64_t fixed, const Arg* args, uint32_t nargs, uint64_t end_ts) {
-  if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) return false;
   uint64_t bits[NameCache::kMemoArgs] = {};
   const NameCache::Entry* e;
   uint8_t cls = FastClass(s, kind, name, cat, args, nargs, bits, &e);
   if (__builtin_expect(cls == 0, 0)) return false;
   // Room for the event with its class: a constant for the compiler.
   if (__builtin_expect(!HasRoom(s, NamedPayloadRoom(kind, true, args, nargs)), 0)) return false;
-  uint64_t ts = end_ts;
-  if ((!end_ts || end_ts < s->last_ts) && __builtin_expect(!TscNow(s, &ts), 0)) return false;
-  uint8_t* p = PutHeader(s->pos, cls, ts, s->last_ts);
+  uint64_t ts;
+  uint8_t* p;
+  if (end_ts && end_ts >= s->last_ts) {  // a complete stamped by its caller: any gap
+    ts = end_ts;
+    p = PutHeader(s->pos, cls, ts, s->last_ts);
+  } else {
+    if (__builtin_expect(!TscNow(s, &ts), 0)) return false;
+    p = PutCompactHeader(s->pos, cls, ts);
+  }
   if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
 #pragma GCC unroll 4
   for (uint32_t i = 0; i < nargs && i < NameCache::kMemoArgs; ++i) {
@@ -172,10 +198,9 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
   if (!Enabled()) return;
   if (!layout::KindHasArgs(kind)) nargs = 0;
   Stream* s = t_stream;
-  if (__builtin_expect(s != nullptr && s->busy == 0 && name != nullptr &&
-                           nargs <= NameCache::kMemoArgs,
-                       1)) {
-    s->busy = 1;
+  // A null name matches no cache entry (kNoName): the general way writes it as "".
+  if (__builtin_expect(s != nullptr && Idle(s) && nargs <= NameCache::kMemoArgs, 1)) {
+    s->held.busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     bool done = TryEmitNamed(s, kind, name, cat, fixed, args, nargs, end_ts);
     Leave(s);
@@ -194,14 +219,12 @@ void EmitEndSlow();
 TT_HOT void EmitEnd() {
   if (!Enabled()) return;
   Stream* s = t_stream;
-  if (__builtin_expect(s != nullptr && s->busy == 0, 1)) {
-    s->busy = 1;
+  if (__builtin_expect(s != nullptr && Idle(s), 1)) {
+    s->held.busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     uint64_t ts;
-    bool fast = s->pending_drops.load(std::memory_order_relaxed) == 0 && HasRoom(s, 0) &&
-                TscNow(s, &ts);
-    if (__builtin_expect(fast, 1))
-      Finish(s, PutHeader(s->pos, layout::kSliceEnd, ts, s->last_ts), ts);
+    bool fast = HasRoom(s, 0) && TscNow(s, &ts);
+    if (__builtin_expect(fast, 1)) Finish(s, PutCompactHeader(s->pos, layout::kSliceEnd, ts), ts);
     Leave(s);
     if (__builtin_expect(fast, 1)) return;
   }
@@ -224,8 +247,8 @@ TT_HOT void EmitCounter(const char* name, layout::Category cat, double value) {
 // were open around the call. CLOCK_MONOTONIC when the thread has no stream or is mid-event.
 inline uint64_t ThreadNowNs() {
   Stream* s = Enabled() ? t_stream : nullptr;
-  if (!s || s->busy) return ReadClockNs(CLOCK_MONOTONIC);
-  s->busy = 1;
+  if (!s || s->held.busy) return ReadClockNs(CLOCK_MONOTONIC);
+  s->held.busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   uint64_t t = Now(s);
   Leave(s);

@@ -21,6 +21,9 @@ bool InitInternTable();
 // or the definition could not be written.
 uint32_t Intern(const char* name);
 
+// What an empty cache entry's pointer is: no caller's, so a null name matches no entry.
+inline constexpr char kNoName[1] = {0};
+
 // Per-thread cache keyed by the caller's pointer; a hit still compares the text, since callers
 // such as ctypes reuse buffers for different names. An entry also remembers the event class the
 // name was last written with (event_classes.h), so that a repeated event takes one lookup.
@@ -31,7 +34,7 @@ struct NameCache {
   // 256 bytes: the hot path then finds an entry with one shift.
   struct alignas(256) Entry {
     char head[kHead];  // the text's first bytes, zero-padded
-    const char* ptr;
+    const char* ptr = kNoName;  // the caller's pointer
     const char* text;
     uint32_t id;
     // The in-place comparison's mask of the head's bytes: bits 0..len (text and NUL) for a
