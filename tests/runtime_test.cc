@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
+#include <sstream>
 #include <vector>
 
 #include "core/files.h"
@@ -282,6 +284,50 @@ TEST(Runtime, UnusableTraceDirectoryNeverFailsTheProgram) {
   EXPECT_EQ(r.status, 7);
   EXPECT_NE(r.err.find("tensortrace:"), std::string::npos) << r.err;
   EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+}
+
+// Threads idle for longer than a compact header's 32-bit time reaches, one of them re-anchoring
+// its clock without writing (as the CUDA API source does): the events they then write keep
+// their true time (the fast path must not write a compact header across the gap).
+TEST(Runtime, EventsAfterALongIdleKeepTheirTime) {
+  constexpr uint64_t kIdleMs = 4500;  // over 2^32 ns
+  TempDir d;
+  auto r = RunCmd({TT_IDLE_JOB, std::to_string(kIdleMs)}, TraceEnv(d));
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto v = LoadTrace(d.path());
+  const test::ProcView& p = OnlyProcess(v);
+  ExpectOrderedStreams(p);
+  std::map<std::string, uint64_t> printed;
+  std::istringstream out(r.out);
+  std::string name;
+  uint64_t ns;
+  while (out >> name >> ns) printed[name] = ns;
+  ASSERT_EQ(printed.size(), 3u) << r.out;
+  for (const auto& [thread, t] : printed) {
+    // The thread's stream: the one that holds its name.
+    std::string file;
+    for (const test::Ev& e : p.events)
+      if (e.name == thread) file = e.file;
+    ASSERT_FALSE(file.empty()) << thread;
+    std::vector<const test::Ev*> ev;
+    for (const test::Ev& e : p.events)
+      if (e.file == file && (e.id == kInstant || e.id == kSliceBegin || e.id == kSliceEnd))
+        ev.push_back(&e);
+    ASSERT_EQ(ev.size(), thread == "slice" ? 6u : 3u) << thread;
+    const test::Ev& after = *ev.back();
+    const test::Ev& before = *ev[ev.size() - 2];
+    EXPECT_EQ(after.id, thread == "slice" ? kSliceEnd : kInstant) << thread;
+    if (after.id == kInstant) {
+      ASSERT_EQ(after.args.size(), 1u);
+      EXPECT_EQ(after.args[0].v.i, 1);
+    }
+    EXPECT_GE(after.ts, t) << thread;
+    EXPECT_LT(after.ts, t + 1000000000) << thread;
+    EXPECT_GE(after.ts - before.ts, kIdleMs * 1000000) << thread;
+  }
+  auto bt = RunCmd({"babeltrace2", d.path()});
+  EXPECT_EQ(bt.status, 0) << bt.err;
+  EXPECT_EQ(bt.err, "");
 }
 
 TEST(Runtime, NothingIsWrittenOutsideARecording) {
