@@ -258,8 +258,7 @@ TEST(Runtime, SizeCapDropsAndCountsEveryLostEvent) {
   size_t written = 0;
   for (const auto& e : p.events)
     written += e.id != kStringDef && e.id != kEventClassDef && e.id != kClockOffset &&
-               e.id != kDropSummary &&
-               !(e.id == kThreadName && e.name.rfind("thread-", 0) != 0);
+               e.id != kDropSummary && !(e.id == kThreadName && e.name.rfind("thread-", 0) != 0);
   EXPECT_EQ(written + p.Drops(), 2u * (1 + 300000 + 1));
   uint64_t bytes = 0;
   for (const auto& f : ListDirectory(d.path() + "/" + ListDirectory(d.path())[0]))

@@ -25,7 +25,7 @@ TT_HOT Stream* Enter() {
   }
   if (__builtin_expect(s->held.busy != 0, 0)) {
     PendingDrops(s).store(PendingDrops(s).load(std::memory_order_relaxed) + 1,
-                           std::memory_order_relaxed);
+                          std::memory_order_relaxed);
     return nullptr;
   }
   s->held.busy = 1;
@@ -158,8 +158,8 @@ TT_HOT uint8_t FastClass(Stream* s, uint8_t kind, const char* name, layout::Cate
   return MemoClass(e, MemoWord(kind, cat, nargs), args, nargs, bits);
 }
 
-// The fast path of a named event on a stream the caller holds (no drop to fold): its name's cache entry
-// remembers a class the event fits, the packet has room, the TSC clock needs no re-anchoring.
+// The fast path of a named event on a stream the caller holds (no drop to fold): its name's cache
+// entry remembers a class the event fits, the packet has room, the TSC clock needs no re-anchoring.
 // It makes no call, so the compiler saves few registers or none for it. False (nothing
 // written) where the general way is needed.
 TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Category cat,

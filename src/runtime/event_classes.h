@@ -79,15 +79,15 @@ struct WireRange {
   uint64_t lo, span;
 };
 inline constexpr WireRange kWireRanges[] = {
-    {0, ~uint64_t{0}},                              // kI64
-    {0, ~uint64_t{0}},                              // kU64
-    {0, ~uint64_t{0}},                              // kF64
-    {0, UINT32_MAX},                                // kStr: an id, zero-extended
-    {static_cast<uint64_t>(INT8_MIN), UINT8_MAX},   // kI8
-    {static_cast<uint64_t>(INT16_MIN), UINT16_MAX}, // kI16
-    {static_cast<uint64_t>(INT32_MIN), UINT32_MAX}, // kI32
-    {0, UINT32_MAX},                                // kU32
-    {0, 0},                                         // kF32
+    {0, ~uint64_t{0}},                               // kI64
+    {0, ~uint64_t{0}},                               // kU64
+    {0, ~uint64_t{0}},                               // kF64
+    {0, UINT32_MAX},                                 // kStr: an id, zero-extended
+    {static_cast<uint64_t>(INT8_MIN), UINT8_MAX},    // kI8
+    {static_cast<uint64_t>(INT16_MIN), UINT16_MAX},  // kI16
+    {static_cast<uint64_t>(INT32_MIN), UINT32_MAX},  // kI32
+    {0, UINT32_MAX},                                 // kU32
+    {0, 0},                                          // kF32
 };
 static_assert(std::size(kWireRanges) == static_cast<size_t>(layout::ArgWire::kCount));
 

@@ -33,7 +33,7 @@ struct NameCache {
   static constexpr uint32_t kMemoArgs = 4;  // events with more arguments are not remembered
   // 256 bytes: the hot path then finds an entry with one shift.
   struct alignas(256) Entry {
-    char head[kHead];  // the text's first bytes, zero-padded
+    char head[kHead];           // the text's first bytes, zero-padded
     const char* ptr = kNoName;  // the caller's pointer
     const char* text;
     uint32_t id;
@@ -94,7 +94,9 @@ TT_HOT uint32_t Same16(const char* a, const char* b) {
 }
 
 // The same for 32 bytes.
-TT_HOT uint32_t Same32(const char* a, const char* b) { return Same16(a, b) | Same16(a + 16, b + 16) << 16; }
+TT_HOT uint32_t Same32(const char* a, const char* b) {
+  return Same16(a, b) | Same16(a + 16, b + 16) << 16;
+}
 
 // The in-place comparison: 1 equal, 0 different, -1 cannot tell here (strcmp must).
 TT_HOT int CompareInPlace(const NameCache::Entry& e, const char* name) {
