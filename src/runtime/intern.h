@@ -29,7 +29,7 @@ inline constexpr char kNoName[1] = {0};
 // name was last written with (event_classes.h), so that a repeated event takes one lookup.
 struct NameCache {
   static constexpr uint32_t kSize = 256;
-  static constexpr uint32_t kHead = 32;     // texts shorter than this are compared in place
+  static constexpr uint32_t kHead = 32;     // bytes of the text the entry holds itself
   static constexpr uint32_t kMemoArgs = 4;  // events with more arguments are not remembered
   // 256 bytes: the hot path then finds an entry with one shift.
   struct alignas(256) Entry {
@@ -40,9 +40,12 @@ struct NameCache {
     // The in-place comparison's mask of the head's bytes: bits 0..len (text and NUL) for a
     // text under 32 bytes, all 32 for a longer one (whose rest is compared with `text`).
     uint32_t need;
-    // A text of 32 to 63 bytes: the mask of bytes 32..len compared with `text`; a shorter
-    // one: 0; a longer one: kNeedStrcmp.
-    uint32_t need2;
+    uint32_t len;        // the text's length
+    uint32_t tail_need;  // a text of 32 bytes or more: the mask of its last block's bytes
+    // The comparison loads `name` up to byte len | 15 (the end of the 16-byte block that holds
+    // the NUL; 31 at least past 15), which must lie in the page that holds `name`: its offset
+    // in the page must not exceed 4095 - (len | 15) (negative: never compared in place).
+    int32_t page_limit;
     // The class this name's last event had, for the fast path (event_classes.h, MemoClass):
     // the event's shape word (0: nothing remembered; never a self-described event), then per
     // argument its key and type word (ArgHead), the values its encoding holds (those v with
@@ -69,10 +72,10 @@ TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
 // Whether the NUL-terminated `name` equals the entry's text. It is compared 16 bytes at a time
 // where the loads from `name` stay inside its page: such a load cannot fault, however short
 // `name` is, and bytes past its NUL do not count. The first 32 bytes are compared with the
-// entry's head; bytes 32 to 63 of a longer text with the interned text (readable 16 bytes past
-// its end, intern.cc). strcmp (a library call that cost a fifth of an instant) is left for
-// texts of 64 bytes or more, loads that would cross a page, and the sanitizers, which would
-// take those bytes for an overflow.
+// entry's head, the rest of a longer text 16 bytes at a time with the interned text (readable
+// 16 bytes past its NUL, intern.cc). strcmp (a library call that cost a fifth of an instant) is
+// left for loads that would cross a page, and for the sanitizers, which would take the bytes
+// past the NUL for an overflow.
 // GCC names the sanitizers with macros, clang (14) only through __has_feature.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define TT_SANITIZED 1
@@ -84,8 +87,6 @@ TT_HOT NameCache::Entry& NameSlot(NameCache* c, const char* name) {
 #endif
 
 inline constexpr uint32_t kTextSlack = 16;  // readable bytes past an interned text's NUL
-// NameCache::Entry::need2 of a text of 64 bytes or more (not a mask of the form 2^k - 1).
-inline constexpr uint32_t kNeedStrcmp = 0x80000000u;
 
 // Which of the 16 bytes at a and b are equal, as a bit mask.
 TT_HOT uint32_t Same16(const char* a, const char* b) {
@@ -102,16 +103,16 @@ TT_HOT uint32_t Same32(const char* a, const char* b) {
 TT_HOT int CompareInPlace(const NameCache::Entry& e, const char* name) {
   const char* p = name;
   asm("" : "+r"(p));  // the compiler must not judge the loads by the object `name` is in
-  auto in_page = reinterpret_cast<uintptr_t>(p) & 4095;
-  if (e.need <= 0xffff) {  // a text under 16 bytes: one load
-    if (in_page > 4096 - 16) return -1;
-    return (Same16(p, e.head) & e.need) == e.need;
-  }
-  if (in_page > 4096 - NameCache::kHead) return -1;
+  if (static_cast<int32_t>(reinterpret_cast<uintptr_t>(p) & 4095) > e.page_limit) return -1;
+  if (e.need <= 0xffff) return (Same16(p, e.head) & e.need) == e.need;  // under 16 bytes
   if ((Same32(p, e.head) & e.need) != e.need) return 0;
-  if (e.need2 == 0) return 1;  // a text under 32 bytes
-  if (e.need2 == kNeedStrcmp || in_page > 4096 - 2 * NameCache::kHead) return -1;
-  return (Same32(p + NameCache::kHead, e.text + NameCache::kHead) & e.need2) == e.need2;
+  const uint32_t len = e.len;
+  if (len < NameCache::kHead) return 1;
+  // Bytes 32..len: whole blocks, then the block that holds the NUL.
+  const uint32_t last = len & ~15u;
+  for (uint32_t off = NameCache::kHead; off < last; off += 16)
+    if (Same16(p + off, e.text + off) != 0xffff) return 0;
+  return (Same16(p + last, e.text + last) & e.tail_need) == e.tail_need;
 }
 
 TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
@@ -145,11 +146,11 @@ TT_HOT uint32_t InternCached(NameCache* c, const char* name) {
     e.ptr = name;
     e.text = text;
     e.id = id;
-    // Bytes 0..len (len 31: all 32); a longer text: all 32, then bytes 32..len if it is
-    // under 64 bytes, else strcmp.
-    constexpr uint32_t kHead = NameCache::kHead;
-    e.need = len < kHead ? (2u << len) - 1 : ~0u;
-    e.need2 = len < kHead ? 0 : len < 2 * kHead ? (2u << (len - kHead)) - 1 : kNeedStrcmp;
+    // Bytes 0..len (len 31: all 32); a longer text: all 32, the rest compared with `text`.
+    e.need = len < NameCache::kHead ? (2u << len) - 1 : ~0u;
+    e.len = static_cast<uint32_t>(len);
+    e.tail_need = (2u << (len & 15)) - 1;  // bytes len & ~15 .. len
+    e.page_limit = 4095 - static_cast<int32_t>(len | 15);
     e.memo_w0 = 0;  // the remembered class was another name's
   }
   return id;

@@ -40,7 +40,7 @@ const char kMemoName[] = "memo";  // one pointer for every event of kMemo
 
 int main(int argc, char** argv) {
   long rounds = argc > 1 ? std::atol(argv[1]) : 3;
-  char buf[128];
+  char buf[cache_job::kMaxLen + 1];
   long page = sysconf(_SC_PAGESIZE);
   auto* pages = static_cast<char*>(
       mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));

@@ -12,23 +12,33 @@
 
 namespace cache_job {
 
-// The lengths of the names written through one reused buffer (the in-place comparison covers
-// texts under 64 bytes, the first 32 from the cache entry).
-inline constexpr size_t kLens[] = {0, 1, 15, 16, 17, 30, 31, 32, 33, 40, 47, 48, 63, 64, 100};
+// The lengths of the names written through one reused buffer (the in-place comparison takes
+// the first 32 bytes from the cache entry, the rest 16 at a time from the interned text).
+inline constexpr size_t kLens[] = {0,  1,  15, 16, 17, 30, 31,  32,  33,  40,
+                                   47, 48, 63, 64, 79, 80, 100, 255, 256, 300};
+inline constexpr size_t kMaxLen = 300;
 
 // Texts the reused buffer then holds in turn, each written twice (the second time its cache
-// entry matches): pairs that differ only in their last byte, at 32, 40, 63 and 70 bytes.
+// entry matches): pairs that differ only in their last byte, at 32, 40, 63, 64, 70, 80 and 300
+// bytes, and 200-byte ones that differ only in byte 100.
 inline std::vector<std::string> Twins() {
   std::vector<std::string> out;
-  for (size_t len : {32, 40, 63, 70}) {
+  for (size_t len : {32, 40, 63, 64, 70, 80, 300}) {
     std::string a(len - 1, 'x');
     for (const char* last : {"a", "b", "a"}) out.push_back(a + last);
+  }
+  for (char middle : {'a', 'b', 'a'}) {
+    std::string a(200, 'x');
+    a[100] = middle;
+    out.push_back(a);
   }
   return out;
 }
 
 // Names whose NUL is the last byte of a page followed by an inaccessible page.
-inline const std::string kEdgeNames[] = {"page-edge", "page-edge, a name longer than thirty-two bytes"};
+inline const std::string kEdgeNames[] = {
+    "page-edge", "page-edge, a name longer than thirty-two bytes",
+    "page-edge, a name longer than sixty-four bytes, which the comparison takes in five blocks"};
 // The values of "alt" {v} in round 0, one per integer width (round r writes them times r + 1).
 inline constexpr int64_t kWidths[] = {-5, 1000, -70000, int64_t{1} << 40};
 
