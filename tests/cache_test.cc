@@ -40,6 +40,7 @@ TEST(Caches, EveryNameAndValueReadsBackInOrder) {
     for (const std::string& s : {a31, a31 + "y", a31}) want_names.push_back(s);
     for (const std::string& s : cache_job::Twins()) want_names.insert(want_names.end(), 2, s);
     for (const std::string& s : cache_job::kEdgeNames) want_names.insert(want_names.end(), 2, s);
+    want_names.insert(want_names.end(), 2, "");  // null names
     for (int k = 0; k < 5; ++k)
       want_alt.push_back(k < 4 ? std::to_string(cache_job::kWidths[k] * (r + 1))
                                : std::string("word"));

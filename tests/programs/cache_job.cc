@@ -6,7 +6,7 @@
 //     cache_job::kLens, then a 31-character name and the same with a 32nd character, then the
 //     first again; then cache_job::Twins(), each twice;
 //   - instants named by texts whose NUL is the last byte of a page followed by an inaccessible
-//     page (a 16-byte load past it would crash the program), each twice;
+//     page (a 16-byte load past it would crash the program), each twice; two with a null name;
 //   - instants "alt" {v} whose value changes width at every call (i8, i16, i32, i64) and a
 //     string, so the shapes of one name take turns in its cache set; a counter "alt" too;
 //   - the events of cache_job::kMemo through one name pointer, "memo", whose kinds,
@@ -68,6 +68,8 @@ int main(int argc, char** argv) {
       rt::EmitInstant(edge, Category::kUser, nullptr, 0);
       rt::EmitInstant(edge, Category::kUser, nullptr, 0);
     }
+    // A null name (ctypes' None) is written as "", each time.
+    for (int k = 0; k < 2; ++k) rt::EmitInstant(nullptr, Category::kUser, nullptr, 0);
     for (int k = 0; k < 5; ++k) {
       Arg a;
       a.key = v;
