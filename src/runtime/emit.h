@@ -46,12 +46,11 @@ TT_HOT bool HasRoom(const Stream* s, uint64_t payload) {
          reinterpret_cast<uintptr_t>(s->end);
 }
 
-// Whether no event is being written and no drop waits to be folded: both with one load.
-TT_HOT bool Idle(const Stream* s) {
-  static_assert(sizeof s->held == 8);
-  uint64_t w;
-  std::memcpy(&w, &s->held, sizeof w);
-  return w == 0;
+// Whether no event is being written and no drop waits to be folded. Two loads, not one of
+// both words: the previous event's Leave stored `busy` alone, and a load wider than a store
+// still in the store buffer cannot take its value from it (it waits for the store to commit).
+TT_HOT bool Idle(Stream* s) {
+  return (s->held.busy | PendingDrops(s).load(std::memory_order_relaxed)) == 0;
 }
 
 // Room for `payload` bytes plus the largest header; false (and a counted drop) if none.

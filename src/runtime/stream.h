@@ -18,8 +18,8 @@ struct Stream {
   uint8_t* pos = nullptr;   // where the next event goes
   uint8_t* end = nullptr;   // end of the mapped packet
   uint64_t last_ts = 0;
-  // Both in one word, which the fast path tests with one load (Idle(), emit.h).
-  struct alignas(8) Held {
+  // What the fast path tests before an event (Idle(), emit.h).
+  struct Held {
     uint32_t busy = 0;  // an event is being written (a signal handler must not write)
     // Dropped while busy; folded into the packet by the next event. Only its thread writes
     // it; read and written through PendingDrops(), atomically, since the exit path may read
