@@ -29,9 +29,7 @@ inline T Load(const uint8_t* p) {
 struct Arg {
   uint32_t key = 0;
   layout::ArgType type = layout::ArgType::kInt;
-  // Always zero, so that key and type read as one 8-byte word (the runtime's fast path
-  // compares that word with the one its name cache remembers).
-  uint8_t pad[3] = {};
+  uint8_t pad[3] = {};  // unused; what a caller leaves there does not matter
   union {
     int64_t i;
     uint64_t u;
@@ -40,13 +38,6 @@ struct Arg {
   } v{};
 };
 static_assert(sizeof(Arg) == 16 && offsetof(Arg, v) == 8);
-
-// An argument's key, type and zero padding as one word.
-TT_HOT uint64_t ArgHead(const Arg& a) {
-  uint64_t w;
-  std::memcpy(&w, &a, 8);
-  return w;
-}
 
 // Room for `n` arguments (the count byte and each at its widest): what writers reserve.
 constexpr uint32_t ArgsSize(const Arg*, uint32_t n) { return 1 + n * layout::kArgMaxSize; }

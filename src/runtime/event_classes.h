@@ -100,7 +100,10 @@ TT_HOT uint8_t MemoClass(const NameCache::Entry& e, uint64_t w0, const Arg* args
   if (n > NameCache::kMemoArgs || e.memo_w0 != w0) return 0;
 #pragma GCC unroll 4
   for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i) {
-    if (ArgHead(args[i]) != e.memo_head[i]) return 0;
+    // Key and type compared apart: the caller has just stored them, with two stores that
+    // could not be forwarded to one wider load (it would wait for them to reach the cache).
+    if (args[i].key != e.memo_key[i] || static_cast<uint8_t>(args[i].type) != e.memo_type[i])
+      return 0;
     uint64_t v = args[i].v.u;
     if (e.memo_f32[i]) {
       // Converted as EncodeArg does, each result into its source's register (no dependency
@@ -128,7 +131,8 @@ inline void Remember(NameCache::Entry& e, uint64_t w0, const Arg* args, const Ar
   }
   for (uint32_t i = 0; i < n; ++i) {
     auto w = static_cast<uint8_t>(enc[i].wire);
-    e.memo_head[i] = ArgHead(args[i]);
+    e.memo_key[i] = args[i].key;
+    e.memo_type[i] = static_cast<uint8_t>(args[i].type);
     e.memo_lo[i] = kWireRanges[w].lo;
     e.memo_span[i] = kWireRanges[w].span;
     e.memo_f32[i] = enc[i].wire == layout::ArgWire::kF32;

@@ -48,12 +48,13 @@ struct NameCache {
     int32_t page_limit;
     // The class this name's last event had, for the fast path (event_classes.h, MemoClass):
     // the event's shape word (0: nothing remembered; never a self-described event), then per
-    // argument its key and type word (ArgHead), the values its encoding holds (those v with
-    // v - lo <= span, unsigned; a float's encoding is tested by converting), and its width.
+    // argument its key, its type, the values its encoding holds (those v with v - lo <= span,
+    // unsigned; a float's encoding is tested by converting), and its width.
     uint64_t memo_w0;
-    uint64_t memo_head[kMemoArgs];
+    uint32_t memo_key[kMemoArgs];
     uint64_t memo_lo[kMemoArgs];
     uint64_t memo_span[kMemoArgs];
+    uint8_t memo_type[kMemoArgs];
     uint8_t memo_f32[kMemoArgs];
     uint8_t memo_size[kMemoArgs];
     uint8_t memo_class;

@@ -90,7 +90,7 @@ inline double FitDouble(size_t i) {
 }
 // "fit-t" {v}: one key whose type changes from one event to the next (int, uint, float,
 // string, twice around), each value 5 (the string: the interned "five"), its padding bytes
-// 0xab from the second time around (the fast path then never matches; values must not change).
+// 0xab from the second time around (the fast path ignores them; values must not change).
 inline constexpr tt::layout::ArgType kFitTypes[] = {
     tt::layout::ArgType::kInt, tt::layout::ArgType::kUint, tt::layout::ArgType::kFloat,
     tt::layout::ArgType::kString};
