@@ -82,9 +82,11 @@ TT_HOT uint64_t Now(Stream* s) {
   if (TscNow(s, &t)) return t;
   t = SlowNowNs(&s->anchor);
   // Re-anchored long after the last event (a thread idle for seconds, then ThreadNowNs, which
-  // writes nothing): the anchor is made stale, so TscNow fails until an event written the
-  // general way (whose header takes the whole gap) brings the last event up to date.
-  if (t > s->last_ts + kAnchorLead) s->anchor.tsc -= g_clock.reanchor_ticks;
+  // writes nothing): the anchor is made unusable, so TscNow fails until an event written the
+  // general way (whose header takes the whole gap) brings the last event up to date. Half the
+  // counter's range away, TscNowNs's difference is near 2^63 even if the TSC reads a little
+  // behind the anchor (on another CPU).
+  if (t > s->last_ts + kAnchorLead) s->anchor.tsc += uint64_t{1} << 63;
   return t < s->last_ts ? s->last_ts : t;
 }
 
