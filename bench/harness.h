@@ -20,6 +20,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace ttb {
@@ -44,7 +45,10 @@ struct Timing {
   double cpu_min = 0;      // fastest repetition, CPU time
   double proc_cpu_ns = 0;  // the whole process's CPU time per event (median repetition)
   double sys_ns = 0;       // kernel part of cpu_ns, averaged over all repetitions (coarse)
-  uint64_t events = 0;     // events produced (warm-up included), all threads
+  // Context switches of a measuring thread per repetition (thread average): voluntary (it
+  // waited) and involuntary (another thread took its CPU). Either makes wall time exceed CPU.
+  double vcsw = 0, ivcsw = 0;
+  uint64_t events = 0;  // events produced (warm-up included), all threads
 };
 
 // Keeps results alive so the compiler cannot drop the work that produced them.
@@ -56,6 +60,13 @@ inline uint64_t SysNs() {
   getrusage(RUSAGE_THREAD, &ru);
   return static_cast<uint64_t>(ru.ru_stime.tv_sec) * 1000000000ull +
          static_cast<uint64_t>(ru.ru_stime.tv_usec) * 1000ull;
+}
+
+// The calling thread's voluntary and involuntary context switches so far.
+inline std::pair<uint64_t, uint64_t> CtxSwitches() {
+  rusage ru;
+  getrusage(RUSAGE_THREAD, &ru);
+  return {static_cast<uint64_t>(ru.ru_nvcsw), static_cast<uint64_t>(ru.ru_nivcsw)};
 }
 
 inline double Median(std::vector<double> v) {
@@ -77,7 +88,7 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
   const uint64_t warmup = c.warmup ? c.warmup : std::max<uint64_t>(c.iters / 10, 1000);
   std::vector<std::vector<uint64_t>> cpu(nthreads, std::vector<uint64_t>(c.reps));
   std::vector<std::vector<uint64_t>> wall(nthreads, std::vector<uint64_t>(c.reps));
-  std::vector<uint64_t> sys(nthreads);
+  std::vector<uint64_t> sys(nthreads), vcsw(nthreads), ivcsw(nthreads);
   // The whole process's CPU time per repetition (thread 0 reads it between the barriers):
   // it includes work done for the workers by other threads (tensortrace's packet preparer).
   std::vector<uint64_t> proc(c.reps);
@@ -90,12 +101,16 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
       sync.arrive_and_wait();
       uint64_t p0 = t == 0 ? ReadNs(CLOCK_PROCESS_CPUTIME_ID) : 0;
       uint64_t s0 = SysNs();
+      auto x0 = CtxSwitches();
       uint64_t w0 = ReadNs(CLOCK_MONOTONIC), c0 = ReadNs(CLOCK_THREAD_CPUTIME_ID);
       for (uint64_t i = 0; i < c.iters; ++i) sink += body(i);
       uint64_t c1 = ReadNs(CLOCK_THREAD_CPUTIME_ID), w1 = ReadNs(CLOCK_MONOTONIC);
       cpu[t][r] = c1 - c0;
       wall[t][r] = w1 - w0;
       sys[t] += SysNs() - s0;
+      auto x1 = CtxSwitches();
+      vcsw[t] += x1.first - x0.first;
+      ivcsw[t] += x1.second - x0.second;
       sync.arrive_and_wait();
       if (t == 0) proc[r] = ReadNs(CLOCK_PROCESS_CPUTIME_ID) - p0;
       if (t == 0 && c.pause_ms > 0) usleep(static_cast<useconds_t>(c.pause_ms) * 1000);
@@ -125,6 +140,10 @@ Timing Measure(const Config& c, int nthreads, double events_per_iter, Make make)
   out.proc_cpu_ns = Median(rp);
   for (int t = 0; t < nthreads; ++t) out.sys_ns += static_cast<double>(sys[t]) / (per * c.reps);
   out.sys_ns /= nthreads;
+  for (int t = 0; t < nthreads; ++t) {
+    out.vcsw += static_cast<double>(vcsw[t]) / (c.reps * nthreads);
+    out.ivcsw += static_cast<double>(ivcsw[t]) / (c.reps * nthreads);
+  }
   out.events = static_cast<uint64_t>(static_cast<double>((warmup + c.iters * c.reps) * nthreads) *
                                      events_per_iter);
   return out;
@@ -137,6 +156,8 @@ inline void Report(const std::string& key, int nthreads, const Timing& t) {
   std::printf("ttb %s.t%d.cpu_min_ns %.3f\n", key.c_str(), nthreads, t.cpu_min);
   std::printf("ttb %s.t%d.sys_ns %.3f\n", key.c_str(), nthreads, t.sys_ns);
   std::printf("ttb %s.t%d.proc_cpu_ns %.3f\n", key.c_str(), nthreads, t.proc_cpu_ns);
+  std::printf("ttb %s.t%d.vcsw %.2f\n", key.c_str(), nthreads, t.vcsw);
+  std::printf("ttb %s.t%d.ivcsw %.2f\n", key.c_str(), nthreads, t.ivcsw);
   std::printf("ttb %s.t%d.events %llu\n", key.c_str(), nthreads,
               static_cast<unsigned long long>(t.events));
   std::fflush(stdout);

@@ -348,6 +348,24 @@ print(f"  kernel time in a traced event (page faults, packet switches), ns: push
 print("  the whole traced process's CPU time per event, ns (its packet preparer thread included): "
       + ", ".join(f"{w} {n} thread{'s' if n > 1 else ''} {fmt(val(f'tt.{w}.t{n}.proc_cpu_ns'))}"
                   for w in ("pushpop", "instant2") for n in (1, 2)))
+# All the CPU each tracer spends per event: ours in the traced process (its preparer included),
+# LTTng-UST's in the traced thread plus its daemons (which copy its buffers to the files).
+def all_cpu(w, lw, trace):
+    return lambda d: d[f"tt.{w}.t{n}.proc_cpu_ns"] / (
+        d[f"lttng.{lw}.t{n}.cpu_ns"] + d[f"lttng.{trace}.daemon_cpu_ns"] / d[f"lttng.{trace}.bt2_events"])
+for n in (1, 2):
+    print(f"  all CPU per event, tensortrace / LTTng-UST (preparer; daemons), {n} thread"
+          f"{'s' if n > 1 else ''}: push/pop {fmt(med(all_cpu('pushpop', 'pushpop', 'pushpop')), 3)}, "
+          f"instant {fmt(med(all_cpu('instant2', 'instant2', 'instant')), 3)}")
+# Wall time above CPU time is time a measuring thread did not run: it waited (voluntary
+# switches) or another thread took its CPU (involuntary), such as the preparer where the
+# scheduler wakes it on the busy CPU.
+print("  context switches of a measuring thread per repetition, voluntary / involuntary: "
+      + ", ".join(f"{w} {n} thread{'s' if n > 1 else ''} {fmt(val(f'tt.{w}.t{n}.vcsw'))} / "
+                  f"{fmt(val(f'tt.{w}.t{n}.ivcsw'))}"
+                  for w in ("pushpop", "instant2") for n in (1, 2))
+      + "; LTTng push/pop 1 thread " + fmt(val("lttng.pushpop.t1.vcsw")) + " / "
+      + fmt(val("lttng.pushpop.t1.ivcsw")))
 
 # Where the time of a push/pop event goes: each step adds one piece of EmitBegin/EmitEnd.
 print()

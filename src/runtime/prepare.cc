@@ -80,6 +80,8 @@ Stream* ClaimRequest() {
 }
 
 void* PreparerMain(void*) {
+  cpu_set_t all;
+  bool movable = sched_getaffinity(0, sizeof all, &all) == 0 && CPU_COUNT(&all) > 1;
   for (;;) {
     uint32_t seen = g_wake.load(std::memory_order_acquire);
     while (Stream* s = ClaimRequest()) {
@@ -87,10 +89,21 @@ void* PreparerMain(void*) {
       // file_off is the one the owner published with its request.
       uint64_t off = s->file_off + s->packet_bytes;
       uint8_t* m = nullptr;
+      // Woken on the owner's CPU (where the scheduler may put us when it takes the other CPUs
+      // for busy, as in a VM whose idle vCPUs the host has descheduled), the work would take
+      // the owner's time: move off that CPU for it.
+      bool moved = false;
+      int owner_cpu = s->request_cpu.load(std::memory_order_relaxed);
+      if (movable && owner_cpu >= 0 && sched_getcpu() == owner_cpu) {
+        cpu_set_t others = all;
+        CPU_CLR(owner_cpu, &others);
+        moved = CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0;
+      }
       if (ReservePacketBytes(s->packet_bytes)) {
         m = MapPacket(s->path, off, s->packet_bytes, true);
         if (!m) ReleasePacketBytes(s->packet_bytes);
       }
+      if (moved) sched_setaffinity(0, sizeof all, &all);
       if (m) {
         s->spare = m;
         s->spare_off = off;
@@ -173,6 +186,7 @@ uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fa
 
 void RequestSpare(Stream* s) {
   if (!s->preparable || !StartPreparer()) return;
+  s->request_cpu.store(sched_getcpu(), std::memory_order_relaxed);
   if (!Cas(s, kPrepNone, kPrepRequested)) return;
   g_pending.fetch_add(1, std::memory_order_relaxed);
   g_wake.fetch_add(1, std::memory_order_release);

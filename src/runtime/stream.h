@@ -35,6 +35,8 @@ struct Stream {
   bool preparable = false;        // thread streams: the preparer may map ahead for them
   uint8_t* spare = nullptr;
   uint64_t spare_off = 0;
+  // The CPU the owner last asked for a spare from (a hint for the preparer, prepare.cc).
+  std::atomic<int32_t> request_cpu{-1};
   uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
   bool failed = false;     // no further packet can be had
   uint64_t file_off = 0;
