@@ -89,9 +89,9 @@ void* PreparerMain(void*) {
       // file_off is the one the owner published with its request.
       uint64_t off = s->file_off + s->packet_bytes;
       uint8_t* m = nullptr;
-      // Woken on the owner's CPU (where the scheduler may put us when it takes the other CPUs
-      // for busy, as in a VM whose idle vCPUs the host has descheduled), the work would take
-      // the owner's time: move off that CPU for it.
+      // Woken on the owner's CPU, the work would take the owner's time: move off that CPU for
+      // it. (Seen in a 2-vCPU VM: with the other vCPU idle, the scheduler still woke us on the
+      // owner's, which then lost its CPU about 6 times per 10 packets.)
       bool moved = false;
       int owner_cpu = s->request_cpu.load(std::memory_order_relaxed);
       if (movable && owner_cpu >= 0 && sched_getcpu() == owner_cpu) {
