@@ -94,7 +94,7 @@ void* PreparerMain(void*) {
       // owner's, which then lost its CPU about 6 times per 10 packets.)
       bool moved = false;
       int owner_cpu = s->request_cpu.load(std::memory_order_relaxed);
-      if (movable && owner_cpu >= 0 && sched_getcpu() == owner_cpu) {
+      if (movable && owner_cpu >= 0 && owner_cpu < CPU_SETSIZE && sched_getcpu() == owner_cpu) {
         cpu_set_t others = all;
         CPU_CLR(owner_cpu, &others);
         moved = CPU_COUNT(&others) > 0 && sched_setaffinity(0, sizeof others, &others) == 0;
