@@ -121,7 +121,9 @@ TT_HOT bool SameText(const NameCache::Entry& e, const char* name) {
   int r = CompareInPlace(e, name);
   if (r >= 0) return r == 1;
 #endif
-  return std::strcmp(e.text, name) == 0;
+  // No entry holds a null pointer (kNoName), so a null name never gets here; the test is for
+  // the compiler, which cannot tell and would see strcmp called with null.
+  return name != nullptr && std::strcmp(e.text, name) == 0;
 }
 
 // SameText for a path that must make no call (emit.h): false where it would take strcmp,
