@@ -9,7 +9,7 @@ namespace tt::rt {
 // Moves the drops counted while busy into the packet context (the stream's thread only).
 inline void FoldDrops(Stream* s) {
   // One exchange: a handler that counts a drop between a load and a store would be lost.
-  uint32_t n = PendingDrops(s).exchange(0, std::memory_order_relaxed);
+  uint32_t n = s->pending_drops.exchange(0, std::memory_order_relaxed);
   CountDropReason(kDropBusy, n);
   CountDrop(s, n);
 }
@@ -23,20 +23,20 @@ TT_HOT Stream* Enter() {
     s = AttachThread();
     if (!s) return nullptr;
   }
-  if (__builtin_expect(s->held.busy != 0, 0)) {
-    PendingDrops(s).store(PendingDrops(s).load(std::memory_order_relaxed) + 1,
-                          std::memory_order_relaxed);
+  if (__builtin_expect(s->busy != 0, 0)) {
+    s->pending_drops.store(s->pending_drops.load(std::memory_order_relaxed) + 1,
+                           std::memory_order_relaxed);
     return nullptr;
   }
-  s->held.busy = 1;
+  s->busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  if (__builtin_expect(PendingDrops(s).load(std::memory_order_relaxed) != 0, 0)) FoldDrops(s);
+  if (__builtin_expect(s->pending_drops.load(std::memory_order_relaxed) != 0, 0)) FoldDrops(s);
   return s;
 }
 
 TT_HOT void Leave(Stream* s) {
   std::atomic_signal_fence(std::memory_order_seq_cst);
-  s->held.busy = 0;
+  s->busy = 0;
 }
 
 // Whether the packet has room for `payload` bytes plus the largest header (as addresses: the
@@ -46,11 +46,11 @@ TT_HOT bool HasRoom(const Stream* s, uint64_t payload) {
          reinterpret_cast<uintptr_t>(s->end);
 }
 
-// Whether no event is being written and no drop waits to be folded. Two loads, not one of
-// both words: the previous event's Leave stored `busy` alone, and a load wider than a store
-// still in the store buffer cannot take its value from it (it waits for the store to commit).
+// Whether no event is being written and no drop waits to be folded. Two loads: one 8-byte
+// load of both words would wait for the previous event's 4-byte store of `busy` (Leave) to
+// commit, since a store cannot be forwarded to a wider load.
 TT_HOT bool Idle(Stream* s) {
-  return (s->held.busy | PendingDrops(s).load(std::memory_order_relaxed)) == 0;
+  return (s->busy | s->pending_drops.load(std::memory_order_relaxed)) == 0;
 }
 
 // Room for `payload` bytes plus the largest header; false (and a counted drop) if none.
@@ -201,7 +201,7 @@ TT_HOT void EmitNamed(uint8_t kind, const char* name, layout::Category cat, uint
   Stream* s = t_stream;
   // A null name matches no cache entry (kNoName): the general way writes it as "".
   if (__builtin_expect(s != nullptr && Idle(s) && nargs <= NameCache::kMemoArgs, 1)) {
-    s->held.busy = 1;
+    s->busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     bool done = TryEmitNamed(s, kind, name, cat, fixed, args, nargs, end_ts);
     Leave(s);
@@ -221,7 +221,7 @@ TT_HOT void EmitEnd() {
   if (!Enabled()) return;
   Stream* s = t_stream;
   if (__builtin_expect(s != nullptr && Idle(s), 1)) {
-    s->held.busy = 1;
+    s->busy = 1;
     std::atomic_signal_fence(std::memory_order_seq_cst);
     uint64_t ts;
     bool fast = HasRoom(s, 0) && TscNow(s, &ts);
@@ -248,8 +248,8 @@ TT_HOT void EmitCounter(const char* name, layout::Category cat, double value) {
 // were open around the call. CLOCK_MONOTONIC when the thread has no stream or is mid-event.
 inline uint64_t ThreadNowNs() {
   Stream* s = Enabled() ? t_stream : nullptr;
-  if (!s || s->held.busy) return ReadClockNs(CLOCK_MONOTONIC);
-  s->held.busy = 1;
+  if (!s || s->busy) return ReadClockNs(CLOCK_MONOTONIC);
+  s->busy = 1;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   uint64_t t = Now(s);
   Leave(s);

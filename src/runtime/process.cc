@@ -117,7 +117,7 @@ void ClockOffsetEvent(const char* clock, int64_t off) {
 
 void ThreadKeyDestructor(void* v) {
   auto* s = static_cast<Stream*>(v);
-  if (PendingDrops(s).load(std::memory_order_relaxed) && !s->held.busy) FoldDrops(s);
+  if (s->pending_drops.load(std::memory_order_relaxed) && !s->busy) FoldDrops(s);
   if (t_stream == s) t_stream = nullptr;
   Lock();
   for (Stream** pp = &g.streams; *pp; pp = &(*pp)->next) {
@@ -323,12 +323,12 @@ void FinishProcess() {
   if (!g.initialised || g.finished) return;
   // Drops counted while busy: the calling thread puts its own in its packet; other threads'
   // go to the process summary only (their packets are theirs to write).
-  if (t_stream && !t_stream->held.busy && PendingDrops(t_stream).load(std::memory_order_relaxed))
+  if (t_stream && !t_stream->busy && t_stream->pending_drops.load(std::memory_order_relaxed))
     FoldDrops(t_stream);
   Lock();
   g.finished = true;
   for (Stream* s = g.streams; s; s = s->next) {
-    if (s != t_stream) CountDropReason(kDropBusy, PendingDrops(s).load(std::memory_order_relaxed));
+    if (s != t_stream) CountDropReason(kDropBusy, s->pending_drops.load(std::memory_order_relaxed));
     // No packet mapped ahead is left at the end of a file: threads that go on writing after
     // this map their packets themselves.
     CloseSpare(s, true);

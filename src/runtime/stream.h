@@ -18,14 +18,10 @@ struct Stream {
   uint8_t* pos = nullptr;   // where the next event goes
   uint8_t* end = nullptr;   // end of the mapped packet
   uint64_t last_ts = 0;
-  // What the fast path tests before an event (Idle(), emit.h).
-  struct Held {
-    uint32_t busy = 0;  // an event is being written (a signal handler must not write)
-    // Dropped while busy; folded into the packet by the next event. Only its thread writes
-    // it; read and written through PendingDrops(), atomically, since the exit path may read
-    // it from another thread.
-    uint32_t pending_drops = 0;
-  } held;
+  uint32_t busy = 0;  // an event is being written (a signal handler must not write)
+  // Dropped while busy; folded into the packet by the next event. Only its thread writes it;
+  // atomic so that the exit path may read it from another thread.
+  std::atomic<uint32_t> pending_drops{0};
   Anchor anchor;
   NameCache names;
   ClassCache classes;
@@ -48,11 +44,6 @@ struct Stream {
   // reuse any descriptor (daemons close them all), and we must never write through one of its.
   char path[512] = {0};
 };
-
-// The stream's count of drops while busy, as an atomic.
-inline std::atomic_ref<uint32_t> PendingDrops(Stream* s) {
-  return std::atomic_ref<uint32_t>(s->held.pending_drops);
-}
 
 // Creates a stream file named after `prefix` in the process directory, with its first packet.
 // Returns null on failure (counted, and the event that wanted it is dropped).
