@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "analysis/stats.h"
+#include "analysis/views/view.h"
 #include "core/error.h"
 #include "format/metadata.h"
 #include "format/reader.h"
@@ -222,11 +223,9 @@ void FuzzTrace(uint8_t mode, const uint8_t* data, size_t size) {
     tt::model::ScanTrack(m, t, &problems, v);
     sink = sink + v.h;
   }
-  using tt::analysis::View;
-  for (View view : {View::kOp, View::kName, View::kScope, View::kKernel, View::kApi, View::kMemcpy,
-                    View::kPrimitive, View::kStep, View::kThread}) {
+  for (const tt::analysis::ViewDef* view : tt::analysis::Views()) {
     tt::analysis::Options o;
-    o.view = view;
+    o.view = view->name;
     o.threads = 1;  // deterministic, and no thread start-up per input
     if (mode & 2) o.skip_warmup = 1;
     if (mode & 4) o.steps = tt::analysis::StepRange{1, 2};

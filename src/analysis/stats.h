@@ -1,7 +1,7 @@
-// tfprof-style statistics over any trace: views by op type, op name, scope, GPU kernel, API
-// call, copy kind, oneDNN primitive, step and thread. One streaming pass over the host tracks
-// and one over the device tracks; memory grows with the number of distinct names (and 4 bytes
-// per instance, for exact medians), not with the trace.
+// tfprof-style statistics over any trace: the views of analysis/views/ (op type, op name,
+// scope, GPU kernel, API call, copy kind, oneDNN primitive, step, thread, ...), each finished
+// from one aggregation pass (analysis/aggregate.h): one streaming scan of the host tracks and
+// one of the device tracks, however many views are asked for.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -9,19 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "analysis/op_names.h"
 #include "analysis/steps.h"
 #include "analysis/summary.h"
 #include "model/model.h"
 
 namespace tt::analysis {
 
-enum class View { kOp, kName, kScope, kKernel, kApi, kMemcpy, kPrimitive, kStep, kThread };
-bool ParseView(const std::string& s, View* v);
-const char* ViewName(View v);
-std::string ViewList();
-
 struct Options {
-  View view = View::kOp;
+  std::string view = "op";  // a name in Views() (analysis/views/view.h)
   std::optional<StepRange> steps;
   uint64_t skip_warmup = 0;
   std::vector<std::string> step_names;  // user annotations that mark steps
@@ -49,7 +45,7 @@ struct StepBreakdown {
 };
 
 struct Result {
-  View view = View::kOp;
+  std::string view;
   std::vector<Row> rows;
   std::vector<StepBreakdown> steps;  // the step view
   uint64_t total_ns = 0;             // the denominator of `share`
@@ -60,13 +56,17 @@ struct Result {
   uint64_t events = 0;                    // events scanned
 };
 
-// Throws tt::Error for a selection that cannot be made (steps asked for, none in the trace).
+// Throws tt::Error for an unknown view, or a selection that cannot be made (steps asked for,
+// none in the trace).
 Result Compute(const model::TraceModel& m, const Options& o, std::vector<Problem>* problems);
 
-// Op type of a framework op name "scope/node:OpType" (or "node:OpType#shape=...#"); the whole
-// name when there is no type.
-std::string OpType(const std::string& name);
-// The scope path of an op name: "a/b/c:T" -> {"a", "b", "c"}.
-std::vector<std::string> ScopePath(const std::string& name);
+// Several views from one pass (o.view is ignored). steps: the trace's steps when the caller
+// has found them (nullptr: found here when needed).
+std::vector<Result> ComputeViews(const model::TraceModel& m, const std::vector<std::string>& views,
+                                 const Options& o, const std::vector<Step>* steps,
+                                 std::vector<Problem>* problems);
+
+// The view names, comma-separated (for messages).
+std::string ViewList();
 
 }  // namespace tt::analysis

@@ -158,16 +158,16 @@ int Report(const std::vector<std::string>& argv) {
     run.selection += (run.selection.empty() ? "" : ", ") + std::string("first ") +
                      std::to_string(opt.skip_warmup) + " skipped";
 
-  auto view = [&](analysis::View vw, const char* what) {
-    Progress(what);
-    analysis::Options o = opt;
-    o.view = vw;
-    return analysis::Compute(m, o, &problems);
-  };
-  d.steps = view(analysis::View::kStep, "step-time breakdown");
-  d.ops = view(analysis::View::kOp, "ops");
-  d.kernels = view(analysis::View::kKernel, "kernels");
-  d.copies = view(analysis::View::kMemcpy, "copies");
+  Progress("step-time breakdown, ops, kernels and copies");
+  {
+    // One pass over the tracks for the four views.
+    std::vector<analysis::Result> views =
+        analysis::ComputeViews(m, {"step", "op", "kernel", "memcpy"}, opt, &steps, &problems);
+    d.steps = std::move(views[0]);
+    d.ops = std::move(views[1]);
+    d.kernels = std::move(views[2]);
+    d.copies = std::move(views[3]);
+  }
   Progress("memory over time");
   d.memory = analysis::ComputeMemory(m, 1000, 0, &problems);
   if (const analysis::Step* s = analysis::MedianStep(steps, keep)) {

@@ -2,16 +2,13 @@
 
 #include <cstdio>
 
+#include "core/csv.h"
+
 namespace tt::exporter {
 
 namespace {
 
-std::string Quote(std::string_view s) {
-  if (s.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(s);
-  std::string o = "\"";
-  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return o + "\"";
-}
+std::string Quote(std::string_view s) { return CsvQuote(s); }
 
 class CsvVisitor : public EventVisitor {
  public:

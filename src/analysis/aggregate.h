@@ -1,0 +1,130 @@
+// The one pass that every statistics view reads: each host track is scanned once (ops, API
+// calls, primitives, allocations, launches, step intervals), the ids that link device work to
+// its launches and ops are built (analysis/correlate.h), then each device track is scanned once
+// (kernels, copies, what each was linked to). A view (analysis/views/) only finishes rows from
+// these aggregates; several views (the report's) share one pass. Memory grows with the number
+// of distinct names (and 4 bytes per instance where samples are kept, for exact medians).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "analysis/allocations.h"
+#include "analysis/correlate.h"
+#include "analysis/intervals.h"
+#include "analysis/steps.h"
+#include "analysis/summary.h"
+#include "analysis/thread_ops.h"
+#include "model/model.h"
+
+namespace tt::analysis {
+
+// What a pass must collect beyond the counts every view gets.
+struct Needs {
+  bool op_samples = false;    // per-instance durations of ops (medians), and allocations
+  bool api_samples = false;   // ... of API calls
+  bool prim_samples = false;  // ... of primitives
+  bool dev_samples = false;   // ... of kernels and copies
+  bool intervals = false;     // host, device, copy and communication intervals (step view)
+  bool steps = false;         // the steps themselves
+  void Add(const Needs& o) {
+    op_samples |= o.op_samples;
+    api_samples |= o.api_samples;
+    prim_samples |= o.prim_samples;
+    dev_samples |= o.dev_samples;
+    intervals |= o.intervals;
+    steps |= o.steps;
+  }
+};
+
+struct Selection {
+  std::optional<StepRange> steps;
+  uint64_t skip_warmup = 0;
+  std::vector<std::string> step_names;  // user annotations that mark steps
+  unsigned threads = 0;                 // 0: one per core
+  bool active() const { return steps.has_value() || skip_warmup > 0; }
+};
+
+// One name's numbers.
+struct Agg {
+  Summary incl;
+  uint64_t self = 0, cpu = 0, accel = 0;
+  int64_t bytes = 0, peak = 0, residual = 0;
+  uint64_t payload = 0;                // memcpy bytes
+  std::map<std::string, uint64_t> by;  // who launched / ran it -> count
+  std::string grid, block;
+  int64_t registers = -1, shared_static = -1, shared_dynamic = -1;
+  void Merge(const Agg& o);
+};
+
+// Aggregates keyed by a process's interned ids, which are small and dense: a slot per id.
+class DenseAggs {
+ public:
+  Agg& Get(uint32_t id, bool samples);
+  std::vector<std::pair<uint32_t, Agg>>& items() { return items_; }
+  const std::vector<std::pair<uint32_t, Agg>>& items() const { return items_; }
+
+ private:
+  std::vector<int32_t> slot_;
+  std::vector<std::pair<uint32_t, Agg>> items_;
+};
+
+// A primitive or launch with no op on its own track, linked once every track of its thread has
+// been read.
+struct Pending {
+  uint64_t start, end, self;
+  uint32_t name;
+  uint64_t corr;  // launches: their correlation id
+};
+
+// Tags of TrackAgg::kernel_by: an op id, or the API that launched it, or nothing.
+constexpr uint64_t kTagApi = uint64_t{1} << 32, kTagNone = uint64_t{2} << 32;
+
+// What one track's scan collected.
+struct TrackAgg {
+  size_t track = 0;
+  ThreadOps op_spans;  // only on threads with several tracks
+  std::vector<Pending> pending_prims, pending_launches;
+  uint64_t prims_in_op = 0;
+  DenseAggs ops, apis, kernels;
+  std::map<std::pair<uint32_t, uint32_t>, Agg> prims;   // (primitive, op)
+  std::unordered_map<std::string, Agg> copies;           // kind -> agg
+  std::vector<std::pair<uint64_t, uint64_t>> launches;   // correlation id -> api << 32 | op
+  std::vector<std::pair<uint64_t, uint64_t>> externals;  // external id -> op
+  // Device pass: what each activity was linked to.
+  std::unordered_map<uint32_t, uint64_t> accel_by_op;
+  std::map<std::pair<uint32_t, uint64_t>, uint64_t> kernel_by;  // (kernel, tag) -> count
+  uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
+  std::vector<AllocEvent> allocs;
+  std::vector<Interval> host, comm, device, copy;  // the step view's intervals
+  uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
+  std::string thread_name;
+};
+
+struct Aggregates {
+  const model::TraceModel* m = nullptr;
+  Needs needs;
+  Selection sel;
+  std::vector<TrackAgg> host, device;
+  // Per process: ops from every host track, with their device time and memory.
+  std::vector<std::unordered_map<uint32_t, Agg>> ops;
+  std::vector<Step> steps;  // when needed or selecting
+  std::map<std::string, uint64_t> links;  // correlation method -> links made
+  uint64_t unlinked = 0, device_activities = 0, events = 0;
+};
+
+// Scans every track once. steps: the trace's steps when the caller has found them already
+// (nullptr: found here when needed). Throws tt::Error for a selection that cannot be made.
+Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selection& sel,
+                     const std::vector<Step>* steps, std::vector<Problem>* problems);
+
+// Internal stages of Aggregate (host_pass.cc, device_pass.cc).
+struct PassContext;
+void ScanHostTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems);
+void ScanDeviceTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems);
+
+}  // namespace tt::analysis

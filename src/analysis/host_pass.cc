@@ -1,0 +1,164 @@
+// The host half of the aggregation pass: one scan of each host track (ops, API calls,
+// primitives, allocations, launches and external ids, step intervals), then the primitives and
+// launches that found no op on their own track are linked to an op of another track of the
+// same thread.
+#include <algorithm>
+#include <map>
+
+#include "analysis/allocations.h"
+#include "analysis/parallel.h"
+#include "analysis/pass_context.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+using namespace layout;
+using model::Point;
+using model::Slice;
+using model::Track;
+
+namespace {
+
+bool IsStep(const Slice& s, const NameKeys& k) {
+  return s.category == Category::kStep || k.step_names.count(s.name);
+}
+
+void AddPrimitive(const PassContext& c, TrackAgg* a, uint32_t name, uint32_t op, uint64_t d,
+                  uint64_t self) {
+  auto [it, fresh] = a->prims.try_emplace({name, op});
+  if (fresh) it->second.incl.KeepSamples(c.needs.prim_samples);
+  Agg& g = it->second;
+  g.incl.Add(d);
+  g.self += self;
+  g.cpu += d;
+  if (op) a->prims_in_op++;
+}
+
+// Links the primitives and launches that found no op on their own track to the innermost
+// framework op of any track of the same (process, tid): the XSpace import writes TensorFlow's
+// ops of thread T into an imported stream of T, the runtime writes T's primitives and launches
+// into T's own stream.
+void LinkAcrossTracks(const PassContext& c, std::vector<TrackAgg>* hagg) {
+  std::map<std::pair<size_t, uint64_t>, ThreadOps> threads;
+  for (auto& a : *hagg) {
+    if (a.op_spans.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    threads[{t.process, t.id}].Take(&a.op_spans);
+  }
+  for (auto& [key, ops] : threads) ops.Build();
+  for (auto& a : *hagg) {
+    if (a.pending_prims.empty() && a.pending_launches.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    auto it = threads.find({t.process, t.id});
+    auto op_of = [&](const Pending& p) -> uint32_t {
+      return it == threads.end() ? 0 : it->second.Innermost(p.start, p.end);
+    };
+    for (const Pending& p : a.pending_prims)
+      AddPrimitive(c, &a, p.name, op_of(p), p.end - p.start, p.self);
+    for (const Pending& p : a.pending_launches)
+      a.launches.push_back({p.corr, uint64_t{p.name} << 32 | op_of(p)});
+    std::vector<Pending>().swap(a.pending_prims);
+    std::vector<Pending>().swap(a.pending_launches);
+  }
+}
+
+class HostVisitor {
+ public:
+  HostVisitor(const PassContext& c, const Track& t, TrackAgg* a)
+      : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a), t_(t), shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
+  void OnBegin(const Slice&) {}
+  void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
+  void OnSlice(const Slice& s) {
+    Touch(s.start, s.end);
+    if (IsStep(s, k_)) return;  // steps are found by FindSteps
+    if (s.depth == 0) a_->busy += s.Duration();
+    if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
+    if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
+    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
+    if (c_.needs.intervals && (s.depth == 0 || under_step) &&
+        (model::IsOpCategory(s.category) || s.category == Category::kPython ||
+         s.category == Category::kPrimitive))
+      a_->host.push_back({s.start, s.end});
+    switch (s.category) {
+      case Category::kFrameworkOp:
+      case Category::kUser:
+        OnOp(s);
+        break;
+      case Category::kRuntimeApi:
+        OnApi(s);
+        break;
+      case Category::kPrimitive:
+        if (!s.op && shared_) {
+          a_->pending_prims.push_back({s.start, s.end, s.Self(), s.name, 0});
+        } else {
+          AddPrimitive(c_, a_, s.name, s.op, s.Duration(), s.Self());
+        }
+        break;
+      case Category::kCommunication:
+        if (c_.needs.intervals) a_->comm.push_back({s.start, s.end});
+        break;
+      default:
+        break;
+    }
+  }
+  void OnPoint(const Point& p) {
+    Touch(p.ts, p.ts);
+    if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
+    int64_t bytes = ArgInt(p.args, k_.bytes, 0);
+    uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
+    uint32_t op = ArgStr(p.args, k_.op);
+    if (!op) op = p.op;
+    bool is_free = IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
+    a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
+  }
+
+ private:
+  void OnOp(const Slice& s) {
+    Agg& g = a_->ops.Get(s.name, c_.needs.op_samples);
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
+      a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
+  }
+  void OnApi(const Slice& s) {
+    Agg& g = a_->apis.Get(s.name, c_.needs.api_samples);
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    int64_t corr = ArgInt(s.args, k_.correlation, -1);
+    if (corr < 0) return;
+    if (!s.op && shared_)
+      a_->pending_launches.push_back({s.start, s.end, 0, s.name, static_cast<uint64_t>(corr)});
+    else
+      a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
+  }
+  void Touch(uint64_t a, uint64_t b) {
+    ++a_->events;
+    a_->first = std::min(a_->first, a);
+    a_->last = std::max(a_->last, b);
+  }
+  const PassContext& c_;
+  const NameKeys& k_;
+  const std::vector<Window>* w_;
+  TrackAgg* a_;
+  const Track& t_;
+  bool shared_;
+};
+
+}  // namespace
+
+void ScanHostTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems) {
+  std::vector<std::vector<Problem>> prob(a->host.size());
+  ParallelFor(a->host.size(), a->sel.threads, [&](size_t i) {
+    const Track& t = c.m.tracks[a->host[i].track];
+    a->host[i].thread_name = t.name;
+    HostVisitor v(c, t, &a->host[i]);
+    model::ScanTrack(c.m, t, &prob[i], v);
+  });
+  LinkAcrossTracks(c, &a->host);
+  for (auto& p : prob) problems->insert(problems->end(), p.begin(), p.end());
+}
+
+}  // namespace tt::analysis

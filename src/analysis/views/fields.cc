@@ -1,0 +1,98 @@
+// A row's fields and how they print, shared by every view and every output (table, JSON, CSV,
+// the report).
+#include <algorithm>
+#include <cstdio>
+
+#include "analysis/views/view.h"
+
+namespace tt::analysis {
+
+bool RowField(Row& r, const std::string& f, Cell* c) {
+  auto num = [&](double x) {
+    c->is_text = false;
+    c->num = x;
+    return true;
+  };
+  auto us = [](double ns) { return ns / 1e3; };
+  if (f == "name") {
+    c->is_text = true;
+    c->text = r.name;
+    return true;
+  }
+  if (f == "occurrence") return num(static_cast<double>(r.incl.count()));
+  if (f == "micros")
+    return num(us(static_cast<double>(r.incl.count() ? r.incl.total() : r.self_ns)));
+  if (f == "self_micros") return num(us(static_cast<double>(r.self_ns)));
+  if (f == "cpu_micros") return num(us(static_cast<double>(r.cpu_ns)));
+  if (f == "accelerator_micros") return num(us(static_cast<double>(r.accel_ns)));
+  if (f == "bytes") return num(static_cast<double>(r.bytes));
+  if (f == "peak_bytes") return num(static_cast<double>(r.peak_bytes));
+  if (f == "residual_bytes") return num(static_cast<double>(r.residual_bytes));
+  if (f == "avg_micros") return num(us(r.incl.mean()));
+  if (f == "median_micros") return num(us(r.incl.Median()));
+  if (f == "min_micros") return num(us(static_cast<double>(r.incl.min())));
+  if (f == "max_micros") return num(us(static_cast<double>(r.incl.max())));
+  if (f == "stddev_micros") return num(us(r.incl.stddev()));
+  if (f == "share") return num(r.share * 100);
+  for (auto& [k, v] : r.numbers)
+    if (k == f) return num(v);
+  for (auto& [k, v] : r.text)
+    if (k == f) {
+      c->is_text = true;
+      c->text = v;
+      return true;
+    }
+  return false;
+}
+
+std::string FormatCell(const Cell& c, ColumnKind kind) {
+  if (c.is_text) return c.text;
+  char b[64];
+  switch (kind) {
+    case ColumnKind::kCount:
+      if (c.num < 0) return "-";
+      std::snprintf(b, sizeof b, "%.0f", c.num);
+      break;
+    case ColumnKind::kPercent:
+      std::snprintf(b, sizeof b, "%.2f%%", c.num);
+      break;
+    case ColumnKind::kRatio:
+      std::snprintf(b, sizeof b, "%.2f%%", c.num * 100);
+      break;
+    default:
+      std::snprintf(b, sizeof b, "%.3f", c.num);
+  }
+  return b;
+}
+
+void SetShares(std::vector<Row>* rows, uint64_t total, Result* r) {
+  r->total_ns = total;
+  for (auto& row : *rows) row.share = total ? static_cast<double>(row.self_ns) / total : 0;
+}
+
+Row MakeRow(const std::string& name, const Agg& g) {
+  Row r;
+  r.name = name;
+  r.incl = g.incl;
+  r.self_ns = g.self;
+  r.cpu_ns = g.cpu;
+  r.accel_ns = g.accel;
+  r.bytes = g.bytes;
+  r.peak_bytes = g.peak;
+  r.residual_bytes = g.residual;
+  return r;
+}
+
+std::string TopBy(const std::map<std::string, uint64_t>& by, size_t n) {
+  std::vector<std::pair<uint64_t, std::string>> v;
+  for (const auto& [k, c] : by) v.push_back({c, k});
+  std::sort(v.begin(), v.end(), [](auto& a, auto& b) {
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+  });
+  std::string out;
+  for (size_t i = 0; i < v.size() && i < n; ++i) out += (i ? ", " : "") + v[i].second;
+  if (v.size() > n) out += ", +" + std::to_string(v.size() - n);
+  return out;
+}
+
+}  // namespace tt::analysis

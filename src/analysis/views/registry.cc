@@ -1,0 +1,70 @@
+// The table of views: the one place that lists them.
+#include <algorithm>
+
+#include "analysis/views/view.h"
+
+namespace tt::analysis {
+
+extern const ViewDef kOpView, kNameView, kScopeView, kKernelView, kApiView, kMemcpyView,
+    kPrimitiveView, kStepView, kThreadView;
+
+namespace {
+
+std::vector<const ViewDef*>& Table() {
+  static std::vector<const ViewDef*> views = {&kOpView,     &kNameView,      &kScopeView,
+                                              &kKernelView, &kApiView,       &kMemcpyView,
+                                              &kPrimitiveView, &kStepView, &kThreadView};
+  return views;
+}
+
+}  // namespace
+
+const std::vector<const ViewDef*>& Views() { return Table(); }
+
+const ViewDef* FindView(const std::string& name) {
+  for (const ViewDef* v : Table())
+    if (name == v->name) return v;
+  return nullptr;
+}
+
+void RegisterView(const ViewDef* v) {
+  if (!FindView(v->name)) Table().push_back(v);
+}
+
+const std::vector<Column>& CommonColumns() {
+  static const std::vector<Column> common = {
+      {"occurrence", ColumnKind::kCount},      {"micros", ColumnKind::kMicros},
+      {"self_micros", ColumnKind::kMicros},    {"cpu_micros", ColumnKind::kMicros},
+      {"accelerator_micros", ColumnKind::kMicros}, {"bytes", ColumnKind::kCount},
+      {"peak_bytes", ColumnKind::kCount},      {"residual_bytes", ColumnKind::kCount},
+      {"avg_micros", ColumnKind::kMicros},     {"median_micros", ColumnKind::kMicros},
+      {"min_micros", ColumnKind::kMicros},     {"max_micros", ColumnKind::kMicros},
+      {"stddev_micros", ColumnKind::kMicros},  {"share", ColumnKind::kPercent}};
+  return common;
+}
+
+ColumnKind KindOf(const ViewDef& v, const std::string& field) {
+  for (const Column& c : v.fields)
+    if (field == c.name) return c.kind;
+  for (const Column& c : CommonColumns())
+    if (field == c.name) return c.kind;
+  return ColumnKind::kText;
+}
+
+std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory) {
+  std::vector<std::string> cols(v.columns.begin(), v.columns.end());
+  if (any_memory && !v.memory_columns.empty())
+    cols.insert(cols.begin() + static_cast<long>(v.memory_at), v.memory_columns.begin(),
+                v.memory_columns.end());
+  return cols;
+}
+
+std::vector<std::string> ValidFields(const ViewDef& v, bool any_memory) {
+  std::vector<std::string> valid = DefaultColumns(v, any_memory);
+  if (v.common_fields)
+    for (const Column& c : CommonColumns())
+      if (std::find(valid.begin(), valid.end(), c.name) == valid.end()) valid.push_back(c.name);
+  return valid;
+}
+
+}  // namespace tt::analysis

@@ -1,0 +1,61 @@
+// The scope view (tfprof's scope view): the op name hierarchy "a/b/c:T" as a tree whose every
+// node sums its subtree.
+#include <algorithm>
+
+#include "analysis/op_names.h"
+#include "analysis/views/op_rows.h"
+
+namespace tt::analysis {
+
+namespace {
+
+void InsertScope(std::vector<Row>* level, const std::vector<std::string>& path, size_t i,
+                 const Row& leaf) {
+  if (i >= path.size()) return;
+  auto it = std::find_if(level->begin(), level->end(),
+                         [&](const Row& r) { return r.name == path[i]; });
+  if (it == level->end()) {
+    level->push_back(Row{});
+    it = level->end() - 1;
+    it->name = path[i];
+  }
+  it->incl.Merge(leaf.incl);
+  it->self_ns += leaf.self_ns;
+  it->cpu_ns += leaf.cpu_ns;
+  it->accel_ns += leaf.accel_ns;
+  it->bytes += leaf.bytes;
+  it->peak_bytes = std::max(it->peak_bytes, leaf.peak_bytes);
+  it->residual_bytes += leaf.residual_bytes;
+  InsertScope(&it->children, path, i + 1, leaf);
+}
+
+void SetTreeShares(std::vector<Row>* rows, uint64_t total) {
+  for (auto& x : *rows) {
+    x.share = total ? static_cast<double>(x.self_ns) / total : 0;
+    SetTreeShares(&x.children, total);
+  }
+}
+
+std::string FullName(const std::string& name) { return name; }
+
+void Finish(Aggregates& a, Result* r) {
+  FinishOpRows(a, r, FullName);
+  std::vector<Row> tree;
+  for (const auto& row : r->rows) InsertScope(&tree, ScopePath(row.name), 0, row);
+  SetTreeShares(&tree, r->total_ns);
+  r->rows = std::move(tree);
+}
+
+}  // namespace
+
+extern const ViewDef kScopeView = {
+    .name = "scope",
+    .help = "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it",
+    .columns = kOpColumns,
+    .memory_columns = kOpMemoryColumns,
+    .memory_at = 6,
+    .needs = kOpNeeds,
+    .finish = Finish,
+};
+
+}  // namespace tt::analysis

@@ -1,0 +1,120 @@
+// The step view: per step, host compute, device compute, copies, communication and device idle
+// (host-bound or waiting), from the union of each kind's intervals within the step.
+#include "analysis/views/view.h"
+
+namespace tt::analysis {
+
+namespace {
+
+// One process's intervals by kind.
+struct ProcessIntervals {
+  SortedIntervals host, comm, device, copy, busy;
+  bool has_device = false;
+};
+
+std::vector<ProcessIntervals> Gather(const Aggregates& a) {
+  std::vector<ProcessIntervals> v(a.m->processes.size());
+  auto add = [](SortedIntervals* to, const std::vector<Interval>& from) {
+    to->v.insert(to->v.end(), from.begin(), from.end());
+  };
+  for (auto& t : a.host) {
+    ProcessIntervals& p = v[a.m->tracks[t.track].process];
+    add(&p.host, t.host);
+    add(&p.comm, t.comm);
+  }
+  for (auto& t : a.device) {
+    ProcessIntervals& p = v[a.m->tracks[t.track].process];
+    p.has_device = true;
+    add(&p.device, t.device);
+    add(&p.copy, t.copy);
+    add(&p.comm, t.comm);
+  }
+  for (auto& p : v) {
+    // The device is busy with kernels, copies or communication (built once per process).
+    if (p.has_device) {
+      p.busy.v = p.device.v;
+      add(&p.busy, p.copy.v);
+      add(&p.busy, p.comm.v);
+    }
+    for (auto* s : {&p.host, &p.comm, &p.device, &p.copy, &p.busy}) s->Build();
+  }
+  return v;
+}
+
+StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
+  StepBreakdown b;
+  b.number = s.number;
+  b.process = s.process;
+  b.start = s.start;
+  b.end = s.end;
+  b.host_compute = UnionLength(p.host, s.start, s.end);
+  b.device_compute = UnionLength(p.device, s.start, s.end);
+  b.copies = UnionLength(p.copy, s.start, s.end);
+  b.communication = UnionLength(p.comm, s.start, s.end);
+  b.has_device = p.has_device;
+  if (b.has_device) {
+    uint64_t dev_busy = UnionLength(p.busy, s.start, s.end);
+    uint64_t idle = (s.end - s.start) - dev_busy;
+    uint64_t busy_and_host = OverlapLength(p.busy, p.host, s.start, s.end);
+    uint64_t host_during_idle = b.host_compute - std::min(b.host_compute, busy_and_host);
+    b.device_idle_host_bound = std::min(idle, host_during_idle);
+    b.device_idle_waiting = idle - b.device_idle_host_bound;
+  }
+  return b;
+}
+
+Row StepRow(const StepBreakdown& b, const model::TraceModel& m) {
+  Row r;
+  r.name = std::to_string(b.number);
+  auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1e3; };
+  r.self_ns = b.end - b.start;
+  r.numbers = {{"step", static_cast<double>(b.number)},
+               {"pid", static_cast<double>(m.processes[b.process].meta.pid)},
+               {"start_ns", static_cast<double>(b.start)},
+               {"duration_micros", us(b.end - b.start)},
+               {"host_compute_micros", us(b.host_compute)},
+               {"device_compute_micros", us(b.device_compute)},
+               {"copies_micros", us(b.copies)},
+               {"communication_micros", us(b.communication)},
+               {"device_idle_host_bound_micros", us(b.device_idle_host_bound)},
+               {"device_idle_waiting_micros", us(b.device_idle_waiting)}};
+  return r;
+}
+
+void Finish(Aggregates& a, Result* r) {
+  std::vector<ProcessIntervals> iv = Gather(a);
+  std::vector<bool> keep = SelectSteps(a.steps, a.sel.steps, a.sel.skip_warmup);
+  for (size_t i = 0; i < a.steps.size(); ++i)
+    if (keep[i]) r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
+  for (const auto& b : r->steps) r->rows.push_back(StepRow(b, *a.m));
+  if (r->steps.empty())
+    r->notes.push_back(a.steps.empty() ? "no steps in this trace (name the annotation that marks "
+                                         "a step with --step-name NAME)"
+                                       : "no step matches the selection");
+}
+
+}  // namespace
+
+extern const ViewDef kStepView = {
+    .name = "step",
+    .help = "per step: host compute, device compute, copies, communication, device idle\n"
+            "(host-bound or waiting)",
+    .fields = {{"step", ColumnKind::kCount},
+               {"pid", ColumnKind::kCount},
+               {"duration_micros", ColumnKind::kMicros},
+               {"host_compute_micros", ColumnKind::kMicros},
+               {"device_compute_micros", ColumnKind::kMicros},
+               {"copies_micros", ColumnKind::kMicros},
+               {"communication_micros", ColumnKind::kMicros},
+               {"device_idle_host_bound_micros", ColumnKind::kMicros},
+               {"device_idle_waiting_micros", ColumnKind::kMicros}},
+    .columns = {"step", "pid", "duration_micros", "host_compute_micros", "device_compute_micros",
+                "copies_micros", "communication_micros", "device_idle_host_bound_micros",
+                "device_idle_waiting_micros"},
+    .common_fields = false,
+    .order_by = "step",
+    .needs = {.intervals = true, .steps = true},
+    .finish = Finish,
+};
+
+}  // namespace tt::analysis
