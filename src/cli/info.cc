@@ -6,10 +6,16 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "cli/summary.h"
+#include "model/inventory.h"
 #include "core/time.h"
 
 namespace tt::cli {
+
+using model::Drops;
+using model::ProcessSummary;
+using model::Summarise;
+using model::ThreadSummary;
+using model::TraceSummary;
 
 namespace {
 
@@ -195,12 +201,6 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
 }
 
 }  // namespace
-
-uint64_t Drops(const ProcessSummary& p) {
-  uint64_t reasons = 0;
-  for (const auto& [why, n] : p.drop_reasons) reasons += n;
-  return std::max(reasons, p.discarded);
-}
 
 std::string FormatDuration(uint64_t ns) {
   char b[64];

@@ -20,7 +20,7 @@
 #include "cli/commands.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
-#include "cli/summary.h"
+#include "model/inventory.h"
 #include "cli/xspace_finalise.h"
 #include "core/files.h"
 #include "core/ids.h"
@@ -29,6 +29,12 @@
 #include "format/repair.h"
 
 namespace tt::cli {
+
+using model::Drops;
+using model::ProcessSummary;
+using model::Summarise;
+using model::ThreadSummary;
+using model::TraceSummary;
 
 namespace {
 

@@ -1,6 +1,5 @@
 // `tensortrace report`: one self-contained HTML page that explains a trace.
 #include <iostream>
-#include <set>
 
 #include "analysis/findings.h"
 #include "analysis/memory.h"
@@ -9,12 +8,18 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "cli/summary.h"
+#include "model/inventory.h"
 #include "core/files.h"
 #include "export/report_html.h"
 #include "model/model.h"
 
 namespace tt::cli {
+
+using model::Drops;
+using model::ProcessSummary;
+using model::Summarise;
+using model::ThreadSummary;
+using model::TraceSummary;
 
 namespace {
 
@@ -47,47 +52,73 @@ options:
   -h, --help         this help
 )";
 
-void Progress(const char* what) { std::cerr << "tensortrace report: " << what << "\n"; }
+struct ReportArgs {
+  std::string dir, out;
+  analysis::ReportOptions ro;
+};
 
-}  // namespace
+uint64_t ParseUint(const std::string& name, const std::string& val) {
+  char* end = nullptr;
+  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
+  if (val.empty() || val[0] == '-' || *end)
+    throw Error(name + ": '" + val + "' is not a non-negative whole number");
+  return x;
+}
 
-int Report(const std::vector<std::string>& argv) {
+// False when the help was asked for (and printed).
+bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
   ArgReader a("report", argv);
-  std::string dir, out, title, v;
-  analysis::Options opt;
-  size_t top = 20;
-  auto parse_uint = [](const std::string& name, const std::string& val) -> uint64_t {
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-    if (val.empty() || val[0] == '-' || *end)
-      throw Error(name + ": '" + val + "' is not a non-negative whole number");
-    return x;
-  };
+  std::string v;
+  analysis::Options& opt = r->ro.selection;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
       std::cout << kReportHelp;
-      return 0;
-    } else if (a.Option("-o", &out) || a.Option("--output", &out)) {
-    } else if (a.Option("--title", &title)) {
+      return false;
+    } else if (a.Option("-o", &r->out) || a.Option("--output", &r->out)) {
+    } else if (a.Option("--title", &r->ro.title)) {
     } else if (a.Option("--steps", &v)) {
       opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
-      opt.skip_warmup = parse_uint("--skip-warmup", v);
+      opt.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       opt.step_names.push_back(v);
     } else if (a.Option("--top", &v)) {
-      top = parse_uint("--top", v);
-      if (top == 0) throw Error("--top: must be at least 1");
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
-      dir = a.TakePositional();
+      r->ro.top = ParseUint("--top", v);
+      if (r->ro.top == 0) throw Error("--top: must be at least 1");
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && r->dir.empty()) {
+      r->dir = a.TakePositional();
     } else {
       a.Unknown();
     }
   }
-  if (dir.empty()) throw Error("no trace directory given (usage: tensortrace report DIR -o PATH)");
-  if (out.empty()) throw Error("no output given (-o PATH)");
-  if (IsDirectory(out)) throw Error("-o: " + out + " is a directory; give a file name");
+  if (r->dir.empty())
+    throw Error("no trace directory given (usage: tensortrace report DIR -o PATH)");
+  if (r->out.empty()) throw Error("no output given (-o PATH)");
+  if (IsDirectory(r->out)) throw Error("-o: " + r->out + " is a directory; give a file name");
+  return true;
+}
 
+// Framework versions from the profiler captures of the Python bootstrap.
+std::vector<std::pair<std::string, std::string>> CaptureVersions(const std::string& dir) {
+  std::vector<std::pair<std::string, std::string>> v;
+  for (const auto& c : LoadFrameworkCaptures(dir)) {
+    if (!c.capture.is_object() || !c.capture.value("framework", nlohmann::json()).is_string())
+      continue;
+    v.emplace_back(c.capture["framework"].get<std::string>(),
+                   c.capture.value("version", nlohmann::json("")).is_string()
+                       ? c.capture.value("version", std::string())
+                       : std::string());
+  }
+  return v;
+}
+
+}  // namespace
+
+int Report(const std::vector<std::string>& argv) {
+  ReportArgs r;
+  if (!ParseReportArgs(argv, &r)) return 0;
+  const std::string& dir = r.dir;
+  analysis::ReportOptions& ro = r.ro;
   TraceSummary sum = Summarise(OpenTrace(dir));
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
@@ -98,118 +129,13 @@ int Report(const std::vector<std::string>& argv) {
                 " holds no slices, instants or counters, so there is nothing to report");
   model::TraceModel m = model::LoadModel(dir);
   // Created before the long work, so that an unwritable PATH fails at once; removed on error.
-  exporter::Sink sink(out, false);
-  std::vector<Problem> problems = m.problems;
-  problems.insert(problems.end(), sum.problems.begin(), sum.problems.end());
-
-  exporter::ReportData d;
-  d.top = top;
-  exporter::RunSummary& run = d.run;
-  run.title = title;
-  run.trace = m.path;
-  std::set<std::string> hosts;
-  for (const auto& p : sum.processes) {
-    run.commands.push_back("pid " + std::to_string(p.meta.pid) + ": " + p.meta.cmdline);
-    if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
-    for (const auto& [src, details] : p.source_details)
-      for (const auto& detail : details) {
-        auto e = std::make_pair(src, detail);
-        if (std::find(run.versions.begin(), run.versions.end(), e) == run.versions.end())
-          run.versions.push_back(e);
-      }
-    run.dropped += Drops(p);
-  }
-  run.hosts.assign(hosts.begin(), hosts.end());
-  // Framework versions from the profiler captures of the Python bootstrap.
-  for (const auto& c : LoadFrameworkCaptures(dir)) {
-    if (!c.capture.is_object() || !c.capture.value("framework", nlohmann::json()).is_string())
-      continue;
-    auto e = std::make_pair(c.capture["framework"].get<std::string>(),
-                            c.capture.value("version", nlohmann::json("")).is_string()
-                                ? c.capture.value("version", std::string())
-                                : std::string());
-    if (std::find(run.versions.begin(), run.versions.end(), e) == run.versions.end())
-      run.versions.push_back(e);
-  }
-  run.duration_ns = sum.last_ns - sum.first_ns;
-  run.events = sum.events;
-  run.processes = sum.processes.size();
-  run.threads = sum.threads;
-  std::set<std::pair<size_t, uint64_t>> devices;
-  for (const auto& t : m.tracks)
-    if (t.kind == layout::TrackKind::kDevice) {
-      devices.insert({t.process, t.id >> 32});
-      run.device_streams++;
-    }
-  run.devices = devices.size();
-
-  std::vector<analysis::Step> steps = analysis::FindSteps(m, opt.step_names, 0);
-  // A selection that keeps no step fails here, before any progress line.
-  analysis::Windows windows;
-  if (!steps.empty() || opt.steps || opt.skip_warmup)
-    windows = analysis::SelectWindows(m, steps, opt.steps, opt.skip_warmup);
-  std::vector<bool> keep = analysis::SelectSteps(steps, opt.steps, opt.skip_warmup);
-  run.steps_found = steps.size();
-  for (bool k : keep) run.steps_selected += k;
-  if (opt.steps)
-    run.selection = "steps " + std::to_string(opt.steps->first) + ":" +
-                    (opt.steps->last == INT64_MAX ? "" : std::to_string(opt.steps->last));
-  if (opt.skip_warmup)
-    run.selection += (run.selection.empty() ? "" : ", ") + std::string("first ") +
-                     std::to_string(opt.skip_warmup) + " skipped";
-
-  Progress("step-time breakdown, ops, kernels and copies");
-  {
-    // One pass over the tracks for the four views.
-    std::vector<analysis::Result> views =
-        analysis::ComputeViews(m, {"step", "op", "kernel", "memcpy"}, opt, &steps, &problems);
-    d.steps = std::move(views[0]);
-    d.ops = std::move(views[1]);
-    d.kernels = std::move(views[2]);
-    d.copies = std::move(views[3]);
-  }
-  Progress("memory over time");
-  d.memory = analysis::ComputeMemory(m, 1000, 0, &problems);
-  if (const analysis::Step* s = analysis::MedianStep(steps, keep)) {
-    Progress("timeline of the median step");
-    d.timeline = analysis::ComputeTimeline(m, s->process, s->start, s->end, 4000, 0, &problems);
-    d.timeline_step = s->number;
-    d.timeline_pid = static_cast<uint64_t>(m.processes[s->process].meta.pid);
-  } else if (steps.empty() && !sum.processes.empty()) {
-    // No steps: the first process's whole run stands in (the longest slices of each thread).
-    Progress("timeline of the first process");
-    const ProcessSummary& p = sum.processes[0];
-    size_t index = 0;
-    for (size_t i = 0; i < m.processes.size(); ++i)
-      if (m.processes[i].meta.pid == p.meta.pid &&
-          m.processes[i].meta.exec_generation == p.meta.exec_generation)
-        index = i;
-    if (p.first_ns != UINT64_MAX && p.last_ns > p.first_ns) {
-      d.timeline =
-          analysis::ComputeTimeline(m, index, p.first_ns, p.last_ns + 1, 4000, 0, &problems);
-      d.timeline_pid = static_cast<uint64_t>(p.meta.pid);
-    }
-  }
-  Progress("findings");
-  analysis::FindingInputs in;
-  in.steps = d.steps.steps;
-  in.ops = d.ops.rows;
-  in.op_total_ns = d.ops.total_ns;
-  in.unlinked = d.kernels.unlinked;
-  in.device_activities = d.kernels.device_activities;
-  in.facts = analysis::ScanFacts(m, windows, 0, &problems);
-  in.memory = &d.memory;
-  in.dropped = run.dropped;
-  d.findings = analysis::Findings(in);
-
-  // Damage is met again by every pass: each place once.
-  std::set<std::string> seen;
-  for (const auto& p : problems)
-    if (seen.insert(p.ToString()).second) d.problems.push_back(p.ToString());
-
+  exporter::Sink sink(r.out, false);
+  ro.versions = CaptureVersions(dir);
+  ro.progress = [](const char* what) { std::cerr << "tensortrace report: " << what << "\n"; };
+  analysis::ReportData d = analysis::BuildReport(m, sum, ro);
   exporter::WriteReportHtml(d, sink);
   sink.Commit();
-  std::cerr << "tensortrace report: wrote " << out << " (" << sink.bytes() << " bytes, "
+  std::cerr << "tensortrace report: wrote " << r.out << " (" << sink.bytes() << " bytes, "
             << d.findings.size() << " findings)\n";
   if (!d.problems.empty())
     std::cerr << "tensortrace report: warning: " << d.problems.size()

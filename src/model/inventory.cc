@@ -1,8 +1,8 @@
-#include "cli/summary.h"
+#include "model/inventory.h"
 
 #include <algorithm>
 
-namespace tt::cli {
+namespace tt::model {
 
 using namespace layout;
 
@@ -108,4 +108,10 @@ TraceSummary Summarise(const TraceDir& trace) {
   return t;
 }
 
-}  // namespace tt::cli
+uint64_t Drops(const ProcessSummary& p) {
+  uint64_t reasons = 0;
+  for (const auto& [why, n] : p.drop_reasons) reasons += n;
+  return std::max(reasons, p.discarded);
+}
+
+}  // namespace tt::model

@@ -1,5 +1,6 @@
-// What a trace holds, counted in one pass over every stream: the numbers `record` prints and
-// `tensortrace info` shows.
+// The trace's inventory: what it holds, counted in one pass over every stream (events by
+// category and kind, threads, drops and their causes, sources, clock offsets); the numbers
+// `record` prints, `tensortrace info` shows and the report's run summary gives.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -10,7 +11,7 @@
 
 #include "format/reader.h"
 
-namespace tt::cli {
+namespace tt::model {
 
 struct ThreadSummary {
   uint64_t tid = 0;
@@ -49,5 +50,7 @@ struct TraceSummary {
 
 TraceSummary Summarise(const TraceDir& trace);
 const char* EventKindName(uint8_t id);
+// Total drops of a process: its own summary when it wrote one, else the streams' counts.
+uint64_t Drops(const ProcessSummary& p);
 
-}  // namespace tt::cli
+}  // namespace tt::model

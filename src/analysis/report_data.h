@@ -1,0 +1,58 @@
+// Everything the HTML report shows, assembled from the trace: the run summary, the step, op,
+// kernel and copy views (one pass), memory over time, the timeline of the median step and the
+// findings. The export module only lays it out (export/report_html.h).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "analysis/findings.h"
+#include "analysis/memory.h"
+#include "analysis/stats.h"
+#include "analysis/timeline.h"
+#include "model/inventory.h"
+#include "model/model.h"
+
+namespace tt::analysis {
+
+struct RunSummary {
+  std::string title;
+  std::string trace;
+  std::vector<std::string> commands;  // "pid N: command line", per process
+  std::vector<std::string> hosts;
+  std::vector<std::pair<std::string, std::string>> versions;  // source -> detail (version)
+  uint64_t duration_ns = 0, events = 0, dropped = 0;
+  size_t processes = 0, threads = 0, devices = 0, device_streams = 0;
+  size_t steps_found = 0, steps_selected = 0;
+  std::string selection;  // how steps were selected, "" for all
+};
+
+struct ReportData {
+  RunSummary run;
+  Result steps, ops, kernels, copies;
+  MemoryResult memory;
+  std::optional<Timeline> timeline;
+  int64_t timeline_step = -1;
+  uint64_t timeline_pid = 0;
+  std::vector<Finding> findings;
+  std::vector<std::string> problems;  // damaged parts skipped, as one line each
+  size_t top = 20;                    // rows per table
+};
+
+struct ReportOptions {
+  std::string title;
+  Options selection;  // steps, warm-up, step names (its view is ignored)
+  size_t top = 20;
+  // Framework versions found elsewhere (the profiler captures), as (framework, version).
+  std::vector<std::pair<std::string, std::string>> versions;
+  std::function<void(const char*)> progress;  // told before each long part
+};
+
+// Throws tt::Error for a step selection that keeps nothing.
+ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& inventory,
+                       const ReportOptions& o);
+
+}  // namespace tt::analysis
