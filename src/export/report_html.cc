@@ -5,6 +5,7 @@
 #include <map>
 
 #include "analysis/human.h"
+#include "analysis/views/view.h"
 #include "export/svg_chart.h"
 
 namespace tt::exporter {
@@ -106,6 +107,45 @@ std::vector<Row> Top(const std::vector<Row>& rows, size_t top, uint64_t (*key)(c
   return v;
 }
 uint64_t Micros(const Row& r) { return r.incl.count() ? r.incl.total() : r.self_ns; }
+
+// A table of a view's rows: the fields as the view's table (analysis/views/) defines them,
+// printed the report's way (separators in counts, bytes whole).
+std::string ViewCell(const analysis::ViewDef& v, Row& r, const std::string& field) {
+  analysis::Cell c;
+  if (!analysis::RowField(r, field, &c)) return Td("");
+  switch (analysis::KindOf(v, field)) {
+    case analysis::ColumnKind::kText:
+      return TdName(c.text);
+    case analysis::ColumnKind::kCount:
+      return Td(c.num < 0 ? "-" : WithCommas(static_cast<uint64_t>(c.num)));
+    case analysis::ColumnKind::kBytes:
+      return Td(std::to_string(static_cast<int64_t>(c.num)));
+    case analysis::ColumnKind::kPercent:
+      return Td(Fixed(c.num, 2) + "%");
+    case analysis::ColumnKind::kRatio:
+      return Td(Fixed(c.num * 100, 2) + "%");
+    default:
+      return Td(Fixed(c.num));
+  }
+}
+
+// The table: `fields` of each row, headed by `labels` (a field's own name where empty).
+std::string ViewTable(const char* id, const char* view, std::vector<Row>& rows,
+                      const std::vector<std::string>& fields,
+                      const std::vector<std::string>& labels) {
+  const analysis::ViewDef* v = analysis::FindView(view);
+  std::vector<std::string> head = fields;
+  for (size_t i = 0; i < labels.size() && i < head.size(); ++i)
+    if (!labels[i].empty()) head[i] = labels[i];
+  std::string s = "<div class=\"wide\"><table id=\"" + std::string(id) + "\">" + Header(head) +
+                  "<tbody>\n";
+  for (auto& r : rows) {
+    s += "<tr>";
+    for (const auto& f : fields) s += ViewCell(*v, r, f);
+    s += "</tr>\n";
+  }
+  return s + "</tbody></table></div>";
+}
 
 std::string Summary(const RunSummary& r) {
   std::string s = "<section id=\"summary\"><h2>Run summary</h2>\n<dl class=\"kv\">\n";
@@ -250,29 +290,9 @@ std::string Ops(const ReportData& d) {
        " of " + WithCommas(d.ops.rows.size()) +
        ". Share is of the ops' total self time; accelerator time is the device time of the work "
        "each op launched.</p>\n";
-  s += "<div class=\"wide\"><table id=\"top-ops\">" + Header(cols) + "<tbody>\n";
-  for (auto& r : rows) {
-    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) +
-         Td(Us(static_cast<double>(Micros(r)))) + Td(Us(static_cast<double>(r.self_ns))) +
-         Td(Us(static_cast<double>(r.cpu_ns))) + Td(Us(static_cast<double>(r.accel_ns))) +
-         Td(Us(r.incl.mean())) + Td(Us(r.incl.Median())) + Td(Fixed(r.share * 100, 2) + "%");
-    if (memory)
-      s += Td(std::to_string(r.bytes)) + Td(std::to_string(r.peak_bytes)) +
-           Td(std::to_string(r.residual_bytes));
-    s += "</tr>\n";
-  }
-  return s + "</tbody></table></div></section>\n";
-}
-
-std::string Text(const Row& r, const char* key) {
-  for (const auto& [k, v] : r.text)
-    if (k == key) return v;
-  return "";
-}
-double Number(const Row& r, const char* key) {
-  for (const auto& [k, v] : r.numbers)
-    if (k == key) return v;
-  return 0;
+  cols[0] = "name";
+  s += ViewTable("top-ops", "op", rows, cols, {"op type"});
+  return s + "</section>\n";
 }
 
 std::string Kernels(const ReportData& d) {
@@ -281,18 +301,11 @@ std::string Kernels(const ReportData& d) {
   std::vector<Row> rows = Top(d.kernels.rows, d.top, Micros);
   s += "<p>Ordered by total time; the first " + WithCommas(rows.size()) + " of " +
        WithCommas(d.kernels.rows.size()) + ". Share is of all kernels' time.</p>\n";
-  s += "<div class=\"wide\"><table id=\"top-kernels\">" +
-       Header({"kernel", "occurrence", "micros", "avg_micros", "median_micros", "min_micros",
-               "max_micros", "share", "grid", "block", "launched_by"}) +
-       "<tbody>\n";
-  for (auto& r : rows)
-    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) +
-         Td(Us(static_cast<double>(r.incl.total()))) + Td(Us(r.incl.mean())) +
-         Td(Us(r.incl.Median())) + Td(Us(static_cast<double>(r.incl.min()))) +
-         Td(Us(static_cast<double>(r.incl.max()))) + Td(Fixed(r.share * 100, 2) + "%") +
-         TdName(Text(r, "grid")) + TdName(Text(r, "block")) + TdName(Text(r, "launched_by")) +
-         "</tr>\n";
-  return s + "</tbody></table></div></section>\n";
+  s += ViewTable("top-kernels", "kernel", rows,
+                 {"name", "occurrence", "micros", "avg_micros", "median_micros", "min_micros",
+                  "max_micros", "share", "grid", "block", "launched_by"},
+                 {"kernel"});
+  return s + "</section>\n";
 }
 
 std::string Memory(const ReportData& d) {
@@ -353,15 +366,10 @@ std::string Copies(const ReportData& d) {
   if (d.copies.rows.empty())
     return s + None("No memory copies or sets in this trace.") + "</section>\n";
   std::vector<Row> rows = Top(d.copies.rows, d.top, Micros);
-  s +=
-      "<div class=\"wide\"><table id=\"copies-table\">" +
-      Header({"kind", "occurrence", "bytes", "micros", "avg_micros", "bandwidth (GB/s)", "share"}) +
-      "<tbody>\n";
-  for (auto& r : rows)
-    s += "<tr>" + TdName(r.name) + Td(WithCommas(r.incl.count())) + Td(std::to_string(r.bytes)) +
-         Td(Us(static_cast<double>(r.incl.total()))) + Td(Us(r.incl.mean())) +
-         Td(Fixed(Number(r, "bandwidth_gbps"))) + Td(Fixed(r.share * 100, 2) + "%") + "</tr>\n";
-  return s + "</tbody></table></div></section>\n";
+  s += ViewTable("copies-table", "memcpy", rows,
+                 {"name", "occurrence", "bytes", "micros", "avg_micros", "bandwidth_gbps", "share"},
+                 {"kind", "", "", "", "", "bandwidth (GB/s)"});
+  return s + "</section>\n";
 }
 
 std::string TimelineSection(const ReportData& d) {

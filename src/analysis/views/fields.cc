@@ -50,6 +50,7 @@ std::string FormatCell(const Cell& c, ColumnKind kind) {
   char b[64];
   switch (kind) {
     case ColumnKind::kCount:
+    case ColumnKind::kBytes:
       if (c.num < 0) return "-";
       std::snprintf(b, sizeof b, "%.0f", c.num);
       break;

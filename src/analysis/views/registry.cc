@@ -35,8 +35,8 @@ const std::vector<Column>& CommonColumns() {
   static const std::vector<Column> common = {
       {"occurrence", ColumnKind::kCount},      {"micros", ColumnKind::kMicros},
       {"self_micros", ColumnKind::kMicros},    {"cpu_micros", ColumnKind::kMicros},
-      {"accelerator_micros", ColumnKind::kMicros}, {"bytes", ColumnKind::kCount},
-      {"peak_bytes", ColumnKind::kCount},      {"residual_bytes", ColumnKind::kCount},
+      {"accelerator_micros", ColumnKind::kMicros}, {"bytes", ColumnKind::kBytes},
+      {"peak_bytes", ColumnKind::kBytes},      {"residual_bytes", ColumnKind::kBytes},
       {"avg_micros", ColumnKind::kMicros},     {"median_micros", ColumnKind::kMicros},
       {"min_micros", ColumnKind::kMicros},     {"max_micros", ColumnKind::kMicros},
       {"stddev_micros", ColumnKind::kMicros},  {"share", ColumnKind::kPercent}};

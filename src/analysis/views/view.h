@@ -18,6 +18,7 @@ namespace tt::analysis {
 enum class ColumnKind {
   kText,     // left-aligned text
   kCount,    // a whole number; negative means "not known" and prints "-"
+  kBytes,    // a number of bytes, printed whole and without separators
   kMicros,   // microseconds, three decimals
   kPercent,  // a percentage already scaled to 0..100 ("12.34%")
   kRatio,    // a ratio 0..1 printed as a percentage
