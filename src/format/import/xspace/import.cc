@@ -1,4 +1,4 @@
-#include "format/xspace_import.h"
+#include "format/import/xspace/import.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,13 +10,13 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/xspace/classify.h"
+#include "format/import/xspace/clock.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
 #include "format/reader.h"
 #include "format/slice_order.h"
 #include "format/stream_file.h"
-#include "format/xspace_classify.h"
-#include "format/xspace_clock.h"
 
 namespace tt {
 

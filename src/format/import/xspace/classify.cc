@@ -1,4 +1,4 @@
-#include "format/xspace_classify.h"
+#include "format/import/xspace/classify.h"
 
 #include <cctype>
 #include <charconv>
