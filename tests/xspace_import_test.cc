@@ -1,8 +1,6 @@
 // The XSpace importer: a real .xplane.pb (tests/data, written by TensorFlow's profiler) into a
 // recorded process's trace, checked against what the protobuf holds; and `record` of real
 // TensorFlow and JAX programs that profile themselves (skipped where those are not installed).
-#include "format/xspace_import.h"
-
 #include <gtest/gtest.h>
 
 #include <map>
@@ -14,8 +12,9 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/xspace/classify.h"
+#include "format/import/xspace/import.h"
 #include "format/proto/xplane.pb.h"
-#include "format/xspace_classify.h"
 #include "model/model.h"
 #include "model/scan.h"
 #include "test_util.h"

@@ -4,6 +4,7 @@
 sitecustomize loads this package under the private name `_tensortrace` (so nothing here can
 shadow a module of the traced program), installs the import hook in import_hook.py, and chains
 to the sitecustomize the program would otherwise have run. When TensorFlow or JAX finishes
-importing, capture.py starts that framework's own profiler (tf_adapter.py, jax_adapter.py) and
-writes $TENSORTRACE_DIR/xspace/<pid>/capture.json; record converts the XSpace files at the end.
+importing, capture.py starts that framework's own profiler through the adapter frameworks.py
+names for it (tf_adapter.py, jax_adapter.py) and writes $TENSORTRACE_DIR/xspace/<pid>/capture.json;
+record converts the XSpace files at the end.
 """

@@ -11,8 +11,11 @@ Options come from the environment that `tensortrace record` sets:
   TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
   TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds
 """
+import importlib
 import os
 import sys
+
+from _tensortrace import frameworks
 
 _capture = None  # the Capture of this process, once a framework is imported
 
@@ -236,10 +239,7 @@ def on_framework_imported(framework, module):
     if _capture is not None:
         return  # one framework profiler per process: the first one imported
     config = Config(os.environ)
-    if framework == "tensorflow":
-        from _tensortrace import tf_adapter as adapter_mod
-    else:
-        from _tensortrace import jax_adapter as adapter_mod
+    adapter_mod = importlib.import_module("_tensortrace." + frameworks.by_name(framework).adapter)
     adapter = adapter_mod.Adapter(module)
     _capture = Capture(config, adapter)
     if not adapter.available:

@@ -5,7 +5,10 @@ other finders chose; every other import costs one set lookup.
 """
 import sys
 
-_FRAMEWORKS = {"tensorflow": "tensorflow", "jax": "jax"}
+from _tensortrace.frameworks import FRAMEWORKS
+
+# Top-level module -> framework name, for the frameworks not captured yet in this process.
+_FRAMEWORKS = {f.module: f.name for f in FRAMEWORKS}
 # Frameworks being imported now: TensorFlow imports JAX on its way, and then only the outer
 # import (the one the program asked for) starts a profiler.
 _importing = []

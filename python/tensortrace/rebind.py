@@ -1,10 +1,12 @@
 """Replaces functions by wrappers wherever the frameworks' modules hold them."""
 import sys
 
+from _tensortrace.frameworks import FRAMEWORKS
+
 # Modules loaded while a framework imports can hold its profiler functions (tf.profiler.
 # experimental and its compat aliases, keras's callbacks); the program's modules cannot yet,
 # since the hook runs as soon as the framework's own import ends.
-_PREFIXES = ("tensorflow", "keras", "tf_keras", "jax", "jaxlib", "flax")
+_PREFIXES = tuple(p for f in FRAMEWORKS for p in f.modules)
 
 
 def rebind(replacements):

@@ -2,14 +2,16 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <unordered_map>
 
 #include "analysis/parallel.h"
+#include "format/keys.h"
+#include "model/args.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
 
-using layout::ArgType;
 using layout::Category;
 
 namespace {
@@ -19,40 +21,16 @@ struct Keys {
 };
 
 Keys KeysOf(const model::Process& p) {
-  Keys k;
-  for (uint32_t i = 1; i < p.names.size(); ++i) {
-    const std::string& n = p.names[i];
-    if (n == "bytes")
-      k.bytes = i;
-    else if (n == "bytes_allocated")
-      k.bytes_allocated = i;
-    else if (n == "addr")
-      k.addr = i;
-    else if (n == "allocator")
-      k.allocator = i;
-    else if (n == "allocator_name")
-      k.allocator_name = i;
-    else if (n == "op")
-      k.op = i;
-  }
-  return k;
+  auto [bytes, bytes_allocated, addr, allocator, allocator_name, op] =
+      model::KeyIds(p, {keys::kBytes, keys::kBytesAllocated, keys::kAddr, keys::kAllocator,
+                        keys::kAllocatorName, keys::kOp});
+  return {bytes, bytes_allocated, addr, allocator, allocator_name, op};
 }
 
 bool Int(const model::ArgsView& a, uint32_t key, int64_t* out) {
-  Arg x;
-  if (!key || !a.Find(key, &x) || x.type == ArgType::kString) return false;
-  if (x.type == ArgType::kFloat) {
-    if (!(x.v.f >= -9.2e18 && x.v.f <= 9.2e18)) return false;
-    *out = static_cast<int64_t>(x.v.f);
-  } else {
-    *out = x.v.i;
-  }
-  return true;
-}
-
-uint32_t Str(const model::ArgsView& a, uint32_t key) {
-  Arg x;
-  return key && a.Find(key, &x) && x.type == ArgType::kString ? x.v.str : 0;
+  std::optional<int64_t> v = model::ArgInt(a, key);
+  if (v) *out = *v;
+  return v.has_value();
 }
 
 struct Event {
@@ -82,17 +60,17 @@ struct Visitor {
     e.ts = p.ts;
     e.track = track;
     std::string_view name = proc.Name(p.name);
-    e.is_free = name.find("Deallocation") != std::string_view::npos || name == "free";
+    e.is_free = keys::IsFreeEvent(name);
     int64_t v = -1;
     if (!Int(p.args, k.bytes, &v)) Int(p.args, k.bytes_allocated, &v);
     e.bytes = v;
     int64_t addr = 0;
     e.has_addr = Int(p.args, k.addr, &addr);
     e.addr = static_cast<uint64_t>(addr);
-    e.allocator = Str(p.args, k.allocator);
-    if (!e.allocator) e.allocator = Str(p.args, k.allocator_name);
+    e.allocator = model::ArgStr(p.args, k.allocator);
+    if (!e.allocator) e.allocator = model::ArgStr(p.args, k.allocator_name);
     // The innermost op slice open on this thread; an "op" argument only when none is open.
-    e.op = p.op ? p.op : Str(p.args, k.op);
+    e.op = p.op ? p.op : model::ArgStr(p.args, k.op);
     out->push_back(e);
   }
 };

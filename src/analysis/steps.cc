@@ -6,6 +6,8 @@
 
 #include "analysis/parallel.h"
 #include "core/error.h"
+#include "format/keys.h"
+#include "model/args.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
@@ -36,8 +38,7 @@ struct StepVisitor {
     st.marker = s.category == Category::kStep;
     st.name = s.name;
     Arg a;
-    if (step_key && s.args.Find(step_key, &a) && a.type != layout::ArgType::kString &&
-        a.type != layout::ArgType::kFloat)
+    if (model::ArgNumber(s.args, step_key, &a) && a.type != layout::ArgType::kFloat)
       st.number = a.v.i;
     out->push_back(st);
   }
@@ -54,7 +55,7 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
       const std::string& n = m.processes[p].names[i];
       if (std::find(step_names.begin(), step_names.end(), n) != step_names.end())
         names[p].insert(i);
-      if (n == "step") step_key[p] = i;
+      if (n == keys::kStep) step_key[p] = i;
     }
   std::vector<size_t> host;
   for (size_t i = 0; i < m.tracks.size(); ++i)

@@ -1,5 +1,6 @@
 // What the frameworks' own profilers captured, per process: DIR/xspace/<pid>/capture.json
-// (written by the Python bootstrap) and import.json (written by record's XSpace import).
+// (written by the Python bootstrap) and import.json (written by record's XSpace import). Read by
+// `info` and `report`, so it stays in cli/ beside them (sources/ is what runs while recording).
 #pragma once
 #include <cstdint>
 #include <nlohmann/json.hpp>

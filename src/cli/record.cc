@@ -27,6 +27,7 @@
 #include "core/time.h"
 #include "core/tsc.h"
 #include "format/repair.h"
+#include "sources/registry.h"
 
 namespace tt::cli {
 
@@ -144,54 +145,65 @@ std::string JsonEscape(const std::string& s) {
   return o;
 }
 
-}  // namespace
-
-int Record(const std::vector<std::string>& argv, const std::string& self) {
-  ArgReader a("record", argv);
-  std::string dir, v;
+// record's options, as parsed.
+struct RecordOptions {
+  std::string dir;
   bool force = false, quiet = false;
   uint64_t buffer = 1 << 20, max_size = 0;
   double wait_children = 5;
   std::vector<std::string> cmd;
   PythonCaptureOptions py;
+};
+
+// Parses record's arguments into `o`; false when it printed --help instead.
+bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
+  ArgReader a("record", argv);
+  std::string v;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kRecordHelp << kSourcesHelp << kPythonCaptureHelp;
-      return 0;
-    } else if (a.Option("-o", &dir) || a.Option("--output", &dir)) {
+      std::cout << kRecordHelp << sources::SourcesHelp() << kPythonCaptureHelp;
+      return false;
+    } else if (a.Option("-o", &o->dir) || a.Option("--output", &o->dir)) {
     } else if (a.Flag("--force")) {
-      force = true;
+      o->force = true;
     } else if (a.Flag("--quiet")) {
-      quiet = true;
+      o->quiet = true;
     } else if (a.Option("--buffer-size", &v)) {
-      buffer = ParseBytes("--buffer-size", v);
-      if (buffer < (64 << 10) || buffer > (1ull << 30))
+      o->buffer = ParseBytes("--buffer-size", v);
+      if (o->buffer < (64 << 10) || o->buffer > (1ull << 30))
         throw Error("record: --buffer-size must be between 64K and 1G, got " + v);
     } else if (a.Option("--max-size", &v)) {
-      max_size = ParseBytes("--max-size", v);
+      o->max_size = ParseBytes("--max-size", v);
     } else if (a.Option("--wait-children", &v)) {
-      wait_children = ParseSeconds("--wait-children", v);
+      o->wait_children = ParseSeconds("--wait-children", v);
     } else if (a.Option("--sources", &v)) {
       SetSources(v);
-    } else if (ParsePythonCaptureOption(a, &py)) {
+    } else if (ParsePythonCaptureOption(a, &o->py)) {
     } else if (a.Flag("--")) {
-      cmd = a.Rest();
+      o->cmd = a.Rest();
     } else if (a.Peek().empty() || a.Peek()[0] != '-') {
-      cmd = a.Rest();  // the command may follow without "--"
+      o->cmd = a.Rest();  // the command may follow without "--"
     } else {
       a.Unknown();
     }
   }
-  if (cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
-  if (dir.empty()) dir = DefaultDir();
-  PrepareDir(dir, force);
-  std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
-  std::string lib = FindRuntime(self);
+  return true;
+}
 
+// What a recording shares with every process it traces.
+struct Session {
+  std::string id;           // TENSORTRACE_SESSION
+  uint64_t start_mono = 0;  // CLOCK_MONOTONIC at start
+};
+
+// The environment the command inherits: the runtime preloaded, the session's settings, and
+// each source that is on armed through the sources' table (sources/registry.h).
+Session SetEnvironment(const RecordOptions& o, const std::string& abs_dir, const std::string& lib) {
   uint64_t mult = CalibrateTsc(20);
   int64_t clock_offset = MeasureRealtimeOffsetNs();
-  std::string session = UuidToString(RandomUuid());
-  uint64_t start_mono = ReadClockNs(CLOCK_MONOTONIC);
+  Session s;
+  s.id = UuidToString(RandomUuid());
+  s.start_mono = ReadClockNs(CLOCK_MONOTONIC);
 
   std::string preload = lib;
 #ifdef TT_SANITIZER_PRELOAD
@@ -200,37 +212,27 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   if (const char* old = std::getenv("LD_PRELOAD"); old && *old) preload += std::string(":") + old;
   setenv("LD_PRELOAD", preload.c_str(), 1);
   setenv("TENSORTRACE_DIR", abs_dir.c_str(), 1);
-  setenv("TENSORTRACE_SESSION", session.c_str(), 1);
+  setenv("TENSORTRACE_SESSION", s.id.c_str(), 1);
   setenv("TENSORTRACE_CLOCK_OFFSET", std::to_string(clock_offset).c_str(), 1);
   setenv("TENSORTRACE_TSC", std::to_string(mult).c_str(), 1);
-  setenv("TENSORTRACE_BUFFER_SIZE", std::to_string(buffer).c_str(), 1);
-  if (max_size) setenv("TENSORTRACE_MAX_BYTES", std::to_string(max_size).c_str(), 1);
-  // ITT: instrumented libraries (oneDNN, TBB...) load the collector this names; ours lives in
-  // the runtime library. Groups "all" lets older static parts fill every function; oneDNN's
-  // task level 2 reports every primitive, on every thread.
-  if (!SourceOn("itt")) {
-  } else if (const char* itt = std::getenv("INTEL_LIBITTNOTIFY64"); itt && *itt) {
-    if (!quiet)
-      std::cerr << "tensortrace: INTEL_LIBITTNOTIFY64 is set, our ITT collector stays off\n";
-  } else {
-    setenv("INTEL_LIBITTNOTIFY64", lib.c_str(), 1);
-  }
-  if (SourceOn("itt")) {
-    setenv("INTEL_ITTNOTIFY_GROUPS", "all", 0);
-    setenv("ONEDNN_ITT_TASK_LEVEL", "2", 0);
-  }
-  if (SourceOn("python")) SetPythonCaptureEnvironment(py);
-  SetCudaEnvironment(lib, quiet);
-  // NVTX: every NVTX v3 client (NCCL, CUDA libraries, TensorFlow/JAX/XLA, PyTorch) loads the
-  // injection library this names at its first NVTX call; ours lives in the runtime library.
-  if (!SourceOn("nvtx")) {
-  } else if (const char* nvtx = std::getenv("NVTX_INJECTION64_PATH"); nvtx && *nvtx) {
-    if (!quiet)
-      std::cerr << "tensortrace: NVTX_INJECTION64_PATH is set, our NVTX collector stays off\n";
-  } else {
-    setenv("NVTX_INJECTION64_PATH", lib.c_str(), 1);
-  }
+  setenv("TENSORTRACE_BUFFER_SIZE", std::to_string(o.buffer).c_str(), 1);
+  if (o.max_size) setenv("TENSORTRACE_MAX_BYTES", std::to_string(o.max_size).c_str(), 1);
+  sources::ArmOptions arm;
+  arm.runtime_lib = lib;
+  arm.quiet = o.quiet;
+  arm.python = o.py;
+  sources::ArmSources(SourceOn, arm);
+  return s;
+}
 
+// The command, once started: its pid, and errno when exec failed (0: it ran).
+struct Spawned {
+  pid_t child = -1;
+  int exec_errno = 0;
+};
+
+// Starts the command in a child process; an exec failure comes back through a pipe.
+Spawned Spawn(const std::vector<std::string>& cmd) {
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   struct sigaction sa {};
@@ -263,7 +265,12 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     got = read(err_pipe[0], &exec_errno, sizeof exec_errno);
   } while (got < 0 && errno == EINTR);
   close(err_pipe[0]);
+  return {child, got == static_cast<ssize_t>(sizeof exec_errno) ? exec_errno : 0};
+}
 
+// Waits for the command, forwarding the signals sent to us, then up to `wait_children`
+// seconds for the processes it left; returns the command's wait status.
+int WaitForAll(pid_t child, double wait_children) {
   int status = 0;
   bool main_done = false;
   auto reap_deadline = std::chrono::steady_clock::time_point::max();
@@ -290,15 +297,12 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
   }
-  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  if (got == static_cast<ssize_t>(sizeof exec_errno) && exec_errno) {
-    std::cerr << "tensortrace record: cannot run '" << cmd[0] << "': " << strerror(exec_errno)
-              << "\n";
-    exit_code = exec_errno == ENOENT ? 127 : 126;
-  }
-  uint64_t end_mono = ReadClockNs(CLOCK_MONOTONIC);
+  return status;
+}
 
-  // Finalise the processes that did not end cleanly (crash, SIGKILL, exec, _exit).
+// Finalises the processes that did not end cleanly (crash, SIGKILL, exec, _exit) and compacts
+// the streams of every process that has ended; returns how many it finalised.
+size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
   std::vector<std::string> still_running;
   size_t repaired = 0;
   try {
@@ -331,36 +335,66 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     std::cerr << "tensortrace record: processes still running after --wait-children: " << list
               << "; their streams are left as they are\n";
   }
+  return repaired;
+}
 
-  // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
-  ImportCapturedXSpace(dir, quiet);
-
-  // Summary, and the session file.
+// Writes the session file (tensortrace.json) and prints the summary.
+void WriteSession(const std::string& dir, const RecordOptions& o, const Session& session,
+                  int exit_code, uint64_t end_mono, size_t repaired, int exec_errno) {
   try {
     TraceSummary sum = Summarise(OpenTrace(dir));
     uint64_t drops = 0;
     for (const auto& p : sum.processes) drops += Drops(p);
     std::string cmdline;
-    for (const auto& c : cmd) cmdline += (cmdline.empty() ? "" : " ") + c;
-    std::string json = "{\n  \"tool\": \"tensortrace\",\n  \"session\": \"" + session +
+    for (const auto& c : o.cmd) cmdline += (cmdline.empty() ? "" : " ") + c;
+    std::string json = "{\n  \"tool\": \"tensortrace\",\n  \"session\": \"" + session.id +
                        "\",\n  \"command\": \"" + JsonEscape(cmdline) +
                        "\",\n  \"exit_code\": " + std::to_string(exit_code) +
-                       ",\n  \"duration_ns\": " + std::to_string(end_mono - start_mono) +
+                       ",\n  \"duration_ns\": " + std::to_string(end_mono - session.start_mono) +
                        ",\n  \"finalised_by_record\": " + std::to_string(repaired) + "\n}\n";
     WriteFileAtomic(dir + "/tensortrace.json", json);
-    if (quiet) {
+    if (o.quiet) {
       std::cerr << dir << "\n";
     } else {
       std::cerr << "tensortrace: trace written to " << dir << "\n"
                 << "tensortrace: " << sum.processes.size() << " processes, " << sum.threads
                 << " threads, " << sum.events << " events, " << drops << " dropped, "
-                << FormatDuration(end_mono - start_mono) << "\n";
+                << FormatDuration(end_mono - session.start_mono) << "\n";
       for (const auto& pr : sum.problems)
         std::cerr << "tensortrace: warning: " << pr.ToString() << "\n";
     }
   } catch (const Error& e) {
     if (exec_errno == 0) std::cerr << "tensortrace record: no trace was written: " << e.what() << "\n";
   }
+}
+
+}  // namespace
+
+int Record(const std::vector<std::string>& argv, const std::string& self) {
+  RecordOptions o;
+  if (!ParseRecordArgs(argv, &o)) return 0;
+  if (o.cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
+  if (o.dir.empty()) o.dir = DefaultDir();
+  const std::string& dir = o.dir;
+  PrepareDir(dir, o.force);
+  std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
+  std::string lib = FindRuntime(self);
+  Session session = SetEnvironment(o, abs_dir, lib);
+
+  Spawned run = Spawn(o.cmd);
+  int status = WaitForAll(run.child, o.wait_children);
+  int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (run.exec_errno) {
+    std::cerr << "tensortrace record: cannot run '" << o.cmd[0] << "': " << strerror(run.exec_errno)
+              << "\n";
+    exit_code = run.exec_errno == ENOENT ? 127 : 126;
+  }
+  uint64_t end_mono = ReadClockNs(CLOCK_MONOTONIC);
+
+  size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
+  // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
+  ImportCapturedXSpace(dir, o.quiet);
+  WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;
 }
 

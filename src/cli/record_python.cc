@@ -1,10 +1,6 @@
 // `record`'s options for the frameworks' own profilers, passed to the Python bootstrap.
 #include "cli/record_python.h"
 
-#include <cstdlib>
-#include <filesystem>
-#include <iostream>
-
 namespace tt::cli {
 
 const char kPythonCaptureHelp[] =
@@ -44,54 +40,6 @@ bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
     return false;
   }
   return true;
-}
-
-namespace {
-
-// The directory holding the bootstrap's sitecustomize.py: beside this executable (the build
-// tree copies python/ there), in ../share/tensortrace (installed), else the source tree.
-std::string FindBootstrap() {
-  namespace fs = std::filesystem;
-  const fs::path rel = fs::path("python") / "tensortrace" / "boot";
-  std::vector<fs::path> dirs;
-  if (const char* env = std::getenv("TENSORTRACE_PYTHON")) dirs.push_back(fs::path(env) / rel);
-  std::error_code ec;
-  fs::path exe = fs::canonical("/proc/self/exe", ec);
-  if (!ec) {
-    dirs.push_back(exe.parent_path() / rel);
-    dirs.push_back(exe.parent_path().parent_path() / "share" / "tensortrace" / rel);
-  }
-#ifdef TT_PYTHON_SOURCE_DIR
-  dirs.push_back(fs::path(TT_PYTHON_SOURCE_DIR) / rel);
-#endif
-  for (const auto& d : dirs)
-    if (fs::exists(d / "sitecustomize.py", ec)) return d.string();
-  return "";
-}
-
-}  // namespace
-
-void SetPythonCaptureEnvironment(const PythonCaptureOptions& o) {
-  std::string boot = FindBootstrap();
-  if (boot.empty()) {
-    std::cerr << "tensortrace record: warning: the Python bootstrap (python/tensortrace/boot) "
-                 "is not beside this executable; TensorFlow and JAX profiles are not captured "
-                 "(set TENSORTRACE_PYTHON to the directory that holds python/)\n";
-    return;
-  }
-  std::string path = boot;
-  if (const char* old = std::getenv("PYTHONPATH"); old && *old) path += std::string(":") + old;
-  setenv("PYTHONPATH", path.c_str(), 1);
-  setenv("TENSORTRACE_TF_HOST_LEVEL", std::to_string(o.host_level).c_str(), 1);
-  setenv("TENSORTRACE_PYTHON_TRACER", o.python_tracer ? "1" : "0", 1);
-  if (o.steps.empty())
-    unsetenv("TENSORTRACE_STEPS");
-  else
-    setenv("TENSORTRACE_STEPS", o.steps.c_str(), 1);
-  if (o.window_s > 0)
-    setenv("TENSORTRACE_WINDOW_S", std::to_string(o.window_s).c_str(), 1);
-  else
-    unsetenv("TENSORTRACE_WINDOW_S");
 }
 
 }  // namespace tt::cli

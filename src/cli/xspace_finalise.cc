@@ -7,7 +7,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
-#include "format/xspace_import.h"
+#include "format/import/xspace/import.h"
 
 namespace tt::cli {
 

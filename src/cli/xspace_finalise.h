@@ -1,5 +1,8 @@
 // The XSpace step of `record`'s finalisation: every $DIR/xspace/<pid>/ that a traced process's
-// framework profiler wrote is converted into streams of that process.
+// framework profiler wrote is converted into streams of that process. It stays in cli/ rather
+// than src/sources/python/ (where the capture is armed): it runs the XSpace importer
+// (format/import/xspace/, with protobuf), and sources/ may use only the runtime and the format
+// writer.
 #pragma once
 #include <string>
 

@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "format/keys.h"
+#include "model/args.h"
+
 namespace tt::exporter {
 
 using layout::Category;
@@ -32,12 +35,9 @@ class ChromeVisitor : public EventVisitor {
     Line("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(p.meta.pid) +
          ",\"tid\":0,\"args\":{\"name\":" +
          JsonString(p.meta.cmdline + " (" + p.meta.hostname + ")") + "}}");
-    corr_key_ = 0;
-    ext_key_ = 0;
-    for (uint32_t i = 1; i < p.names.size(); ++i) {
-      if (p.names[i] == "correlation_id") corr_key_ = i;
-      if (p.names[i] == "external_id") ext_key_ = i;
-    }
+    auto [corr, ext] = model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId});
+    corr_key_ = corr;
+    ext_key_ = ext;
   }
   void BeginTrack(const model::Process& p, const model::Track& t) override {
     head_ = "\"pid\":" + std::to_string(p.meta.pid) + ",\"tid\":" + std::to_string(ChromeTid(t));
@@ -53,7 +53,7 @@ class ChromeVisitor : public EventVisitor {
     Line(e);
     // A flow from each launch to its device work, keyed by the correlation id.
     Arg corr;
-    if (corr_key_ && s.args.Find(corr_key_, &corr) && corr.type != layout::ArgType::kString) {
+    if (model::ArgNumber(s.args, corr_key_, &corr)) {
       bool device = t.kind == TrackKind::kDevice;
       std::string id = "\"" + std::to_string(p.meta.pid) + ":" + std::to_string(corr.v.u) + "\"";
       if (device || s.category == Category::kRuntimeApi) {

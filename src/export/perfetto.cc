@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "export/proto_wire.h"
+#include "format/keys.h"
+#include "model/args.h"
 
 namespace tt::exporter {
 
@@ -81,22 +83,13 @@ class PerfettoVisitor : public EventVisitor {
   void BeginProcess(const model::Process& p) override {
     pi_ = static_cast<size_t>(&p - m_.processes.data());
     proc_uuid_ = ++last_uuid_;
-    keys_ = {};
-    for (uint32_t i = 1; i < p.names.size(); ++i) {
-      const std::string& n = p.names[i];
-      if (n == "correlation_id")
-        keys_.corr = i;
-      else if (n == "external_id")
-        keys_.ext = i;
-      else if (n == "bytes")
-        keys_.bytes = i;
-      else if (n == "addr")
-        keys_.addr = i;
-      else if (n == "MemoryAllocation")
-        keys_.alloc = i;
-      else if (n == "MemoryDeallocation")
-        keys_.free = i;
-    }
+    auto [corr, ext, bytes, addr, alloc] =
+        model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId, keys::kBytes, keys::kAddr,
+                          keys::kMemoryAllocation});
+    keys_ = {corr, ext, bytes, addr, alloc};
+    // The frees: every name the one rule calls a free (keys::IsFreeEvent).
+    free_.assign(p.names.size(), false);
+    for (uint32_t i = 1; i < p.names.size(); ++i) free_[i] = keys::IsFreeEvent(p.names[i]);
     counters_.clear();
     process_has_alloc_ = false;
     CountSharedExternalIds(p);
@@ -135,10 +128,8 @@ class PerfettoVisitor : public EventVisitor {
     Open o;
     o.op = model::IsOpCategory(s.category);
     Arg corr, ext;
-    bool has_corr =
-        keys_.corr && s.args.Find(keys_.corr, &corr) && corr.type != layout::ArgType::kString;
-    bool has_ext =
-        keys_.ext && s.args.Find(keys_.ext, &ext) && ext.type != layout::ArgType::kString;
+    bool has_corr = model::ArgNumber(s.args, keys_.corr, &corr);
+    bool has_ext = model::ArgNumber(s.args, keys_.ext, &ext);
     o.has_external = has_ext;
     flows_.clear();
     terminating_.clear();
@@ -207,7 +198,7 @@ class PerfettoVisitor : public EventVisitor {
     flows_.clear();
     terminating_.clear();
     if (!pt.counter) {
-      if (pt.name && (pt.name == keys_.alloc || pt.name == keys_.free)) has_alloc_ = true;
+      if (pt.name && (pt.name == keys_.alloc || IsFree(pt.name))) has_alloc_ = true;
       Event(p, event::kInstant, pt.ts, pt.name, pt.category, &pt.args);
       Packet();
       return;
@@ -262,8 +253,9 @@ class PerfettoVisitor : public EventVisitor {
 
  private:
   struct Keys {
-    uint32_t corr = 0, ext = 0, bytes = 0, addr = 0, alloc = 0, free = 0;
+    uint32_t corr = 0, ext = 0, bytes = 0, addr = 0, alloc = 0;
   };
+  bool IsFree(uint32_t name) const { return name && name < free_.size() && free_[name]; }
   // An external id that several device activities carry: the op starts `count` flows, and the
   // activities end them one each.
   struct Shared {
@@ -299,8 +291,7 @@ class PerfettoVisitor : public EventVisitor {
       Arg ext;
       while (dec.Next(&e))
         if ((e.id == layout::kComplete || e.id == layout::kSliceBeginArgs) &&
-            model::ArgsView::Of(e).Find(keys_.ext, &ext) &&
-            ext.type != layout::ArgType::kString)
+            model::ArgNumber(model::ArgsView::Of(e), keys_.ext, &ext))
           ids.push_back(ext.v.u);
     }
     std::sort(ids.begin(), ids.end());
@@ -458,6 +449,7 @@ class PerfettoVisitor : public EventVisitor {
   uint64_t proc_uuid_ = 0, track_uuid_ = 0;
   const model::Track* track_ = nullptr;
   Keys keys_;
+  std::vector<bool> free_;  // per interned id of the process: a free (keys::IsFreeEvent)
   uint32_t seq_ = 0, last_seq_ = 0;
   bool first_on_seq_ = false, has_alloc_ = false;
   std::vector<uint8_t> names_seen_;
@@ -491,7 +483,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
   auto advance = [&](size_t i) {
     RawEvent& e = cur[i];
     while (dec[i]->Next(&e))
-      if (e.id == layout::kInstant && (e.name == keys_.alloc || e.name == keys_.free)) {
+      if (e.id == layout::kInstant && (e.name == keys_.alloc || IsFree(e.name))) {
         heap.push({e.ts, i});
         return;
       }
@@ -526,7 +518,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
         it->second = bytes.v.u;
         in_use += static_cast<int64_t>(bytes.v.u);
         changed = true;
-      } else if (e.name == keys_.free) {
+      } else if (IsFree(e.name)) {
         if (auto it = live.find(addr.v.u); it != live.end()) {
           in_use -= static_cast<int64_t>(it->second);
           live.erase(it);

@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "export/proto_wire.h"
 #include "export/sink.h"
+#include "format/keys.h"
 
 namespace tt::exporter {
 
@@ -287,7 +288,7 @@ class XSpaceWriter : public EventVisitor {
     std::string copy_name;
     if (on_device_ && s.category == Category::kMemcpy) {
       // xprof tells copies apart by name ("MemcpyHToD" counts as input in the step breakdown).
-      copy_name = CopyName(ArgText(p, s.args, "kind"));
+      copy_name = CopyName(ArgText(p, s.args, keys::kKind));
       if (!copy_name.empty()) {
         display = name;
         name = copy_name;
@@ -296,7 +297,7 @@ class XSpaceWriter : public EventVisitor {
     StartEvent(name, display, Unix(s.start), s.Duration());
     CopyArgs(p, s.args);
     Arg corr;
-    bool has_corr = Find(s.args, "correlation_id", &corr) && corr.type != ArgType::kString;
+    bool has_corr = Find(s.args, keys::kCorrelationId, &corr) && corr.type != ArgType::kString;
     if (on_device_) {
       Int("device_id", static_cast<int64_t>(device_));
       Int("stream_id", static_cast<int64_t>(queue_));
@@ -310,7 +311,7 @@ class XSpaceWriter : public EventVisitor {
       Arg own;
       // Its "tf_op" is the op around its launch, known once the process's threads are seen
       // (a device queue may come before the launching thread): it waits in launches_.
-      EndEvent(has_corr && !Find(s.args, "tf_op", &own), corr.v.i);
+      EndEvent(has_corr && !Find(s.args, keys::kTfOp, &own), corr.v.i);
       return;
     }
     if (s.category == Category::kFrameworkOp) r_->op_events++;
@@ -318,8 +319,8 @@ class XSpaceWriter : public EventVisitor {
     if (StepNumber(s.start, s.end, &step)) {
       // A user-defined root event with a step number: xprof groups each one into a step
       // ("_r" is its root-level stat, as tf.profiler.experimental.Trace(..., _r=1) writes).
-      Int("step_num", step);
-      Int("_r", 1);
+      Int(keys::xstat::kStepNum, step);
+      Int(keys::xstat::kRootLevel, 1);
       r_->steps++;
     }
     EndEvent(false, 0);
@@ -373,7 +374,7 @@ class XSpaceWriter : public EventVisitor {
       }
       Plane& pl = *hosts_[HostOf(ek.a)].planes[PlaneOf(ek.a)];
       joined_.assign(body);
-      EncodeStat(joined_, pl.StatMeta("tf_op"), stat::kRef, pl.StatMeta(op_name), 0);
+      EncodeStat(joined_, pl.StatMeta(keys::xstat::kTfOp), stat::kRef, pl.StatMeta(op_name), 0);
       events_.Add(ek, joined_);
     }
     launches_.Clear();
@@ -592,17 +593,17 @@ class XSpaceWriter : public EventVisitor {
       if (v.empty()) return;
       o += (o.empty() ? "" : " ") + std::string(out_key) + ":" + v;
     };
-    add("regs", ArgText(p, a, "registers"));
-    add("static_shared", ArgText(p, a, "static_shared"));
-    add("dynamic_shared", ArgText(p, a, "dynamic_shared"));
-    add("grid", Dims(ArgText(p, a, "grid")));
-    add("block", Dims(ArgText(p, a, "block")));
+    add("regs", ArgText(p, a, keys::kRegisters));
+    add("static_shared", ArgText(p, a, keys::kStaticShared));
+    add("dynamic_shared", ArgText(p, a, keys::kDynamicShared));
+    add("grid", Dims(ArgText(p, a, keys::kGrid)));
+    add("block", Dims(ArgText(p, a, keys::kBlock)));
     // Non-empty details are what mark a device event as a kernel for xprof.
     return o.empty() ? "grid:1,1,1 block:1,1,1" : o;
   }
 
   std::string MemcpyDetails(const model::Process& p, const model::ArgsView& a) {
-    std::string kind = ArgText(p, a, "kind"), bytes = ArgText(p, a, "bytes");
+    std::string kind = ArgText(p, a, keys::kKind), bytes = ArgText(p, a, keys::kBytes);
     return "kind:" + (kind.empty() ? std::string("unknown") : kind) +
            " size:" + (bytes.empty() ? std::string("0") : bytes) +
            " dest:" + std::to_string(device_);
@@ -612,12 +613,12 @@ class XSpaceWriter : public EventVisitor {
   // the running total and peak are this process's, from the sizes the trace gives.
   void Memory(const model::Process& p, const model::Point& pt, std::string_view name) {
     Arg a;
-    int64_t addr = Find(pt.args, "addr", &a) && a.type != ArgType::kString ? a.v.i : 0;
-    int64_t bytes = Find(pt.args, "bytes", &a) && a.type != ArgType::kString ? a.v.i : 0;
-    if (name == "MemoryAllocation") {
+    int64_t addr = Find(pt.args, keys::kAddr, &a) && a.type != ArgType::kString ? a.v.i : 0;
+    int64_t bytes = Find(pt.args, keys::kBytes, &a) && a.type != ArgType::kString ? a.v.i : 0;
+    if (name == keys::kMemoryAllocation) {
       live_[addr] = bytes;
       in_use_ += bytes;
-    } else if (name == "MemoryDeallocation") {
+    } else if (keys::IsFreeEvent(name)) {
       auto it = live_.find(addr);
       if (it != live_.end()) {
         if (bytes == 0) bytes = it->second;
@@ -628,14 +629,14 @@ class XSpaceWriter : public EventVisitor {
       return;
     }
     peak_ = std::max(peak_, in_use_);
-    std::string allocator = ArgText(p, pt.args, "allocator");
-    Str("allocator_name", allocator.empty() ? "tensortrace" : allocator);
-    Int("bytes_allocated", in_use_);
-    Int("peak_bytes_in_use", peak_);
-    Int("requested_bytes", bytes);
-    Int("allocation_bytes", bytes);
-    Int("bytes_reserved", 0);
-    Int("bytes_available", 0);
+    std::string allocator = ArgText(p, pt.args, keys::kAllocator);
+    Str(keys::xstat::kAllocatorName, allocator.empty() ? "tensortrace" : allocator);
+    Int(keys::xstat::kBytesAllocated, in_use_);
+    Int(keys::xstat::kPeakBytesInUse, peak_);
+    Int(keys::xstat::kRequestedBytes, bytes);
+    Int(keys::xstat::kAllocationBytes, bytes);
+    Int(keys::xstat::kBytesReserved, 0);
+    Int(keys::xstat::kBytesAvailable, 0);
     // No "tf_op" here: xprof would count each allocation as one more run of its op.
   }
 
@@ -670,8 +671,8 @@ class XSpaceWriter : public EventVisitor {
     Plane env(0, "Task Environment");
     std::string o;
     PlaneHead(env, &o);
-    int64_t start_id = env.StatMeta("profile_start_time"),
-            stop_id = env.StatMeta("profile_stop_time");
+    int64_t start_id = env.StatMeta(keys::xstat::kProfileStartTime),
+            stop_id = env.StatMeta(keys::xstat::kProfileStopTime);
     std::string scratch, entry;
     env.Metadata(scratch, entry, [&](const std::string& e) { o += e; });
     EncodeStat(o, start_id, stat::kUint64, static_cast<uint64_t>(start), 0, plane::kStats);

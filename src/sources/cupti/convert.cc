@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "format/keys.h"
 #include "runtime/device.h"
 #include "runtime/emit.h"
 
@@ -104,19 +105,19 @@ void Converter::Kernel(const CUpti_ActivityKernel10& k) {
   std::string grid = Dim3(k.gridX, k.gridY, k.gridZ), block = Dim3(k.blockX, k.blockY, k.blockZ);
   Arg args[11];
   uint32_t n = 0;
-  args[n++] = Int("correlation_id", k.correlationId);
+  args[n++] = Int(keys::kCorrelationId, k.correlationId);
   int64_t ext = ExternalId(k.correlationId);
-  if (ext >= 0) args[n++] = Int("external_id", ext);
-  args[n++] = Str("grid", grid.c_str());
-  args[n++] = Str("block", block.c_str());
-  args[n++] = Int("registers", k.registersPerThread);
-  args[n++] = Int("static_shared", k.staticSharedMemory);
-  args[n++] = Int("dynamic_shared", k.dynamicSharedMemory);
-  args[n++] = Int("context", k.contextId);
-  args[n++] = Int("stream", k.streamId);
+  if (ext >= 0) args[n++] = Int(keys::kExternalId, ext);
+  args[n++] = Str(keys::kGrid, grid.c_str());
+  args[n++] = Str(keys::kBlock, block.c_str());
+  args[n++] = Int(keys::kRegisters, k.registersPerThread);
+  args[n++] = Int(keys::kStaticShared, k.staticSharedMemory);
+  args[n++] = Int(keys::kDynamicShared, k.dynamicSharedMemory);
+  args[n++] = Int(keys::kContext, k.contextId);
+  args[n++] = Int(keys::kStream, k.streamId);
   if (k.graphId) {
-    args[n++] = Int("graph_id", k.graphId);
-    args[n++] = Int("graph_node_id", static_cast<int64_t>(k.graphNodeId));
+    args[n++] = Int(keys::kGraphId, k.graphId);
+    args[n++] = Int(keys::kGraphNodeId, static_cast<int64_t>(k.graphNodeId));
   }
   rt::EmitDeviceActivity(k.deviceId, k.streamId, Demangled(k.name).c_str(), Category::kGpuKernel,
                          T(k.start), T(k.end), args, n);
@@ -126,32 +127,32 @@ void Converter::Memcpy(const CUpti_ActivityMemcpy6& m) {
   context_device_[m.contextId] = m.deviceId;
   Arg args[8];
   uint32_t n = 0;
-  args[n++] = Int("correlation_id", m.correlationId);
+  args[n++] = Int(keys::kCorrelationId, m.correlationId);
   int64_t ext = ExternalId(m.correlationId);
-  if (ext >= 0) args[n++] = Int("external_id", ext);
-  args[n++] = Int("bytes", static_cast<int64_t>(m.bytes));
-  args[n++] = Str("kind", MemcpyKindName(m.copyKind));
-  args[n++] = Str("src_kind", MemoryKindName(m.srcKind));
-  args[n++] = Str("dst_kind", MemoryKindName(m.dstKind));
-  args[n++] = Int("stream", m.streamId);
-  if (m.graphId) args[n++] = Int("graph_id", m.graphId);
-  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memcpy", Category::kMemcpy, T(m.start), T(m.end),
-                         args, n);
+  if (ext >= 0) args[n++] = Int(keys::kExternalId, ext);
+  args[n++] = Int(keys::kBytes, static_cast<int64_t>(m.bytes));
+  args[n++] = Str(keys::kKind, MemcpyKindName(m.copyKind));
+  args[n++] = Str(keys::kSrcKind, MemoryKindName(m.srcKind));
+  args[n++] = Str(keys::kDstKind, MemoryKindName(m.dstKind));
+  args[n++] = Int(keys::kStream, m.streamId);
+  if (m.graphId) args[n++] = Int(keys::kGraphId, m.graphId);
+  rt::EmitDeviceActivity(m.deviceId, m.streamId, keys::kMemcpy, Category::kMemcpy, T(m.start),
+                         T(m.end), args, n);
 }
 
 void Converter::Memset(const CUpti_ActivityMemset4& m) {
   context_device_[m.contextId] = m.deviceId;
   Arg args[6];
   uint32_t n = 0;
-  args[n++] = Int("correlation_id", m.correlationId);
+  args[n++] = Int(keys::kCorrelationId, m.correlationId);
   int64_t ext = ExternalId(m.correlationId);
-  if (ext >= 0) args[n++] = Int("external_id", ext);
-  args[n++] = Int("bytes", static_cast<int64_t>(m.bytes));
-  args[n++] = Int("value", m.value);
-  args[n++] = Str("memory_kind", MemoryKindName(m.memoryKind));
-  args[n++] = Int("stream", m.streamId);
-  rt::EmitDeviceActivity(m.deviceId, m.streamId, "memset", Category::kMemset, T(m.start), T(m.end),
-                         args, n);
+  if (ext >= 0) args[n++] = Int(keys::kExternalId, ext);
+  args[n++] = Int(keys::kBytes, static_cast<int64_t>(m.bytes));
+  args[n++] = Int(keys::kValue, m.value);
+  args[n++] = Str(keys::kMemoryKind, MemoryKindName(m.memoryKind));
+  args[n++] = Int(keys::kStream, m.streamId);
+  rt::EmitDeviceActivity(m.deviceId, m.streamId, keys::kMemset, Category::kMemset, T(m.start),
+                         T(m.end), args, n);
 }
 
 void Converter::Sync(const CUpti_ActivitySynchronization2& s) {
@@ -160,10 +161,11 @@ void Converter::Sync(const CUpti_ActivitySynchronization2& s) {
   uint32_t t = static_cast<uint32_t>(s.type);
   const char* name = t < 5 ? kNames[t] : "sync";
   auto dev = context_device_.find(s.contextId);
-  Arg args[3] = {Int("context", s.contextId)};
+  Arg args[3] = {Int(keys::kContext, s.contextId)};
   uint32_t n = 1;
-  if (s.correlationId) args[n++] = Int("correlation_id", s.correlationId);
-  if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE) args[n++] = Int("event", s.cudaEventId);
+  if (s.correlationId) args[n++] = Int(keys::kCorrelationId, s.correlationId);
+  if (s.cudaEventId != CUPTI_SYNCHRONIZATION_INVALID_VALUE)
+    args[n++] = Int(keys::kEvent, s.cudaEventId);
   rt::EmitDeviceActivity(dev == context_device_.end() ? 0 : dev->second, s.streamId, name,
                          Category::kSync, T(s.start), T(s.end), args, n);
 }
@@ -175,22 +177,25 @@ void Converter::Memory(const CUpti_ActivityMemory4& m) {
     return;
   }
   // Same names and args as TensorFlow's allocator events, so the memory analysis reads both.
-  Arg args[5] = {Int("bytes", static_cast<int64_t>(m.bytes)),
-                 Int("addr", static_cast<int64_t>(m.address)),
-                 Str("memory_kind", MemoryKindName(m.memoryKind)), Str("allocator", "cuda")};
+  Arg args[5] = {Int(keys::kBytes, static_cast<int64_t>(m.bytes)),
+                 Int(keys::kAddr, static_cast<int64_t>(m.address)),
+                 Str(keys::kMemoryKind, MemoryKindName(m.memoryKind)),
+                 Str(keys::kAllocator, "cuda")};
   // Id 0: no API call made it; an argument would start a flow from nowhere.
   uint32_t n = 4;
-  if (m.correlationId) args[n++] = Int("correlation_id", m.correlationId);
+  if (m.correlationId) args[n++] = Int(keys::kCorrelationId, m.correlationId);
   // A point in time on the device queue it was made on (stream 0 when synchronous).
-  rt::EmitDeviceActivity(m.deviceId, m.streamId, alloc ? "MemoryAllocation" : "MemoryDeallocation",
+  rt::EmitDeviceActivity(m.deviceId, m.streamId,
+                         alloc ? keys::kMemoryAllocation : keys::kMemoryDeallocation,
                          Category::kAllocation, T(m.timestamp), T(m.timestamp), args, n);
 }
 
 void Converter::EmitApiCall(const char* name, bool driver, uint64_t start_ns, uint64_t end_ns,
                             uint32_t correlation_id, uint32_t return_code) {
   // Any thread, concurrently: the calling thread's own name cache does the interning.
-  Arg args[3] = {ThreadInt("correlation_id", correlation_id), ThreadInt("return_code", return_code),
-                 ThreadStr("api", driver ? "driver" : "runtime")};
+  Arg args[3] = {ThreadInt(keys::kCorrelationId, correlation_id),
+                 ThreadInt(keys::kReturnCode, return_code),
+                 ThreadStr(keys::kApi, driver ? "driver" : "runtime")};
   rt::EmitComplete(name, Category::kRuntimeApi, end_ns > start_ns ? end_ns - start_ns : 0, args, 3,
                    end_ns);
 }
@@ -224,7 +229,7 @@ void Converter::Overhead(const CUpti_ActivityOverhead3& o) {
       what = "CUPTI overhead";
       break;
   }
-  Arg args[1] = {Int("correlation_id", o.correlationId)};
+  Arg args[1] = {Int(keys::kCorrelationId, o.correlationId)};
   rt::EmitDeviceActivity(kOverheadDevice, 0, what, Category::kUser, T(o.start), T(o.end), args,
                          o.correlationId ? 1 : 0);
 }

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "core/time.h"
+#include "format/keys.h"
 #include "runtime/emit.h"
 #include "sources/itt/itt_abi.h"
 #include "sources/itt/itt_handles.h"
@@ -40,7 +41,7 @@ const char* NameOf(const Domain* d) { return d && d->nameA ? d->nameA : "(unname
 
 // The "domain" argument of a user annotation; false when names are exhausted.
 bool DomainArg(const Domain* d, Arg* a) {
-  a->key = rt::InternName("domain");
+  a->key = rt::InternName(keys::kDomain);
   a->type = ArgType::kString;
   a->v.str = rt::InternName(NameOf(d));
   return a->key && a->v.str;
@@ -171,13 +172,11 @@ bool MetaArg(int type, const void* data, size_t i, Arg* a) {
 // the task, named by the key, with the values as arguments.
 void MetadataAdd(const Domain* d, Id, StringHandle* key, int type, size_t count, void* data) {
   if (!d || !data || !rt::Enabled()) return;
-  static const char* const kKeys[] = {"value",  "value1", "value2", "value3",
-                                      "value4", "value5", "value6", "value7"};
   Arg args[8];
   uint32_t n = 0;
   for (size_t i = 0; i < count && n < 8; ++i) {
     if (!MetaArg(type, data, i, &args[n])) break;
-    args[n].key = rt::InternName(kKeys[n]);
+    args[n].key = rt::InternName(keys::kIttValues[n]);
     ++n;
   }
   rt::EmitInstant(NameOf(key), CategoryOf(d), args, n);
@@ -192,7 +191,7 @@ void MetadataStrAdd(const Domain* d, Id, StringHandle* key, const char* data, si
   std::memcpy(buf, data, n);
   buf[n] = 0;
   Arg a;
-  a.key = rt::InternName("value");
+  a.key = rt::InternName(keys::kValue);
   a.type = ArgType::kString;
   a.v.str = rt::InternName(buf);
   rt::EmitInstant(NameOf(key), CategoryOf(d), &a, a.v.str ? 1 : 0);

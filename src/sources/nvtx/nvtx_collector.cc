@@ -32,6 +32,7 @@
 #include <cstring>
 
 #include "core/time.h"
+#include "format/keys.h"
 #include "runtime/emit.h"
 #include "sources/nvtx/nvtx_abi.h"
 #include "sources/nvtx/nvtx_handles.h"
@@ -215,15 +216,15 @@ void AddPayload(Event* e, const EventAttributes* a) {
       bool decoded = DecodePayloads(e->domain, pd, static_cast<size_t>(a->reserved0),
                                     [e](const Field& f) { AddField(e, f); });
       if (!decoded) {  // no schema known: what it was, at least
-        AddUint(e, "payload_schema", pd->schema_id);
-        AddUint(e, "payload_bytes", pd->size);
+        AddUint(e, keys::kPayloadSchema, pd->schema_id);
+        AddUint(e, keys::kPayloadBytes, pd->size);
       }
       return;
     }
     default:
       return;
   }
-  AddArg(e, "payload", v);
+  AddArg(e, keys::kPayload, v);
 }
 
 // PyTorch's emit_nvtx messages read "aten::mm, seq = 12, op_id = 3, sizes = [...]": the op's
@@ -235,10 +236,10 @@ void SplitTorchMessage(Event* e) {
   if (std::strncmp(rest, "seq = ", 6) == 0) {
     char* end = nullptr;
     unsigned long long seq = std::strtoull(rest + 6, &end, 10);
-    if (end != rest + 6) AddUint(e, "seq", seq);
+    if (end != rest + 6) AddUint(e, keys::kSeq, seq);
     rest = *end == ',' && end[1] == ' ' ? end + 2 : end;
   }
-  if (*rest) AddString(e, "detail", rest);  // interned now, before the name is cut
+  if (*rest) AddString(e, keys::kDetail, rest);  // interned now, before the name is cut
   size_t n = static_cast<size_t>(comma - e->name);
   if (n > kNameCap - 1) n = kNameCap - 1;
   std::memmove(e->buf, e->name, n);  // name may already be buf (a wide message)
@@ -252,16 +253,16 @@ void Describe(Event* e, const Domain* d, const EventAttributes* a) {
   e->domain = d ? d : DefaultDomain();
   e->category = e->domain->category;
   SetMessage(e, a);
-  if (e->category == Category::kUser) AddString(e, "domain", e->domain->name);
+  if (e->category == Category::kUser) AddString(e, keys::kDomain, e->domain->name);
   if (d == nullptr) SplitTorchMessage(e);
   if (e->category == Category::kCommunication && std::strncmp(e->name, "nccl", 4) == 0 &&
       e->name[4])
-    AddString(e, "collective", e->name + 4);
+    AddString(e, keys::kCollective, e->name + 4);
   if (a && a->size >= sizeof(EventAttributes) && a->category != 0) {
     if (const char* c = CategoryName(e->domain, a->category)) {
-      AddString(e, "category", c);
+      AddString(e, keys::kCategory, c);
     } else {
-      AddUint(e, "category", a->category);
+      AddUint(e, keys::kCategory, a->category);
     }
   }
   AddPayload(e, a);
@@ -346,7 +347,7 @@ void End(RangeId id) {
     if (r.id.load(std::memory_order_acquire) != id) continue;
     uint64_t now = ReadClockNs(CLOCK_MONOTONIC);
     Event& e = r.event;
-    if (r.start_tid != Tid()) AddUint(&e, "start_tid", r.start_tid);
+    if (r.start_tid != Tid()) AddUint(&e, keys::kStartTid, r.start_tid);
     rt::EmitComplete(e.name, e.category, now > r.start_ns ? now - r.start_ns : 0, e.args, e.nargs,
                      now);
     r.id.store(0, std::memory_order_release);

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "format/keys.h"
 #include "runtime/process.h"
 
 namespace tt::nvtx {
@@ -212,12 +213,12 @@ const Enum* FindEnum(uint32_t domain, uint64_t id) {
 
 // NCCL names its fields for people ("Message size [bytes]"); these are the keys we use.
 const char* KeyOf(const char* name) {
-  static const char* const kRenames[][2] = {{"NCCL communicator ID", "communicator"},
-                                            {"Message size [bytes]", "bytes"},
-                                            {"Reduction operation", "reduction"},
-                                            {"No. of ranks", "nranks"},
-                                            {"Rank", "rank"},
-                                            {"CUDA device", "device"}};
+  static const char* const kRenames[][2] = {{"NCCL communicator ID", keys::kCommunicator},
+                                            {"Message size [bytes]", keys::kBytes},
+                                            {"Reduction operation", keys::kReduction},
+                                            {"No. of ranks", keys::kNranks},
+                                            {"Rank", keys::kRank},
+                                            {"CUDA device", keys::kDevice}};
   if (!name) return "field";
   for (const auto& r : kRenames)
     if (std::strcmp(name, r[0]) == 0) return r[1];

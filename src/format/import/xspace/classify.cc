@@ -1,7 +1,9 @@
-#include "format/xspace_classify.h"
+#include "format/import/xspace/classify.h"
 
 #include <cctype>
 #include <charconv>
+
+#include "format/keys.h"
 
 namespace tt {
 
@@ -92,7 +94,8 @@ XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_vi
     if (line == "Steps") {
       k.category = Category::kStep;
       k.step = true;
-      if (ParseInt(name, &n) || StatInt(stats, "step_num", &n) || StatInt(stats, "group_id", &n))
+      if (ParseInt(name, &n) || StatInt(stats, keys::xstat::kStepNum, &n) ||
+          StatInt(stats, keys::xstat::kGroupId, &n))
         k.step_number = n;
     } else if (line == "XLA Modules") {
       k.category = Category::kUser;
@@ -110,16 +113,17 @@ XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_vi
     }
     return k;
   }
-  if (name == "MemoryAllocation" || name == "MemoryDeallocation") {
+  if (name == keys::kMemoryAllocation || name == keys::kMemoryDeallocation) {
     k.category = Category::kAllocation;
     k.instant = true;
     return k;
   }
-  if (IsStepName(name) || (FindStat(stats, "step_num") && FindStat(stats, "_r"))) {
+  if (IsStepName(name) ||
+      (FindStat(stats, keys::xstat::kStepNum) && FindStat(stats, keys::xstat::kRootLevel))) {
     k.category = Category::kStep;
     k.step = true;
-    if (StatInt(stats, "step_num", &n) || StatInt(stats, "iter_num", &n) ||
-        (name == "SessionRun" && StatInt(stats, "id", &n)))
+    if (StatInt(stats, keys::xstat::kStepNum, &n) || StatInt(stats, keys::xstat::kIterNum, &n) ||
+        (name == "SessionRun" && StatInt(stats, keys::xstat::kId, &n)))
       k.step_number = n;
     return k;
   }
@@ -129,12 +133,12 @@ XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_vi
     return k;
   }
   // XLA ops run by the CPU client (JAX, tf.function(jit_compile=True)) carry their HLO op.
-  if (const XStatValue* hlo = FindStat(stats, "hlo_op");
+  if (const XStatValue* hlo = FindStat(stats, keys::xstat::kHloOp);
       (hlo && hlo->type == XStatValue::kString && hlo->s == name) || line == "XLA Ops") {
     k.category = Category::kFrameworkOp;
     k.op = true;
     k.op_name = name;
-    const XStatValue* cat = FindStat(stats, "hlo_category");
+    const XStatValue* cat = FindStat(stats, keys::xstat::kHloCategory);
     k.op_type = cat && cat->type == XStatValue::kString ? cat->s : name;
     return k;
   }

@@ -1,4 +1,4 @@
-#include "format/xspace_clock.h"
+#include "format/import/xspace/clock.h"
 
 #include <algorithm>
 

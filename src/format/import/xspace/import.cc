@@ -1,4 +1,4 @@
-#include "format/xspace_import.h"
+#include "format/import/xspace/import.h"
 
 #include <algorithm>
 #include <bit>
@@ -10,13 +10,14 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/xspace/classify.h"
+#include "format/import/xspace/clock.h"
+#include "format/keys.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
 #include "format/reader.h"
 #include "format/slice_order.h"
 #include "format/stream_file.h"
-#include "format/xspace_classify.h"
-#include "format/xspace_clock.h"
 
 namespace tt {
 
@@ -121,7 +122,8 @@ class SpaceImporter {
       if (plane.name() != "Task Environment") continue;
       for (const auto& s : plane.stats()) {
         auto it = plane.stat_metadata().find(s.metadata_id());
-        if (it != plane.stat_metadata().end() && it->second.name() == "profile_start_time")
+        if (it != plane.stat_metadata().end() &&
+            it->second.name() == keys::xstat::kProfileStartTime)
           base = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
       }
     }
@@ -140,7 +142,7 @@ class SpaceImporter {
   }
 
   void FinishAllocators() {
-    uint32_t key = Name("bytes in use");
+    uint32_t key = Name(keys::kBytesInUse);
     for (auto& [alloc, samples] : allocators_) {
       std::stable_sort(samples.begin(), samples.end());
       StreamFileWriter w = NewStream("xa", 0, layout::TrackKind::kImported);
@@ -296,37 +298,40 @@ class SpaceImporter {
       it.instant = k.instant;
       it.args = arg_begin_ = args.size();
       if (k.op) {
-        AddStr(&args, "op_name", k.op_name);
-        AddStr(&args, "op_type", k.op_type);
+        AddStr(&args, keys::kOpName, k.op_name);
+        AddStr(&args, keys::kOpType, k.op_type);
       }
       if (k.step && k.step_number >= 0) {
         XStatValue v;
         v.i = k.step_number;
-        AddArg(&args, "step", v);
+        AddArg(&args, keys::kStep, v);
       }
       if (k.instant) {  // the names our memory analysis reads
         int64_t n;
-        if (StatInt(stats, "allocation_bytes", &n) || StatInt(stats, "requested_bytes", &n)) {
+        if (StatInt(stats, keys::xstat::kAllocationBytes, &n) ||
+            StatInt(stats, keys::xstat::kRequestedBytes, &n)) {
           XStatValue v;
           v.i = n;
-          AddArg(&args, "bytes", v);
+          AddArg(&args, keys::kBytes, v);
         }
-        if (StatInt(stats, "addr", &n)) {
+        if (StatInt(stats, keys::xstat::kAddr, &n)) {
           XStatValue v;
           v.type = XStatValue::kUint;
           v.u = static_cast<uint64_t>(n);
-          AddArg(&args, "addr", v);
+          AddArg(&args, keys::kAddr, v);
         }
-        if (const XStatValue* op = FindStat(stats, "tf_op"); op && op->type == XStatValue::kString)
-          AddStr(&args, "op", op->s);
-        const XStatValue* alloc = FindStat(stats, "allocator_name");
-        if (StatInt(stats, "bytes_allocated", &n) && alloc && alloc->type == XStatValue::kString)
+        if (const XStatValue* op = FindStat(stats, keys::xstat::kTfOp);
+            op && op->type == XStatValue::kString)
+          AddStr(&args, keys::kOp, op->s);
+        const XStatValue* alloc = FindStat(stats, keys::xstat::kAllocatorName);
+        if (StatInt(stats, keys::xstat::kBytesAllocated, &n) && alloc &&
+            alloc->type == XStatValue::kString)
           allocators_[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
       }
       for (const auto& s : stats) AddArg(&args, s.key, s);
       if (md != plane.event_metadata().end() && !md->second.display_name().empty() &&
           md->second.display_name() != md->second.name())
-        AddStr(&args, "display_name", md->second.display_name());
+        AddStr(&args, keys::kDisplayName, md->second.display_name());
       if (k.step) out_->steps++;
       it.nargs = static_cast<uint32_t>(args.size() - it.args);
       items.push_back(it);

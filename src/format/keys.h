@@ -1,0 +1,227 @@
+// The catalogue of the trace's vocabulary: every argument key a source or importer writes, the
+// event names that analyses and exporters recognise, and the XSpace stat names read and
+// written. Writers pass these constants where they intern a key; readers resolve them to a
+// process's interned ids (model/args.h, model::KeyIds). docs/trace-format.md documents every
+// entry (tests/keys_test.cc checks it through the arrays at the end of each section).
+//
+// Each constant is a NUL-terminated array, so it is a `const char*` for the runtime's interning
+// and a std::string_view for readers. A new key: one line here, one entry in its array, and its
+// documentation.
+#pragma once
+#include <string_view>
+
+namespace tt::keys {
+
+// ---- Argument keys (interned names of event arguments) ----
+
+// Correlation and identity.
+// CUPTI correlation id: a launch and its device work share it.
+inline constexpr char kCorrelationId[] = "correlation_id";
+// The framework's external correlation id pushed around a launch.
+inline constexpr char kExternalId[] = "external_id";
+// CUDA context id.
+inline constexpr char kContext[] = "context";
+// CUDA stream id.
+inline constexpr char kStream[] = "stream";
+// CUDA graph id of a graph launch's work.
+inline constexpr char kGraphId[] = "graph_id";
+// Node of the CUDA graph a kernel ran as.
+inline constexpr char kGraphNodeId[] = "graph_node_id";
+// CUDA event id a synchronisation waited on.
+inline constexpr char kEvent[] = "event";
+// A CUDA API call's return code (0: success).
+inline constexpr char kReturnCode[] = "return_code";
+// Which CUDA API: "runtime" or "driver".
+inline constexpr char kApi[] = "api";
+
+// Kernels.
+// Launch grid, "XxYxZ" blocks.
+inline constexpr char kGrid[] = "grid";
+// Launch block, "XxYxZ" threads.
+inline constexpr char kBlock[] = "block";
+// Registers per thread.
+inline constexpr char kRegisters[] = "registers";
+// Static shared memory per block, bytes.
+inline constexpr char kStaticShared[] = "static_shared";
+// Dynamic shared memory per block, bytes.
+inline constexpr char kDynamicShared[] = "dynamic_shared";
+
+// Copies, memsets and memory.
+// Size in bytes (copy, memset, allocation, NCCL message).
+inline constexpr char kBytes[] = "bytes";
+// Copy direction: HtoD, DtoH, DtoD, HtoH, PtoP....
+inline constexpr char kKind[] = "kind";
+// Copy source memory kind: pageable, pinned, device, managed....
+inline constexpr char kSrcKind[] = "src_kind";
+// Copy destination memory kind.
+inline constexpr char kDstKind[] = "dst_kind";
+// Memory kind of a memset or an allocation.
+inline constexpr char kMemoryKind[] = "memory_kind";
+// A memset's byte value; ITT metadata's first value.
+inline constexpr char kValue[] = "value";
+// Address of an allocation or a free.
+inline constexpr char kAddr[] = "addr";
+// The allocator's name ("cuda" for CUDA allocations).
+inline constexpr char kAllocator[] = "allocator";
+// The allocator's name, as XSpace allocations give it.
+inline constexpr char kAllocatorName[] = "allocator_name";
+// Bytes the allocator holds after the event (XSpace).
+inline constexpr char kBytesAllocated[] = "bytes_allocated";
+// The framework op an allocation belongs to (its name).
+inline constexpr char kOp[] = "op";
+
+// Framework ops and steps.
+// A TensorFlow op's node name ("node" of "node:OpType").
+inline constexpr char kOpName[] = "op_name";
+// A TensorFlow op's type ("OpType").
+inline constexpr char kOpType[] = "op_type";
+// The step number of a step slice.
+inline constexpr char kStep[] = "step";
+// The TensorFlow op around a device event (an XSpace stat kept as argument).
+inline constexpr char kTfOp[] = "tf_op";
+// An XSpace event's display name, when it differs from its name.
+inline constexpr char kDisplayName[] = "display_name";
+
+// Annotations (NVTX, ITT).
+// The NVTX or ITT domain of a user annotation.
+inline constexpr char kDomain[] = "domain";
+// NVTX event category: its registered name, else its number.
+inline constexpr char kCategory[] = "category";
+// An NVTX scalar payload.
+inline constexpr char kPayload[] = "payload";
+// Schema id of an NVTX extended payload with no known schema.
+inline constexpr char kPayloadSchema[] = "payload_schema";
+// Size of that payload, bytes.
+inline constexpr char kPayloadBytes[] = "payload_bytes";
+// The thread that started an NVTX start/end range, when not the ender.
+inline constexpr char kStartTid[] = "start_tid";
+// PyTorch emit_nvtx's sequence number.
+inline constexpr char kSeq[] = "seq";
+// The rest of a PyTorch emit_nvtx message after the op's name.
+inline constexpr char kDetail[] = "detail";
+// NCCL collective (its range's name without "nccl").
+inline constexpr char kCollective[] = "collective";
+// NCCL communicator id (NCCL payload field).
+inline constexpr char kCommunicator[] = "communicator";
+// NCCL reduction operation.
+inline constexpr char kReduction[] = "reduction";
+// NCCL number of ranks.
+inline constexpr char kNranks[] = "nranks";
+// NCCL rank.
+inline constexpr char kRank[] = "rank";
+// NCCL's CUDA device.
+inline constexpr char kDevice[] = "device";
+// ITT metadata's second value (value2... follow).
+inline constexpr char kValue1[] = "value1";
+// ITT metadata's third value.
+inline constexpr char kValue2[] = "value2";
+// ITT metadata's fourth value.
+inline constexpr char kValue3[] = "value3";
+// ITT metadata's fifth value.
+inline constexpr char kValue4[] = "value4";
+// ITT metadata's sixth value.
+inline constexpr char kValue5[] = "value5";
+// ITT metadata's seventh value.
+inline constexpr char kValue6[] = "value6";
+// ITT metadata's eighth value.
+inline constexpr char kValue7[] = "value7";
+
+// Every argument key above.
+// clang-format off
+inline constexpr std::string_view kArgKeys[] = {
+    kCorrelationId, kExternalId, kContext, kStream, kGraphId, kGraphNodeId, kEvent, kReturnCode,
+    kApi, kGrid, kBlock, kRegisters, kStaticShared, kDynamicShared, kBytes, kKind, kSrcKind,
+    kDstKind, kMemoryKind, kValue, kAddr, kAllocator, kAllocatorName, kBytesAllocated, kOp, kOpName,
+    kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
+    kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
+    kDevice, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
+};
+// clang-format on
+
+// ITT metadata values by position: kValue, kValue1 ... kValue7.
+// clang-format off
+inline constexpr const char* kIttValues[] = {
+    kValue, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
+};
+// clang-format on
+
+// ---- Well-known event names ----
+
+// Allocation instant (CUDA, XSpace): bytes, addr.
+inline constexpr char kMemoryAllocation[] = "MemoryAllocation";
+// Free instant (CUDA, XSpace): addr.
+inline constexpr char kMemoryDeallocation[] = "MemoryDeallocation";
+// A free instant by another allocator's name.
+inline constexpr char kFree[] = "free";
+// A CUDA copy on its device track.
+inline constexpr char kMemcpy[] = "memcpy";
+// A CUDA memset on its device track.
+inline constexpr char kMemset[] = "memset";
+// Counter of an imported allocator's bytes held.
+inline constexpr char kBytesInUse[] = "bytes in use";
+
+// Every well-known event name above.
+// clang-format off
+inline constexpr std::string_view kEventNames[] = {
+    kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse,
+};
+// clang-format on
+
+// Whether an allocation event named `name` frees memory: a name holding "Deallocation"
+// (MemoryDeallocation, and any allocator's ...Deallocation) or "free". The one rule for every
+// analysis and export.
+constexpr bool IsFreeEvent(std::string_view name) {
+  return name.find("Deallocation") != std::string_view::npos || name == kFree;
+}
+
+// ---- XSpace stat names (TensorFlow/JAX profiler data: read by the importer, written by the
+// XSpace export; docs/trace-format.md "Imported XSpace" and docs/xspace-export.md) ----
+namespace xstat {
+// Step number of a step event.
+inline constexpr char kStepNum[] = "step_num";
+// Step number (older TensorFlow).
+inline constexpr char kIterNum[] = "iter_num";
+// Step group of a device "Steps" event.
+inline constexpr char kGroupId[] = "group_id";
+// Root-level TraceMe (a step marker with step_num).
+inline constexpr char kRootLevel[] = "_r";
+// SessionRun's step number.
+inline constexpr char kId[] = "id";
+// The TensorFlow op of an event (the same text as the argument key).
+using keys::kTfOp;
+// An XLA CPU op's HLO op name.
+inline constexpr char kHloOp[] = "hlo_op";
+// An XLA CPU op's HLO category (its type).
+inline constexpr char kHloCategory[] = "hlo_category";
+// Bytes of an allocation.
+inline constexpr char kAllocationBytes[] = "allocation_bytes";
+// Bytes an allocation asked for.
+inline constexpr char kRequestedBytes[] = "requested_bytes";
+// Address of an allocation.
+inline constexpr char kAddr[] = "addr";
+// Allocator of an allocation.
+inline constexpr char kAllocatorName[] = "allocator_name";
+// Bytes the allocator holds after it.
+inline constexpr char kBytesAllocated[] = "bytes_allocated";
+// The allocator's peak so far.
+inline constexpr char kPeakBytesInUse[] = "peak_bytes_in_use";
+// Bytes reserved (0 from the export).
+inline constexpr char kBytesReserved[] = "bytes_reserved";
+// Bytes available (0 from the export).
+inline constexpr char kBytesAvailable[] = "bytes_available";
+// Task Environment: the epoch of relative times.
+inline constexpr char kProfileStartTime[] = "profile_start_time";
+// Task Environment: the capture's end.
+inline constexpr char kProfileStopTime[] = "profile_stop_time";
+
+// Every XSpace stat name above.
+// clang-format off
+inline constexpr std::string_view kAll[] = {
+    kStepNum, kIterNum, kGroupId, kRootLevel, kId, kTfOp, kHloOp, kHloCategory, kAllocationBytes,
+    kRequestedBytes, kAddr, kAllocatorName, kBytesAllocated, kPeakBytesInUse, kBytesReserved,
+    kBytesAvailable, kProfileStartTime, kProfileStopTime,
+};
+// clang-format on
+}  // namespace xstat
+
+}  // namespace tt::keys
