@@ -1,9 +1,11 @@
 #include "analysis/aggregate.h"
 
 #include <algorithm>
+#include <tuple>
 
 #include "analysis/parallel.h"
 #include "analysis/pass_context.h"
+#include "model/args.h"
 
 namespace tt::analysis {
 
@@ -41,39 +43,24 @@ Agg& DenseAggs::Get(uint32_t id, bool samples) {
 
 NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_names) {
   NameKeys k;
-  for (uint32_t i = 1; i < p.names.size(); ++i) {
-    const std::string& n = p.names[i];
-    if (n.empty()) continue;  // ids never defined (a damaged trace)
-    if (n == "correlation_id") k.correlation = i;
-    else if (n == "external_id") k.external = i;
-    else if (n == "bytes") k.bytes = i;
-    else if (n == "addr") k.addr = i;
-    else if (n == "kind") k.kind = i;
-    else if (n == "op") k.op = i;
-    else if (n == "grid") k.grid = i;
-    else if (n == "block") k.block = i;
-    else if (n == "registers") k.registers = i;
-    else if (n == "static_shared") k.shared_static = i;
-    else if (n == "dynamic_shared") k.shared_dynamic = i;
-    if (std::find(step_names.begin(), step_names.end(), n) != step_names.end())
+  std::tie(k.correlation, k.external, k.bytes, k.addr, k.kind, k.op, k.grid, k.block, k.registers,
+           k.shared_static, k.shared_dynamic) =
+      std::tuple_cat(model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId, keys::kBytes,
+                                       keys::kAddr, keys::kKind, keys::kOp, keys::kGrid,
+                                       keys::kBlock, keys::kRegisters, keys::kStaticShared,
+                                       keys::kDynamicShared}));
+  for (uint32_t i = 1; i < p.names.size(); ++i)
+    if (!p.names[i].empty() &&
+        std::find(step_names.begin(), step_names.end(), p.names[i]) != step_names.end())
       k.step_names.insert(i);
-  }
   return k;
 }
 
 int64_t ArgInt(const model::ArgsView& a, uint32_t key, int64_t dflt) {
-  Arg x;
-  if (!key || !a.Find(key, &x) || x.type == ArgType::kString) return dflt;
-  if (x.type != ArgType::kFloat) return x.v.i;
-  // Only a float that an int64 can hold converts (NaN and huge values are no integer).
-  if (!(x.v.f >= -9.2e18 && x.v.f <= 9.2e18)) return dflt;
-  return static_cast<int64_t>(x.v.f);
+  return model::ArgInt(a, key).value_or(dflt);
 }
 
-uint32_t ArgStr(const model::ArgsView& a, uint32_t key) {
-  Arg x;
-  return key && a.Find(key, &x) && x.type == ArgType::kString ? x.v.str : 0;
-}
+uint32_t ArgStr(const model::ArgsView& a, uint32_t key) { return model::ArgStr(a, key); }
 
 namespace {
 

@@ -4,10 +4,6 @@
 
 namespace tt::analysis {
 
-bool IsFreeEvent(std::string_view name) {
-  return name.find("Deallocation") != std::string_view::npos || name == "free";
-}
-
 int64_t SatAdd(int64_t a, int64_t b) {
   int64_t r;
   if (!__builtin_add_overflow(a, b, &r)) return r;

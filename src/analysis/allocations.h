@@ -1,4 +1,4 @@
-// Allocations matched to their frees, with one rule for what a free is: the bytes each op
+// Allocations matched to their frees (a free by keys::IsFreeEvent, the one rule): the bytes each op
 // allocated, the most it held at once, and what it still held at the end. A free is matched to
 // its allocation by address across the threads of one process.
 #pragma once
@@ -14,10 +14,6 @@ struct AllocEvent {
   int64_t bytes;  // > 0 allocation, <= 0 free
   uint32_t op;    // the op's name id (0: none)
 };
-
-// An allocation instant's name that frees: TensorFlow's "MemoryDeallocation", the runtime's
-// "free" (the same rule as the memory view's).
-bool IsFreeEvent(std::string_view name);
 
 struct OpMemory {
   int64_t bytes = 0;     // allocated in all

@@ -8,6 +8,7 @@
 #include "analysis/allocations.h"
 #include "analysis/parallel.h"
 #include "analysis/pass_context.h"
+#include "format/keys.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
@@ -109,7 +110,7 @@ class HostVisitor {
     uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
     uint32_t op = ArgStr(p.args, k_.op);
     if (!op) op = p.op;
-    bool is_free = IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
+    bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
     a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
   }
 
