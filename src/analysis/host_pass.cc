@@ -67,11 +67,21 @@ class HostVisitor {
  public:
   HostVisitor(const PassContext& c, const Track& t, TrackAgg* a)
       : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
-        a_(a), t_(t), shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
-  void OnBegin(const Slice&) {}
+        a_(a), t_(t), proc_(c.m.processes[t.process]),
+        shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
+  // Every slice opens here before it closes in OnSlice (complete ones right before).
+  void OnBegin(const Slice& s) {
+    bool op_like = model::IsOpLike(proc_.MeaningOf(s.category, s.name));
+    int32_t ancestor = -1;
+    if (!open_.empty())
+      ancestor = open_.back().op_like ? static_cast<int32_t>(open_.size() - 1)
+                                      : open_.back().ancestor;
+    open_.push_back({op_like, ancestor, 0});
+  }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
+    uint64_t op_self = CloseOpen(s);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
     if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
@@ -81,10 +91,14 @@ class HostVisitor {
         (model::IsOpCategory(s.category) || s.category == Category::kPython ||
          s.category == Category::kPrimitive))
       a_->host.push_back({s.start, s.end});
+    model::Meaning meaning = proc_.MeaningOf(s.category, s.name);
     switch (s.category) {
       case Category::kFrameworkOp:
       case Category::kUser:
-        OnOp(s);
+        if (meaning == model::Meaning::kOp || meaning == model::Meaning::kAnnotation)
+          OnOp(s, op_self);
+        else
+          OnRuntime(s, meaning);
         break;
       case Category::kRuntimeApi:
         OnApi(s);
@@ -115,13 +129,31 @@ class HostVisitor {
   }
 
  private:
-  void OnOp(const Slice& s) {
+  // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
+  // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
+  uint64_t CloseOpen(const Slice& s) {
+    if (open_.empty()) return s.Self();
+    Open o = open_.back();
+    open_.pop_back();
+    if (o.op_like && o.ancestor >= 0) open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
+    return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
+  }
+  void OnOp(const Slice& s, uint64_t self) {
     Agg& g = a_->ops.Get(s.name, c_.needs.op_samples);
     g.incl.Add(s.Duration());
-    g.self += s.Self();
+    g.self += self;
     g.cpu += s.Duration();
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
+  }
+  void OnRuntime(const Slice& s, model::Meaning meaning) {
+    Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);
+    g.meaning = meaning;
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    if (meaning == model::Meaning::kCommunication && c_.needs.intervals)
+      a_->comm.push_back({s.start, s.end});
   }
   void OnApi(const Slice& s) {
     Agg& g = a_->apis.Get(s.name, c_.needs.api_samples);
@@ -145,7 +177,14 @@ class HostVisitor {
   const std::vector<Window>* w_;
   TrackAgg* a_;
   const Track& t_;
+  const model::Process& proc_;
   bool shared_;
+  struct Open {
+    bool op_like;
+    int32_t ancestor;  // index of the nearest op-like open slice below it, -1: none
+    uint64_t op_child;  // time of its nearest op-like descendants
+  };
+  std::vector<Open> open_;
 };
 
 }  // namespace

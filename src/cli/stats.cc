@@ -259,8 +259,13 @@ struct Printer {
     for (const auto& f : cols) {
       Cell c;
       if (!analysis::RowField(r, f, &c)) continue;
-      if (c.is_text) j[f] = c.text;
-      else j[f] = c.num;
+      analysis::ColumnKind kind = analysis::KindOf(view, f);
+      if (c.is_text)
+        j[f] = c.text;
+      else if (kind == analysis::ColumnKind::kCount || kind == analysis::ColumnKind::kBytes)
+        j[f] = static_cast<int64_t>(c.num);  // counts are integers in the schema
+      else
+        j[f] = c.num;
     }
     if (!r.children.empty() && (s.max_depth < 0 || depth + 1 < s.max_depth)) {
       j["children"] = nlohmann::json::array();

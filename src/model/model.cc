@@ -8,6 +8,15 @@ namespace tt::model {
 
 using namespace layout;
 
+void Process::DecideMeanings() {
+  user_meaning.resize(names.size());
+  op_meaning.resize(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    user_meaning[i] = model::MeaningOf(Category::kUser, names[i]);
+    op_meaning[i] = model::MeaningOf(Category::kFrameworkOp, names[i]);
+  }
+}
+
 TraceModel LoadModel(const std::string& dir) {
   TraceDir t = OpenTrace(dir);
   TraceModel m;
@@ -62,6 +71,7 @@ TraceModel LoadModel(const std::string& dir) {
       p.tracks.push_back(m.tracks.size());
       m.tracks.push_back(std::move(tr));
     }
+    p.DecideMeanings();
     m.processes.push_back(std::move(p));
   }
   return m;
