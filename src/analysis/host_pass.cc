@@ -71,7 +71,7 @@ class HostVisitor {
         shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
-    bool op_like = model::IsOpLike(proc_.MeaningOf(s.category, s.name));
+    bool op_like = model::IsOpLike(MeaningIn(s));
     int32_t ancestor = -1;
     if (!open_.empty())
       ancestor = open_.back().op_like ? static_cast<int32_t>(open_.size() - 1)
@@ -91,7 +91,7 @@ class HostVisitor {
         (model::IsOpCategory(s.category) || s.category == Category::kPython ||
          s.category == Category::kPrimitive))
       a_->host.push_back({s.start, s.end});
-    model::Meaning meaning = proc_.MeaningOf(s.category, s.name);
+    model::Meaning meaning = MeaningIn(s);
     switch (s.category) {
       case Category::kFrameworkOp:
       case Category::kUser:
@@ -129,6 +129,15 @@ class HostVisitor {
   }
 
  private:
+  // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
+  // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
+  model::Meaning MeaningIn(const Slice& s) const {
+    model::Meaning m = proc_.MeaningOf(s.category, s.name);
+    if (m != model::Meaning::kAnnotation || s.parent_category != Category::kFrameworkOp) return m;
+    std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
+    bool own = parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
+    return own ? model::Meaning::kRuntime : m;
+  }
   // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
   // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
   uint64_t CloseOpen(const Slice& s) {

@@ -2,8 +2,9 @@
 // view, the report and replay agree. A TensorFlow runtime range (EagerExecute,
 // ExecutorState::Process, a thread-pool ParallelFor) is not an op; tf.function tracing and
 // XLA/JAX compilation, the input pipeline (tf.data iterators) and communication are their own
-// kinds; an op's type is split cleanly from its name ("scope/node:Type", eager
-// "EagerLocalExecute: Type", XLA "fusion.3").
+// kinds; an eager op's dispatch is its own kind too (xprof does not count it as an op); an
+// op's type is split cleanly from its name ("scope/node:Type", eager "EagerLocalExecute: Type",
+// XLA "fusion.3").
 #pragma once
 #include <cstdint>
 #include <string>
@@ -26,6 +27,7 @@ enum class Meaning : uint8_t {
   kApi,         // CUDA runtime and driver API calls
   kPython,      // Python frames
   kAnnotation,  // the program's own ranges (C API, NVTX, ITT), and TraceMes not known above
+  kEagerOp,     // TensorFlow's eager dispatch of one op ("EagerLocalExecute: Type")
 };
 
 const char* MeaningName(Meaning m);

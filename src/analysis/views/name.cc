@@ -11,7 +11,6 @@ void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, FullName); }
 extern const ViewDef kNameView = {
     .name = "name",
     .help = "by full op name",
-    .fields = kOpFields,
     .columns = kOpColumns,
     .memory_columns = kOpMemoryColumns,
     .memory_at = 6,

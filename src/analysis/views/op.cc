@@ -6,21 +6,15 @@ namespace tt::analysis {
 
 void FinishOpRows(Aggregates& a, Result* r, std::string (*key)(const std::string&)) {
   std::map<std::string, Agg> by;
-  std::map<std::string, uint64_t> eager;  // instances run eagerly ("EagerLocalExecute: T")
   uint64_t total = 0;
   for (size_t p = 0; p < a.ops.size(); ++p)
     for (auto& [id, g] : a.ops[p]) {
       if (g.incl.count() == 0 && g.accel == 0 && g.bytes == 0) continue;
       std::string name(a.m->processes[p].Name(id));
       total += g.self;
-      std::string k = key(name);
-      if (name.starts_with("EagerLocalExecute: ")) eager[k] += g.incl.count();
-      by[k].Merge(g);
+      by[key(name)].Merge(g);
     }
-  for (auto& [name, g] : by) {
-    r->rows.push_back(MakeRow(name, g));
-    r->rows.back().numbers = {{"eager", static_cast<double>(eager[name])}};
-  }
+  for (auto& [name, g] : by) r->rows.push_back(MakeRow(name, g));
   SetShares(&r->rows, total, r);
   if (r->rows.empty()) r->notes.push_back("no framework ops or annotated ranges in this trace");
 }
@@ -33,7 +27,6 @@ extern const ViewDef kOpView = {
     .name = "op",
     .help = "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
             "OpType); the framework's runtime, compile and input ranges are in `runtime`",
-    .fields = kOpFields,
     .columns = kOpColumns,
     .memory_columns = kOpMemoryColumns,
     .memory_at = 6,

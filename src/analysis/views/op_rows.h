@@ -17,8 +17,5 @@ inline const std::vector<const char*> kOpColumns = {
 inline const std::vector<const char*> kOpMemoryColumns = {"bytes", "peak_bytes",
                                                           "residual_bytes"};
 inline constexpr Needs kOpNeeds = {.op_samples = true};
-// The op-like views' own field: how many of a row's instances ran eagerly (TensorFlow's
-// "EagerLocalExecute: Type", which xprof's framework op stats leave out).
-inline const std::vector<Column> kOpFields = {{"eager", ColumnKind::kCount}};
 
 }  // namespace tt::analysis

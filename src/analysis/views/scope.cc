@@ -51,7 +51,6 @@ void Finish(Aggregates& a, Result* r) {
 extern const ViewDef kScopeView = {
     .name = "scope",
     .help = "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it",
-    .fields = kOpFields,
     .columns = kOpColumns,
     .memory_columns = kOpMemoryColumns,
     .memory_at = 6,
