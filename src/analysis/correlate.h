@@ -1,13 +1,17 @@
 // Correlation: which host work caused each device activity. Exact where the source gives an
 // id (CUPTI's correlation id from launch to activity, the external id from an op to the
 // activities it caused), else by nesting (the launch ran inside an op on its thread). Every
-// consumer (views, report, replay) reads the links made here and the method of each.
+// consumer (views, report, exports, replay) reads the ids, the rules and the links made here
+// and the method of each: what a launch is, what an op naming its device work is, which id
+// wins, and the tables that resolve device work to its launch and op.
 #pragma once
 #include <cstdint>
 #include <utility>
 #include <vector>
 
 #include "analysis/id_index.h"
+#include "model/model.h"
+#include "model/scan.h"
 
 namespace tt::analysis {
 
@@ -30,9 +34,69 @@ struct LinkTables {
   }
 };
 
+// The interned ids of the argument keys correlation reads, per process (0: never interned).
+struct LinkKeys {
+  uint32_t correlation = 0, external = 0;
+};
+LinkKeys LinkKeysOf(const model::Process& p);
+
+// The ids one event carries: a correlation id, an external id; -1 for none. An id is an
+// integer argument >= 0 (model::ArgInt); a string, a negative number or a huge double is none.
+struct LinkIds {
+  int64_t corr = -1, ext = -1;
+};
+LinkIds IdsOf(const LinkKeys& k, const model::ArgsView& a);
+
+// A launch: a runtime API call with a correlation id; the device work it launched carries the
+// same id.
+inline bool IsLaunch(const model::Slice& s, const LinkIds& ids) {
+  return s.category == layout::Category::kRuntimeApi && ids.corr >= 0;
+}
+// An op (framework op or user range) that names the device work it caused by an external id.
+inline bool IsExternalOp(const model::Slice& s, const LinkIds& ids) {
+  return model::IsOpCategory(s.category) && ids.ext >= 0;
+}
+// How device work with these ids is linked to its op: the external id wins over the op around
+// its launch (found by the correlation id).
+inline LinkMethod OpMethodOf(const LinkIds& device) {
+  return device.ext >= 0    ? LinkMethod::kExternalId
+         : device.corr >= 0 ? LinkMethod::kNesting
+                            : LinkMethod::kNone;
+}
+
+// One process's launches and external ids, from its host slices in scan order (a later launch
+// or op with the same id wins), made into LinkTables once they are all seen.
+class LinkCollector {
+ public:
+  void Add(const model::Slice& s, const LinkIds& ids) {
+    if (IsLaunch(s, ids))
+      launches_.push_back({static_cast<uint64_t>(ids.corr), uint64_t{s.name} << 32 | s.op});
+    if (IsExternalOp(s, ids)) externals_.push_back({static_cast<uint64_t>(ids.ext), s.name});
+  }
+  // The tables of what was added; the collector is empty again.
+  LinkTables Build() {
+    LinkTables t;
+    t.Build(std::move(launches_), std::move(externals_));
+    launches_.clear();
+    externals_.clear();
+    return t;
+  }
+
+ private:
+  std::vector<std::pair<uint64_t, uint64_t>> launches_, externals_;
+};
+
+// How many device activities of process `process` carry each external id, for the ids that
+// more than one carries, sorted by id: one scan of the process's device tracks (memory: 8 bytes
+// per activity with an external id during the scan). Damage is not reported (the caller's own
+// scan of those tracks reports it).
+std::vector<std::pair<uint64_t, uint32_t>> SharedExternalIds(const model::TraceModel& m,
+                                                             size_t process);
+
 struct DeviceLink {
   bool launched = false;  // its launch was found by correlation id
   uint32_t api = 0;       // the launching API's name id (when launched)
+  uint32_t launch_op = 0; // the op around its launch (when launched; 0: none)
   uint32_t op = 0;        // the op it belongs to (0: none)
   LinkMethod op_method = LinkMethod::kNone;
 };
@@ -46,7 +110,10 @@ inline DeviceLink LinkDevice(const LinkTables& t, int64_t corr, int64_t ext) {
   uint64_t by_ext =
       ext >= 0 ? t.externals.Find(static_cast<uint64_t>(ext)) : IdIndex::kMissing;
   l.launched = launch != IdIndex::kMissing;
-  if (l.launched) l.api = static_cast<uint32_t>(launch >> 32);
+  if (l.launched) {
+    l.api = static_cast<uint32_t>(launch >> 32);
+    l.launch_op = static_cast<uint32_t>(launch);
+  }
   if (by_ext != IdIndex::kMissing) {
     l.op = static_cast<uint32_t>(by_ext);
     l.op_method = LinkMethod::kExternalId;
@@ -55,6 +122,9 @@ inline DeviceLink LinkDevice(const LinkTables& t, int64_t corr, int64_t ext) {
     l.op_method = LinkMethod::kNesting;
   }
   return l;
+}
+inline DeviceLink LinkDevice(const LinkTables& t, const LinkIds& ids) {
+  return LinkDevice(t, ids.corr, ids.ext);
 }
 
 }  // namespace tt::analysis

@@ -74,8 +74,7 @@ class DeviceVisitor {
   }
   // Device work -> launch (correlation id) -> op; or -> op directly (external id).
   void Link(const Slice& s, uint64_t d) {
-    DeviceLink l = LinkDevice(c_.links[process_], ArgInt(s.args, k_.correlation, -1),
-                              ArgInt(s.args, k_.external, -1));
+    DeviceLink l = LinkDevice(c_.links[process_], IdsOf({k_.correlation, k_.external}, s.args));
     a_->activities++;
     if (l.launched) a_->linked_corr++;
     if (l.op_method == LinkMethod::kExternalId) a_->linked_ext++;

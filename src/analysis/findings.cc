@@ -74,9 +74,20 @@ TraceFacts ScanFacts(const model::TraceModel& m, const Windows& windows, unsigne
   return f;
 }
 
-std::vector<Finding> Findings(const FindingInputs& in) {
-  std::vector<Finding> out;
-  auto add = [&](const char* id, std::string text) { out.push_back({id, std::move(text)}); };
+namespace {
+
+double Share(uint64_t part, uint64_t whole) {
+  return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+void Add(std::vector<Finding>* out, const char* id, std::string text) {
+  out->push_back({id, std::move(text)});
+}
+
+// Where step time goes (device idle, copies, communication) and the slowest step.
+void StepFindings(const FindingInputs& in, std::vector<Finding>* out) {
+  auto add = [&](const char* id, std::string text) { Add(out, id, std::move(text)); };
+  auto share = Share;
   // Step time: the shares of the device-side breakdown, over steps of processes with a device.
   uint64_t total = 0, dev_total = 0, host_bound = 0, waiting = 0, copies = 0, comm = 0;
   size_t dev_steps = 0;
@@ -93,9 +104,6 @@ std::vector<Finding> Findings(const FindingInputs& in) {
     waiting += s.device_idle_waiting;
     copies += s.copies;
   }
-  auto share = [](uint64_t part, uint64_t whole) {
-    return whole ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-  };
   if (dev_steps && share(host_bound, dev_total) >= 0.2)
     add("host_bound", "device idle " + Percent(share(host_bound, dev_total)) +
                           " of step time while the host computes (host-bound): " +
@@ -125,6 +133,12 @@ std::vector<Finding> Findings(const FindingInputs& in) {
                            ", " + ratio + " the median step (" + Ms(median) + ")");
     }
   }
+}
+
+// The op that dominates, the kernels, copies and synchronisations, memory, drops and links.
+void TraceFindings(const FindingInputs& in, std::vector<Finding>* out) {
+  auto add = [&](const char* id, std::string text) { Add(out, id, std::move(text)); };
+  auto share = Share;
   if (in.ops.size() >= 2 && in.op_total_ns) {
     const Row* top = &in.ops[0];
     for (const auto& r : in.ops)
@@ -164,6 +178,14 @@ std::vector<Finding> Findings(const FindingInputs& in) {
   if (in.unlinked)
     add("unlinked", WithCommas(in.unlinked) + " of " + WithCommas(in.device_activities) +
                         " device activities are linked to no launch or op");
+}
+
+}  // namespace
+
+std::vector<Finding> Findings(const FindingInputs& in) {
+  std::vector<Finding> out;
+  StepFindings(in, &out);
+  TraceFindings(in, &out);
   return out;
 }
 

@@ -33,47 +33,7 @@ bool Int(const model::ArgsView& a, uint32_t key, int64_t* out) {
   return v.has_value();
 }
 
-struct Event {
-  uint64_t ts = 0, addr = 0;
-  int64_t bytes = 0;               // -1: not given
-  uint32_t allocator = 0, op = 0;  // interned ids of the event's process (0: none)
-  uint32_t track = 0;
-  bool is_free = false, has_addr = false;
-};
-
-struct Visitor {
-  const model::Process& proc;
-  const Keys& k;
-  uint32_t track;
-  std::vector<Event>* out;
-  uint64_t first = UINT64_MAX, last = 0;
-  void OnBegin(const model::Slice&) {}
-  void OnSlice(const model::Slice& s) {
-    first = std::min(first, s.start);
-    last = std::max(last, s.end);
-  }
-  void OnPoint(const model::Point& p) {
-    first = std::min(first, p.ts);
-    last = std::max(last, p.ts);
-    if (p.category != Category::kAllocation || p.counter) return;
-    Event e;
-    e.ts = p.ts;
-    e.track = track;
-    std::string_view name = proc.Name(p.name);
-    e.is_free = keys::IsFreeEvent(name);
-    int64_t v = -1;
-    if (!Int(p.args, k.bytes, &v)) Int(p.args, k.bytes_allocated, &v);
-    e.bytes = v;
-    int64_t addr = 0;
-    e.has_addr = Int(p.args, k.addr, &addr);
-    e.addr = static_cast<uint64_t>(addr);
-    e.allocator = model::ArgStr(p.args, k.allocator);
-    if (!e.allocator) e.allocator = model::ArgStr(p.args, k.allocator_name);
-    // The innermost op slice open on this thread; an "op" argument only when none is open.
-    e.op = p.op ? p.op : model::ArgStr(p.args, k.op);
-    out->push_back(e);
-  }
-};
+using Event = MemoryEvent;
 
 // Per allocator while folding: the running value and the bucketed series.
 struct Running {
@@ -86,119 +46,158 @@ struct Running {
     a.series.push_back(bucket_max);
     if (bucket_last.ts != bucket_max.ts) a.series.push_back(bucket_last);
   }
+  // One event's change of the bytes in use: the peak, and the sample in its time bucket.
+  void Add(const model::TraceModel& m, const model::Process& proc, const Event& e, int64_t delta,
+           uint64_t first, uint64_t span, size_t max_points) {
+    cur += delta;
+    if (cur > a.peak) {
+      a.peak = cur;
+      a.peak_ts = e.ts;
+      a.peak_op = e.op ? std::string(proc.Name(e.op)) : "";
+      const model::Track& t = m.tracks[e.track];
+      a.peak_thread = t.name.empty() ? "tid " + std::to_string(t.id) : t.name;
+    }
+    uint64_t off = e.ts > first ? e.ts - first : 0;
+    int64_t b = static_cast<int64_t>(std::min<uint64_t>(
+        max_points - 1, static_cast<uint64_t>(static_cast<double>(off) / span * max_points)));
+    MemorySample s{e.ts, cur};
+    if (b != bucket) {
+      Flush();
+      bucket = b;
+      bucket_max = s;
+    } else if (s.bytes > bucket_max.bytes) {
+      bucket_max = s;
+    }
+    bucket_last = s;
+  }
 };
+
+// One process's allocation events, in time order, folded into its allocators' series.
+void FoldProcess(const model::TraceModel& m, size_t p, std::vector<Event>& ev, uint64_t first,
+                 uint64_t span, size_t max_points, MemoryResult* r,
+                 std::map<std::pair<size_t, std::string>, Running>* by) {
+  // Each track is in time order; a stable sort keeps a thread's own order at equal times.
+  std::stable_sort(ev.begin(), ev.end(),
+                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  const model::Process& proc = m.processes[p];
+  auto running = [&](const Event& e) -> Running& {
+    return (*by)[{p, e.allocator ? std::string(proc.Name(e.allocator)) : "default"}];
+  };
+  std::unordered_map<uint64_t, std::pair<Running*, int64_t>> live;  // addr -> (alloc, bytes)
+  for (const Event& e : ev) {
+    r->events++;
+    Running* run = nullptr;
+    int64_t delta = 0;
+    if (!e.is_free) {
+      if (e.bytes <= 0) continue;
+      run = &running(e);
+      run->a.allocations++;
+      delta = e.bytes;
+      if (e.has_addr) live[e.addr] = {run, e.bytes};
+    } else {
+      auto it = e.has_addr ? live.find(e.addr) : live.end();
+      if (it != live.end()) {
+        run = it->second.first;
+        delta = -it->second.second;
+        live.erase(it);
+      } else if (e.bytes > 0) {
+        run = &running(e);
+        delta = -e.bytes;
+      } else {
+        running(e).a.unmatched_frees++;
+        continue;
+      }
+      run->a.frees++;
+    }
+    run->Add(m, proc, e, delta, first, span, max_points);
+  }
+}
 
 }  // namespace
 
-MemoryResult ComputeMemory(const model::TraceModel& m, size_t max_points, unsigned threads,
-                           std::vector<Problem>* problems) {
+void MemoryTrackScan::OnSlice(const model::Slice& s) {
+  first = std::min(first, s.start);
+  last = std::max(last, s.end);
+}
+
+void MemoryTrackScan::OnPoint(const model::Point& p) {
+  first = std::min(first, p.ts);
+  last = std::max(last, p.ts);
+  if (p.category != Category::kAllocation || p.counter) return;
+  const model::Process& proc = m_->processes[m_->tracks[track_].process];
+  const Keys& k = *static_cast<const Keys*>(keys_);
+  MemoryEvent e;
+  e.ts = p.ts;
+  e.track = static_cast<uint32_t>(track_);
+  e.is_free = keys::IsFreeEvent(proc.Name(p.name));
+  int64_t v = -1;
+  if (!Int(p.args, k.bytes, &v)) Int(p.args, k.bytes_allocated, &v);
+  e.bytes = v;
+  int64_t addr = 0;
+  e.has_addr = Int(p.args, k.addr, &addr);
+  e.addr = static_cast<uint64_t>(addr);
+  e.allocator = model::ArgStr(p.args, k.allocator);
+  if (!e.allocator) e.allocator = model::ArgStr(p.args, k.allocator_name);
+  // The innermost op slice open on this thread; an "op" argument only when none is open.
+  e.op = p.op ? p.op : model::ArgStr(p.args, k.op);
+  events.push_back(e);
+}
+
+MemoryScans::MemoryScans(const model::TraceModel& m) : m_(m) {
+  for (const auto& p : m.processes) keys_.push_back(std::make_shared<Keys>(KeysOf(p)));
+  for (size_t i = 0; i < m.tracks.size(); ++i)
+    if (m.tracks[i].kind != layout::TrackKind::kDevice)
+      tracks.emplace_back(m, i, keys_[m.tracks[i].process].get());
+}
+
+MemoryResult MemoryScans::Fold(size_t max_points) {
   MemoryResult r;
   max_points = std::max<size_t>(max_points, 1);
-  std::vector<Keys> keys;
-  for (const auto& p : m.processes) keys.push_back(KeysOf(p));
-  std::vector<size_t> host;
-  for (size_t i = 0; i < m.tracks.size(); ++i)
-    if (m.tracks[i].kind != layout::TrackKind::kDevice) host.push_back(i);
-  std::vector<std::vector<Event>> found(host.size());
-  std::vector<std::vector<Problem>> probs(host.size());
-  std::vector<uint64_t> firsts(host.size(), UINT64_MAX), lasts(host.size(), 0);
-  ParallelFor(host.size(), DefaultThreads(threads), [&](size_t i) {
-    const model::Track& t = m.tracks[host[i]];
-    Visitor v{m.processes[t.process], keys[t.process], static_cast<uint32_t>(host[i]), &found[i]};
-    model::ScanTrack(m, t, &probs[i], v);
-    firsts[i] = v.first;
-    lasts[i] = v.last;
-  });
-  for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
   uint64_t first = UINT64_MAX, last = 0;
-  for (size_t i = 0; i < host.size(); ++i) {
-    first = std::min(first, firsts[i]);
-    last = std::max(last, lasts[i]);
+  for (const auto& t : tracks) {
+    first = std::min(first, t.first);
+    last = std::max(last, t.last);
   }
   if (first == UINT64_MAX) first = last = 0;
   r.first = first;
   r.last = last;
   uint64_t span = std::max<uint64_t>(last - first, 1);
-
   std::map<std::pair<size_t, std::string>, Running> by;  // (process, allocator)
   size_t processes_with_allocs = 0;
-  for (size_t p = 0; p < m.processes.size(); ++p) {
+  for (size_t p = 0; p < m_.processes.size(); ++p) {
     std::vector<Event> ev;
-    for (size_t i = 0; i < host.size(); ++i) {
-      if (m.tracks[host[i]].process != p || found[i].empty()) continue;
-      ev.insert(ev.end(), found[i].begin(), found[i].end());
-      std::vector<Event>().swap(found[i]);
+    for (auto& t : tracks) {
+      if (m_.tracks[t.track()].process != p || t.events.empty()) continue;
+      ev.insert(ev.end(), t.events.begin(), t.events.end());
+      std::vector<Event>().swap(t.events);
     }
     if (ev.empty()) continue;
     ++processes_with_allocs;
-    // Each track is in time order; a stable sort keeps a thread's own order at equal times.
-    std::stable_sort(ev.begin(), ev.end(),
-                     [](const Event& a, const Event& b) { return a.ts < b.ts; });
-    const model::Process& proc = m.processes[p];
-    std::unordered_map<uint64_t, std::pair<Running*, int64_t>> live;  // addr -> (alloc, bytes)
-    for (const Event& e : ev) {
-      r.events++;
-      Running* run = nullptr;
-      int64_t delta = 0;
-      if (!e.is_free) {
-        if (e.bytes <= 0) continue;
-        std::string name = e.allocator ? std::string(proc.Name(e.allocator)) : "default";
-        run = &by[{p, name}];
-        run->a.allocations++;
-        delta = e.bytes;
-        if (e.has_addr) live[e.addr] = {run, e.bytes};
-      } else {
-        auto it = e.has_addr ? live.find(e.addr) : live.end();
-        if (it != live.end()) {
-          run = it->second.first;
-          delta = -it->second.second;
-          live.erase(it);
-        } else if (e.bytes > 0) {
-          std::string name = e.allocator ? std::string(proc.Name(e.allocator)) : "default";
-          run = &by[{p, name}];
-          delta = -e.bytes;
-        } else {
-          std::string name = e.allocator ? std::string(proc.Name(e.allocator)) : "default";
-          by[{p, name}].a.unmatched_frees++;
-          continue;
-        }
-        run->a.frees++;
-      }
-      Running& x = *run;
-      x.cur += delta;
-      if (x.cur > x.a.peak) {
-        x.a.peak = x.cur;
-        x.a.peak_ts = e.ts;
-        x.a.peak_op = e.op ? std::string(proc.Name(e.op)) : "";
-        const model::Track& t = m.tracks[e.track];
-        x.a.peak_thread = t.name.empty() ? "tid " + std::to_string(t.id) : t.name;
-      }
-      uint64_t off = e.ts > first ? e.ts - first : 0;
-      int64_t b = static_cast<int64_t>(std::min<uint64_t>(
-          max_points - 1, static_cast<uint64_t>(static_cast<double>(off) / span * max_points)));
-      MemorySample s{e.ts, x.cur};
-      if (b != x.bucket) {
-        x.Flush();
-        x.bucket = b;
-        x.bucket_max = s;
-      } else if (s.bytes > x.bucket_max.bytes) {
-        x.bucket_max = s;
-      }
-      x.bucket_last = s;
-    }
+    FoldProcess(m_, p, ev, first, span, max_points, &r, &by);
   }
   for (auto& [key, x] : by) {
     x.Flush();
     x.a.process = key.first;
     x.a.name = key.second;
     if (processes_with_allocs > 1)
-      x.a.name += " (pid " + std::to_string(m.processes[key.first].meta.pid) + ")";
+      x.a.name += " (pid " + std::to_string(m_.processes[key.first].meta.pid) + ")";
     x.a.final_bytes = x.cur;
     r.allocators.push_back(std::move(x.a));
   }
   std::sort(r.allocators.begin(), r.allocators.end(),
             [](const AllocatorMemory& a, const AllocatorMemory& b) { return a.peak > b.peak; });
   return r;
+}
+
+MemoryResult ComputeMemory(const model::TraceModel& m, size_t max_points, unsigned threads,
+                           std::vector<Problem>* problems) {
+  MemoryScans scans(m);
+  std::vector<std::vector<Problem>> probs(scans.tracks.size());
+  ParallelFor(scans.tracks.size(), DefaultThreads(threads), [&](size_t i) {
+    model::ScanTrack(m, m.tracks[scans.tracks[i].track()], &probs[i], scans.tracks[i]);
+  });
+  for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
+  return scans.Fold(max_points);
 }
 
 }  // namespace tt::analysis

@@ -3,12 +3,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "format/keys.h"
-#include "model/args.h"
+#include "analysis/correlate.h"
 
 namespace tt::exporter {
 
-using layout::Category;
 using layout::TrackKind;
 
 namespace {
@@ -35,9 +33,7 @@ class ChromeVisitor : public EventVisitor {
     Line("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(p.meta.pid) +
          ",\"tid\":0,\"args\":{\"name\":" +
          JsonString(p.meta.cmdline + " (" + p.meta.hostname + ")") + "}}");
-    auto [corr, ext] = model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId});
-    corr_key_ = corr;
-    ext_key_ = ext;
+    keys_ = analysis::LinkKeysOf(p);
   }
   void BeginTrack(const model::Process& p, const model::Track& t) override {
     head_ = "\"pid\":" + std::to_string(p.meta.pid) + ",\"tid\":" + std::to_string(ChromeTid(t));
@@ -51,17 +47,16 @@ class ChromeVisitor : public EventVisitor {
                     JsonString(p.Name(s.name)) + ",\"cat\":\"" +
                     layout::CategoryName(s.category) + "\"" + Args(p, s.args) + "}";
     Line(e);
-    // A flow from each launch to its device work, keyed by the correlation id.
-    Arg corr;
-    if (model::ArgNumber(s.args, corr_key_, &corr)) {
-      bool device = t.kind == TrackKind::kDevice;
-      std::string id = "\"" + std::to_string(p.meta.pid) + ":" + std::to_string(corr.v.u) + "\"";
-      if (device || s.category == Category::kRuntimeApi) {
-        Line(std::string("{\"ph\":\"") + (device ? "f\",\"bp\":\"e\"" : "s\"") + "," + head_ +
-             ",\"ts\":" + Micros(s.start) + ",\"id\":" + id +
-             ",\"name\":\"launch\",\"cat\":\"launch\"}");
-        flows += device;
-      }
+    // A flow from each launch to its device work, keyed by the correlation id
+    // (analysis/correlate.h: what a launch is, what an id is).
+    analysis::LinkIds ids = analysis::IdsOf(keys_, s.args);
+    bool device = t.kind == TrackKind::kDevice;
+    if (device ? ids.corr >= 0 : analysis::IsLaunch(s, ids)) {
+      std::string id = "\"" + std::to_string(p.meta.pid) + ":" + std::to_string(ids.corr) + "\"";
+      Line(std::string("{\"ph\":\"") + (device ? "f\",\"bp\":\"e\"" : "s\"") + "," + head_ +
+           ",\"ts\":" + Micros(s.start) + ",\"id\":" + id +
+           ",\"name\":\"launch\",\"cat\":\"launch\"}");
+      flows += device;
     }
   }
   void OnPoint(const model::Process& p, const model::Track&, const model::Point& pt) override {
@@ -105,7 +100,7 @@ class ChromeVisitor : public EventVisitor {
   Sink& out_;
   std::string head_;
   bool first_ = true;
-  uint32_t corr_key_ = 0, ext_key_ = 0;
+  analysis::LinkKeys keys_;
 };
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
+#include "analysis/correlate.h"
 #include "export/proto_wire.h"
 #include "format/keys.h"
 #include "model/args.h"
@@ -83,16 +84,17 @@ class PerfettoVisitor : public EventVisitor {
   void BeginProcess(const model::Process& p) override {
     pi_ = static_cast<size_t>(&p - m_.processes.data());
     proc_uuid_ = ++last_uuid_;
-    auto [corr, ext, bytes, addr, alloc] =
-        model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId, keys::kBytes, keys::kAddr,
-                          keys::kMemoryAllocation});
-    keys_ = {corr, ext, bytes, addr, alloc};
+    links_ = analysis::LinkKeysOf(p);
+    auto [bytes, addr, alloc] =
+        model::KeyIds(p, {keys::kBytes, keys::kAddr, keys::kMemoryAllocation});
+    keys_ = {bytes, addr, alloc};
     // The frees: every name the one rule calls a free (keys::IsFreeEvent).
     free_.assign(p.names.size(), false);
     for (uint32_t i = 1; i < p.names.size(); ++i) free_[i] = keys::IsFreeEvent(p.names[i]);
     counters_.clear();
     process_has_alloc_ = false;
-    CountSharedExternalIds(p);
+    shared_.clear();
+    for (auto [ext, count] : analysis::SharedExternalIds(m_, pi_)) shared_.push_back({ext, count, 0});
     NewSequence(p);
     std::string& d = Scratch(0);
     wire::Uint(d, desc::kUuid, proc_uuid_);
@@ -127,39 +129,46 @@ class PerfettoVisitor : public EventVisitor {
   void OnBegin(const model::Process& p, const model::Track& t, const model::Slice& s) override {
     Open o;
     o.op = model::IsOpCategory(s.category);
-    Arg corr, ext;
-    bool has_corr = model::ArgNumber(s.args, keys_.corr, &corr);
-    bool has_ext = model::ArgNumber(s.args, keys_.ext, &ext);
-    o.has_external = has_ext;
+    // The ids and the rules of analysis/correlate.h: a launch starts a flow to the device work
+    // with its correlation id; an op with an external id starts one to each activity with that
+    // id; else the op around a launch starts one to the launched work (by nesting).
+    analysis::LinkIds ids = analysis::IdsOf(links_, s.args);
+    uint64_t corr = static_cast<uint64_t>(ids.corr), ext = static_cast<uint64_t>(ids.ext);
+    o.has_external = ids.ext >= 0;
     flows_.clear();
     terminating_.clear();
     if (t.kind == TrackKind::kDevice) {
-      if (has_corr) terminating_.push_back(Mix(kLaunchFlow, pi_, corr.v.u));
-      if (has_ext)
-        terminating_.push_back(ExternalFlow(ext.v.u, NextShare(ext.v.u)));
-      else if (has_corr)
-        terminating_.push_back(Mix(kNestedFlow, pi_, corr.v.u));
+      if (ids.corr >= 0) terminating_.push_back(Mix(kLaunchFlow, pi_, corr));
+      switch (analysis::OpMethodOf(ids)) {
+        case analysis::LinkMethod::kExternalId:
+          terminating_.push_back(ExternalFlow(ext, NextShare(ext)));
+          break;
+        case analysis::LinkMethod::kNesting:
+          terminating_.push_back(Mix(kNestedFlow, pi_, corr));
+          break;
+        case analysis::LinkMethod::kNone:
+          break;
+      }
       counts.flows += terminating_.size();
     } else {
-      if (has_corr && s.category == Category::kRuntimeApi) {
-        flows_.push_back(Mix(kLaunchFlow, pi_, corr.v.u));
+      if (analysis::IsLaunch(s, ids)) {
+        flows_.push_back(Mix(kLaunchFlow, pi_, corr));
         // The op around the launch starts a flow to the launched work unless the external id
         // links them already.
         for (auto it = open_.rbegin(); it != open_.rend(); ++it)
           if (it->op) {
-            if (!it->has_external) it->nested.push_back(Mix(kNestedFlow, pi_, corr.v.u));
+            if (!it->has_external) it->nested.push_back(Mix(kNestedFlow, pi_, corr));
             break;
           }
       }
-      if (has_ext && o.op) {
+      if (analysis::IsExternalOp(s, ids)) {
         // One flow per device activity with this external id.
-        const Shared* sh = FindShared(ext.v.u);
-        for (uint32_t i = 0; i < (sh ? sh->count : 1); ++i)
-          flows_.push_back(ExternalFlow(ext.v.u, i));
+        const Shared* sh = FindShared(ext);
+        for (uint32_t i = 0; i < (sh ? sh->count : 1); ++i) flows_.push_back(ExternalFlow(ext, i));
       }
     }
     Event(p, event::kBegin, s.start, s.name, s.category, &s.args);
-    if (o.op && !has_ext && t.kind != TrackKind::kDevice) {
+    if (o.op && !o.has_external && t.kind != TrackKind::kDevice) {
       // Hold the BEGIN packet back (see Deferred).
       o.deferred = static_cast<int>(deferred_.size());
       deferred_.push_back({std::move(head_), std::move(event_), {}, false});
@@ -253,7 +262,7 @@ class PerfettoVisitor : public EventVisitor {
 
  private:
   struct Keys {
-    uint32_t corr = 0, ext = 0, bytes = 0, addr = 0, alloc = 0;
+    uint32_t bytes = 0, addr = 0, alloc = 0;
   };
   bool IsFree(uint32_t name) const { return name && name < free_.size() && free_[name]; }
   // An external id that several device activities carry: the op starts `count` flows, and the
@@ -275,32 +284,6 @@ class PerfettoVisitor : public EventVisitor {
     Shared* s = FindShared(ext);
     return s && s->next < s->count ? s->next++ : 0;
   }
-  // A pass over the process's device tracks before its flows are written: which external ids
-  // more than one device activity carries (memory: 8 bytes per activity with an external id
-  // during the pass, then the shared ones only).
-  void CountSharedExternalIds(const model::Process& p) {
-    shared_.clear();
-    if (!keys_.ext) return;
-    std::vector<uint64_t> ids;
-    std::vector<Problem> ignored;  // the walk reports damage
-    for (size_t ti : p.tracks) {
-      const model::Track& t = m_.tracks[ti];
-      if (t.kind != TrackKind::kDevice) continue;
-      StreamDecoder dec(t.file, p.meta, &ignored);
-      RawEvent e;
-      Arg ext;
-      while (dec.Next(&e))
-        if ((e.id == layout::kComplete || e.id == layout::kSliceBeginArgs) &&
-            model::ArgNumber(model::ArgsView::Of(e), keys_.ext, &ext))
-          ids.push_back(ext.v.u);
-    }
-    std::sort(ids.begin(), ids.end());
-    for (size_t i = 0, j; i < ids.size(); i = j) {
-      for (j = i + 1; j < ids.size() && ids[j] == ids[i];) ++j;
-      if (j - i > 1) shared_.push_back({ids[i], static_cast<uint32_t>(j - i), 0});
-    }
-  }
-
   std::string& Scratch(int i) {
     scratch_[i].clear();
     return scratch_[i];
@@ -449,6 +432,7 @@ class PerfettoVisitor : public EventVisitor {
   uint64_t proc_uuid_ = 0, track_uuid_ = 0;
   const model::Track* track_ = nullptr;
   Keys keys_;
+  analysis::LinkKeys links_;
   std::vector<bool> free_;  // per interned id of the process: a free (keys::IsFreeEvent)
   uint32_t seq_ = 0, last_seq_ = 0;
   bool first_on_seq_ = false, has_alloc_ = false;
