@@ -170,7 +170,7 @@ bool InitProcess() {
   std::string dir;
   for (;; ++gen) {
     dir = *g.root + "/p" + std::to_string(g.pid) + (gen ? "." + std::to_string(gen) : "");
-    if (mkdir(dir.c_str(), 0755) == 0) break;
+    if (MakeDirectory(dir)) break;
     if (errno != EEXIST || gen > 1000) {
       std::snprintf(g.error, sizeof g.error, "cannot create %s: %s", dir.c_str(),
                     std::strerror(errno));

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <new>
 
+#include "core/files.h"
 #include "runtime/emit.h"
 #include "runtime/prepare.h"
 
@@ -30,7 +31,7 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
     int n = k == 0 ? std::snprintf(s->path, sizeof s->path, "%s/%s%llu", dir, prefix, id)
                    : std::snprintf(s->path, sizeof s->path, "%s/%s%llu.%d", dir, prefix, id, k);
     if (n <= 0 || static_cast<size_t>(n) >= sizeof s->path) break;
-    fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
     if (fd >= 0 || errno != EEXIST) break;
   }
   if (fd < 0) {

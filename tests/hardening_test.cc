@@ -1,0 +1,107 @@
+// Hardening (issue 18): files created safely and owner-only, outputs checked to the end, readers
+// that open only regular files, one number parser for every option, names escaped for the
+// terminal, the output directory of `record`, and signals passed on to the recorded program.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/files.h"
+#include "test_util.h"
+#include "trace_view.h"
+
+namespace tt {
+namespace {
+
+using test::RunCmd;
+using test::TempDir;
+
+// One line on stderr naming `what`, the bad-usage/bad-input exit (2), nothing on stdout.
+void ExpectOneLineError(const test::RunResult& r, const std::string& what) {
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find(what), std::string::npos) << "expected '" << what << "' in: " << r.err;
+  EXPECT_EQ(r.out, "");
+}
+
+unsigned Mode(const std::string& path) {
+  struct stat st;
+  EXPECT_EQ(lstat(path.c_str(), &st), 0) << path;
+  return st.st_mode & 07777;
+}
+
+// A small recorded trace at d/t; returns its process directory.
+std::string MakeTrace(const TempDir& d, const std::string& mode = "leaf") {
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_PROGRAM, mode, "50"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const auto& e : ListDirectory(d / "t"))
+    if (IsDirectory(d / "t/" + e)) return d / "t/" + e;
+  return "";
+}
+
+// --- Safe file creation ---------------------------------------------------------------------
+
+TEST(SafeFiles, TemporaryNameIsNeverFollowed) {
+  TempDir d;
+  WriteFileAtomic(d / "victim", "precious");
+  // The name the writer used to take (PATH.tmp<pid>), planted as a link to another file.
+  std::string planted = d / ("out.json.tmp" + std::to_string(getpid()));
+  ASSERT_EQ(symlink((d / "victim").c_str(), planted.c_str()), 0);
+  WriteFileAtomic(d / "out.json", "data");
+  EXPECT_EQ(ReadFile(d / "victim"), "precious");
+  EXPECT_EQ(ReadFile(d / "out.json"), "data");
+  struct stat st;
+  ASSERT_EQ(lstat((d / "out.json").c_str(), &st), 0);
+  EXPECT_TRUE(S_ISREG(st.st_mode));
+}
+
+TEST(SafeFiles, OwnerOnlyWhateverTheUmask) {
+  TempDir d;
+  mode_t old = umask(0);
+  WriteFileAtomic(d / "f", "x");
+  bool made = MakeDirectory(d / "dir");
+  umask(old);
+  EXPECT_EQ(Mode(d / "f"), 0600u);
+  ASSERT_TRUE(made);
+  EXPECT_EQ(Mode(d / "dir"), 0700u);
+}
+
+TEST(SafeFiles, ExportAndReportToAFullDeviceFail) {
+  TempDir d;
+  MakeTrace(d);
+  for (const char* fmt : {"csv", "chrome", "perfetto"}) {
+    auto r = RunCmd({TT_CLI, "export", d / "t", "--format", fmt, "-o", "/dev/full"});
+    ExpectOneLineError(r, "cannot write /dev/full: No space left on device");
+  }
+  // report prints its progress on stderr; the error is its last line, and the only failure.
+  auto r = RunCmd({TT_CLI, "report", d / "t", "-o", "/dev/full"});
+  EXPECT_EQ(r.status, 2) << r.err;
+  std::string last = r.err.substr(r.err.rfind('\n', r.err.size() - 2) + 1);
+  EXPECT_EQ(last, "tensortrace report: cannot write /dev/full: No space left on device\n");
+  EXPECT_EQ(r.err.find("cannot"), r.err.rfind("cannot")) << r.err;
+  // Written in place, never replaced by a file renamed over it.
+  struct stat st;
+  ASSERT_EQ(stat("/dev/full", &st), 0);
+  EXPECT_TRUE(S_ISCHR(st.st_mode));
+  for (const auto& e : ListDirectory("/dev")) EXPECT_EQ(e.find("full.tmp"), std::string::npos);
+}
+
+TEST(SafeFiles, FailedWriteLeavesNothingBehind) {
+  TempDir d;
+  auto rec = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_PROGRAM, "leaf", "20000"});
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  ASSERT_TRUE(MakeDirectory(d / "out"));
+  // A file-size limit of 1 KiB (SIGXFSZ ignored) makes write() fail with EFBIG part-way.
+  for (const char* out : {"t.csv", "t.json.gz"}) {
+    auto r = RunCmd({"bash", "-c", "ulimit -f 1 && trap '' XFSZ && exec \"$@\"", "bash", TT_CLI,
+                     "export", d / "t", "--format", out[2] == 'c' ? "csv" : "chrome", "-o",
+                     d / "out/" + out});
+    ExpectOneLineError(r, "cannot write " + d / "out/" + out);
+    EXPECT_TRUE(ListDirectory(d / "out").empty());
+  }
+}
+
+}  // namespace
+}  // namespace tt
