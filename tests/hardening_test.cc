@@ -103,5 +103,43 @@ TEST(SafeFiles, FailedWriteLeavesNothingBehind) {
   }
 }
 
+// --- Readers open only regular files --------------------------------------------------------
+
+TEST(ReaderFiles, FifoAsMetadataIsRefusedAtOnce) {
+  TempDir d;
+  std::string proc = MakeTrace(d);
+  ASSERT_EQ(unlink((proc + "/metadata").c_str()), 0);
+  ASSERT_EQ(mkfifo((proc + "/metadata").c_str(), 0600), 0);
+  std::vector<std::vector<std::string>> cmds = {
+      {TT_CLI, "info", d / "t"},
+      {TT_CLI, "stats", d / "t"},
+      {TT_CLI, "export", d / "t", "--format", "csv", "-o", d / "x.csv"},
+      {TT_CLI, "report", d / "t", "-o", d / "r.html"}};
+  for (const auto& c : cmds) {
+    // Today's reader would wait for a writer forever: the harness kills it at 20 s.
+    auto r = RunCmd(c, {}, 20);
+    ExpectOneLineError(r, proc + "/metadata: it is a FIFO, not a regular file");
+  }
+}
+
+TEST(ReaderFiles, FifoAsStreamIsSkippedAndReported) {
+  TempDir d;
+  std::string proc = MakeTrace(d);
+  std::string fifo = proc + "/t999999";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  std::string what = fifo + ": offset 0: skipped: it is a FIFO, not a stream file";
+  auto info = RunCmd({TT_CLI, "info", d / "t"}, {}, 20);
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_NE((info.out + info.err).find(what), std::string::npos) << info.out << info.err;
+  auto stats = RunCmd({TT_CLI, "stats", d / "t"}, {}, 20);
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_NE(stats.out.find("leaf"), std::string::npos) << stats.out;
+  auto exp = RunCmd({TT_CLI, "export", d / "t", "--format", "csv", "-o", d / "x.csv"}, {}, 20);
+  EXPECT_EQ(exp.status, 0) << exp.err;
+  EXPECT_NE(exp.err.find(what), std::string::npos) << exp.err;
+  auto rep = RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}, {}, 20);
+  EXPECT_EQ(rep.status, 0) << rep.err;
+}
+
 }  // namespace
 }  // namespace tt
