@@ -141,5 +141,70 @@ TEST(ReaderFiles, FifoAsStreamIsSkippedAndReported) {
   EXPECT_EQ(rep.status, 0) << rep.err;
 }
 
+// --- Numeric options ------------------------------------------------------------------------
+
+TEST(NumericOptions, BadValuesGiveOneLineNamingTheOption) {
+  TempDir d;
+  MakeTrace(d);
+  const std::string t = d / "t", o = d / "o";
+  struct Case {
+    std::vector<std::string> prefix;  // the command up to the option
+    std::string option;
+  };
+  std::vector<Case> cases = {
+      {{"stats", t}, "--top"},
+      {{"stats", t}, "--max-depth"},
+      {{"stats", t}, "--skip-warmup"},
+      {{"stats", t}, "--min-micros"},
+      {{"stats", t}, "--steps"},
+      {{"report", t, "-o", o}, "--top"},
+      {{"report", t, "-o", o}, "--skip-warmup"},
+      {{"report", t, "-o", o}, "--steps"},
+      {{"export", t, "--format", "csv", "-o", o}, "--skip-warmup"},
+      {{"export", t, "--format", "csv", "-o", o}, "--max-events"},
+      {{"export", t, "--format", "csv", "-o", o}, "--steps"},
+      {{"record", "-o", o}, "--buffer-size"},
+      {{"record", "-o", o}, "--max-size"},
+      {{"record", "-o", o}, "--wait-children"},
+      {{"record", "-o", o}, "--window-s"},
+      {{"record", "-o", o}, "--steps"},
+  };
+  const std::vector<std::string> bad = {
+      "99999999999999999999999", "-1", "+5", " 5", "5x", "", "nan", "inf", "1e999", "0x10", "-0"};
+  for (const auto& c : cases) {
+    for (const auto& v : bad) {
+      // 1e23 micros is a (silly) number of microseconds; for every other option it is too large.
+      if (c.option == "--min-micros" && v == bad[0]) continue;
+      std::vector<std::string> argv{TT_CLI};
+      argv.insert(argv.end(), c.prefix.begin(), c.prefix.end());
+      argv.push_back(c.option);
+      argv.push_back(v);
+      if (c.prefix[0] == "record") argv.insert(argv.end(), {"--", "true"});
+      SCOPED_TRACE(c.prefix[0] + " " + c.option + " '" + v + "'");
+      ExpectOneLineError(RunCmd(argv), c.option);
+    }
+  }
+  EXPECT_FALSE(PathExists(o));  // no recording started
+}
+
+TEST(NumericOptions, HugeWaitIsRefusedNotWrapped) {
+  // 1e20 s in milliseconds overflows an int64 (undefined; under UBSan an abort).
+  TempDir d;
+  ExpectOneLineError(RunCmd({TT_CLI, "record", "-o", d / "t", "--wait-children",
+                             "99999999999999999999", "--", "true"}),
+                     "--wait-children: '99999999999999999999' is too large");
+}
+
+TEST(NumericOptions, GoodValuesStillWork) {
+  TempDir d;
+  MakeTrace(d);
+  auto r = RunCmd(
+      {TT_CLI, "stats", d / "t", "--top", "1", "--max-depth", "2", "--min-micros", "0.5e-3"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  r = RunCmd({TT_CLI, "record", "-o", d / "r", "--buffer-size", "64K", "--wait-children", "0.25",
+              "--", "true"});
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
 }  // namespace
 }  // namespace tt

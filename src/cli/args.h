@@ -1,5 +1,6 @@
 // Command-line parsing shared by the subcommands: each problem is one clear line.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -9,9 +10,17 @@
 
 namespace tt::cli {
 
+// The one number parser of the command line: each throws tt::Error, one line naming `option`.
+// A whole number: decimal digits only (no sign, space or suffix), at most `max`.
+uint64_t ParseUint(const std::string& option, const std::string& text, uint64_t max = UINT64_MAX);
+// A finite decimal number >= 0 (digits, one point, an exponent), at most `max`: no sign, NaN,
+// infinity, hexadecimal or trailing text.
+double ParseNonNegativeDouble(const std::string& option, const std::string& text,
+                              double max = 1e300);
 // Parses sizes such as 4096, 64K, 1M, 2G (powers of 1024). Throws tt::Error naming `option`.
 uint64_t ParseBytes(const std::string& option, const std::string& value);
-// Parses a non-negative decimal number of seconds. Throws tt::Error naming `option`.
+// A number of seconds (ParseNonNegativeDouble), at most kMaxSeconds.
+constexpr double kMaxSeconds = 1e9;  // 31 years: a count of milliseconds fits an int64 easily
 double ParseSeconds(const std::string& option, const std::string& value);
 
 // Parses a step range "A:B" (inclusive), "A:", ":B" or "A". Throws tt::Error.

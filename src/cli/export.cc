@@ -81,13 +81,6 @@ int Export(const std::vector<std::string>& argv) {
   std::string dir, format, out, v;
   bool gzip = false;
   exporter::Selection sel;
-  auto parse_uint = [](const std::string& opt, const std::string& val) -> uint64_t {
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-    if (val.empty() || val[0] == '-' || *end)
-      throw Error(opt + ": '" + val + "' is not a non-negative whole number");
-    return x;
-  };
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
       std::cout << kExportHelp;
@@ -99,11 +92,11 @@ int Export(const std::vector<std::string>& argv) {
     } else if (a.Option("--steps", &v)) {
       sel.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
-      sel.skip_warmup = parse_uint("--skip-warmup", v);
+      sel.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       sel.step_names.push_back(v);
     } else if (a.Option("--max-events", &v)) {
-      sel.max_events = parse_uint("--max-events", v);
+      sel.max_events = ParseUint("--max-events", v);
       if (sel.max_events == 0) throw Error("--max-events: must be at least 1");
     } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
       dir = a.TakePositional();

@@ -56,13 +56,6 @@ int Report(const std::vector<std::string>& argv) {
   std::string dir, out, title, v;
   analysis::Options opt;
   size_t top = 20;
-  auto parse_uint = [](const std::string& name, const std::string& val) -> uint64_t {
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-    if (val.empty() || val[0] == '-' || *end)
-      throw Error(name + ": '" + val + "' is not a non-negative whole number");
-    return x;
-  };
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
       std::cout << kReportHelp;
@@ -72,11 +65,11 @@ int Report(const std::vector<std::string>& argv) {
     } else if (a.Option("--steps", &v)) {
       opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
-      opt.skip_warmup = parse_uint("--skip-warmup", v);
+      opt.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       opt.step_names.push_back(v);
     } else if (a.Option("--top", &v)) {
-      top = parse_uint("--top", v);
+      top = ParseUint("--top", v);
       if (top == 0) throw Error("--top: must be at least 1");
     } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
       dir = a.TakePositional();

@@ -238,13 +238,6 @@ int Stats(const std::vector<std::string>& argv) {
   size_t top = SIZE_MAX;
   double min_micros = -1;
   int max_depth = -1;
-  auto parse_uint = [](const std::string& opt_name, const std::string& val) -> uint64_t {
-    char* end = nullptr;
-    unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-    if (val.empty() || val[0] == '-' || *end)
-      throw Error(opt_name + ": '" + val + "' is not a non-negative whole number");
-    return x;
-  };
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
       std::cout << kStatsHelp;
@@ -256,20 +249,17 @@ int Stats(const std::vector<std::string>& argv) {
     } else if (a.Option("--order-by", &order_by)) {
       order_given = true;
     } else if (a.Option("--top", &v)) {
-      top = parse_uint("--top", v);
+      top = ParseUint("--top", v);
     } else if (a.Option("--filter", &filter)) {
     } else if (a.Option("--exclude", &exclude)) {
     } else if (a.Option("--min-micros", &v)) {
-      char* end = nullptr;
-      min_micros = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || min_micros < 0)
-        throw Error("--min-micros: '" + v + "' is not a non-negative number");
+      min_micros = ParseNonNegativeDouble("--min-micros", v);
     } else if (a.Option("--max-depth", &v)) {
-      max_depth = static_cast<int>(parse_uint("--max-depth", v));
+      max_depth = static_cast<int>(ParseUint("--max-depth", v, INT_MAX));
     } else if (a.Option("--steps", &v)) {
       opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
-      opt.skip_warmup = parse_uint("--skip-warmup", v);
+      opt.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       opt.step_names.push_back(v);
     } else if (a.Flag("--json")) {
