@@ -206,5 +206,70 @@ TEST(NumericOptions, GoodValuesStillWork) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// --- The output directory of record ---------------------------------------------------------
+
+TEST(TraceDir, TraceOfAProgramWithUmaskZeroIsOwnerOnly) {
+  TempDir d;
+  auto r = RunCmd({"sh", "-c", "umask 000 && exec \"$@\"", "sh", TT_CLI, "record", "-o", d / "t",
+                   "--", TT_PROGRAM, "fork", "10"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  size_t files = 0, dirs = 0;
+  EXPECT_EQ(Mode(d / "t"), 0700u);
+  for (const auto& e : std::filesystem::recursive_directory_iterator(d / "t")) {
+    bool dir = e.is_directory();
+    (dir ? dirs : files)++;
+    EXPECT_EQ(Mode(e.path().string()), dir ? 0700u : 0600u) << e.path();
+  }
+  EXPECT_GE(dirs, 2u);  // the parent's and the child's process directories
+  EXPECT_GE(files, 5u);
+}
+
+TEST(TraceDir, EmptyOutputNameIsAnError) {
+  TempDir d;
+  auto r =
+      RunCmd({"sh", "-c", "cd \"$1\" && exec \"$2\" record -o '' -- true", "sh", d.path(), TT_CLI});
+  ExpectOneLineError(r, "-o: the output directory name is empty");
+  EXPECT_TRUE(ListDirectory(d.path()).empty());  // no directory named after the time instead
+}
+
+TEST(TraceDir, RefusesADirectoryOfAnotherUser) {
+  TempDir d;
+  ASSERT_EQ(mkdir((d / "theirs").c_str(), 0777), 0);
+  if (chown((d / "theirs").c_str(), 65534, 65534) != 0) GTEST_SKIP() << "cannot chown here";
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "theirs", "--", "true"});
+  ExpectOneLineError(r, "belongs to another user");
+  EXPECT_TRUE(ListDirectory(d / "theirs").empty());
+}
+
+TEST(TraceDir, ForceRemovesOnlyATracesOwnFiles) {
+  TempDir d;
+  std::string proc = MakeTrace(d);
+  auto force = [&]() {
+    return RunCmd({TT_CLI, "record", "--force", "-o", d / "t", "--", TT_PROGRAM, "leaf", "3"});
+  };
+  ASSERT_TRUE(MakeDirectory(d / "t/xspace"));
+  // A stranger beside the trace, inside a process directory, or in xspace/: all refused.
+  for (const std::string& stray : {d / "t/notes.txt", proc + "/notes.txt", d / "t/xspace/x"}) {
+    WriteFileAtomic(stray, "keep me");
+    ExpectOneLineError(force(), stray + " is not");
+    EXPECT_EQ(ReadFile(stray), "keep me");
+    EXPECT_TRUE(PathExists(proc + "/metadata"));
+    ASSERT_EQ(unlink(stray.c_str()), 0);
+  }
+  // A link where a stream would be is not the trace's either (and is never followed).
+  WriteFileAtomic(d / "outside", "keep me");
+  ASSERT_EQ(symlink((d / "outside").c_str(), (proc + "/t1").c_str()), 0);
+  ExpectOneLineError(force(), proc + "/t1 is not a trace file");
+  ASSERT_EQ(unlink((proc + "/t1").c_str()), 0);
+  // What is left is a trace (with an xspace/ capture directory): replaced.
+  ASSERT_TRUE(MakeDirectory(d / "t/xspace/123"));
+  WriteFileAtomic(d / "t/xspace/123/import.json", "{}");
+  auto r = force();
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_FALSE(PathExists(d / "t/xspace"));
+  EXPECT_EQ(ReadFile(d / "outside"), "keep me");
+  EXPECT_EQ(test::LoadTrace(d / "t").procs.at(0).Count(layout::kSliceBegin, "leaf"), 3u);
+}
+
 }  // namespace
 }  // namespace tt

@@ -21,6 +21,7 @@
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/summary.h"
+#include "cli/trace_dir.h"
 #include "cli/xspace_finalise.h"
 #include "core/files.h"
 #include "core/ids.h"
@@ -78,35 +79,6 @@ std::string DefaultDir() {
   return d;
 }
 
-bool LooksLikeTrace(const std::string& dir) {
-  if (PathExists(dir + "/tensortrace.json")) return true;
-  for (const auto& n : ListDirectory(dir))
-    if (n.size() > 1 && n[0] == 'p' && PathExists(dir + "/" + n + "/metadata")) return true;
-  return false;
-}
-
-void PrepareDir(const std::string& dir, bool force) {
-  if (PathExists(dir)) {
-    if (!IsDirectory(dir)) throw Error("record: output " + dir + " exists and is not a directory");
-    auto entries = ListDirectory(dir);
-    if (!entries.empty()) {
-      if (!force)
-        throw Error("record: output directory " + dir +
-                    " is not empty; choose another -o, or add --force to replace the trace there");
-      if (!LooksLikeTrace(dir))
-        throw Error("record: " + dir +
-                    " is not empty and holds no tensortrace trace; --force only replaces traces");
-      for (const auto& n : entries) std::filesystem::remove_all(dir + "/" + n);
-    }
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw Error("record: cannot create output directory " + dir + ": " + ec.message());
-  }
-  if (access(dir.c_str(), W_OK) != 0)
-    throw Error("record: output directory " + dir + " is not writable");
-}
-
 // The runtime library: beside this executable (the build tree) or in ../lib (installed).
 std::string FindRuntime(const std::string& self) {
   if (const char* env = std::getenv("TENSORTRACE_LIB")) return env;
@@ -153,6 +125,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
       std::cout << kRecordHelp << kSourcesHelp << kPythonCaptureHelp;
       return 0;
     } else if (a.Option("-o", &dir) || a.Option("--output", &dir)) {
+      if (dir.empty()) throw Error("record: -o: the output directory name is empty");
     } else if (a.Flag("--force")) {
       force = true;
     } else if (a.Flag("--quiet")) {
@@ -178,7 +151,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   }
   if (cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
   if (dir.empty()) dir = DefaultDir();
-  PrepareDir(dir, force);
+  PrepareTraceDir(dir, force);
   std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
   std::string lib = FindRuntime(self);
 
