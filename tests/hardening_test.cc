@@ -271,5 +271,30 @@ TEST(TraceDir, ForceRemovesOnlyATracesOwnFiles) {
   EXPECT_EQ(test::LoadTrace(d / "t").procs.at(0).Count(layout::kSliceBegin, "leaf"), 3u);
 }
 
+// --- Signals --------------------------------------------------------------------------------
+
+// record running a shell that exits 0 on `sig`: record passes it on and exits 0 after it.
+void ExpectForwarded(int sig, const char* name) {
+  TempDir d;
+  std::string script =
+      std::string("trap 'exit 0' ") + name + "; echo ready; while :; do sleep 0.05; done";
+  int out = -1;
+  int pid = test::Spawn({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c", script}, &out);
+  ASSERT_EQ(test::ReadLine(out).rfind("ready", 0), 0u);
+  kill(pid, sig);
+  EXPECT_EQ(test::Wait(pid), 0) << name;
+  close(out);
+  auto v = test::LoadTrace(d / "t");
+  EXPECT_TRUE(v.problems.empty()) << name;
+  EXPECT_FALSE(v.procs.empty()) << name;
+}
+
+TEST(RecordSignals, ForwardsUsr1Usr2HupQuit) {
+  ExpectForwarded(SIGUSR1, "USR1");
+  ExpectForwarded(SIGUSR2, "USR2");
+  ExpectForwarded(SIGHUP, "HUP");
+  ExpectForwarded(SIGQUIT, "QUIT");
+}
+
 }  // namespace
 }  // namespace tt

@@ -60,12 +60,21 @@ names the runtime library.
 )";
 
 volatile sig_atomic_t g_forward[65];
+volatile sig_atomic_t g_child = 0;
+// Passed on to COMMAND: by default each would end `record` and orphan it.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 void OnSignal(int sig, siginfo_t* info, void*) {
   // Signals the terminal sends reach the whole process group, COMMAND included: forward only
   // those sent to us alone (kill, timeout, a supervisor).
   if (info && info->si_code == SI_KERNEL) return;
-  if (sig > 0 && sig < 65) g_forward[sig] = 1;
+  // At once (kill is async-signal-safe): the main loop may already sit in a blocking waitpid.
+  int e = errno;
+  if (g_child > 0)
+    kill(g_child, sig);
+  else if (sig > 0 && sig < 65)
+    g_forward[sig] = 1;  // before fork: the main loop sends it
+  errno = e;
 }
 
 std::string DefaultDir() {
@@ -204,7 +213,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   sa.sa_sigaction = OnSignal;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &sa, nullptr);
+  for (int s : kForwarded) sigaction(s, &sa, nullptr);
 
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) throw Error("record: pipe: " + std::string(strerror(errno)));
@@ -213,7 +222,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   if (child == 0) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &dfl, nullptr);
+    for (int s : kForwarded) sigaction(s, &dfl, nullptr);
     std::vector<char*> args;
     for (auto& s : cmd) args.push_back(const_cast<char*>(s.c_str()));
     args.push_back(nullptr);
@@ -223,6 +232,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     }
     _exit(127);
   }
+  g_child = child;
   close(err_pipe[1]);
   int exec_errno = 0;
   ssize_t got;
@@ -243,6 +253,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     int st;
     pid_t p = waitpid(-1, &st, main_done ? WNOHANG : 0);
     if (p == child) {
+      g_child = 0;  // reaped: its pid may be reused
       status = st;
       main_done = true;
       reap_deadline = std::chrono::steady_clock::now() +
