@@ -206,6 +206,36 @@ TEST(NumericOptions, GoodValuesStillWork) {
   EXPECT_EQ(r.status, 0) << r.err;
 }
 
+// --- Terminal escaping ----------------------------------------------------------------------
+
+TEST(TerminalEscape, NamesAreShownNotObeyed) {
+  TempDir d;
+  std::string py = PathExists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  // "\x1b[2J" clears the screen of the terminal that prints it.
+  const char* script =
+      "import ctypes, os\n"
+      "lib = ctypes.CDLL(os.environ['TT_LIB'])\n"
+      "lib.tt_set_thread_name(b'th\\x1b[2J')\n"
+      "lib.tt_range_push(b'op\\x1b[2J')\n"
+      "lib.tt_range_pop()\n";
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", py, "-c", script},
+                  {{"TT_LIB", TT_LIB}, {"ASAN_OPTIONS", "detect_leaks=0"}}, 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto info = RunCmd({TT_CLI, "info", d / "t"});
+  EXPECT_EQ(info.status, 0) << info.err;
+  EXPECT_EQ(info.out.find('\x1b'), std::string::npos) << info.out;
+  EXPECT_NE(info.out.find("th\\x1b[2J"), std::string::npos) << info.out;
+  auto stats = RunCmd({TT_CLI, "stats", d / "t", "--view", "name"});
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_EQ(stats.out.find('\x1b'), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("op\\x1b[2J"), std::string::npos) << stats.out;
+  // JSON escapes by its own rules and CSV stays data-exact: the name's bytes, unchanged.
+  auto json = RunCmd({TT_CLI, "stats", d / "t", "--view", "name", "--json"});
+  EXPECT_NE(json.out.find("op\\u001b[2J"), std::string::npos) << json.out;
+  auto csv = RunCmd({TT_CLI, "stats", d / "t", "--view", "name", "--csv"});
+  EXPECT_NE(csv.out.find("op\x1b[2J"), std::string::npos) << csv.out;
+}
+
 // --- The output directory of record ---------------------------------------------------------
 
 TEST(TraceDir, TraceOfAProgramWithUmaskZeroIsOwnerOnly) {

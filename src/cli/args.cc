@@ -87,6 +87,33 @@ analysis::StepRange ParseStepRange(const std::string& v) {
   return r;
 }
 
+std::string TerminalSafe(const std::string& text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [&](unsigned char c) {
+    char b[8];
+    std::snprintf(b, sizeof b, "\\x%02x", c);
+    out += b;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' && keep_newlines) {
+      out += '\n';
+    } else if (c < 0x20 || c == 0x7f) {
+      hex(c);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      // A C1 control in UTF-8 (U+009B is a CSI, like ESC [, to many terminals).
+      hex(c);
+      hex(static_cast<unsigned char>(text[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
 bool ArgReader::Flag(const char* name) {
   if (Done() || args_[i_] != name) return false;
   ++i_;

@@ -396,6 +396,8 @@ int Stats(const std::vector<std::string>& argv) {
       std::cout << line << "\n";
     }
   } else {
+    for (auto& row : pr.table)
+      for (auto& cell : row) cell = TerminalSafe(cell);  // names reach a terminal here
     std::vector<size_t> width(cols.size());
     for (size_t i = 0; i < cols.size(); ++i) width[i] = cols[i].size();
     for (const auto& row : pr.table)
