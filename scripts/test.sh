@@ -6,6 +6,8 @@
 # TT_QUICK=1 runs the normal build only.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The Python packages of scripts/install-deps.sh live in .venv: its python3 first on PATH.
+if [ -x .venv/bin/python3 ]; then export PATH="$PWD/.venv/bin:$PATH"; fi
 jobs=$(nproc)
 
 run_suite() {  # build dir, cmake options, ctest options
