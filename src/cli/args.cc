@@ -34,8 +34,9 @@ uint64_t ParseUint(const std::string& option, const std::string& text, uint64_t 
   return x;
 }
 
-double ParseNonNegativeDouble(const std::string& option, const std::string& text, double max) {
-  auto bad = [&]() { return Error(option + ": '" + text + "' is not a non-negative number"); };
+double ParseNonNegativeDouble(const std::string& option, const std::string& text, double max,
+                              const char* what) {
+  auto bad = [&]() { return Error(option + ": '" + text + "' is not " + what); };
   // strtod also reads "nan", "inf", "0x1p4" and leading spaces: only plain decimals get to it.
   if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
     throw bad();
@@ -68,7 +69,7 @@ uint64_t ParseBytes(const std::string& option, const std::string& value) {
 }
 
 double ParseSeconds(const std::string& option, const std::string& value) {
-  return ParseNonNegativeDouble(option, value, kMaxSeconds);
+  return ParseNonNegativeDouble(option, value, kMaxSeconds, "a number of seconds");
 }
 
 analysis::StepRange ParseStepRange(const std::string& v) {

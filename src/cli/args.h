@@ -14,9 +14,9 @@ namespace tt::cli {
 // A whole number: decimal digits only (no sign, space or suffix), at most `max`.
 uint64_t ParseUint(const std::string& option, const std::string& text, uint64_t max = UINT64_MAX);
 // A finite decimal number >= 0 (digits, one point, an exponent), at most `max`: no sign, NaN,
-// infinity, hexadecimal or trailing text.
+// infinity, hexadecimal or trailing text. `what` names it in the error ("is not WHAT").
 double ParseNonNegativeDouble(const std::string& option, const std::string& text,
-                              double max = 1e300);
+                              double max = 1e300, const char* what = "a non-negative number");
 // Parses sizes such as 4096, 64K, 1M, 2G (powers of 1024). Throws tt::Error naming `option`.
 uint64_t ParseBytes(const std::string& option, const std::string& value);
 // A number of seconds (ParseNonNegativeDouble), at most kMaxSeconds.
