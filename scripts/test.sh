@@ -22,8 +22,9 @@ run_suite() {  # build dir, cmake options, ctest options
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
 if [ "${TT_QUICK:-0}" != 1 ]; then
   # Debug (-O0, warnings still errors) must build too. Its tests run once, all but the
-  # TensorFlow/JAX workloads and bootstrap: those take minutes in Python and TensorFlow, not in
-  # our -O0 code, and the normal and ASan builds run them.
+  # TensorFlow/JAX workloads and bootstrap: they would double this stage (about 55 s each half
+  # with 2 jobs), their time is spent in TensorFlow rather than in our -O0 code, and the normal
+  # and ASan builds run them.
   run_suite build-debug "-DCMAKE_BUILD_TYPE=Debug -DTT_BUILD_BENCH=OFF" \
     "-E ^(TfWorkloads|TfBootstrap)"
   # Tests that record Python programs (TensorFlow, JAX, ittapi) run with leak checking off:
