@@ -122,6 +122,15 @@ TEST(ReaderFiles, FifoAsMetadataIsRefusedAtOnce) {
   }
 }
 
+TEST(ReaderFiles, LinkAsMetadataIsRefused) {
+  TempDir d;
+  std::string proc = MakeTrace(d);
+  ASSERT_EQ(rename((proc + "/metadata").c_str(), (d / "elsewhere").c_str()), 0);
+  ASSERT_EQ(symlink((d / "elsewhere").c_str(), (proc + "/metadata").c_str()), 0);
+  ExpectOneLineError(RunCmd({TT_CLI, "info", d / "t"}),
+                     proc + "/metadata: it is a symbolic link, not a regular file");
+}
+
 TEST(ReaderFiles, FifoAsStreamIsSkippedAndReported) {
   TempDir d;
   std::string proc = MakeTrace(d);

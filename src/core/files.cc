@@ -68,8 +68,8 @@ int OpenRegularFile(const std::string& path, bool follow_symlinks) {
   return fd;
 }
 
-std::string ReadFile(const std::string& path) {
-  int fd = OpenRegularFile(path);
+std::string ReadFile(const std::string& path, bool follow_symlinks) {
+  int fd = OpenRegularFile(path, follow_symlinks);
   std::string out;
   char buf[65536];
   for (;;) {

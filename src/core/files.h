@@ -11,7 +11,7 @@ namespace tt {
 // there is refused too. Returns the descriptor (O_CLOEXEC); throws tt::Error.
 int OpenRegularFile(const std::string& path, bool follow_symlinks = true);
 // The whole of a regular file (OpenRegularFile).
-std::string ReadFile(const std::string& path);
+std::string ReadFile(const std::string& path, bool follow_symlinks = true);
 
 // Every file tensortrace creates is new (O_CREAT|O_EXCL|O_NOFOLLOW: nothing already there,
 // a planted symbolic link included, is opened or followed) and mode 0600 whatever the umask;
