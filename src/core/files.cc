@@ -135,10 +135,10 @@ void AtomicFile::Write(const char* data, size_t n) {
   }
 }
 
-void AtomicFile::Commit() {
+void AtomicFile::Commit(bool sync) {
   // fsync reports the write-back errors (a full disk, NFS) that write() may not have; a
   // device or FIFO has nothing to sync.
-  int rc = direct_ ? 0 : fsync(fd_);
+  int rc = direct_ || !sync ? 0 : fsync(fd_);
   int e = errno;
   if (close(fd_) != 0 && rc == 0) {
     rc = -1;
@@ -158,10 +158,10 @@ void AtomicFile::Commit() {
   tmp_.clear();
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& data) {
+void WriteFileAtomic(const std::string& path, const std::string& data, bool sync) {
   AtomicFile f(path);
   f.Write(data.data(), data.size());
-  f.Commit();
+  f.Commit(sync);
 }
 
 bool IsDirectory(const std::string& path) {

@@ -34,8 +34,10 @@ class AtomicFile {
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
   void Write(const char* data, size_t n);  // all of it, or throws tt::Error
-  // Flushes to the disk, closes and renames into place. Throws tt::Error (nothing left behind).
-  void Commit();
+  // Flushes to the disk (`sync`: fsync, which also reports write-back errors such as a full
+  // disk that write() did not), closes and renames into place. Throws tt::Error (nothing left
+  // behind).
+  void Commit(bool sync = true);
   // Gives up: closes and removes the temporary file.
   void Abandon();
 
@@ -45,8 +47,8 @@ class AtomicFile {
   bool direct_ = false;  // `path` is a device or FIFO: written in place, never renamed over
 };
 
-// Writes through AtomicFile.
-void WriteFileAtomic(const std::string& path, const std::string& data);
+// Writes through AtomicFile (`sync`: see Commit).
+void WriteFileAtomic(const std::string& path, const std::string& data, bool sync = true);
 bool IsDirectory(const std::string& path);
 bool PathExists(const std::string& path);
 // Entries of a directory (no "." or ".."), sorted by name.

@@ -100,7 +100,9 @@ std::string ReadCmdline() {
 
 void WriteMetadata() {
   try {
-    WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta));
+    // No fsync: it would cost the traced program milliseconds at its start and exit, and the
+    // page cache keeps the file through any crash of the process (write and close are checked).
+    WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta), /*sync=*/false);
   } catch (const std::exception& e) {
     DisableTracing(e.what());
   }
