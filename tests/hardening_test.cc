@@ -248,20 +248,24 @@ TEST(TerminalEscape, NamesAreShownNotObeyed) {
 
 // --- The output directory of record ---------------------------------------------------------
 
-TEST(TraceDir, TraceOfAProgramWithUmaskZeroIsOwnerOnly) {
-  TempDir d;
-  auto r = RunCmd({"sh", "-c", "umask 000 && exec \"$@\"", "sh", TT_CLI, "record", "-o", d / "t",
-                   "--", TT_PROGRAM, "fork", "10"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  size_t files = 0, dirs = 0;
-  EXPECT_EQ(Mode(d / "t"), 0700u);
-  for (const auto& e : std::filesystem::recursive_directory_iterator(d / "t")) {
-    bool dir = e.is_directory();
-    (dir ? dirs : files)++;
-    EXPECT_EQ(Mode(e.path().string()), dir ? 0700u : 0600u) << e.path();
+TEST(TraceDir, TraceIsOwnerOnlyWhateverTheProgramsUmask) {
+  // 000 would leave everything open to all; 0277 would make files read-only (0400).
+  for (const char* mask : {"000", "0277"}) {
+    SCOPED_TRACE(std::string("umask ") + mask);
+    TempDir d;
+    auto r = RunCmd({"sh", "-c", std::string("umask ") + mask + " && exec \"$@\"", "sh", TT_CLI,
+                     "record", "-o", d / "t", "--", TT_PROGRAM, "fork", "10"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    size_t files = 0, dirs = 0;
+    EXPECT_EQ(Mode(d / "t"), 0700u);
+    for (const auto& e : std::filesystem::recursive_directory_iterator(d / "t")) {
+      bool dir = e.is_directory();
+      (dir ? dirs : files)++;
+      EXPECT_EQ(Mode(e.path().string()), dir ? 0700u : 0600u) << e.path();
+    }
+    EXPECT_GE(dirs, 2u);  // the parent's and the child's process directories
+    EXPECT_GE(files, 5u);
   }
-  EXPECT_GE(dirs, 2u);  // the parent's and the child's process directories
-  EXPECT_GE(files, 5u);
 }
 
 TEST(TraceDir, EmptyOutputNameIsAnError) {

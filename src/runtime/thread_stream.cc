@@ -1,6 +1,7 @@
 // Stream files: creating them, mapping packet after packet, closing.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -38,6 +39,7 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
     CloseStream(s);
     return nullptr;
   }
+  fchmod(fd, kFileMode);  // whatever the program's umask: the preparer reopens it O_RDWR
   close(fd);
   s->packet_bytes = packet_bytes;
   s->preparable = kind == layout::TrackKind::kThread;
