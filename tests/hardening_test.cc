@@ -307,7 +307,10 @@ TEST(TraceDir, ForceRemovesOnlyATracesOwnFiles) {
   ASSERT_EQ(unlink((proc + "/t1").c_str()), 0);
   // What is left is a trace (with an xspace/ capture directory): replaced.
   ASSERT_TRUE(MakeDirectory(d / "t/xspace/123"));
-  WriteFileAtomic(d / "t/xspace/123/import.json", "{}");
+  std::filesystem::create_directories(d / "t/xspace/123/plugins/profile/run1");
+  WriteFileAtomic(d / "t/xspace/123/plugins/profile/run1/host.xplane.pb", "pb");
+  for (const char* f : {"import.json", "capture.json", ".capture.json.tmp"})
+    WriteFileAtomic(d / "t/xspace/123/" + f, "{}");
   auto r = force();
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_FALSE(PathExists(d / "t/xspace"));

@@ -34,10 +34,10 @@ std::string ProcessDirProblem(const std::string& dir) {
 }
 
 // xspace/<pid>/: what the framework profiler wrote (plugins/), and the capture and import
-// summaries.
+// summaries (with the temporary names the bootstrap and record write them under).
 std::string XSpaceDirProblem(const std::string& dir) {
   static const std::regex kPid("[0-9]+");
-  static const std::regex kEntry(R"(capture\.json|import\.json(\.tmp.*)?)");
+  static const std::regex kEntry(R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?)");
   for (const auto& pid : ListDirectory(dir)) {
     std::string pd = dir + "/" + pid;
     if (Kind(pd) != 'd' || !std::regex_match(pid, kPid)) return pd + " is not a profiler capture";
