@@ -3,6 +3,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# The Python packages of scripts/install-deps.sh live in .venv: its python3 first on PATH.
+export PATH="$PWD/.venv/bin:$PATH"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" >/dev/null
 rm -rf example-trace

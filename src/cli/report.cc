@@ -57,14 +57,6 @@ struct ReportArgs {
   analysis::ReportOptions ro;
 };
 
-uint64_t ParseUint(const std::string& name, const std::string& val) {
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-  if (val.empty() || val[0] == '-' || *end)
-    throw Error(name + ": '" + val + "' is not a non-negative whole number");
-  return x;
-}
-
 // False when the help was asked for (and printed).
 bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
   ArgReader a("report", argv);

@@ -1,5 +1,6 @@
 // `tensortrace stats`: tfprof-style views over a trace, as a table, JSON or CSV. The views,
 // their columns and how each prints come from the table in analysis/views/.
+#include <climits>
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -107,14 +108,6 @@ struct StatsArgs {
   int max_depth = -1;
 };
 
-uint64_t ParseUint(const std::string& opt_name, const std::string& val) {
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-  if (val.empty() || val[0] == '-' || *end)
-    throw Error(opt_name + ": '" + val + "' is not a non-negative whole number");
-  return x;
-}
-
 // False when the help was asked for (and printed).
 bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
   ArgReader a("stats", argv);
@@ -132,12 +125,9 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
     } else if (a.Option("--top", &v)) {
       s->top = ParseUint("--top", v);
     } else if (a.Option("--min-micros", &v)) {
-      char* end = nullptr;
-      s->min_micros = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || s->min_micros < 0)
-        throw Error("--min-micros: '" + v + "' is not a non-negative number");
+      s->min_micros = ParseNonNegativeDouble("--min-micros", v);
     } else if (a.Option("--max-depth", &v)) {
-      s->max_depth = static_cast<int>(ParseUint("--max-depth", v));
+      s->max_depth = static_cast<int>(ParseUint("--max-depth", v, INT_MAX));
     } else if (a.Option("--steps", &v)) {
       s->opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
@@ -343,8 +333,10 @@ void PrintLinks(const analysis::Result& res) {
   std::cout << " unlinked " << res.unlinked << "\n";
 }
 
-void PrintTable(const Printer& pr) {
+void PrintTable(Printer& pr) {
   const auto& cols = pr.cols;
+  for (auto& row : pr.table)
+    for (auto& cell : row) cell = TerminalSafe(cell);  // names reach a terminal here
   std::vector<size_t> width(cols.size());
   for (size_t i = 0; i < cols.size(); ++i) width[i] = cols[i].size();
   for (const auto& row : pr.table)

@@ -61,10 +61,18 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
   try {
     ProcessTrace p;
     p.dir = dir;
-    p.meta = ParseMetadata(ReadFile(mpath), mpath);
+    p.meta = ParseMetadata(ReadFile(mpath, /*follow_symlinks=*/false), mpath);
     for (const auto& name : ListDirectory(dir)) {
       std::string full = dir + "/" + name;
-      if (IsStreamFile(name) && !IsDirectory(full)) p.streams.push_back(full);
+      struct stat st;
+      if (!IsStreamFile(name) || lstat(full.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      // A FIFO, device or link where a stream belongs is never opened (it could block).
+      if (!S_ISREG(st.st_mode))
+        out->problems.push_back(
+            {full, 0,
+             std::string("skipped: it is ") + FileTypeName(st.st_mode) + ", not a stream file"});
+      else
+        p.streams.push_back(full);
     }
     // The process streams define the classes the other streams' events use: the runtime's
     // (proc<pid>) and the XSpace import's (xspace, xspace.N).
@@ -189,9 +197,11 @@ StreamDecoder::StreamDecoder(const std::string& path, const ProcessMeta& meta,
     : path_(path), uuid_(meta.trace_uuid), problems_(problems) {
   for (const EventClass& c : meta.classes)
     if (c.id >= kFirstClassId && c.id <= kLastClassId) classes_[c.id - kFirstClassId] = &c;
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    Report(0, std::string("cannot open: ") + std::strerror(errno));
+  int fd = -1;
+  try {
+    fd = OpenRegularFile(path, /*follow_symlinks=*/false);
+  } catch (const Error& e) {
+    Report(0, e.what());
     done_ = true;
     return;
   }
