@@ -355,6 +355,45 @@ TEST(TfWorkloads, TfDataPipelineFeedingFit) {
   ExpectBabeltraceReads(rec);
 }
 
+// An input-bound fit (each element costs the tf.data map ~4 ms of Python): the step view's
+// input share (warm-up steps aside) within 5 points of what xprof's overview says of our XSpace
+// export of the same trace, step 0 (tf.function tracing) marked warm-up, and the report's
+// finding names it input-bound.
+TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  Recording rec = RecordProgram(d, "tf_input_bound.py");
+  ExpectSteps(rec);
+  json steps = Stats(rec.trace, "step");
+  ASSERT_FALSE(steps["rows"].empty());
+  EXPECT_TRUE(steps["rows"][0]["warmup"].get<bool>()) << steps["rows"][0].dump();
+  double input = 0, total = 0;
+  for (const auto& row : steps["rows"]) {
+    if (row["warmup"].get<bool>()) continue;
+    input += row["input_micros"].get<double>();
+    total += row["duration_micros"].get<double>();
+  }
+  ASSERT_GT(total, 0);
+  double ours = 100 * input / total;
+  EXPECT_GT(ours, 40) << "an input-bound job";
+
+  ASSERT_EQ(RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240)
+                .status,
+            0);
+  auto x = RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py",
+                   d / "logs"},
+                  {}, 240);
+  if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
+  ASSERT_EQ(x.status, 0) << x.err.substr(0, 2000);
+  EXPECT_NEAR(ours, std::stod(x.out), 5.0) << "xprof: " << x.out;
+
+  auto r = RunCmd({TT_CLI, "report", rec.trace, "-o", d / "r.html"}, {}, 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(d / "r.html");
+  EXPECT_NE(html.find("input-bound: "), std::string::npos);
+  EXPECT_NE(html.find("id=\"warmup-note\""), std::string::npos);
+}
+
 TEST(TfWorkloads, JaxJitTrainingLoop) {
   REQUIRE_MODULE("jax");
   TempDir d;

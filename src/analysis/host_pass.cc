@@ -81,17 +81,14 @@ class HostVisitor {
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
-    uint64_t op_self = CloseOpen(s);
+    bool outermost_op = false;
+    uint64_t op_self = CloseOpen(s, &outermost_op);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
     if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
-    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
-    if (c_.needs.intervals && (s.depth == 0 || under_step) &&
-        (model::IsOpCategory(s.category) || s.category == Category::kPython ||
-         s.category == Category::kPrimitive))
-      a_->host.push_back({s.start, s.end});
     model::Meaning meaning = MeaningIn(s);
+    if (c_.needs.intervals) AddInterval(s, meaning, outermost_op);
     switch (s.category) {
       case Category::kFrameworkOp:
       case Category::kUser:
@@ -138,12 +135,32 @@ class HostVisitor {
     bool own = parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
     return own ? model::Meaning::kRuntime : m;
   }
+  // The step breakdown's intervals, each kind's outermost slices only (unions are taken later):
+  // ops at any depth (inside runtime ranges), input waits, compilation, runtime ranges.
+  void AddInterval(const Slice& s, model::Meaning m, bool outermost_op) {
+    using model::Meaning;
+    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
+    Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
+    Interval iv{s.start, s.end};
+    if (m == Meaning::kInput && model::IsInputWait(proc_.Name(s.name)))
+      a_->input.push_back(iv);
+    else if (m == Meaning::kCompile && parent != Meaning::kCompile)
+      a_->compile.push_back(iv);
+    else if ((m == Meaning::kRuntime || m == Meaning::kEagerOp) && parent != Meaning::kRuntime &&
+             parent != Meaning::kEagerOp)
+      a_->runtime_iv.push_back(iv);
+    if ((outermost_op && m != Meaning::kInput) ||
+        ((s.depth == 0 || under_step) &&
+         (s.category == Category::kPython || s.category == Category::kPrimitive)))
+      a_->host.push_back(iv);
+  }
   // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
   // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
-  uint64_t CloseOpen(const Slice& s) {
+  uint64_t CloseOpen(const Slice& s, bool* outermost_op) {
     if (open_.empty()) return s.Self();
     Open o = open_.back();
     open_.pop_back();
+    *outermost_op = o.op_like && o.ancestor < 0;
     if (o.op_like && o.ancestor >= 0) open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
     return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
   }

@@ -102,6 +102,19 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
   std::vector<Result> views =
       ComputeViews(m, {"step", "op", "kernel", "memcpy"}, sel, &steps, &problems);
   d.steps = std::move(views[0]);
+  if (!o.include_warmup) {
+    // Warm-up steps (tracing, compilation) would flatten the chart and lead the findings.
+    std::vector<StepBreakdown> kept;
+    for (const auto& b : d.steps.steps) {
+      if (!b.warmup) {
+        kept.push_back(b);
+        continue;
+      }
+      d.run.warmup_steps++;
+      d.run.warmup_ns += b.end - b.start;
+    }
+    d.steps.steps = std::move(kept);
+  }
   d.ops = std::move(views[1]);
   d.kernels = std::move(views[2]);
   d.copies = std::move(views[3]);

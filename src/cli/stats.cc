@@ -252,6 +252,8 @@ struct Printer {
       analysis::ColumnKind kind = analysis::KindOf(view, f);
       if (c.is_text)
         j[f] = c.text;
+      else if (kind == analysis::ColumnKind::kBool)
+        j[f] = c.num != 0;
       else if (kind == analysis::ColumnKind::kCount || kind == analysis::ColumnKind::kBytes)
         j[f] = static_cast<int64_t>(c.num);  // counts are integers in the schema
       else

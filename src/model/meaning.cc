@@ -112,6 +112,11 @@ Meaning MeaningOf(Category c, std::string_view name) {
   }
 }
 
+bool IsInputWait(std::string_view name) {
+  std::string type = OpTypeOf(name);
+  return StartsWithAny(type, {"IteratorGetNext", "InfeedDequeue", "MultiDeviceIteratorGetNext"});
+}
+
 std::string OpTypeOf(std::string_view name) {
   if (name.starts_with(kEager)) name.remove_prefix(kEager.size());
   std::string_view n = name.substr(0, name.find('#'));

@@ -41,6 +41,10 @@ inline bool IsOpLike(Meaning m) {
   return m == Meaning::kOp || m == Meaning::kAnnotation || m == Meaning::kInput;
 }
 
+// An input range in which the step waits for its data (an IteratorGetNext op, its kernel's
+// range, an infeed dequeue), as opposed to the pipeline's own work on its threads.
+bool IsInputWait(std::string_view name);
+
 // An op's type: "scope/node:Type#k=v#" -> "Type", "EagerLocalExecute: Type" -> "Type", an XLA
 // instruction "fusion.3" -> "fusion"; the whole name otherwise.
 std::string OpTypeOf(std::string_view name);
