@@ -119,8 +119,9 @@ class HostVisitor {
     if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
     int64_t bytes = ArgInt(p.args, k_.bytes, 0);
     uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
-    uint32_t op = ArgStr(p.args, k_.op);
-    if (!op) op = p.op;
+    // The op open on the thread (its full "node:Type" name), as the memory view takes it; the
+    // event's "op" argument (TensorFlow's node name, without the type) only when none is open.
+    uint32_t op = p.op ? p.op : ArgStr(p.args, k_.op);
     bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
     a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
   }
