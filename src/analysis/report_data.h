@@ -21,7 +21,9 @@ namespace tt::analysis {
 struct RunSummary {
   std::string title;
   std::string trace;
-  std::vector<std::string> commands;  // "pid N: command line", per process
+  std::vector<std::string> commands;  // "pid N: command line", per process that traced events
+                                      // (a pid that exec'd: the image it became)
+  size_t quiet_processes = 0;  // left out of commands: exec'd shims and helpers with no events
   std::vector<std::string> hosts;
   std::vector<std::pair<std::string, std::string>> versions;  // source -> detail (version)
   uint64_t duration_ns = 0, events = 0, dropped = 0;

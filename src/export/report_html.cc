@@ -155,6 +155,9 @@ std::string Summary(const RunSummary& r) {
   kv("trace", r.trace);
   if (r.commands.empty()) kv("command", "(not recorded)");
   for (const auto& c : r.commands) kv("command", c);
+  if (r.quiet_processes)
+    kv("other processes", WithCommas(r.quiet_processes) +
+                              " with no traced events (shims that exec'd, helpers)");
   std::string hosts;
   for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   kv("host", hosts.empty() ? "(not recorded)" : hosts);
