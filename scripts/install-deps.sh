@@ -12,7 +12,7 @@ $SUDO apt-get update -qq
 # reporting primitives through ITT); chromium (headless check of the HTML report).
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
-  nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev \
+  nlohmann-json3-dev zlib1g-dev libre2-dev pkg-config libgtest-dev libgmock-dev \
   babeltrace2 python3 python3-venv \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
   clang libclang-rt-14-dev llvm \

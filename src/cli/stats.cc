@@ -5,7 +5,8 @@
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <memory>
+#include <re2/re2.h>
 
 #include "analysis/stats.h"
 #include "analysis/views/view.h"
@@ -186,19 +187,15 @@ std::vector<std::string> Columns(const StatsArgs& s, bool any_memory) {
 // Filters, orders and cuts the rows; the scope tree at every level.
 class Shaper {
  public:
-  explicit Shaper(const StatsArgs& s) : s_(s) {
-    try {
-      if (!s.filter.empty()) filter_ = std::regex(s.filter);
-      if (!s.exclude.empty()) exclude_ = std::regex(s.exclude);
-    } catch (const std::regex_error& e) {
-      throw Error("--filter/--exclude: bad regular expression: " + std::string(e.what()));
-    }
-  }
+  // RE2 matches in time linear in the name's length, so no pattern can make stats run away
+  // (std::regex backtracks: "(a*)*b" against a long name ran for minutes).
+  explicit Shaper(const StatsArgs& s)
+      : s_(s), filter_(Compile("--filter", s.filter)), exclude_(Compile("--exclude", s.exclude)) {}
   void Shape(std::vector<Row>* v) const {
     std::vector<Row> kept;
     for (auto& r : *v) {
       if (Drop(r)) continue;
-      if (!s_.exclude.empty() && std::regex_search(r.name, exclude_)) continue;
+      if (exclude_ && RE2::PartialMatch(r.name, *exclude_)) continue;
       Cell c;
       if (s_.min_micros >= 0 && analysis::RowField(r, "micros", &c) && c.num < s_.min_micros)
         continue;
@@ -212,7 +209,7 @@ class Shaper {
 
  private:
   bool Drop(const Row& r) const {
-    return !s_.filter.empty() && !std::regex_search(r.name, filter_) && r.children.empty();
+    return filter_ && !RE2::PartialMatch(r.name, *filter_) && r.children.empty();
   }
   void Order(std::vector<Row>* rows) const {
     bool asc = s_.order_by == "name" || s_.order_by == "step";
@@ -231,8 +228,17 @@ class Shaper {
     for (auto& [c, i] : keys) out.push_back(std::move((*rows)[i]));
     *rows = std::move(out);
   }
+  static std::unique_ptr<RE2> Compile(const char* option, const std::string& pattern) {
+    if (pattern.empty()) return nullptr;
+    RE2::Options o;
+    o.set_log_errors(false);
+    auto re = std::make_unique<RE2>(pattern, o);
+    if (!re->ok())
+      throw Error(std::string(option) + ": bad regular expression: " + re->error());
+    return re;
+  }
   const StatsArgs& s_;
-  std::regex filter_, exclude_;
+  std::unique_ptr<RE2> filter_, exclude_;
 };
 
 // The rows as text cells (table and CSV) or JSON objects, the scope tree flattened to
