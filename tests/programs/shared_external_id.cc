@@ -3,23 +3,12 @@
 //   TENSORTRACE_DIR=DIR shared_external_id
 #include "runtime/device.h"
 #include "runtime/emit.h"
+#include "job_args.h"
 
 using tt::Arg;
-using tt::layout::ArgType;
+using tt::test_job::Int;
 using tt::layout::Category;
 namespace rt = tt::rt;
-
-namespace {
-
-Arg Int(const char* key, int64_t v) {
-  Arg a;
-  a.key = rt::InternName(key);
-  a.type = ArgType::kInt;
-  a.v.i = v;
-  return a;
-}
-
-}  // namespace
 
 int main() {
   rt::Anchor anchor;

@@ -5,28 +5,15 @@
 //   TENSORTRACE_DIR=DIR views_job
 #include "runtime/device.h"
 #include "runtime/emit.h"
+#include "job_args.h"
 
 using tt::Arg;
-using tt::layout::ArgType;
+using tt::test_job::Int;
+using tt::test_job::Str;
 using tt::layout::Category;
 namespace rt = tt::rt;
 
 namespace {
-
-Arg Int(const char* key, int64_t v) {
-  Arg a;
-  a.key = rt::InternName(key);
-  a.type = ArgType::kInt;
-  a.v.i = v;
-  return a;
-}
-Arg Str(const char* key, const char* v) {
-  Arg a;
-  a.key = rt::InternName(key);
-  a.type = ArgType::kString;
-  a.v.str = rt::InternName(v);
-  return a;
-}
 
 rt::Anchor anchor;
 

@@ -6,13 +6,8 @@ namespace tt::analysis {
 namespace {
 
 void Finish(Aggregates& a, Result* r) {
-  std::map<std::string, Agg> by;
   uint64_t total = 0;
-  for (auto& t : a.host)
-    for (auto& [id, g] : t.apis.items()) {
-      total += g.self;
-      by[std::string(a.m->processes[a.m->tracks[t.track].process].Name(id))].Merge(g);
-    }
+  std::map<std::string, Agg> by = HostAggsByName(a, &TrackAgg::apis, &total);
   for (auto& [n, g] : by) r->rows.push_back(MakeRow(n, g));
   SetShares(&r->rows, total, r);
   if (r->rows.empty()) r->notes.push_back("no runtime or driver API calls in this trace");

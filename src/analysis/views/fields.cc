@@ -86,6 +86,20 @@ Row MakeRow(const std::string& name, const Agg& g) {
   return r;
 }
 
+std::map<std::string, Agg> HostAggsByName(const Aggregates& a, DenseAggs TrackAgg::*table,
+                                          uint64_t* total_self) {
+  std::map<std::string, Agg> by;
+  *total_self = 0;
+  for (const auto& t : a.host) {
+    const model::Process& proc = a.m->processes[a.m->tracks[t.track].process];
+    for (const auto& [id, g] : (t.*table).items()) {
+      *total_self += g.self;
+      by[std::string(proc.Name(id))].Merge(g);
+    }
+  }
+  return by;
+}
+
 std::string TopBy(const std::map<std::string, uint64_t>& by, size_t n) {
   std::vector<std::pair<uint64_t, std::string>> v;
   for (const auto& [k, c] : by) v.push_back({c, k});

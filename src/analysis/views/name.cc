@@ -8,14 +8,9 @@ std::string FullName(const std::string& name) { return name; }
 void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, FullName); }
 }  // namespace
 
-extern const ViewDef kNameView = {
-    .name = "name",
-    .help = "by full op name",
-    .columns = kOpColumns,
-    .memory_columns = kOpMemoryColumns,
-    .memory_at = 6,
-    .needs = kOpNeeds,
-    .finish = Finish,
-};
+extern const ViewDef kNameView = OpLikeView(
+    "name",
+    "by full op name",
+    Finish);
 
 }  // namespace tt::analysis

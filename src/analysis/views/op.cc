@@ -23,15 +23,10 @@ namespace {
 void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, OpType); }
 }  // namespace
 
-extern const ViewDef kOpView = {
-    .name = "op",
-    .help = "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
+extern const ViewDef kOpView = OpLikeView(
+    "op",
+    "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
             "OpType); the framework's runtime, compile and input ranges are in `runtime`",
-    .columns = kOpColumns,
-    .memory_columns = kOpMemoryColumns,
-    .memory_at = 6,
-    .needs = kOpNeeds,
-    .finish = Finish,
-};
+    Finish);
 
 }  // namespace tt::analysis

@@ -18,4 +18,16 @@ inline const std::vector<const char*> kOpMemoryColumns = {"bytes", "peak_bytes",
                                                           "residual_bytes"};
 inline constexpr Needs kOpNeeds = {.op_samples = true};
 
+// The definition of an op-like view: the op columns (memory ones when rows have memory).
+inline ViewDef OpLikeView(const char* name, const char* help,
+                          void (*finish)(Aggregates&, Result*)) {
+  return {.name = name,
+          .help = help,
+          .columns = kOpColumns,
+          .memory_columns = kOpMemoryColumns,
+          .memory_at = 6,
+          .needs = kOpNeeds,
+          .finish = finish};
+}
+
 }  // namespace tt::analysis

@@ -9,13 +9,8 @@ namespace tt::analysis {
 namespace {
 
 void Finish(Aggregates& a, Result* r) {
-  std::map<std::string, Agg> by;
   uint64_t total = 0;
-  for (auto& t : a.host)
-    for (auto& [id, g] : t.runtime.items()) {
-      total += g.self;
-      by[std::string(a.m->processes[a.m->tracks[t.track].process].Name(id))].Merge(g);
-    }
+  std::map<std::string, Agg> by = HostAggsByName(a, &TrackAgg::runtime, &total);
   for (auto& [n, g] : by) {
     Row row = MakeRow(n, g);
     row.text = {{"kind", model::MeaningName(g.meaning)}};

@@ -48,14 +48,9 @@ void Finish(Aggregates& a, Result* r) {
 
 }  // namespace
 
-extern const ViewDef kScopeView = {
-    .name = "scope",
-    .help = "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it",
-    .columns = kOpColumns,
-    .memory_columns = kOpMemoryColumns,
-    .memory_at = 6,
-    .needs = kOpNeeds,
-    .finish = Finish,
-};
+extern const ViewDef kScopeView = OpLikeView(
+    "scope",
+    "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it",
+    Finish);
 
 }  // namespace tt::analysis

@@ -79,6 +79,9 @@ std::string FormatCell(const Cell& c, ColumnKind kind);
 void SetShares(std::vector<Row>* rows, uint64_t total, Result* r);
 // A row from a name's numbers.
 Row MakeRow(const std::string& name, const Agg& g);
+// A per-track table of the host tracks (TrackAgg::apis, ::runtime) merged by name.
+std::map<std::string, Agg> HostAggsByName(const Aggregates& a, DenseAggs TrackAgg::*table,
+                                          uint64_t* total_self);
 // The n most frequent keys of by ("a, b, +3").
 std::string TopBy(const std::map<std::string, uint64_t>& by, size_t n);
 
