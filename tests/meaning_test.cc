@@ -1,8 +1,8 @@
 // What each event means (model/meaning.h), on names taken from real TensorFlow 2.21 and JAX
 // 0.10 captures (the Keras CNN and JAX loop of tests/programs), and op types split cleanly.
-#include <gtest/gtest.h>
-
 #include "model/meaning.h"
+
+#include <gtest/gtest.h>
 
 namespace tt::model {
 namespace {
@@ -15,13 +15,15 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
     const char* name;
     Meaning want;
   } cases[] = {
-      {Category::kFrameworkOp, "StatefulPartitionedCall/sequential_1/conv2d_1/Relu:_MklNativeFusedConv2D", Meaning::kOp},
+      {Category::kFrameworkOp,
+       "StatefulPartitionedCall/sequential_1/conv2d_1/Relu:_MklNativeFusedConv2D", Meaning::kOp},
       {Category::kFrameworkOp, "StatefulPartitionedCall/adam/Mul_19:Mul", Meaning::kOp},
       {Category::kFrameworkOp, "IteratorGetNext:IteratorGetNext", Meaning::kInput},
       {Category::kFrameworkOp, "_send_range_0:_Send", Meaning::kCommunication},
       {Category::kFrameworkOp, "CollectiveReduceV2:CollectiveReduceV2", Meaning::kCommunication},
       {Category::kUser, "EagerLocalExecute: Mul", Meaning::kEagerOp},
-      {Category::kUser, "EagerLocalExecute: __inference_multi_step_on_iterator_1494", Meaning::kEagerOp},
+      {Category::kUser, "EagerLocalExecute: __inference_multi_step_on_iterator_1494",
+       Meaning::kEagerOp},
       {Category::kUser, "EagerLocalExecute: MakeIterator", Meaning::kInput},
       {Category::kUser, "EagerExecute", Meaning::kRuntime},
       {Category::kUser, "ExecutorState::Process", Meaning::kRuntime},

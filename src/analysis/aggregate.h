@@ -25,13 +25,13 @@ namespace tt::analysis {
 
 // What a pass must collect beyond the counts every view gets.
 struct Needs {
-  bool op_samples = false;    // per-instance durations of ops (medians), and allocations
+  bool op_samples = false;       // per-instance durations of ops (medians), and allocations
   bool runtime_samples = false;  // ... of runtime, compile, input and communication ranges
-  bool api_samples = false;   // ... of API calls
-  bool prim_samples = false;  // ... of primitives
-  bool dev_samples = false;   // ... of kernels and copies
-  bool intervals = false;     // host, device, copy and communication intervals (step view)
-  bool steps = false;         // the steps themselves
+  bool api_samples = false;      // ... of API calls
+  bool prim_samples = false;     // ... of primitives
+  bool dev_samples = false;      // ... of kernels and copies
+  bool intervals = false;        // host, device, copy and communication intervals (step view)
+  bool steps = false;            // the steps themselves
   void Add(const Needs& o) {
     op_samples |= o.op_samples;
     runtime_samples |= o.runtime_samples;
@@ -95,7 +95,7 @@ struct TrackAgg {
   uint64_t prims_in_op = 0;
   DenseAggs ops, apis, kernels;
   DenseAggs runtime;  // runtime, compile, input and communication ranges by name
-  std::map<std::pair<uint32_t, uint32_t>, Agg> prims;   // (primitive, op)
+  std::map<std::pair<uint32_t, uint32_t>, Agg> prims;    // (primitive, op)
   std::unordered_map<std::string, Agg> copies;           // kind -> agg
   std::vector<std::pair<uint64_t, uint64_t>> launches;   // correlation id -> api << 32 | op
   std::vector<std::pair<uint64_t, uint64_t>> externals;  // external id -> op
@@ -104,7 +104,7 @@ struct TrackAgg {
   std::map<std::pair<uint32_t, uint64_t>, uint64_t> kernel_by;  // (kernel, tag) -> count
   uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
   std::vector<AllocEvent> allocs;
-  std::vector<Interval> host, comm, device, copy;  // the step view's intervals
+  std::vector<Interval> host, comm, device, copy;    // the step view's intervals
   std::vector<Interval> input, compile, runtime_iv;  // ... by meaning (host tracks)
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;
@@ -117,7 +117,7 @@ struct Aggregates {
   std::vector<TrackAgg> host, device;
   // Per process: ops from every host track, with their device time and memory.
   std::vector<std::unordered_map<uint32_t, Agg>> ops;
-  std::vector<Step> steps;  // when needed or selecting
+  std::vector<Step> steps;                // when needed or selecting
   std::map<std::string, uint64_t> links;  // correlation method -> links made
   uint64_t unlinked = 0, device_activities = 0, events = 0;
 };

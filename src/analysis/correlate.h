@@ -94,10 +94,10 @@ std::vector<std::pair<uint64_t, uint32_t>> SharedExternalIds(const model::TraceM
                                                              size_t process);
 
 struct DeviceLink {
-  bool launched = false;  // its launch was found by correlation id
-  uint32_t api = 0;       // the launching API's name id (when launched)
-  uint32_t launch_op = 0; // the op around its launch (when launched; 0: none)
-  uint32_t op = 0;        // the op it belongs to (0: none)
+  bool launched = false;   // its launch was found by correlation id
+  uint32_t api = 0;        // the launching API's name id (when launched)
+  uint32_t launch_op = 0;  // the op around its launch (when launched; 0: none)
+  uint32_t op = 0;         // the op it belongs to (0: none)
   LinkMethod op_method = LinkMethod::kNone;
 };
 
@@ -105,10 +105,8 @@ struct DeviceLink {
 // id wins over the launch's enclosing op.
 inline DeviceLink LinkDevice(const LinkTables& t, int64_t corr, int64_t ext) {
   DeviceLink l;
-  uint64_t launch =
-      corr >= 0 ? t.launches.Find(static_cast<uint64_t>(corr)) : IdIndex::kMissing;
-  uint64_t by_ext =
-      ext >= 0 ? t.externals.Find(static_cast<uint64_t>(ext)) : IdIndex::kMissing;
+  uint64_t launch = corr >= 0 ? t.launches.Find(static_cast<uint64_t>(corr)) : IdIndex::kMissing;
+  uint64_t by_ext = ext >= 0 ? t.externals.Find(static_cast<uint64_t>(ext)) : IdIndex::kMissing;
   l.launched = launch != IdIndex::kMissing;
   if (l.launched) {
     l.api = static_cast<uint32_t>(launch >> 32);

@@ -18,8 +18,11 @@ namespace {
 class DeviceVisitor {
  public:
   DeviceVisitor(const PassContext& c, const Track& t, TrackAgg* a)
-      : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
-        a_(a), process_(t.process) {}
+      : c_(c),
+        k_(c.keys[t.process]),
+        w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a),
+        process_(t.process) {}
   void OnBegin(const Slice&) {}
   void OnPoint(const Point&) { ++a_->events; }
   void OnSlice(const Slice& s) {

@@ -66,16 +66,20 @@ void LinkAcrossTracks(const PassContext& c, std::vector<TrackAgg>* hagg) {
 class HostVisitor {
  public:
   HostVisitor(const PassContext& c, const Track& t, TrackAgg* a)
-      : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
-        a_(a), t_(t), proc_(c.m.processes[t.process]),
+      : c_(c),
+        k_(c.keys[t.process]),
+        w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a),
+        t_(t),
+        proc_(c.m.processes[t.process]),
         shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
     bool op_like = model::IsOpLike(MeaningIn(s));
     int32_t ancestor = -1;
     if (!open_.empty())
-      ancestor = open_.back().op_like ? static_cast<int32_t>(open_.size() - 1)
-                                      : open_.back().ancestor;
+      ancestor =
+          open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
     open_.push_back({op_like, ancestor, 0});
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
@@ -133,7 +137,8 @@ class HostVisitor {
     model::Meaning m = proc_.MeaningOf(s.category, s.name);
     if (m != model::Meaning::kAnnotation || s.parent_category != Category::kFrameworkOp) return m;
     std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
-    bool own = parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
+    bool own =
+        parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
     return own ? model::Meaning::kRuntime : m;
   }
   // The step breakdown's intervals, each kind's outermost slices only (unions are taken later):
@@ -162,7 +167,8 @@ class HostVisitor {
     Open o = open_.back();
     open_.pop_back();
     *outermost_op = o.op_like && o.ancestor < 0;
-    if (o.op_like && o.ancestor >= 0) open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
+    if (o.op_like && o.ancestor >= 0)
+      open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
     return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
   }
   void OnOp(const Slice& s, uint64_t self) {
@@ -208,7 +214,7 @@ class HostVisitor {
   bool shared_;
   struct Open {
     bool op_like;
-    int32_t ancestor;  // index of the nearest op-like open slice below it, -1: none
+    int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
     uint64_t op_child;  // time of its nearest op-like descendants
   };
   std::vector<Open> open_;

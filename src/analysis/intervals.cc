@@ -17,8 +17,10 @@ std::vector<Interval> SortedIntervals::Merged(uint64_t lo, uint64_t hi) const {
     if (x.start >= hi) break;
     uint64_t s = std::max(x.start, lo), e = std::min(x.end, hi);
     if (e <= s) continue;
-    if (!out.empty() && s <= out.back().end) out.back().end = std::max(out.back().end, e);
-    else out.push_back({s, e});
+    if (!out.empty() && s <= out.back().end)
+      out.back().end = std::max(out.back().end, e);
+    else
+      out.push_back({s, e});
   }
   return out;
 }

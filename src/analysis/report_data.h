@@ -29,9 +29,9 @@ struct RunSummary {
   uint64_t duration_ns = 0, events = 0, dropped = 0;
   size_t processes = 0, threads = 0, devices = 0, device_streams = 0;
   size_t steps_found = 0, steps_selected = 0;
-  size_t warmup_steps = 0;     // selected steps holding tracing or compilation, left out of the
-  uint64_t warmup_ns = 0;      // step chart, averages and findings (unless include_warmup)
-  std::string selection;  // how steps were selected, "" for all
+  size_t warmup_steps = 0;  // selected steps holding tracing or compilation, left out of the
+  uint64_t warmup_ns = 0;   // step chart, averages and findings (unless include_warmup)
+  std::string selection;    // how steps were selected, "" for all
 };
 
 struct ReportData {

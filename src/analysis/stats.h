@@ -29,7 +29,7 @@ struct Row {
   Summary incl;  // inclusive duration of each instance, ns
   uint64_t self_ns = 0, cpu_ns = 0, accel_ns = 0;
   int64_t bytes = 0, peak_bytes = 0, residual_bytes = 0;
-  double share = 0;  // of the view's total, 0..1
+  double share = 0;                                       // of the view's total, 0..1
   std::vector<std::pair<std::string, std::string>> text;  // view-specific text columns
   std::vector<std::pair<std::string, double>> numbers;    // view-specific numeric columns
   std::vector<Row> children;                              // the scope view's tree
@@ -52,9 +52,9 @@ struct StepBreakdown {
 struct Result {
   std::string view;
   std::vector<Row> rows;
-  std::vector<StepBreakdown> steps;  // the step view
-  uint64_t total_ns = 0;             // the denominator of `share`
-  std::vector<std::string> notes;    // plain-language remarks (no data of this kind, ...)
+  std::vector<StepBreakdown> steps;       // the step view
+  uint64_t total_ns = 0;                  // the denominator of `share`
+  std::vector<std::string> notes;         // plain-language remarks (no data of this kind, ...)
   std::map<std::string, uint64_t> links;  // correlation method -> links made
   uint64_t unlinked = 0;                  // device activities linked to no launch or op
   uint64_t device_activities = 0;         // kernels, copies and sets seen

@@ -36,7 +36,8 @@ std::string ExportHelp() {
   for (const auto& f : exporter::ExportFormats()) {
     std::string name = f.name;
     h += "  " + name + std::string(name.size() < 9 ? 9 - name.size() : 1, ' ');
-    for (char ch : std::string(f.help)) h += ch == '\n' ? "\n" + std::string(11, ' ') : std::string(1, ch);
+    for (char ch : std::string(f.help))
+      h += ch == '\n' ? "\n" + std::string(11, ' ') : std::string(1, ch);
     h += "\n";
   }
   return h + kExportSelection;
@@ -90,8 +91,7 @@ int Export(const std::vector<std::string>& argv) {
   if (!f)
     throw Error("--format: unknown format '" + e.format + "' (formats available: " + list + ")");
   if (e.out.empty()) throw Error("no output given (-o PATH)");
-  if (!f->gzip && e.gzip)
-    throw Error("--gzip: not for " + e.format + " (xprof reads plain .pb)");
+  if (!f->gzip && e.gzip) throw Error("--gzip: not for " + e.format + " (xprof reads plain .pb)");
   if (!f->directory) {
     if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
     if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
@@ -101,8 +101,7 @@ int Export(const std::vector<std::string>& argv) {
   exporter::ExportOutcome o = f->write(m, e.sel, e.out, e.gzip, &problems);
   for (const auto& line : o.lines) std::cerr << "tensortrace export: " << line << "\n";
   if (o.left_out)
-    std::cerr << "tensortrace export: --max-events left out " << o.left_out
-              << " later events\n";
+    std::cerr << "tensortrace export: --max-events left out " << o.left_out << " later events\n";
   for (const auto& note : o.notes) std::cerr << "tensortrace export: " << note << "\n";
   if (!problems.empty())
     std::cerr << "tensortrace export: warning: " << problems.size()

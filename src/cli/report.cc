@@ -8,9 +8,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "model/inventory.h"
 #include "core/files.h"
 #include "export/report_html.h"
+#include "model/inventory.h"
 #include "model/model.h"
 
 namespace tt::cli {

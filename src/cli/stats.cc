@@ -1,14 +1,16 @@
 // `tensortrace stats`: tfprof-style views over a trace, as a table, JSON or CSV. The views,
 // their columns and how each prints come from the table in analysis/views/.
+#include "analysis/stats.h"
+
+#include <re2/re2.h>
+
 #include <climits>
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <nlohmann/json.hpp>
 #include <memory>
-#include <re2/re2.h>
+#include <nlohmann/json.hpp>
 
-#include "analysis/stats.h"
 #include "analysis/views/view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -71,8 +73,10 @@ std::string Wrap(const std::string& text, size_t first_col, size_t indent) {
     word.clear();
   };
   for (char ch : text) {
-    if (ch == ' ') flush();
-    else word += ch;
+    if (ch == ' ')
+      flush();
+    else
+      word += ch;
   }
   flush();
   return out;
@@ -85,7 +89,8 @@ std::string StatsHelp() {
   for (const ViewDef* v : analysis::Views()) {
     std::string name = v->name;
     h += "  " + name + std::string(name.size() < 11 ? 11 - name.size() : 1, ' ');
-    for (char ch : std::string(v->help)) h += ch == '\n' ? "\n" + std::string(13, ' ') : std::string(1, ch);
+    for (char ch : std::string(v->help))
+      h += ch == '\n' ? "\n" + std::string(13, ' ') : std::string(1, ch);
     h += "\n";
   }
   h += kStatsFields;
@@ -179,8 +184,7 @@ std::vector<std::string> Columns(const StatsArgs& s, bool any_memory) {
     }
   }
   if (!known(s.order_by) && s.order_by != "name")
-    throw Error("--order-by: unknown field '" + s.order_by + "' for the " + s.view->name +
-                " view");
+    throw Error("--order-by: unknown field '" + s.order_by + "' for the " + s.view->name + " view");
   return cols;
 }
 
@@ -233,8 +237,7 @@ class Shaper {
     RE2::Options o;
     o.set_log_errors(false);
     auto re = std::make_unique<RE2>(pattern, o);
-    if (!re->ok())
-      throw Error(std::string(option) + ": bad regular expression: " + re->error());
+    if (!re->ok()) throw Error(std::string(option) + ": bad regular expression: " + re->error());
     return re;
   }
   const StatsArgs& s_;

@@ -22,8 +22,8 @@ ExportOutcome ToFile(const std::string& path, bool gzip, F write) {
   WalkResult r = write(sink, &extra);
   sink.Commit();
   ExportOutcome o{r.events, r.left_out, {}};
-  o.lines.push_back("wrote " + std::to_string(r.events) + " events" + extra + " to " + path +
-                    " (" + std::to_string(sink.bytes()) + " bytes before compression)");
+  o.lines.push_back("wrote " + std::to_string(r.events) + " events" + extra + " to " + path + " (" +
+                    std::to_string(sink.bytes()) + " bytes before compression)");
   return o;
 }
 
@@ -55,9 +55,8 @@ ExportOutcome Chrome(const model::TraceModel& m, const Selection& sel, const std
 
 ExportOutcome Csv(const model::TraceModel& m, const Selection& sel, const std::string& path,
                   bool gzip, std::vector<Problem>* problems) {
-  return ToFile(path, gzip, [&](Sink& sink, std::string*) {
-    return WriteCsv(m, sel, sink, problems);
-  });
+  return ToFile(path, gzip,
+                [&](Sink& sink, std::string*) { return WriteCsv(m, sel, sink, problems); });
 }
 
 ExportOutcome XSpace(const model::TraceModel& m, const Selection& sel, const std::string& logdir,
@@ -91,8 +90,7 @@ Schema: src/export/proto/perfetto_trace.proto. Gzipped with --gzip or .gz.)",
 Slices, instants, counters, process and thread names, and a flow from each CUDA
 launch to the kernel or copy it started. Gzipped with --gzip or a PATH ending in .gz.)",
        false, true, Chrome},
-      {"csv", "one row per slice, instant and counter sample, with every field", false, true,
-       Csv},
+      {"csv", "one row per slice, instant and counter sample, with every field", false, true, Csv},
       {"xspace",
        R"(the TensorFlow profiler's XSpace for TensorBoard's profile plugin (xprof): PATH is a
 log directory; writes PATH/plugins/profile/RUN/HOST.xplane.pb (RUN from the trace's

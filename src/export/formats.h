@@ -22,8 +22,8 @@ struct ExportFormat {
   const char* help;  // its paragraph under "formats:" in `export --help`
   bool directory;    // PATH is a log directory (else a file, written atomically)
   bool gzip;         // may be gzipped (--gzip, or a PATH ending in .gz)
-  ExportOutcome (*write)(const model::TraceModel& m, const Selection& sel,
-                         const std::string& path, bool gzip, std::vector<Problem>* problems);
+  ExportOutcome (*write)(const model::TraceModel& m, const Selection& sel, const std::string& path,
+                         bool gzip, std::vector<Problem>* problems);
 };
 
 const std::vector<ExportFormat>& ExportFormats();

@@ -11,19 +11,26 @@ const char* EventKindName(uint8_t id) { return EventName(id); }
 // The source that produces events of a category (until sources announce themselves).
 static const char* SourceOf(Category c) {
   switch (c) {
-    case Category::kUser: return "annotations";
+    case Category::kUser:
+      return "annotations";
     case Category::kFrameworkOp:
     case Category::kStep:
-    case Category::kAllocation: return "framework";
+    case Category::kAllocation:
+      return "framework";
     case Category::kRuntimeApi:
     case Category::kGpuKernel:
     case Category::kMemcpy:
     case Category::kMemset:
-    case Category::kSync: return "cuda";
-    case Category::kCommunication: return "communication";
-    case Category::kPython: return "python";
-    case Category::kPrimitive: return "itt";
-    default: return "other";
+    case Category::kSync:
+      return "cuda";
+    case Category::kCommunication:
+      return "communication";
+    case Category::kPython:
+      return "python";
+    case Category::kPrimitive:
+      return "itt";
+    default:
+      return "other";
   }
 }
 

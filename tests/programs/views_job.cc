@@ -3,14 +3,14 @@
 // primitive, two launches and allocations inside it, the GPU work those launched at known
 // times, and an op whose inner op runs inside a runtime range (a thread pool's ParallelFor).
 //   TENSORTRACE_DIR=DIR views_job
+#include "job_args.h"
 #include "runtime/device.h"
 #include "runtime/emit.h"
-#include "job_args.h"
 
 using tt::Arg;
+using tt::layout::Category;
 using tt::test_job::Int;
 using tt::test_job::Str;
-using tt::layout::Category;
 namespace rt = tt::rt;
 
 namespace {

@@ -16,8 +16,9 @@ std::map<std::string, Agg> KernelsByName(Aggregates& a) {
     for (auto& [key, n] : t.kernel_by) {
       uint64_t tag = key.second;
       auto name = [&] { return std::string(proc.Name(static_cast<uint32_t>(tag))); };
-      std::string by = tag == kTagNone ? "(unlinked)" : tag & kTagApi ? "(" + name() + ")"
-                                                                        : OpType(name());
+      std::string by = tag == kTagNone ? "(unlinked)"
+                       : tag & kTagApi ? "(" + name() + ")"
+                                       : OpType(name());
       kernels[std::string(proc.Name(key.first))].by[by] += n;
     }
   }
@@ -46,8 +47,9 @@ void Finish(Aggregates& a, Result* r) {
 
 extern const ViewDef kKernelView = {
     .name = "kernel",
-    .help = "GPU kernels: instances, times, share of GPU time, grid/block, registers, shared\n"
-            "memory, and the op types that launched them",
+    .help =
+        "GPU kernels: instances, times, share of GPU time, grid/block, registers, shared\n"
+        "memory, and the op types that launched them",
     .fields = {{"grid", ColumnKind::kText},
                {"block", ColumnKind::kText},
                {"registers", ColumnKind::kCount},

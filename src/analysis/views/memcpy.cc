@@ -18,8 +18,7 @@ void Finish(Aggregates& a, Result* r) {
     row.cpu_ns = 0;
     row.bytes = static_cast<int64_t>(g.payload);
     double secs = static_cast<double>(row.incl.total()) / 1e9;
-    row.numbers = {
-        {"bandwidth_gbps", secs > 0 ? static_cast<double>(g.payload) / secs / 1e9 : 0}};
+    row.numbers = {{"bandwidth_gbps", secs > 0 ? static_cast<double>(g.payload) / secs / 1e9 : 0}};
     r->rows.push_back(std::move(row));
   }
   SetShares(&r->rows, total, r);
@@ -32,8 +31,7 @@ extern const ViewDef kMemcpyView = {
     .name = "memcpy",
     .help = "copies by kind, and sets, with bytes and achieved bandwidth",
     .fields = {{"bandwidth_gbps", ColumnKind::kNumber}},
-    .columns = {"name", "occurrence", "bytes", "micros", "avg_micros", "bandwidth_gbps",
-                "share"},
+    .columns = {"name", "occurrence", "bytes", "micros", "avg_micros", "bandwidth_gbps", "share"},
     .needs = {.dev_samples = true},
     .finish = Finish,
 };

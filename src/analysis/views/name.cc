@@ -8,9 +8,6 @@ std::string FullName(const std::string& name) { return name; }
 void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, FullName); }
 }  // namespace
 
-extern const ViewDef kNameView = OpLikeView(
-    "name",
-    "by full op name",
-    Finish);
+extern const ViewDef kNameView = OpLikeView("name", "by full op name", Finish);
 
 }  // namespace tt::analysis

@@ -23,10 +23,10 @@ namespace {
 void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, OpType); }
 }  // namespace
 
-extern const ViewDef kOpView = OpLikeView(
-    "op",
-    "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
-            "OpType); the framework's runtime, compile and input ranges are in `runtime`",
-    Finish);
+extern const ViewDef kOpView =
+    OpLikeView("op",
+               "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
+               "OpType); the framework's runtime, compile and input ranges are in `runtime`",
+               Finish);
 
 }  // namespace tt::analysis

@@ -12,10 +12,10 @@ void FinishOpRows(Aggregates& a, Result* r, std::string (*key)(const std::string
 
 // The columns of the op-like views.
 inline const std::vector<const char*> kOpColumns = {
-    "name",       "occurrence", "micros",     "self_micros",   "cpu_micros", "accelerator_micros",
-    "avg_micros", "median_micros", "min_micros", "max_micros", "stddev_micros", "share"};
-inline const std::vector<const char*> kOpMemoryColumns = {"bytes", "peak_bytes",
-                                                          "residual_bytes"};
+    "name",       "occurrence",         "micros",        "self_micros",
+    "cpu_micros", "accelerator_micros", "avg_micros",    "median_micros",
+    "min_micros", "max_micros",         "stddev_micros", "share"};
+inline const std::vector<const char*> kOpMemoryColumns = {"bytes", "peak_bytes", "residual_bytes"};
 inline constexpr Needs kOpNeeds = {.op_samples = true};
 
 // The definition of an op-like view: the op columns (memory ones when rows have memory).

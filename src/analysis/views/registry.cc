@@ -11,10 +11,9 @@ extern const ViewDef kOpView, kNameView, kScopeView, kKernelView, kApiView, kMem
 namespace {
 
 std::vector<const ViewDef*>& Table() {
-  static std::vector<const ViewDef*> views = {&kOpView,     &kNameView,      &kScopeView,
-                                              &kKernelView, &kApiView,       &kMemcpyView,
-                                              &kPrimitiveView, &kStepView, &kThreadView,
-                                              &kRuntimeView};
+  static std::vector<const ViewDef*> views = {
+      &kOpView,     &kNameView,      &kScopeView, &kKernelView, &kApiView,
+      &kMemcpyView, &kPrimitiveView, &kStepView,  &kThreadView, &kRuntimeView};
   return views;
 }
 
@@ -34,13 +33,13 @@ void RegisterView(const ViewDef* v) {
 
 const std::vector<Column>& CommonColumns() {
   static const std::vector<Column> common = {
-      {"occurrence", ColumnKind::kCount},      {"micros", ColumnKind::kMicros},
-      {"self_micros", ColumnKind::kMicros},    {"cpu_micros", ColumnKind::kMicros},
+      {"occurrence", ColumnKind::kCount},          {"micros", ColumnKind::kMicros},
+      {"self_micros", ColumnKind::kMicros},        {"cpu_micros", ColumnKind::kMicros},
       {"accelerator_micros", ColumnKind::kMicros}, {"bytes", ColumnKind::kBytes},
-      {"peak_bytes", ColumnKind::kBytes},      {"residual_bytes", ColumnKind::kBytes},
-      {"avg_micros", ColumnKind::kMicros},     {"median_micros", ColumnKind::kMicros},
-      {"min_micros", ColumnKind::kMicros},     {"max_micros", ColumnKind::kMicros},
-      {"stddev_micros", ColumnKind::kMicros},  {"share", ColumnKind::kPercent}};
+      {"peak_bytes", ColumnKind::kBytes},          {"residual_bytes", ColumnKind::kBytes},
+      {"avg_micros", ColumnKind::kMicros},         {"median_micros", ColumnKind::kMicros},
+      {"min_micros", ColumnKind::kMicros},         {"max_micros", ColumnKind::kMicros},
+      {"stddev_micros", ColumnKind::kMicros},      {"share", ColumnKind::kPercent}};
   return common;
 }
 

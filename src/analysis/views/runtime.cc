@@ -1,7 +1,7 @@
 // The runtime view: what the framework spent around the ops, by name and kind: its runtime
 // (dispatch, executor, eager machinery, thread-pool regions), eager ops' dispatch, tracing and
-// compilation, the input pipeline, and communication ops (model/meaning.h). None of these is an op of the op view; a
-// runtime range nested in an op also counts there as that op's own time.
+// compilation, the input pipeline, and communication ops (model/meaning.h). None of these is an op
+// of the op view; a runtime range nested in an op also counts there as that op's own time.
 #include "analysis/views/view.h"
 
 namespace tt::analysis {
@@ -25,9 +25,10 @@ void Finish(Aggregates& a, Result* r) {
 
 extern const ViewDef kRuntimeView = {
     .name = "runtime",
-    .help = "the framework's own work around the ops, by name: runtime (dispatch, executor,\n"
-            "thread pools), eager (an eager op's dispatch), compile (tracing, XLA/JAX), input\n"
-            "(tf.data), communication",
+    .help =
+        "the framework's own work around the ops, by name: runtime (dispatch, executor,\n"
+        "thread pools), eager (an eager op's dispatch), compile (tracing, XLA/JAX), input\n"
+        "(tf.data), communication",
     .fields = {{"kind", ColumnKind::kText}},
     .columns = {"name", "kind", "occurrence", "micros", "self_micros", "avg_micros",
                 "median_micros", "min_micros", "max_micros", "share"},

@@ -12,8 +12,8 @@ namespace {
 void InsertScope(std::vector<Row>* level, const std::vector<std::string>& path, size_t i,
                  const Row& leaf) {
   if (i >= path.size()) return;
-  auto it = std::find_if(level->begin(), level->end(),
-                         [&](const Row& r) { return r.name == path[i]; });
+  auto it =
+      std::find_if(level->begin(), level->end(), [&](const Row& r) { return r.name == path[i]; });
   if (it == level->end()) {
     level->push_back(Row{});
     it = level->end() - 1;
@@ -49,8 +49,6 @@ void Finish(Aggregates& a, Result* r) {
 }  // namespace
 
 extern const ViewDef kScopeView = OpLikeView(
-    "scope",
-    "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it",
-    Finish);
+    "scope", "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it", Finish);
 
 }  // namespace tt::analysis

@@ -48,8 +48,8 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
     p.ichm.v = p.ich.v;
     add(&p.ichm, p.comm.v);
     add(&p.ichmr, p.ichm.v);
-    for (auto* s : {&p.host, &p.comm, &p.device, &p.copy, &p.busy, &p.i, &p.ic, &p.ich, &p.ichm,
-                    &p.ichmr})
+    for (auto* s :
+         {&p.host, &p.comm, &p.device, &p.copy, &p.busy, &p.i, &p.ic, &p.ich, &p.ichm, &p.ichmr})
       s->Build();
   }
   return v;
@@ -125,9 +125,10 @@ void Finish(Aggregates& a, Result* r) {
 
 extern const ViewDef kStepView = {
     .name = "step",
-    .help = "per step: waiting for input, compilation, host compute, framework runtime, host\n"
-            "idle; device compute, copies, communication, device idle (host-bound or waiting);\n"
-            "warm-up steps (holding tracing or compilation) marked",
+    .help =
+        "per step: waiting for input, compilation, host compute, framework runtime, host\n"
+        "idle; device compute, copies, communication, device idle (host-bound or waiting);\n"
+        "warm-up steps (holding tracing or compilation) marked",
     .fields = {{"step", ColumnKind::kCount},
                {"pid", ColumnKind::kCount},
                {"warmup", ColumnKind::kBool},
