@@ -46,6 +46,9 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
       {Category::kUser, "CanonicalizerPass", Meaning::kCompile},
       {Category::kUser, "lower_sharding_computation", Meaning::kCompile},
       {Category::kUser, "ThunkExecutor::Execute", Meaning::kRuntime},
+      {Category::kUser, "CommonPjRtLoadedExecutable::ExecuteHelperOnSingleDevice",
+       Meaning::kRuntime},
+      {Category::kUser, "DevicePutWithSharding", Meaning::kRuntime},
       {Category::kFrameworkOp, "dot.2", Meaning::kOp},
       // The program's own ranges stay annotations; other categories by category.
       {Category::kUser, "my training phase", Meaning::kAnnotation},

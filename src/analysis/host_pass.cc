@@ -75,12 +75,14 @@ class HostVisitor {
         shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
-    bool op_like = model::IsOpLike(MeaningIn(s));
+    model::Meaning m = MeaningIn(s);
+    bool op_like = model::IsOpLike(m);
+    bool in_compile = m == model::Meaning::kCompile || (!open_.empty() && open_.back().in_compile);
     int32_t ancestor = -1;
     if (!open_.empty())
       ancestor =
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
-    open_.push_back({op_like, ancestor, 0});
+    open_.push_back({op_like, in_compile, ancestor, 0});
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
@@ -133,9 +135,12 @@ class HostVisitor {
  private:
   // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
   // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
+  // A range inside compilation (an XLA pass: "simplification", "Inliner") is compilation too.
   model::Meaning MeaningIn(const Slice& s) const {
     model::Meaning m = proc_.MeaningOf(s.category, s.name);
-    if (m != model::Meaning::kAnnotation || s.parent_category != Category::kFrameworkOp) return m;
+    if (m != model::Meaning::kAnnotation) return m;
+    if (!open_.empty() && open_.back().in_compile) return model::Meaning::kCompile;
+    if (s.parent_category != Category::kFrameworkOp) return m;
     std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
     bool own =
         parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
@@ -214,6 +219,7 @@ class HostVisitor {
   bool shared_;
   struct Open {
     bool op_like;
+    bool in_compile;    // it, or a slice around it, is compilation
     int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
     uint64_t op_child;  // time of its nearest op-like descendants
   };
