@@ -9,8 +9,14 @@
 #include <regex>
 #include <set>
 
+#include <mutex>
+
 #include "analysis/findings.h"
+#include "analysis/report_data.h"
 #include "core/files.h"
+#include "format/reader.h"
+#include "model/inventory.h"
+#include "model/model.h"
 #include "test_util.h"
 
 namespace tt {
@@ -197,6 +203,66 @@ TEST_F(Report, StepSelectionCountsOnlyTheChosenSteps) {
   EXPECT_NE(html.find("<tbody><tr><td class=\"n\">2</td>"), std::string::npos);
   // The ops table counts the two steps' ops only.
   EXPECT_NE(html.find("<td class=\"name\">MatMul</td><td class=\"n\">2</td>"), std::string::npos);
+}
+
+// `report` opens each stream file of the trace exactly once (one open(2) and one mapping per
+// file, read by every pass through format::StreamFiles), with and without a step selection:
+// in-process, the sequence cli::Report runs (OpenTrace, Summarise, LoadModel, BuildReport),
+// counted by the reader's hooks.
+TEST_F(Report, OpensEachStreamFileOnce) {
+  std::mutex mu;
+  std::map<std::string, int> opened, decoded;
+  SetStreamReadHooks({[&](const std::string& p) {
+                        std::lock_guard<std::mutex> l(mu);
+                        opened[p]++;
+                      },
+                      [&](const std::string& p) {
+                        std::lock_guard<std::mutex> l(mu);
+                        decoded[p]++;
+                      }});
+  for (bool select : {false, true}) {
+    opened.clear();
+    decoded.clear();
+    TraceDir trace = OpenTrace(dir_->path());
+    model::TraceSummary sum = model::Summarise(trace);
+    model::TraceModel m = model::LoadModel(trace);
+    analysis::ReportOptions ro;
+    ro.progress = [](const char*) {};
+    if (select) ro.selection.steps = analysis::StepRange{2, 4};
+    analysis::ReportData d = analysis::BuildReport(m, sum, ro);
+    EXPECT_EQ(d.run.steps_found, static_cast<size_t>(kSteps));
+    EXPECT_EQ(d.run.steps_selected, select ? 3u : static_cast<size_t>(kSteps));
+    ASSERT_TRUE(d.timeline.has_value());
+    std::set<std::string> streams;
+    for (const auto& p : trace.processes) streams.insert(p.streams.begin(), p.streams.end());
+    ASSERT_GE(streams.size(), 4u);  // a process stream, threads and GPU streams
+    for (const auto& s : streams) EXPECT_EQ(opened[s], 1) << s << (select ? " (--steps)" : "");
+    EXPECT_EQ(opened.size(), streams.size());
+  }
+  SetStreamReadHooks({});
+}
+
+// The command itself, as strace sees it: each stream file is opened once.
+TEST(ReportCli, OpensEachStreamFileOnce) {
+  if (RunCmd({"sh", "-c", "command -v strace"}).status != 0) GTEST_SKIP() << "no strace";
+  TempDir d;
+  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status,
+            0);
+  std::string log = d / "strace.log";
+  auto r = RunCmd({"strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log, TT_CLI, "report",
+                   d.path(), "-o", d / "r.html"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = ReadFile(log);
+  TraceDir trace = OpenTrace(d.path());
+  size_t n = 0;
+  for (const auto& p : trace.processes)
+    for (const auto& s : p.streams) {
+      size_t opens = 0;
+      for (size_t at = 0; (at = text.find("\"" + s + "\"", at)) != std::string::npos; ++at) opens++;
+      EXPECT_EQ(opens, 1u) << s;
+      n++;
+    }
+  EXPECT_GE(n, 4u);
 }
 
 // A program with threads, fork and exec and no device, step, allocation or copy: each of those

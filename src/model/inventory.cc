@@ -36,7 +36,8 @@ TraceSummary Summarise(const TraceDir& trace) {
     ps.dir = proc.dir;
     ps.meta = proc.meta;
     for (const auto& file : proc.streams) {
-      StreamDecoder dec(file, proc.meta, &t.problems);
+      StreamDecoder dec(trace.files ? trace.files->Get(file) : std::make_shared<MappedStream>(file),
+                        proc.meta, &t.problems);
       t.bytes += dec.file_size();
       ThreadSummary th;
       th.file = file;

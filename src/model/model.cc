@@ -8,11 +8,13 @@ namespace tt::model {
 
 using namespace layout;
 
-TraceModel LoadModel(const std::string& dir) {
-  TraceDir t = OpenTrace(dir);
+TraceModel LoadModel(const std::string& dir) { return LoadModel(OpenTrace(dir)); }
+
+TraceModel LoadModel(const TraceDir& t) {
   TraceModel m;
   m.path = t.path;
   m.problems = t.problems;
+  m.files = t.files;
   for (const auto& pt : t.processes) {
     Process p;
     p.meta = pt.meta;
@@ -21,7 +23,7 @@ TraceModel LoadModel(const std::string& dir) {
       // Damage in thread and device streams is reported when they are scanned; here only the
       // process stream (read whole) reports its own.
       std::vector<Problem> problems;
-      StreamDecoder dec(file, pt.meta, &problems);
+      StreamDecoder dec(m.Stream(file), pt.meta, &problems);
       Track tr;
       tr.process = pi;
       tr.file = file;

@@ -62,7 +62,7 @@ inline bool IsOpCategory(layout::Category c) {
 template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
   using namespace layout;
-  StreamDecoder dec(t.file, m.processes[t.process].meta, problems);
+  StreamDecoder dec(m.Stream(t.file), m.processes[t.process].meta, problems);
   std::vector<Slice> stack;
   std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
   uint64_t last = 0;
