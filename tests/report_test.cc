@@ -208,7 +208,8 @@ TEST_F(Report, StepSelectionCountsOnlyTheChosenSteps) {
 // `report` opens each stream file of the trace exactly once (one open(2) and one mapping per
 // file, read by every pass through format::StreamFiles), with and without a step selection:
 // in-process, the sequence cli::Report runs (OpenTrace, Summarise, LoadModel, BuildReport),
-// counted by the reader's hooks.
+// counted by the reader's hooks. And how many decoders read each stream: the passes that need
+// no steps share one scan, those that need them another.
 TEST_F(Report, OpensEachStreamFileOnce) {
   std::mutex mu;
   std::map<std::string, int> opened, decoded;
@@ -238,6 +239,13 @@ TEST_F(Report, OpensEachStreamFileOnce) {
     ASSERT_GE(streams.size(), 4u);  // a process stream, threads and GPU streams
     for (const auto& s : streams) EXPECT_EQ(opened[s], 1) << s << (select ? " (--steps)" : "");
     EXPECT_EQ(opened.size(), streams.size());
+    for (const auto& t : m.tracks) {
+      // Decoders per stream (a decoder may stop early): host, the inventory, the model's first
+      // events, the steps-and-memory scan, the views' scan with the facts and timeline riding
+      // along; device, the inventory, the model's first event, the views' scan (was 7 and 5).
+      int bound = t.kind == layout::TrackKind::kDevice ? 3 : 4;
+      EXPECT_EQ(decoded[t.file], bound) << t.file << (select ? " (--steps)" : "");
+    }
   }
   SetStreamReadHooks({});
 }
