@@ -52,7 +52,10 @@ struct TraceModel {
 // Opens the trace: metadata, names (from each process stream) and the tracks' identities (from
 // their first packet, and thread names). Throws tt::Error when `dir` is not a trace.
 TraceModel LoadModel(const std::string& dir);
-// The same from a trace already opened; its stream files are shared.
-TraceModel LoadModel(const TraceDir& t);
+struct TraceSummary;  // inventory.h
+
+// The same from a trace already opened; its stream files are shared. With `inventory`, each
+// stream is read whole once for both: the model, and the inventory Summarise(t) would give.
+TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory = nullptr);
 
 }  // namespace tt::model
