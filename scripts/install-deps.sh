@@ -12,18 +12,26 @@ $SUDO apt-get update -qq
 # reporting primitives through ITT); chromium (headless check of the HTML report).
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
-  nlohmann-json3-dev zlib1g-dev libgtest-dev libgmock-dev \
-  babeltrace2 python3 \
+  nlohmann-json3-dev zlib1g-dev libre2-dev pkg-config libgtest-dev libgmock-dev \
+  babeltrace2 python3 python3-venv \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
   clang libclang-rt-14-dev llvm \
   libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
+# The Python packages go into a virtual environment at the repository root (.venv), never into
+# the system's Python, which Debian marks externally managed (PEP 668: its pip refuses).
+# --system-site-packages: the venv also sees the base interpreter's packages, so those already
+# installed there are not downloaded again. scripts/test.sh and scripts/setup.sh put .venv/bin
+# first on PATH, so the tests' `python3` is the venv's.
+venv="$(cd "$(dirname "$0")/.." && pwd)/.venv"
+[ -x "$venv/bin/python3" ] || python3 -m venv --system-site-packages "$venv"
+pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # Python workloads the tests record and the readers they compare with: TensorFlow (CPU), JAX,
 # and TensorBoard's profile plugin (xprof), which reads our XSpace exports; ittapi (Intel's real
 # ITT client, its ittnotify static part bundled) drives the ITT collector's test. Pinned: the
 # tests and bench/RESULTS.md were run with these versions.
-python3 -m pip install -q --disable-pip-version-check tensorflow-cpu==2.21.0 jax==0.10.2 \
+"${pip[@]}" tensorflow-cpu==2.21.0 jax==0.10.2 \
   jaxlib==0.10.2 tensorboard-plugin-profile==2.24.2 xprof==2.24.2 ittapi==1.2.2
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
-python3 -m pip install -q --disable-pip-version-check perfetto==0.59.1
+"${pip[@]}" perfetto==0.59.1
 echo "install-deps: done"

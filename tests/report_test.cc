@@ -547,3 +547,28 @@ TEST_F(Report, ChromiumLoadsAndDrawsThePage) {
 
 }  // namespace
 }  // namespace tt
+
+namespace tt {
+namespace {
+
+// A shim that exec's into the program, and a helper that traces nothing: the run summary names
+// the program once and counts the others.
+TEST(ReportCli, ExecChainsAreTheProcessTheyBecame) {
+  test::TempDir d;
+  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", "/bin/sh", "-c",
+                         "/bin/true; exec " + std::string(TT_PROGRAM) + " leaf 200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(test::RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}).status, 0);
+  std::string html = ReadFile(d / "r.html");
+  size_t commands = 0;
+  for (size_t at = html.find("<dt>command</dt>"); at != std::string::npos;
+       at = html.find("<dt>command</dt>", at + 1))
+    ++commands;
+  EXPECT_EQ(commands, 1u) << html.substr(0, 3000);
+  EXPECT_NE(html.find("leaf 200</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<dt>other processes</dt><dd>2 with no traced events"), std::string::npos)
+      << html.substr(0, 3000);
+}
+
+}  // namespace
+}  // namespace tt

@@ -55,7 +55,7 @@ model::TraceModel* Views::model_ = nullptr;
 
 TEST_F(Views, OpGroupsByTypeWithExactTimesDeviceTimeAndMemory) {
   Result r = View("op");
-  ASSERT_EQ(r.rows.size(), 3u);
+  ASSERT_EQ(r.rows.size(), 5u);
   Row& mm = Find(r, "MatMul");
   EXPECT_EQ(mm.incl.count(), 4u);
   EXPECT_EQ(mm.incl.total(), 2 * (100 + 50) * kUs);
@@ -65,13 +65,27 @@ TEST_F(Views, OpGroupsByTypeWithExactTimesDeviceTimeAndMemory) {
   EXPECT_EQ(relu.incl.total(), 2 * 30 * kUs);
   Row& conv = Find(r, "Conv2D");
   EXPECT_EQ(conv.incl.count(), 2u);
-  // Its primitive (10 us) and two launches (5 us each) are its children.
-  EXPECT_EQ(conv.self_ns, conv.incl.total() - 2 * 20 * kUs);
+  // Its primitive (10 us) and two launches (5 us each) are its own time: only ops nested in an
+  // op are not (xprof's self time).
+  EXPECT_EQ(conv.self_ns, conv.incl.total());
   EXPECT_EQ(conv.accel_ns, 2 * (20 + 10) * kUs);  // k_conv and the copy, by their launches
   EXPECT_EQ(conv.bytes, 4000);
   EXPECT_EQ(conv.peak_bytes, 4000);  // step 1 allocates before it frees step 0's
   EXPECT_EQ(conv.residual_bytes, 3000);
-  EXPECT_EQ(r.total_ns, mm.self_ns + relu.self_ns + conv.self_ns);
+  Row& loop = Find(r, "While");
+  Row& body = Find(r, "AddV2");
+  EXPECT_EQ(body.incl.total(), 2 * 30 * kUs);
+  // The inner op ran inside ParallelFor inside the loop: the region is the loop's own time.
+  EXPECT_EQ(loop.self_ns, loop.incl.total() - 2 * 30 * kUs);
+  EXPECT_EQ(r.total_ns, mm.self_ns + relu.self_ns + conv.self_ns + loop.self_ns + body.self_ns);
+  // ParallelFor is no op: the runtime view has it, with its own children subtracted.
+  Result rt = View("runtime");
+  ASSERT_EQ(rt.rows.size(), 1u);
+  EXPECT_EQ(rt.rows[0].name, "ParallelFor");
+  EXPECT_EQ(rt.rows[0].self_ns, rt.rows[0].incl.total() - 2 * 30 * kUs);
+  analysis::Cell kind;
+  ASSERT_TRUE(analysis::RowField(rt.rows[0], "kind", &kind));
+  EXPECT_EQ(kind.text, "runtime");
   EXPECT_DOUBLE_EQ(mm.share, static_cast<double>(mm.self_ns) / r.total_ns);
   EXPECT_EQ(r.links.at(analysis::kLinkByCorrelation), 4u);
   EXPECT_EQ(r.links.at(analysis::kLinkByExternal), 2u);
@@ -82,14 +96,14 @@ TEST_F(Views, OpGroupsByTypeWithExactTimesDeviceTimeAndMemory) {
 
 TEST_F(Views, NameAndScopeKeepFullNamesAndSumSubtrees) {
   Result n = View("name");
-  EXPECT_EQ(n.rows.size(), 4u);
+  EXPECT_EQ(n.rows.size(), 6u);
   EXPECT_EQ(Find(n, "a/b/x:MatMul").incl.total(), 2 * 100 * kUs);
   EXPECT_EQ(Find(n, "a/y:MatMul").incl.total(), 2 * 50 * kUs);
   Result s = View("scope");
   ASSERT_EQ(s.rows.size(), 1u);
   const Row& a = s.rows[0];
   EXPECT_EQ(a.name, "a");
-  EXPECT_EQ(a.incl.count(), 8u);
+  EXPECT_EQ(a.incl.count(), 12u);
   EXPECT_EQ(a.self_ns, s.total_ns);
   EXPECT_DOUBLE_EQ(a.share, 1.0);
   const Row* b = nullptr;

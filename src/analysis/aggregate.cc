@@ -12,6 +12,7 @@ namespace tt::analysis {
 using namespace layout;
 
 void Agg::Merge(const Agg& o) {
+  if (incl.count() == 0) meaning = o.meaning;
   incl.Merge(o.incl);
   self += o.self;
   cpu += o.cpu;

@@ -26,6 +26,7 @@ namespace tt::analysis {
 // What a pass must collect beyond the counts every view gets.
 struct Needs {
   bool op_samples = false;    // per-instance durations of ops (medians), and allocations
+  bool runtime_samples = false;  // ... of runtime, compile, input and communication ranges
   bool api_samples = false;   // ... of API calls
   bool prim_samples = false;  // ... of primitives
   bool dev_samples = false;   // ... of kernels and copies
@@ -33,6 +34,7 @@ struct Needs {
   bool steps = false;         // the steps themselves
   void Add(const Needs& o) {
     op_samples |= o.op_samples;
+    runtime_samples |= o.runtime_samples;
     api_samples |= o.api_samples;
     prim_samples |= o.prim_samples;
     dev_samples |= o.dev_samples;
@@ -58,6 +60,7 @@ struct Agg {
   std::map<std::string, uint64_t> by;  // who launched / ran it -> count
   std::string grid, block;
   int64_t registers = -1, shared_static = -1, shared_dynamic = -1;
+  model::Meaning meaning = model::Meaning::kOp;  // runtime ranges: which kind
   void Merge(const Agg& o);
 };
 
@@ -91,6 +94,7 @@ struct TrackAgg {
   std::vector<Pending> pending_prims, pending_launches;
   uint64_t prims_in_op = 0;
   DenseAggs ops, apis, kernels;
+  DenseAggs runtime;  // runtime, compile, input and communication ranges by name
   std::map<std::pair<uint32_t, uint32_t>, Agg> prims;   // (primitive, op)
   std::unordered_map<std::string, Agg> copies;           // kind -> agg
   std::vector<std::pair<uint64_t, uint64_t>> launches;   // correlation id -> api << 32 | op
@@ -101,6 +105,7 @@ struct TrackAgg {
   uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
   std::vector<AllocEvent> allocs;
   std::vector<Interval> host, comm, device, copy;  // the step view's intervals
+  std::vector<Interval> input, compile, runtime_iv;  // ... by meaning (host tracks)
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;
 };

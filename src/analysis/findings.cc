@@ -117,6 +117,13 @@ void StepFindings(const FindingInputs& in, std::vector<Finding>* out) {
   if (dev_steps && share(copies, dev_total) >= 0.15)
     add("copies", "memory copies take " + Percent(share(copies, dev_total)) +
                       " of step time: " + Ms(copies / dev_steps) + " per step on average");
+  uint64_t input = 0;
+  for (const auto& s : in.steps) input += s.input;
+  if (!in.steps.empty() && share(input, total) >= 0.2)
+    add("input_bound", "input-bound: " + Percent(share(input, total)) +
+                           " of step time waits for input (the input pipeline's next element): " +
+                           Ms(input / in.steps.size()) + " of " + Ms(total / in.steps.size()) +
+                           " per step on average, over " + WithCommas(in.steps.size()) + " steps");
   if (!in.steps.empty() && share(comm, total) >= 0.15)
     add("communication", "communication takes " + Percent(share(comm, total)) + " of step time: " +
                              Ms(comm / in.steps.size()) + " per step on average");

@@ -67,24 +67,35 @@ class HostVisitor {
  public:
   HostVisitor(const PassContext& c, const Track& t, TrackAgg* a)
       : c_(c), k_(c.keys[t.process]), w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
-        a_(a), t_(t), shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
-  void OnBegin(const Slice&) {}
+        a_(a), t_(t), proc_(c.m.processes[t.process]),
+        shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
+  // Every slice opens here before it closes in OnSlice (complete ones right before).
+  void OnBegin(const Slice& s) {
+    bool op_like = model::IsOpLike(MeaningIn(s));
+    int32_t ancestor = -1;
+    if (!open_.empty())
+      ancestor = open_.back().op_like ? static_cast<int32_t>(open_.size() - 1)
+                                      : open_.back().ancestor;
+    open_.push_back({op_like, ancestor, 0});
+  }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
+    bool outermost_op = false;
+    uint64_t op_self = CloseOpen(s, &outermost_op);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
     if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
-    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
-    if (c_.needs.intervals && (s.depth == 0 || under_step) &&
-        (model::IsOpCategory(s.category) || s.category == Category::kPython ||
-         s.category == Category::kPrimitive))
-      a_->host.push_back({s.start, s.end});
+    model::Meaning meaning = MeaningIn(s);
+    if (c_.needs.intervals) AddInterval(s, meaning, outermost_op);
     switch (s.category) {
       case Category::kFrameworkOp:
       case Category::kUser:
-        OnOp(s);
+        if (meaning == model::Meaning::kOp || meaning == model::Meaning::kAnnotation)
+          OnOp(s, op_self);
+        else
+          OnRuntime(s, meaning);
         break;
       case Category::kRuntimeApi:
         OnApi(s);
@@ -108,20 +119,68 @@ class HostVisitor {
     if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
     int64_t bytes = ArgInt(p.args, k_.bytes, 0);
     uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
-    uint32_t op = ArgStr(p.args, k_.op);
-    if (!op) op = p.op;
+    // The op open on the thread (its full "node:Type" name), as the memory view takes it; the
+    // event's "op" argument (TensorFlow's node name, without the type) only when none is open.
+    uint32_t op = p.op ? p.op : ArgStr(p.args, k_.op);
     bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
     a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
   }
 
  private:
-  void OnOp(const Slice& s) {
+  // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
+  // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
+  model::Meaning MeaningIn(const Slice& s) const {
+    model::Meaning m = proc_.MeaningOf(s.category, s.name);
+    if (m != model::Meaning::kAnnotation || s.parent_category != Category::kFrameworkOp) return m;
+    std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
+    bool own = parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
+    return own ? model::Meaning::kRuntime : m;
+  }
+  // The step breakdown's intervals, each kind's outermost slices only (unions are taken later):
+  // ops at any depth (inside runtime ranges), input waits, compilation, runtime ranges.
+  void AddInterval(const Slice& s, model::Meaning m, bool outermost_op) {
+    using model::Meaning;
+    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
+    Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
+    Interval iv{s.start, s.end};
+    if (m == Meaning::kInput && model::IsInputWait(proc_.Name(s.name)))
+      a_->input.push_back(iv);
+    else if (m == Meaning::kCompile && parent != Meaning::kCompile)
+      a_->compile.push_back(iv);
+    else if ((m == Meaning::kRuntime || m == Meaning::kEagerOp) && parent != Meaning::kRuntime &&
+             parent != Meaning::kEagerOp)
+      a_->runtime_iv.push_back(iv);
+    if ((outermost_op && m != Meaning::kInput) ||
+        ((s.depth == 0 || under_step) &&
+         (s.category == Category::kPython || s.category == Category::kPrimitive)))
+      a_->host.push_back(iv);
+  }
+  // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
+  // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
+  uint64_t CloseOpen(const Slice& s, bool* outermost_op) {
+    if (open_.empty()) return s.Self();
+    Open o = open_.back();
+    open_.pop_back();
+    *outermost_op = o.op_like && o.ancestor < 0;
+    if (o.op_like && o.ancestor >= 0) open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
+    return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
+  }
+  void OnOp(const Slice& s, uint64_t self) {
     Agg& g = a_->ops.Get(s.name, c_.needs.op_samples);
     g.incl.Add(s.Duration());
-    g.self += s.Self();
+    g.self += self;
     g.cpu += s.Duration();
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
+  }
+  void OnRuntime(const Slice& s, model::Meaning meaning) {
+    Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);
+    g.meaning = meaning;
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    if (meaning == model::Meaning::kCommunication && c_.needs.intervals)
+      a_->comm.push_back({s.start, s.end});
   }
   void OnApi(const Slice& s) {
     Agg& g = a_->apis.Get(s.name, c_.needs.api_samples);
@@ -145,7 +204,14 @@ class HostVisitor {
   const std::vector<Window>* w_;
   TrackAgg* a_;
   const Track& t_;
+  const model::Process& proc_;
   bool shared_;
+  struct Open {
+    bool op_like;
+    int32_t ancestor;  // index of the nearest op-like open slice below it, -1: none
+    uint64_t op_child;  // time of its nearest op-like descendants
+  };
+  std::vector<Open> open_;
 };
 
 }  // namespace

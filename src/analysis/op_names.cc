@@ -1,19 +1,18 @@
 #include "analysis/op_names.h"
 
+#include "model/meaning.h"
+
 namespace tt::analysis {
 
-std::string OpType(const std::string& name) {
-  std::string n = name.substr(0, name.find('#'));
-  size_t c = n.rfind(':');
-  if (c == std::string::npos || c + 1 >= n.size()) return n;
-  return n.substr(c + 1);
-}
+std::string OpType(const std::string& name) { return model::OpTypeOf(name); }
 
 // Scope trees deeper than this are cut (the rest of the path stays in the last component), so
 // that no recursion over the tree runs out of stack.
 constexpr size_t kMaxScopeDepth = 64;
 
 std::vector<std::string> ScopePath(const std::string& name) {
+  // An eager op has no scope: it sits under "(eager)".
+  if (name.starts_with("EagerLocalExecute: ")) return {"(eager)", OpType(name)};
   std::string n = name.substr(0, name.find('#'));
   size_t c = n.rfind(':');
   if (c != std::string::npos && c > 0) n = n.substr(0, c);

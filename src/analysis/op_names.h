@@ -5,7 +5,8 @@
 
 namespace tt::analysis {
 
-// Op type of a framework op name "scope/node:OpType" (or "node:OpType#shape=...#"); the whole
+// Op type of a framework op name "scope/node:OpType" (or "node:OpType#shape=...#"), an eager
+// op "EagerLocalExecute: OpType" or an XLA instruction "fusion.3" (model::OpTypeOf); the whole
 // name when there is no type.
 std::string OpType(const std::string& name);
 // The scope path of an op name: "a/b/c:T" -> {"a", "b", "c"}.

@@ -1,6 +1,7 @@
 #include "analysis/report_data.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -23,8 +24,18 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
   run.title = o.title;
   run.trace = m.path;
   std::set<std::string> hosts;
+  // A chain of exec'ing shims (pyenv, env, wrapper scripts) is the one process it became, and
+  // helpers that traced nothing are only counted.
+  std::map<int64_t, uint32_t> last_image;
+  for (const auto& p : sum.processes)
+    last_image[p.meta.pid] = std::max(last_image[p.meta.pid], p.meta.exec_generation);
   for (const auto& p : sum.processes) {
-    run.commands.push_back("pid " + std::to_string(p.meta.pid) + ": " + p.meta.cmdline);
+    uint64_t records = 0;
+    for (uint64_t n : p.by_category) records += n;
+    if (records == 0 || p.meta.exec_generation != last_image[p.meta.pid])
+      run.quiet_processes++;
+    else
+      run.commands.push_back("pid " + std::to_string(p.meta.pid) + ": " + p.meta.cmdline);
     if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
     for (const auto& [src, details] : p.source_details)
       for (const auto& detail : details) AddVersion(&run, {src, detail});
@@ -171,6 +182,19 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
   o.progress("step-time breakdown, ops, kernels, copies and the timeline");
   FindingInputs in;
   ViewsFactsAndTimeline(m, sum, steps, keep, windows, o, &d, &in.facts, &problems);
+  if (!o.include_warmup) {
+    // Warm-up steps (tracing, compilation) would flatten the chart and lead the findings.
+    std::vector<StepBreakdown> kept;
+    for (const auto& b : d.steps.steps) {
+      if (!b.warmup) {
+        kept.push_back(b);
+        continue;
+      }
+      d.run.warmup_steps++;
+      d.run.warmup_ns += b.end - b.start;
+    }
+    d.steps.steps = std::move(kept);
+  }
 
   o.progress("findings");
   in.steps = d.steps.steps;

@@ -21,12 +21,16 @@ namespace tt::analysis {
 struct RunSummary {
   std::string title;
   std::string trace;
-  std::vector<std::string> commands;  // "pid N: command line", per process
+  std::vector<std::string> commands;  // "pid N: command line", per process that traced events
+                                      // (a pid that exec'd: the image it became)
+  size_t quiet_processes = 0;  // left out of commands: exec'd shims and helpers with no events
   std::vector<std::string> hosts;
   std::vector<std::pair<std::string, std::string>> versions;  // source -> detail (version)
   uint64_t duration_ns = 0, events = 0, dropped = 0;
   size_t processes = 0, threads = 0, devices = 0, device_streams = 0;
   size_t steps_found = 0, steps_selected = 0;
+  size_t warmup_steps = 0;     // selected steps holding tracing or compilation, left out of the
+  uint64_t warmup_ns = 0;      // step chart, averages and findings (unless include_warmup)
   std::string selection;  // how steps were selected, "" for all
 };
 
@@ -46,6 +50,7 @@ struct ReportOptions {
   std::string title;
   Options selection;  // steps, warm-up, step names (its view is ignored)
   size_t top = 20;
+  bool include_warmup = false;  // warm-up steps in the step chart, averages and findings
   // Framework versions found elsewhere (the profiler captures), as (framework, version).
   std::vector<std::pair<std::string, std::string>> versions;
   std::function<void(const char*)> progress;  // told before each long part

@@ -39,9 +39,14 @@ struct StepBreakdown {
   int64_t number = 0;
   size_t process = 0;
   uint64_t start = 0, end = 0;
-  uint64_t host_compute = 0, device_compute = 0, copies = 0, communication = 0;
+  // Host time, each instant counted once, in this order of precedence: waiting for input,
+  // compiling, computing (ops, primitives, Python), communicating, the framework's runtime;
+  // host_idle is what none of them covers.
+  uint64_t input = 0, compile = 0, host_compute = 0, runtime = 0, host_idle = 0;
+  uint64_t device_compute = 0, copies = 0, communication = 0;
   uint64_t device_idle_host_bound = 0, device_idle_waiting = 0;
   bool has_device = false;
+  bool warmup = false;  // it holds tracing or compilation
 };
 
 struct Result {

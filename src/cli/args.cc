@@ -1,17 +1,63 @@
 #include "cli/args.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 namespace tt::cli {
+namespace {
 
-uint64_t ParseBytes(const std::string& option, const std::string& value) {
+std::string FormatMax(double max) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%g", max);
+  return b;
+}
+
+}  // namespace
+
+uint64_t ParseUint(const std::string& option, const std::string& text, uint64_t max) {
+  // By hand rather than strtoull, which takes a sign, leading spaces and wraps "-1" around.
+  if (text.empty() || text.size() > 32)
+    throw Error(option + ": '" + text + "' is not a non-negative whole number");
+  uint64_t x = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9')
+      throw Error(option + ": '" + text + "' is not a non-negative whole number");
+    unsigned d = static_cast<unsigned>(c - '0');
+    if (d > max || x > (max - d) / 10)
+      throw Error(option + ": '" + text + "' is too large (at most " + std::to_string(max) + ")");
+    x = x * 10 + d;
+  }
+  return x;
+}
+
+double ParseNonNegativeDouble(const std::string& option, const std::string& text, double max,
+                              const char* what) {
+  auto bad = [&]() { return Error(option + ": '" + text + "' is not " + what); };
+  // strtod also reads "nan", "inf", "0x1p4" and leading spaces: only plain decimals get to it.
+  if (text.empty() || !(std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.'))
+    throw bad();
+  for (char c : text)
+    if (!std::isdigit(static_cast<unsigned char>(c)) && !std::strchr(".eE+-", c)) throw bad();
   char* end = nullptr;
   errno = 0;
-  unsigned long long x = std::strtoull(value.c_str(), &end, 10);
-  if (value.empty() || value[0] == '-' || end == value.c_str() || errno)
+  double x = std::strtod(text.c_str(), &end);
+  if (*end || errno == ERANGE || !std::isfinite(x) || x < 0) throw bad();
+  if (x > max)
+    throw Error(option + ": '" + text + "' is too large (at most " + FormatMax(max) + ")");
+  return x;
+}
+
+uint64_t ParseBytes(const std::string& option, const std::string& value) {
+  size_t digits = 0;
+  while (digits < value.size() && value[digits] >= '0' && value[digits] <= '9') ++digits;
+  if (digits == 0)
     throw Error(option + ": '" + value + "' is not a size (use bytes, or a K, M or G suffix)");
-  std::string suffix(end);
+  uint64_t x = ParseUint(option, value.substr(0, digits));
+  std::string suffix = value.substr(digits);
   uint64_t mult = 1;
   if (suffix == "K" || suffix == "k" || suffix == "KiB") mult = 1ull << 10;
   else if (suffix == "M" || suffix == "MiB") mult = 1ull << 20;
@@ -23,20 +69,12 @@ uint64_t ParseBytes(const std::string& option, const std::string& value) {
 }
 
 double ParseSeconds(const std::string& option, const std::string& value) {
-  char* end = nullptr;
-  double x = std::strtod(value.c_str(), &end);
-  if (value.empty() || *end || !std::isfinite(x) || x < 0)
-    throw Error(option + ": '" + value + "' is not a number of seconds");
-  return x;
+  return ParseNonNegativeDouble(option, value, kMaxSeconds, "a number of seconds");
 }
 
 analysis::StepRange ParseStepRange(const std::string& v) {
   auto number = [&](const std::string& x) -> int64_t {
-    char* end = nullptr;
-    unsigned long long n = std::strtoull(x.c_str(), &end, 10);
-    if (x.empty() || x[0] == '-' || *end)
-      throw Error("--steps: '" + x + "' is not a non-negative whole number");
-    return static_cast<int64_t>(n);
+    return static_cast<int64_t>(ParseUint("--steps", x, INT64_MAX));
   };
   size_t colon = v.find(':');
   if (v.empty() || (colon != std::string::npos && v.find(':', colon + 1) != std::string::npos))
@@ -48,6 +86,33 @@ analysis::StepRange ParseStepRange(const std::string& v) {
   if (!hi.empty()) r.last = number(hi);
   if (r.first > r.last) throw Error("--steps: '" + v + "' is empty (A is after B)");
   return r;
+}
+
+std::string TerminalSafe(const std::string& text, bool keep_newlines) {
+  std::string out;
+  out.reserve(text.size());
+  auto hex = [&](unsigned char c) {
+    char b[8];
+    std::snprintf(b, sizeof b, "\\x%02x", c);
+    out += b;
+  };
+  for (size_t i = 0; i < text.size(); ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c == '\n' && keep_newlines) {
+      out += '\n';
+    } else if (c < 0x20 || c == 0x7f) {
+      hex(c);
+    } else if (c == 0xc2 && i + 1 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
+      // A C1 control in UTF-8 (U+009B is a CSI, like ESC [, to many terminals).
+      hex(c);
+      hex(static_cast<unsigned char>(text[++i]));
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
 }
 
 bool ArgReader::Flag(const char* name) {

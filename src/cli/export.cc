@@ -48,14 +48,6 @@ struct ExportArgs {
   exporter::Selection sel;
 };
 
-uint64_t ParseUint(const std::string& opt, const std::string& val) {
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-  if (val.empty() || val[0] == '-' || *end)
-    throw Error(opt + ": '" + val + "' is not a non-negative whole number");
-  return x;
-}
-
 // False when the help was asked for (and printed).
 bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
   ArgReader a("export", argv);

@@ -138,18 +138,18 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
   uint64_t drops = 0;
   for (const auto& p : s.processes) drops += Drops(p);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
-  std::printf("trace      %s\n", s.path.c_str());
+  std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
   std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
               s.processes.size(), static_cast<unsigned long long>(s.threads),
               static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
               FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
-    std::printf("\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
-                static_cast<long long>(p.meta.ppid),
-                p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str()
-                                       : "",
-                p.meta.hostname.c_str(), p.meta.cmdline.c_str());
+    std::printf(
+        "\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
+        static_cast<long long>(p.meta.ppid),
+        p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str() : "",
+        TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
     uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
     std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
                 p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
@@ -168,11 +168,12 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
     for (const auto& [src, seen] : p.source_details) {
       std::string all;
       for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
-      std::printf("  %-10s %s\n", (src == "itt" ? "itt domains" : src).c_str(), all.c_str());
+      std::printf("  %-10s %s\n", TerminalSafe(src == "itt" ? "itt domains" : src).c_str(),
+                  TerminalSafe(all).c_str());
     }
     std::printf("  dropped    %llu", static_cast<unsigned long long>(Drops(p)));
     for (const auto& [why, n] : p.drop_reasons)
-      std::printf(" [%s: %llu]", why.c_str(), static_cast<unsigned long long>(n));
+      std::printf(" [%s: %llu]", TerminalSafe(why).c_str(), static_cast<unsigned long long>(n));
     std::printf("\n  clock      CLOCK_MONOTONIC (boot %s); realtime offset %lld ns at start, ",
                 p.meta.clock_uuid.c_str(), static_cast<long long>(p.meta.offset_start_ns));
     if (p.meta.offset_end_ns)
@@ -181,22 +182,23 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
     else
       std::printf("end not recorded\n");
     if (!p.meta.tracing_error.empty())
-      std::printf("  error      tracing stopped: %s\n", p.meta.tracing_error.c_str());
-    for (const auto* c : by_proc[pi]) std::fputs(FrameworkCaptureText(*c).c_str(), stdout);
+      std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
+    for (const auto* c : by_proc[pi])
+      std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
     for (const auto& t : p.threads)
       std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
-                  static_cast<unsigned long long>(t.tid), t.name.c_str(),
+                  static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
                   static_cast<unsigned long long>(t.events),
                   static_cast<unsigned long long>(t.discarded));
   }
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",
                 static_cast<long long>(c->pid));
-    std::fputs(FrameworkCaptureText(*c).c_str(), stdout);
+    std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
   }
   if (!s.problems.empty()) {
     std::printf("\nskipped (damaged parts; everything before them was read):\n");
-    for (const auto& pr : s.problems) std::printf("  %s\n", pr.ToString().c_str());
+    for (const auto& pr : s.problems) std::printf("  %s\n", TerminalSafe(pr.ToString()).c_str());
   }
 }
 

@@ -20,6 +20,7 @@
 #include "cli/commands.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
+#include "cli/trace_dir.h"
 #include "model/inventory.h"
 #include "cli/xspace_finalise.h"
 #include "core/files.h"
@@ -66,12 +67,21 @@ names the runtime library.
 )";
 
 volatile sig_atomic_t g_forward[65];
+volatile sig_atomic_t g_child = 0;
+// Passed on to COMMAND: by default each would end `record` and orphan it.
+constexpr int kForwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 
 void OnSignal(int sig, siginfo_t* info, void*) {
   // Signals the terminal sends reach the whole process group, COMMAND included: forward only
   // those sent to us alone (kill, timeout, a supervisor).
   if (info && info->si_code == SI_KERNEL) return;
-  if (sig > 0 && sig < 65) g_forward[sig] = 1;
+  // At once (kill is async-signal-safe): the main loop may already sit in a blocking waitpid.
+  int e = errno;
+  if (g_child > 0)
+    kill(g_child, sig);
+  else if (sig > 0 && sig < 65)
+    g_forward[sig] = 1;  // before fork: the main loop sends it
+  errno = e;
 }
 
 std::string DefaultDir() {
@@ -83,35 +93,6 @@ std::string DefaultDir() {
   std::string d = buf;
   for (int k = 1; PathExists(d); ++k) d = std::string(buf) + "-" + std::to_string(k);
   return d;
-}
-
-bool LooksLikeTrace(const std::string& dir) {
-  if (PathExists(dir + "/tensortrace.json")) return true;
-  for (const auto& n : ListDirectory(dir))
-    if (n.size() > 1 && n[0] == 'p' && PathExists(dir + "/" + n + "/metadata")) return true;
-  return false;
-}
-
-void PrepareDir(const std::string& dir, bool force) {
-  if (PathExists(dir)) {
-    if (!IsDirectory(dir)) throw Error("record: output " + dir + " exists and is not a directory");
-    auto entries = ListDirectory(dir);
-    if (!entries.empty()) {
-      if (!force)
-        throw Error("record: output directory " + dir +
-                    " is not empty; choose another -o, or add --force to replace the trace there");
-      if (!LooksLikeTrace(dir))
-        throw Error("record: " + dir +
-                    " is not empty and holds no tensortrace trace; --force only replaces traces");
-      for (const auto& n : entries) std::filesystem::remove_all(dir + "/" + n);
-    }
-  } else {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    if (ec) throw Error("record: cannot create output directory " + dir + ": " + ec.message());
-  }
-  if (access(dir.c_str(), W_OK) != 0)
-    throw Error("record: output directory " + dir + " is not writable");
 }
 
 // The runtime library: beside this executable (the build tree) or in ../lib (installed).
@@ -164,6 +145,7 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
       std::cout << kRecordHelp << sources::SourcesHelp() << kPythonCaptureHelp;
       return false;
     } else if (a.Option("-o", &o->dir) || a.Option("--output", &o->dir)) {
+      if (o->dir.empty()) throw Error("record: -o: the output directory name is empty");
     } else if (a.Flag("--force")) {
       o->force = true;
     } else if (a.Flag("--quiet")) {
@@ -239,7 +221,7 @@ Spawned Spawn(const std::vector<std::string>& cmd) {
   sa.sa_sigaction = OnSignal;
   sa.sa_flags = SA_SIGINFO;
   sigemptyset(&sa.sa_mask);
-  for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &sa, nullptr);
+  for (int s : kForwarded) sigaction(s, &sa, nullptr);
 
   int err_pipe[2];
   if (pipe2(err_pipe, O_CLOEXEC) != 0) throw Error("record: pipe: " + std::string(strerror(errno)));
@@ -248,7 +230,7 @@ Spawned Spawn(const std::vector<std::string>& cmd) {
   if (child == 0) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
-    for (int s : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaction(s, &dfl, nullptr);
+    for (int s : kForwarded) sigaction(s, &dfl, nullptr);
     std::vector<char*> args;
     for (auto& s : cmd) args.push_back(const_cast<char*>(s.c_str()));
     args.push_back(nullptr);
@@ -258,6 +240,7 @@ Spawned Spawn(const std::vector<std::string>& cmd) {
     }
     _exit(127);
   }
+  g_child = child;
   close(err_pipe[1]);
   int exec_errno = 0;
   ssize_t got;
@@ -283,6 +266,7 @@ int WaitForAll(pid_t child, double wait_children) {
     int st;
     pid_t p = waitpid(-1, &st, main_done ? WNOHANG : 0);
     if (p == child) {
+      g_child = 0;  // reaped: its pid may be reused
       status = st;
       main_done = true;
       reap_deadline = std::chrono::steady_clock::now() +
@@ -376,7 +360,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   if (o.cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
   if (o.dir.empty()) o.dir = DefaultDir();
   const std::string& dir = o.dir;
-  PrepareDir(dir, o.force);
+  PrepareTraceDir(dir, o.force);
   std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
   std::string lib = FindRuntime(self);
   Session session = SetEnvironment(o, abs_dir, lib);

@@ -25,7 +25,7 @@ namespace {
 
 const char kReportHelp[] =
     R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
-                          [--step-name NAME] [--top N]
+                          [--step-name NAME] [--include-warmup] [--top N]
 
 Writes one self-contained HTML page about the trace in DIR to PATH: it loads nothing from the
 network (inline styles and SVG charts, no script) and prints well.
@@ -48,6 +48,9 @@ options:
   --title TEXT       the page's title (default: "tensortrace report")
   --steps A:B, --skip-warmup N, --step-name NAME   which steps count, as in `tensortrace stats`
                      (memory over time always covers the whole trace)
+  --include-warmup   keep warm-up steps (those holding tf.function tracing or XLA/JAX
+                     compilation) in the step chart, averages and findings; by default they
+                     are left out, with a note of their number and time
   --top N            rows in the ops, kernels and copies tables (default 20)
   -h, --help         this help
 )";
@@ -56,14 +59,6 @@ struct ReportArgs {
   std::string dir, out;
   analysis::ReportOptions ro;
 };
-
-uint64_t ParseUint(const std::string& name, const std::string& val) {
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-  if (val.empty() || val[0] == '-' || *end)
-    throw Error(name + ": '" + val + "' is not a non-negative whole number");
-  return x;
-}
 
 // False when the help was asked for (and printed).
 bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
@@ -82,6 +77,8 @@ bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
       opt.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       opt.step_names.push_back(v);
+    } else if (a.Flag("--include-warmup")) {
+      r->ro.include_warmup = true;
     } else if (a.Option("--top", &v)) {
       r->ro.top = ParseUint("--top", v);
       if (r->ro.top == 0) throw Error("--top: must be at least 1");

@@ -1,10 +1,12 @@
 // `tensortrace stats`: tfprof-style views over a trace, as a table, JSON or CSV. The views,
 // their columns and how each prints come from the table in analysis/views/.
+#include <climits>
 #include <cstdio>
 #include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <regex>
+#include <memory>
+#include <re2/re2.h>
 
 #include "analysis/stats.h"
 #include "analysis/views/view.h"
@@ -107,14 +109,6 @@ struct StatsArgs {
   int max_depth = -1;
 };
 
-uint64_t ParseUint(const std::string& opt_name, const std::string& val) {
-  char* end = nullptr;
-  unsigned long long x = std::strtoull(val.c_str(), &end, 10);
-  if (val.empty() || val[0] == '-' || *end)
-    throw Error(opt_name + ": '" + val + "' is not a non-negative whole number");
-  return x;
-}
-
 // False when the help was asked for (and printed).
 bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
   ArgReader a("stats", argv);
@@ -132,12 +126,9 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
     } else if (a.Option("--top", &v)) {
       s->top = ParseUint("--top", v);
     } else if (a.Option("--min-micros", &v)) {
-      char* end = nullptr;
-      s->min_micros = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || s->min_micros < 0)
-        throw Error("--min-micros: '" + v + "' is not a non-negative number");
+      s->min_micros = ParseNonNegativeDouble("--min-micros", v);
     } else if (a.Option("--max-depth", &v)) {
-      s->max_depth = static_cast<int>(ParseUint("--max-depth", v));
+      s->max_depth = static_cast<int>(ParseUint("--max-depth", v, INT_MAX));
     } else if (a.Option("--steps", &v)) {
       s->opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
@@ -196,19 +187,15 @@ std::vector<std::string> Columns(const StatsArgs& s, bool any_memory) {
 // Filters, orders and cuts the rows; the scope tree at every level.
 class Shaper {
  public:
-  explicit Shaper(const StatsArgs& s) : s_(s) {
-    try {
-      if (!s.filter.empty()) filter_ = std::regex(s.filter);
-      if (!s.exclude.empty()) exclude_ = std::regex(s.exclude);
-    } catch (const std::regex_error& e) {
-      throw Error("--filter/--exclude: bad regular expression: " + std::string(e.what()));
-    }
-  }
+  // RE2 matches in time linear in the name's length, so no pattern can make stats run away
+  // (std::regex backtracks: "(a*)*b" against a long name ran for minutes).
+  explicit Shaper(const StatsArgs& s)
+      : s_(s), filter_(Compile("--filter", s.filter)), exclude_(Compile("--exclude", s.exclude)) {}
   void Shape(std::vector<Row>* v) const {
     std::vector<Row> kept;
     for (auto& r : *v) {
       if (Drop(r)) continue;
-      if (!s_.exclude.empty() && std::regex_search(r.name, exclude_)) continue;
+      if (exclude_ && RE2::PartialMatch(r.name, *exclude_)) continue;
       Cell c;
       if (s_.min_micros >= 0 && analysis::RowField(r, "micros", &c) && c.num < s_.min_micros)
         continue;
@@ -222,7 +209,7 @@ class Shaper {
 
  private:
   bool Drop(const Row& r) const {
-    return !s_.filter.empty() && !std::regex_search(r.name, filter_) && r.children.empty();
+    return filter_ && !RE2::PartialMatch(r.name, *filter_) && r.children.empty();
   }
   void Order(std::vector<Row>* rows) const {
     bool asc = s_.order_by == "name" || s_.order_by == "step";
@@ -241,8 +228,17 @@ class Shaper {
     for (auto& [c, i] : keys) out.push_back(std::move((*rows)[i]));
     *rows = std::move(out);
   }
+  static std::unique_ptr<RE2> Compile(const char* option, const std::string& pattern) {
+    if (pattern.empty()) return nullptr;
+    RE2::Options o;
+    o.set_log_errors(false);
+    auto re = std::make_unique<RE2>(pattern, o);
+    if (!re->ok())
+      throw Error(std::string(option) + ": bad regular expression: " + re->error());
+    return re;
+  }
   const StatsArgs& s_;
-  std::regex filter_, exclude_;
+  std::unique_ptr<RE2> filter_, exclude_;
 };
 
 // The rows as text cells (table and CSV) or JSON objects, the scope tree flattened to
@@ -259,8 +255,15 @@ struct Printer {
     for (const auto& f : cols) {
       Cell c;
       if (!analysis::RowField(r, f, &c)) continue;
-      if (c.is_text) j[f] = c.text;
-      else j[f] = c.num;
+      analysis::ColumnKind kind = analysis::KindOf(view, f);
+      if (c.is_text)
+        j[f] = c.text;
+      else if (kind == analysis::ColumnKind::kBool)
+        j[f] = c.num != 0;
+      else if (kind == analysis::ColumnKind::kCount || kind == analysis::ColumnKind::kBytes)
+        j[f] = static_cast<int64_t>(c.num);  // counts are integers in the schema
+      else
+        j[f] = c.num;
     }
     if (!r.children.empty() && (s.max_depth < 0 || depth + 1 < s.max_depth)) {
       j["children"] = nlohmann::json::array();
@@ -338,8 +341,10 @@ void PrintLinks(const analysis::Result& res) {
   std::cout << " unlinked " << res.unlinked << "\n";
 }
 
-void PrintTable(const Printer& pr) {
+void PrintTable(Printer& pr) {
   const auto& cols = pr.cols;
+  for (auto& row : pr.table)
+    for (auto& cell : row) cell = TerminalSafe(cell);  // names reach a terminal here
   std::vector<size_t> width(cols.size());
   for (size_t i = 0; i < cols.size(); ++i) width[i] = cols[i].size();
   for (const auto& row : pr.table)

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/error.h"
@@ -17,18 +18,65 @@ static std::string Errno(const std::string& what, const std::string& path) {
   return what + " " + path + ": " + std::strerror(errno);
 }
 
-std::string ReadFile(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+// Closes fd keeping errno.
+static void CloseKeep(int fd) {
+  int e = errno;
+  close(fd);
+  errno = e;
+}
+
+const char* FileTypeName(unsigned mode) {
+  switch (mode & S_IFMT) {
+    case S_IFREG:
+      return "a regular file";
+    case S_IFDIR:
+      return "a directory";
+    case S_IFLNK:
+      return "a symbolic link";
+    case S_IFIFO:
+      return "a FIFO";
+    case S_IFSOCK:
+      return "a socket";
+    case S_IFCHR:
+      return "a character device";
+    case S_IFBLK:
+      return "a block device";
+    default:
+      return "not a regular file";
+  }
+}
+
+int OpenRegularFile(const std::string& path, bool follow_symlinks) {
+  // O_NONBLOCK: opening a FIFO for reading would wait for a writer; the fstat below refuses it.
+  int flags = O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (follow_symlinks ? 0 : O_NOFOLLOW);
+  int fd = open(path.c_str(), flags);
+  if (fd < 0 && errno == ELOOP && !follow_symlinks)
+    throw Error("cannot read " + path + ": it is a symbolic link, not a regular file");
   if (fd < 0) throw Error(Errno("cannot open", path));
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    CloseKeep(fd);
+    throw Error(Errno("cannot stat", path));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    throw Error("cannot read " + path + ": it is " + FileTypeName(st.st_mode) +
+                ", not a regular file");
+  }
+  // Reads of a regular file never block; plain blocking mode keeps read()'s usual meaning.
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+std::string ReadFile(const std::string& path, bool follow_symlinks) {
+  int fd = OpenRegularFile(path, follow_symlinks);
   std::string out;
   char buf[65536];
   for (;;) {
     ssize_t n = read(fd, buf, sizeof buf);
     if (n < 0) {
       if (errno == EINTR) continue;
-      int e = errno;
-      close(fd);
-      errno = e;
+      CloseKeep(fd);
       throw Error(Errno("cannot read", path));
     }
     if (n == 0) break;
@@ -38,30 +86,82 @@ std::string ReadFile(const std::string& path) {
   return out;
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& data) {
-  std::string tmp = path + ".tmp" + std::to_string(getpid());
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(Errno("cannot create", tmp));
+bool MakeDirectory(const std::string& path) {
+  if (mkdir(path.c_str(), kDirMode) != 0) return false;
+  // mkdir's mode passes through the umask; the directory is ours, so set it exactly.
+  chmod(path.c_str(), kDirMode);
+  return true;
+}
+
+AtomicFile::AtomicFile(const std::string& path) : path_(path) {
+  struct stat st;
+  // A device or FIFO named as the output (/dev/stdout, /dev/null) is written in place: renaming
+  // a file over it would replace the device node.
+  if (stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    fd_ = open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+    if (fd_ < 0) throw Error(Errno("cannot open", path));
+    direct_ = true;
+    return;
+  }
+  // mkostemp: a new file (O_EXCL, so no link is followed) under a name no one can guess.
+  std::string tmpl = path + ".tmp" + std::to_string(getpid()) + ".XXXXXX";
+  fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
+  if (fd_ < 0) throw Error(Errno("cannot create", path));
+  tmp_ = tmpl;
+  fchmod(fd_, kFileMode);  // whatever the umask
+}
+
+AtomicFile::~AtomicFile() { Abandon(); }
+
+void AtomicFile::Abandon() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  if (!tmp_.empty()) unlink(tmp_.c_str());
+  tmp_.clear();
+}
+
+void AtomicFile::Write(const char* data, size_t n) {
   size_t off = 0;
-  while (off < data.size()) {
-    ssize_t n = write(fd, data.data() + off, data.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp.c_str());
-      errno = e;
-      throw Error(Errno("cannot write", tmp));
+  while (off < n) {
+    ssize_t k = write(fd_, data + off, n - off);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) {
+      if (k == 0) errno = ENOSPC;
+      std::string msg = Errno("cannot write", path_);
+      Abandon();
+      throw Error(msg);
     }
-    off += static_cast<size_t>(n);
+    off += static_cast<size_t>(k);
   }
-  close(fd);
-  if (rename(tmp.c_str(), path.c_str()) != 0) {
-    int e = errno;
-    unlink(tmp.c_str());
+}
+
+void AtomicFile::Commit(bool sync) {
+  // fsync reports the write-back errors (a full disk, NFS) that write() may not have; a
+  // device or FIFO has nothing to sync.
+  int rc = direct_ || !sync ? 0 : fsync(fd_);
+  int e = errno;
+  if (close(fd_) != 0 && rc == 0) {
+    rc = -1;
+    e = errno;
+  }
+  fd_ = -1;
+  if (rc == 0 && !direct_ && rename(tmp_.c_str(), path_.c_str()) != 0) {
+    rc = -1;
+    e = errno;
+  }
+  if (rc != 0) {
     errno = e;
-    throw Error(Errno("cannot rename to", path));
+    std::string msg = Errno("cannot write", path_);
+    Abandon();
+    throw Error(msg);
   }
+  tmp_.clear();
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& data, bool sync) {
+  AtomicFile f(path);
+  f.Write(data.data(), data.size());
+  f.Commit(sync);
 }
 
 bool IsDirectory(const std::string& path) {

@@ -6,13 +6,55 @@
 
 namespace tt {
 
-std::string ReadFile(const std::string& path);
-// Writes through a temporary file and rename(), so readers never see half a file.
-void WriteFileAtomic(const std::string& path, const std::string& data);
+// Opens an existing regular file for reading, never blocking (a FIFO or a device in its place
+// is refused with one line naming it, not waited on). `follow_symlinks` false: a symbolic link
+// there is refused too. Returns the descriptor (O_CLOEXEC); throws tt::Error.
+int OpenRegularFile(const std::string& path, bool follow_symlinks = true);
+// The whole of a regular file (OpenRegularFile).
+std::string ReadFile(const std::string& path, bool follow_symlinks = true);
+
+// Every file tensortrace creates is new (O_CREAT|O_EXCL|O_NOFOLLOW: nothing already there,
+// a planted symbolic link included, is opened or followed) and mode 0600 whatever the umask;
+// every directory 0700. Owner-only by default: traces hold command lines and environments.
+constexpr unsigned kFileMode = 0600;
+constexpr unsigned kDirMode = 0700;
+// Creates the directory `path` (kDirMode whatever the umask). False with errno if mkdir failed.
+bool MakeDirectory(const std::string& path);
+
+// A file written under a temporary name beside `path` (created exclusively, kFileMode) and
+// renamed into place by Commit(), so readers never see half a file and a failed write leaves
+// nothing behind. Every write, the fsync and the close are checked.
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& path);  // throws tt::Error
+  ~AtomicFile();                                 // removes the temporary file unless committed
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+
+  int fd() const { return fd_; }
+  const std::string& path() const { return path_; }
+  void Write(const char* data, size_t n);  // all of it, or throws tt::Error
+  // Flushes to the disk (`sync`: fsync, which also reports write-back errors such as a full
+  // disk that write() did not), closes and renames into place. Throws tt::Error (nothing left
+  // behind).
+  void Commit(bool sync = true);
+  // Gives up: closes and removes the temporary file.
+  void Abandon();
+
+ private:
+  std::string path_, tmp_;
+  int fd_ = -1;
+  bool direct_ = false;  // `path` is a device or FIFO: written in place, never renamed over
+};
+
+// Writes through AtomicFile (`sync`: see Commit).
+void WriteFileAtomic(const std::string& path, const std::string& data, bool sync = true);
 bool IsDirectory(const std::string& path);
 bool PathExists(const std::string& path);
 // Entries of a directory (no "." or ".."), sorted by name.
 std::vector<std::string> ListDirectory(const std::string& path);
 uint64_t FileSize(const std::string& path);
+// "a FIFO", "a directory", "a symbolic link", ... for the st_mode of a file that is not regular.
+const char* FileTypeName(unsigned mode);
 
 }  // namespace tt

@@ -155,6 +155,9 @@ std::string Summary(const RunSummary& r) {
   kv("trace", r.trace);
   if (r.commands.empty()) kv("command", "(not recorded)");
   for (const auto& c : r.commands) kv("command", c);
+  if (r.quiet_processes)
+    kv("other processes", WithCommas(r.quiet_processes) +
+                              " with no traced events (shims that exec'd, helpers)");
   std::string hosts;
   for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   kv("host", hosts.empty() ? "(not recorded)" : hosts);
@@ -193,8 +196,17 @@ std::string Findings(const std::vector<analysis::Finding>& f) {
 std::string Steps(const ReportData& d) {
   std::string s = "<section id=\"steps\"><h2>Step-time breakdown</h2>\n";
   const auto& steps = d.steps.steps;
+  if (d.run.warmup_steps)
+    s += "<p class=\"note\" id=\"warmup-note\">" +
+         Escape(WithCommas(d.run.warmup_steps) + " warm-up step" +
+                (d.run.warmup_steps == 1 ? "" : "s") + " (holding tf.function tracing or XLA/JAX "
+                "compilation, " + HumanDuration(static_cast<double>(d.run.warmup_ns)) +
+                " in all) left out of this chart, its averages and the findings; "
+                "--include-warmup keeps them.") +
+         "</p>\n";
   if (steps.empty()) {
     std::string why = d.steps.notes.empty() ? "no steps in this trace" : d.steps.notes[0];
+    if (d.run.warmup_steps) why = "every selected step is a warm-up step";
     return s + None("No step-time breakdown: " + why + ".") + "</section>\n";
   }
   // Many steps: an even sample, so that every bar stays visible.
@@ -232,12 +244,16 @@ std::string Steps(const ReportData& d) {
            [](const B& b) { return b.device_idle_host_bound; });
     series("device idle: waiting", "#d9d9d9", [](const B& b) { return b.device_idle_waiting; });
   } else {
+    series("waiting for input", "#fd8d3c", [](const B& b) { return b.input; });
+    series("compilation", "#9e9ac8", [](const B& b) { return b.compile; });
     stack.push_back(host);
-    series("communication", "#756bb1", [](const B& b) { return b.communication; });
-    series("host idle or untraced", "#d9d9d9", [](const B& b) {
-      uint64_t d = b.end - b.start, used = b.host_compute + b.communication;
-      return d > used ? d - used : uint64_t{0};
+    series("communication", "#756bb1", [](const B& b) {
+      uint64_t d = b.end - b.start, other = b.input + b.compile + b.host_compute + b.runtime +
+                                            b.host_idle;
+      return d > other ? d - other : uint64_t{0};
     });
+    series("framework runtime", "#c6dbef", [](const B& b) { return b.runtime; });
+    series("host idle or untraced", "#d9d9d9", [](const B& b) { return b.host_idle; });
   }
   s +=
       "<figure>" +
@@ -252,8 +268,10 @@ std::string Steps(const ReportData& d) {
                    "communication can overlap one another, so a stack can pass the step's "
                    "duration); device idle time is split into host-bound (the host was running "
                    "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
-                 : "Host compute is the time covered by framework ops on any thread of the "
-                   "process; no device activity was traced.") +
+                 : "Each instant of a step counted once: waiting for input (the input "
+                   "pipeline's next element), compilation, host compute (ops on any thread of the "
+                   "process), communication, the framework's runtime around the ops, or idle; no "
+                   "device activity was traced.") +
       "</figcaption></figure>\n";
   // Averages, with the exact numbers behind the chart.
   double n = static_cast<double>(steps.size());
@@ -265,10 +283,13 @@ std::string Steps(const ReportData& d) {
   double dur = 0;
   for (const auto& b : steps) dur += static_cast<double>(b.end - b.start);
   s += "<div class=\"wide\"><table id=\"step-averages\">" +
-       Header({"steps", "avg duration (us)", "host compute (us)", "device compute (us)",
+       Header({"steps", "avg duration (us)", "input (us)", "compilation (us)",
+               "host compute (us)", "runtime (us)", "host idle (us)", "device compute (us)",
                "copies (us)", "communication (us)", "device idle host-bound (us)",
                "device idle waiting (us)"}) +
-       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::host_compute)) +
+       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::input)) +
+       Td(avg(&B::compile)) + Td(avg(&B::host_compute)) + Td(avg(&B::runtime)) +
+       Td(avg(&B::host_idle)) +
        Td(avg(&B::device_compute)) + Td(avg(&B::copies)) + Td(avg(&B::communication)) +
        Td(avg(&B::device_idle_host_bound)) + Td(avg(&B::device_idle_waiting)) +
        "</tr></tbody></table></div>\n";

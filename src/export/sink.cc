@@ -10,23 +10,22 @@
 
 namespace tt::exporter {
 
-Sink::Sink(const std::string& path, bool gzip) : path_(path), gzip_(gzip) {
-  tmp_ = path + ".tmp" + std::to_string(getpid());
-  if (gzip_) {
-    gz_ = gzopen(tmp_.c_str(), "wb6");
-    if (!gz_) throw Error("cannot create " + path + ": " + std::strerror(errno));
-  } else {
-    file_ = std::fopen(tmp_.c_str(), "wb");
-    if (!file_) throw Error("cannot create " + path + ": " + std::strerror(errno));
+Sink::Sink(const std::string& path, bool gzip) : path_(path), file_(path) {
+  if (gzip) {
+    // zlib closes the descriptor it is given; AtomicFile keeps its own for fsync and rename.
+    int fd = dup(file_.fd());
+    if (fd >= 0) gz_ = gzdopen(fd, "wb6");
+    if (!gz_) {
+      if (fd >= 0) close(fd);
+      throw Error("cannot create " + path + ": " + std::strerror(errno ? errno : ENOMEM));
+    }
   }
   buf_.reserve(1 << 20);
 }
 
 Sink::~Sink() {
-  if (done_) return;
   if (gz_) gzclose(static_cast<gzFile>(gz_));
-  if (file_) std::fclose(file_);
-  unlink(tmp_.c_str());
+  // file_'s destructor removes the temporary file unless Commit() succeeded.
 }
 
 void Sink::Write(const char* data, size_t n) {
@@ -37,29 +36,30 @@ void Sink::Write(const char* data, size_t n) {
 
 void Sink::Flush() {
   if (buf_.empty()) return;
-  bool ok = gz_ ? gzwrite(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size())) ==
-                      static_cast<int>(buf_.size())
-                : std::fwrite(buf_.data(), 1, buf_.size(), file_) == buf_.size();
-  if (!ok) throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+  if (gz_) {
+    errno = 0;
+    if (gzwrite(static_cast<gzFile>(gz_), buf_.data(), static_cast<unsigned>(buf_.size())) !=
+        static_cast<int>(buf_.size()))
+      throw Error("cannot write " + path_ + ": " + std::strerror(errno ? errno : EIO));
+  } else {
+    file_.Write(buf_.data(), buf_.size());
+  }
   buf_.clear();
 }
 
 void Sink::Commit() {
   Flush();
-  int rc = gz_ ? gzclose(static_cast<gzFile>(gz_)) : std::fclose(file_);
-  gz_ = nullptr;
-  file_ = nullptr;
-  if (rc != 0) {
-    unlink(tmp_.c_str());
-    done_ = true;
-    throw Error("cannot write " + path_ + ": " + std::strerror(errno));
+  if (gz_) {
+    errno = 0;
+    int rc = gzclose(static_cast<gzFile>(gz_));
+    gz_ = nullptr;
+    if (rc != Z_OK) {
+      int e = errno ? errno : EIO;
+      file_.Abandon();
+      throw Error("cannot write " + path_ + ": " + std::strerror(e));
+    }
   }
-  if (rename(tmp_.c_str(), path_.c_str()) != 0) {
-    unlink(tmp_.c_str());
-    done_ = true;
-    throw Error("cannot write " + path_ + ": " + std::strerror(errno));
-  }
-  done_ = true;
+  file_.Commit();
 }
 
 }  // namespace tt::exporter

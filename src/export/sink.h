@@ -1,8 +1,10 @@
 // Output of exporters: a file written under a temporary name and renamed into place when
 // complete, so a failed export leaves nothing behind. Optionally gzip-compressed.
 #pragma once
-#include <cstdio>
+#include <cstdint>
 #include <string>
+
+#include "core/files.h"
 
 namespace tt::exporter {
 
@@ -16,19 +18,18 @@ class Sink {
 
   void Write(const char* data, size_t n);
   void Write(const std::string& s) { Write(s.data(), s.size()); }
-  // Flushes, closes and renames into place. Throws tt::Error on failure.
+  // Flushes, closes and renames into place. Throws tt::Error on failure (a full disk included),
+  // leaving nothing behind.
   void Commit();
   uint64_t bytes() const { return bytes_; }
 
  private:
   void Flush();
-  std::string path_, tmp_;
-  bool gzip_;
-  void* gz_ = nullptr;     // gzFile
-  std::FILE* file_ = nullptr;
+  std::string path_;
+  AtomicFile file_;
+  void* gz_ = nullptr;  // gzFile over a duplicate of file_'s descriptor
   std::string buf_;
   uint64_t bytes_ = 0;
-  bool done_ = false;
 };
 
 }  // namespace tt::exporter

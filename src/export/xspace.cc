@@ -716,7 +716,7 @@ void MakeDirs(const std::string& path, std::vector<std::string>* created) {
     if (pos != path.size() && path[pos] != '/') continue;
     std::string dir = path.substr(0, pos);
     if (IsDirectory(dir)) continue;
-    if (mkdir(dir.c_str(), 0755) != 0)
+    if (!MakeDirectory(dir))
       throw Error("cannot create directory " + dir + ": " + std::strerror(errno) +
                   " (give a writable log directory with -o)");
     created->push_back(dir);

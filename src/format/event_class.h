@@ -80,7 +80,7 @@ TT_HOT uint8_t* PutNamedPayload(uint8_t* p, uint8_t kind, bool classed, uint32_t
   if (!classed) p = PutU8(PutU32(p, name), static_cast<uint8_t>(cat));
   if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
   if (classed) {
-#pragma GCC unroll 6
+    TT_UNROLL(6)
     for (uint32_t i = 0; i < n; ++i) p = PutArgValue(p, enc[i]);
   } else if (layout::KindHasArgs(kind)) {
     p = PutArgs(p, args, n);

@@ -62,10 +62,18 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
   try {
     ProcessTrace p;
     p.dir = dir;
-    p.meta = ParseMetadata(ReadFile(mpath), mpath);
+    p.meta = ParseMetadata(ReadFile(mpath, /*follow_symlinks=*/false), mpath);
     for (const auto& name : ListDirectory(dir)) {
       std::string full = dir + "/" + name;
-      if (IsStreamFile(name) && !IsDirectory(full)) p.streams.push_back(full);
+      struct stat st;
+      if (!IsStreamFile(name) || lstat(full.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
+      // A FIFO, device or link where a stream belongs is never opened (it could block).
+      if (!S_ISREG(st.st_mode))
+        out->problems.push_back(
+            {full, 0,
+             std::string("skipped: it is ") + FileTypeName(st.st_mode) + ", not a stream file"});
+      else
+        p.streams.push_back(full);
     }
     // The process streams define the classes the other streams' events use: the runtime's
     // (proc<pid>) and the XSpace import's (xspace, xspace.N).
@@ -196,9 +204,11 @@ void SetStreamReadHooks(StreamReadHooks hooks) { Hooks() = std::move(hooks); }
 
 MappedStream::MappedStream(const std::string& path) : path_(path) {
   if (Hooks().opened) Hooks().opened(path);
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    error_ = std::string("cannot open: ") + std::strerror(errno);
+  int fd = -1;
+  try {
+    fd = OpenRegularFile(path, /*follow_symlinks=*/false);
+  } catch (const Error& e) {
+    error_ = e.what();
     return;
   }
   struct stat st;

@@ -9,6 +9,15 @@ namespace tt::model {
 
 using namespace layout;
 
+void Process::DecideMeanings() {
+  user_meaning.resize(names.size());
+  op_meaning.resize(names.size());
+  for (size_t i = 0; i < names.size(); ++i) {
+    user_meaning[i] = model::MeaningOf(Category::kUser, names[i]);
+    op_meaning[i] = model::MeaningOf(Category::kFrameworkOp, names[i]);
+  }
+}
+
 namespace {
 
 // The first event fixes the packet header; the process stream is read whole (names), thread
@@ -113,6 +122,7 @@ TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory) {
       p.tracks.push_back(m.tracks.size());
       m.tracks.push_back(std::move(s.tr));
     }
+    p.DecideMeanings();
     m.processes.push_back(std::move(p));
     if (inventory) AddProcessSummary(std::move(ps), inventory);
   }

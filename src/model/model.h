@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "format/reader.h"
+#include "model/meaning.h"
 
 namespace tt::model {
 
@@ -32,6 +33,18 @@ struct Process {
   std::string_view Name(uint32_t id) const {
     return id < names.size() ? std::string_view(names[id]) : std::string_view();
   }
+  // What an event of category c named by id `name` is (model/meaning.h); decided once per name
+  // for annotations and framework ops.
+  Meaning MeaningOf(layout::Category c, uint32_t name) const {
+    const std::vector<Meaning>* cached = c == layout::Category::kUser          ? &user_meaning
+                                         : c == layout::Category::kFrameworkOp ? &op_meaning
+                                                                               : nullptr;
+    if (cached && name < cached->size()) return (*cached)[name];
+    return model::MeaningOf(c, Name(name));
+  }
+  // Fills the per-name meanings from names (LoadModel does).
+  void DecideMeanings();
+  std::vector<Meaning> user_meaning, op_meaning;  // by name id
 };
 
 struct TraceModel {

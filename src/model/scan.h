@@ -33,7 +33,7 @@ struct Slice {
   uint64_t child_ns = 0;      // time inside direct children (so self = end - start - child_ns)
   uint32_t parent = 0;        // name of the innermost enclosing slice (0: none)
   layout::Category parent_category = layout::Category::kUser;
-  uint32_t op = 0;            // innermost enclosing framework op or user range (0: none)
+  uint32_t op = 0;            // innermost enclosing op-like slice (model/meaning.h; 0: none)
   ArgsView args;
   bool unclosed = false;      // still open at the end of the stream (closed there)
   uint64_t Duration() const { return end - start; }
@@ -45,7 +45,7 @@ struct Point {  // an instant or a counter sample
   uint32_t name = 0;
   layout::Category category = layout::Category::kUser;
   double value = 0;   // counters
-  uint32_t op = 0;    // innermost enclosing framework op or user range
+  uint32_t op = 0;    // innermost enclosing op-like slice (model/meaning.h)
   uint16_t depth = 0;
   ArgsView args;
   bool counter = false;
@@ -87,7 +87,8 @@ inline bool IsOpCategory(layout::Category c) {
 template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
   using namespace layout;
-  StreamDecoder dec(m.Stream(t.file), m.processes[t.process].meta, problems);
+  const Process& proc = m.processes[t.process];
+  StreamDecoder dec(m.Stream(t.file), proc.meta, problems);
   std::vector<Slice> stack;
   std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
   uint64_t last = 0;
@@ -127,7 +128,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         Slice s = placed(ev);
         s.start = ev.ts;
         stack.push_back(s);
-        ops.push_back(IsOpCategory(s.category) ? s.name : s.op);
+        ops.push_back(IsOpLike(proc.MeaningOf(s.category, s.name)) ? s.name : s.op);
         visit.OnBegin(stack.back());
         break;
       }

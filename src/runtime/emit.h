@@ -181,7 +181,7 @@ TT_HOT bool TryEmitNamed(Stream* s, uint8_t kind, const char* name, layout::Cate
     p = PutCompactHeader(s->pos, cls, ts);
   }
   if (layout::ClassFixedSize(kind)) p = PutU64(p, fixed);
-#pragma GCC unroll 4
+  TT_UNROLL(4)
   for (uint32_t i = 0; i < nargs && i < NameCache::kMemoArgs; ++i) {
     Store<uint64_t>(p, bits[i]);
     p += e->memo_size[i];

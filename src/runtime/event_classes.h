@@ -55,12 +55,12 @@ TT_HOT uint8_t ClassOf(ClassCache* c, uint8_t kind, uint32_t name, layout::Categ
   ClassKey k;
   k.w0 =
       name | uint64_t{kind} << 32 | uint64_t{static_cast<uint8_t>(cat)} << 40 | uint64_t{n} << 48;
-  // Unrolled (n <= 6) at any optimisation level: the loops' control cost more than their work.
-#pragma GCC unroll 6
+  // Unrolled (n <= 6) in every optimised build: the loops' control cost more than their work.
+  TT_UNROLL(6)
   for (uint32_t i = 0; i < n; ++i) k.a[i] = ArgWord(args[i], enc[i]);
   ClassCache::Entry* set = &c->e[((name + kind * 53u) * 2) & (ClassCache::kSize - 1)];
   bool hit = set->key.w0 == k.w0;
-#pragma GCC unroll 6
+  TT_UNROLL(6)
   for (uint32_t i = 0; i < n; ++i) hit &= set->key.a[i] == k.a[i];
   if (__builtin_expect(hit, 1)) return set->id;
   return ClassMiss(set, k, n);
@@ -98,7 +98,7 @@ static_assert(std::size(kWireRanges) == static_cast<size_t>(layout::ArgWire::kCo
 TT_HOT uint8_t MemoClass(const NameCache::Entry& e, uint64_t w0, const Arg* args, uint32_t n,
                          uint64_t* bits) {
   if (n > NameCache::kMemoArgs || e.memo_w0 != w0) return 0;
-#pragma GCC unroll 4
+  TT_UNROLL(4)
   for (uint32_t i = 0; i < n && i < NameCache::kMemoArgs; ++i) {
     // Key and type compared apart: the caller has just stored them, with two stores that
     // could not be forwarded to one wider load (it would wait for them to reach the cache).

@@ -100,7 +100,9 @@ std::string ReadCmdline() {
 
 void WriteMetadata() {
   try {
-    WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta));
+    // No fsync: it would cost the traced program milliseconds at its start and exit, and the
+    // page cache keeps the file through any crash of the process (write and close are checked).
+    WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta), /*sync=*/false);
   } catch (const std::exception& e) {
     DisableTracing(e.what());
   }
@@ -170,7 +172,7 @@ bool InitProcess() {
   std::string dir;
   for (;; ++gen) {
     dir = *g.root + "/p" + std::to_string(g.pid) + (gen ? "." + std::to_string(gen) : "");
-    if (mkdir(dir.c_str(), 0755) == 0) break;
+    if (MakeDirectory(dir)) break;
     if (errno != EEXIST || gen > 1000) {
       std::snprintf(g.error, sizeof g.error, "cannot create %s: %s", dir.c_str(),
                     std::strerror(errno));

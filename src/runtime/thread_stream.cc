@@ -1,12 +1,14 @@
 // Stream files: creating them, mapping packet after packet, closing.
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <new>
 
+#include "core/files.h"
 #include "runtime/emit.h"
 #include "runtime/prepare.h"
 
@@ -30,13 +32,14 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
     int n = k == 0 ? std::snprintf(s->path, sizeof s->path, "%s/%s%llu", dir, prefix, id)
                    : std::snprintf(s->path, sizeof s->path, "%s/%s%llu.%d", dir, prefix, id, k);
     if (n <= 0 || static_cast<size_t>(n) >= sizeof s->path) break;
-    fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    fd = open(s->path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, kFileMode);
     if (fd >= 0 || errno != EEXIST) break;
   }
   if (fd < 0) {
     CloseStream(s);
     return nullptr;
   }
+  fchmod(fd, kFileMode);  // whatever the program's umask: the preparer reopens it O_RDWR
   close(fd);
   s->packet_bytes = packet_bytes;
   s->preparable = kind == layout::TrackKind::kThread;

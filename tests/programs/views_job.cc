@@ -1,7 +1,7 @@
 // A small trace whose every view has known numbers (tests/views_test.cc): two steps on one
 // thread, each holding three framework ops written with exact durations, one op with a oneDNN
-// primitive, two launches and allocations inside it, and the GPU work those launched at known
-// times.
+// primitive, two launches and allocations inside it, the GPU work those launched at known
+// times, and an op whose inner op runs inside a runtime range (a thread pool's ParallelFor).
 //   TENSORTRACE_DIR=DIR views_job
 #include "runtime/device.h"
 #include "runtime/emit.h"
@@ -64,7 +64,14 @@ void Step(int64_t i) {
   Arg c2[] = {Int("correlation_id", 10 * i + 2)};
   Complete("cudaMemcpyAsync", Category::kRuntimeApi, 5, c2, 1);
   rt::EmitEnd();
-  SpinUntil(tw, 150);
+  // An op whose inner op runs inside a thread-pool region: the region is the outer op's own
+  // time, the inner op is not.
+  rt::EmitBegin("a/loop:While", Category::kFrameworkOp);
+  rt::EmitBegin("ParallelFor", Category::kUser);
+  Complete("a/loop/body:AddV2", Category::kFrameworkOp, 30);
+  rt::EmitEnd();
+  rt::EmitEnd();
+  SpinUntil(tw, 250);
   rt::EmitEnd();
   Arg k1[] = {Int("correlation_id", 10 * i + 1), Str("grid", "8x1x1"), Str("block", "64x1x1")};
   rt::EmitDeviceActivity(0, 7, "k_conv", Category::kGpuKernel, tw, tw + 20000, k1, 3);

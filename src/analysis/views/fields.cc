@@ -60,6 +60,8 @@ std::string FormatCell(const Cell& c, ColumnKind kind) {
     case ColumnKind::kRatio:
       std::snprintf(b, sizeof b, "%.2f%%", c.num * 100);
       break;
+    case ColumnKind::kBool:
+      return c.num != 0 ? "yes" : "";
     default:
       std::snprintf(b, sizeof b, "%.3f", c.num);
   }

@@ -25,7 +25,8 @@ void Finish(Aggregates& a, Result* r) { FinishOpRows(a, r, OpType); }
 
 extern const ViewDef kOpView = {
     .name = "op",
-    .help = "framework ops (and annotated ranges) by op type (\"node:OpType\" -> OpType)",
+    .help = "compute ops (and the program's annotated ranges) by op type (\"node:OpType\" ->\n"
+            "OpType); the framework's runtime, compile and input ranges are in `runtime`",
     .columns = kOpColumns,
     .memory_columns = kOpMemoryColumns,
     .memory_at = 6,

@@ -6,14 +6,15 @@
 namespace tt::analysis {
 
 extern const ViewDef kOpView, kNameView, kScopeView, kKernelView, kApiView, kMemcpyView,
-    kPrimitiveView, kStepView, kThreadView;
+    kPrimitiveView, kStepView, kThreadView, kRuntimeView;
 
 namespace {
 
 std::vector<const ViewDef*>& Table() {
   static std::vector<const ViewDef*> views = {&kOpView,     &kNameView,      &kScopeView,
                                               &kKernelView, &kApiView,       &kMemcpyView,
-                                              &kPrimitiveView, &kStepView, &kThreadView};
+                                              &kPrimitiveView, &kStepView, &kThreadView,
+                                              &kRuntimeView};
   return views;
 }
 
@@ -61,6 +62,8 @@ std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory) {
 
 std::vector<std::string> ValidFields(const ViewDef& v, bool any_memory) {
   std::vector<std::string> valid = DefaultColumns(v, any_memory);
+  for (const Column& c : v.fields)
+    if (std::find(valid.begin(), valid.end(), c.name) == valid.end()) valid.push_back(c.name);
   if (v.common_fields)
     for (const Column& c : CommonColumns())
       if (std::find(valid.begin(), valid.end(), c.name) == valid.end()) valid.push_back(c.name);

@@ -9,6 +9,9 @@ namespace {
 // One process's intervals by kind.
 struct ProcessIntervals {
   SortedIntervals host, comm, device, copy, busy;
+  // Cumulative unions for the host's precedence: input, + compile, + compute, + communication,
+  // + runtime.
+  SortedIntervals i, ic, ich, ichm, ichmr;
   bool has_device = false;
 };
 
@@ -21,6 +24,9 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
     ProcessIntervals& p = v[a.m->tracks[t.track].process];
     add(&p.host, t.host);
     add(&p.comm, t.comm);
+    add(&p.i, t.input);
+    add(&p.ic, t.compile);
+    add(&p.ichmr, t.runtime_iv);
   }
   for (auto& t : a.device) {
     ProcessIntervals& p = v[a.m->tracks[t.track].process];
@@ -36,7 +42,15 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
       add(&p.busy, p.copy.v);
       add(&p.busy, p.comm.v);
     }
-    for (auto* s : {&p.host, &p.comm, &p.device, &p.copy, &p.busy}) s->Build();
+    add(&p.ic, p.i.v);
+    p.ich.v = p.ic.v;
+    add(&p.ich, p.host.v);
+    p.ichm.v = p.ich.v;
+    add(&p.ichm, p.comm.v);
+    add(&p.ichmr, p.ichm.v);
+    for (auto* s : {&p.host, &p.comm, &p.device, &p.copy, &p.busy, &p.i, &p.ic, &p.ich, &p.ichm,
+                    &p.ichmr})
+      s->Build();
   }
   return v;
 }
@@ -47,7 +61,15 @@ StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
   b.process = s.process;
   b.start = s.start;
   b.end = s.end;
-  b.host_compute = UnionLength(p.host, s.start, s.end);
+  uint64_t i = UnionLength(p.i, s.start, s.end), ic = UnionLength(p.ic, s.start, s.end);
+  uint64_t ich = UnionLength(p.ich, s.start, s.end), ichm = UnionLength(p.ichm, s.start, s.end);
+  uint64_t ichmr = UnionLength(p.ichmr, s.start, s.end);
+  b.input = i;
+  b.compile = ic - i;
+  b.host_compute = ich - ic;
+  b.runtime = ichmr - ichm;
+  b.host_idle = (s.end - s.start) - ichmr;
+  b.warmup = b.compile > 0;
   b.device_compute = UnionLength(p.device, s.start, s.end);
   b.copies = UnionLength(p.copy, s.start, s.end);
   b.communication = UnionLength(p.comm, s.start, s.end);
@@ -55,8 +77,9 @@ StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
   if (b.has_device) {
     uint64_t dev_busy = UnionLength(p.busy, s.start, s.end);
     uint64_t idle = (s.end - s.start) - dev_busy;
+    uint64_t host = UnionLength(p.host, s.start, s.end);
     uint64_t busy_and_host = OverlapLength(p.busy, p.host, s.start, s.end);
-    uint64_t host_during_idle = b.host_compute - std::min(b.host_compute, busy_and_host);
+    uint64_t host_during_idle = host - std::min(host, busy_and_host);
     b.device_idle_host_bound = std::min(idle, host_during_idle);
     b.device_idle_waiting = idle - b.device_idle_host_bound;
   }
@@ -72,7 +95,12 @@ Row StepRow(const StepBreakdown& b, const model::TraceModel& m) {
                {"pid", static_cast<double>(m.processes[b.process].meta.pid)},
                {"start_ns", static_cast<double>(b.start)},
                {"duration_micros", us(b.end - b.start)},
+               {"warmup", b.warmup ? 1.0 : 0.0},
+               {"input_micros", us(b.input)},
+               {"compile_micros", us(b.compile)},
                {"host_compute_micros", us(b.host_compute)},
+               {"runtime_micros", us(b.runtime)},
+               {"host_idle_micros", us(b.host_idle)},
                {"device_compute_micros", us(b.device_compute)},
                {"copies_micros", us(b.copies)},
                {"communication_micros", us(b.communication)},
@@ -97,20 +125,27 @@ void Finish(Aggregates& a, Result* r) {
 
 extern const ViewDef kStepView = {
     .name = "step",
-    .help = "per step: host compute, device compute, copies, communication, device idle\n"
-            "(host-bound or waiting)",
+    .help = "per step: waiting for input, compilation, host compute, framework runtime, host\n"
+            "idle; device compute, copies, communication, device idle (host-bound or waiting);\n"
+            "warm-up steps (holding tracing or compilation) marked",
     .fields = {{"step", ColumnKind::kCount},
                {"pid", ColumnKind::kCount},
+               {"warmup", ColumnKind::kBool},
                {"duration_micros", ColumnKind::kMicros},
+               {"input_micros", ColumnKind::kMicros},
+               {"compile_micros", ColumnKind::kMicros},
                {"host_compute_micros", ColumnKind::kMicros},
+               {"runtime_micros", ColumnKind::kMicros},
+               {"host_idle_micros", ColumnKind::kMicros},
                {"device_compute_micros", ColumnKind::kMicros},
                {"copies_micros", ColumnKind::kMicros},
                {"communication_micros", ColumnKind::kMicros},
                {"device_idle_host_bound_micros", ColumnKind::kMicros},
                {"device_idle_waiting_micros", ColumnKind::kMicros}},
-    .columns = {"step", "pid", "duration_micros", "host_compute_micros", "device_compute_micros",
-                "copies_micros", "communication_micros", "device_idle_host_bound_micros",
-                "device_idle_waiting_micros"},
+    .columns = {"step", "pid", "warmup", "duration_micros", "input_micros", "compile_micros",
+                "host_compute_micros", "runtime_micros", "host_idle_micros",
+                "device_compute_micros", "copies_micros", "communication_micros",
+                "device_idle_host_bound_micros", "device_idle_waiting_micros"},
     .common_fields = false,
     .order_by = "step",
     .needs = {.intervals = true, .steps = true},

@@ -22,6 +22,7 @@ enum class ColumnKind {
   kMicros,   // microseconds, three decimals
   kPercent,  // a percentage already scaled to 0..100 ("12.34%")
   kRatio,    // a ratio 0..1 printed as a percentage
+  kBool,     // 1 or 0: "yes" or "" in tables, true or false in JSON
   kNumber,   // any other number, three decimals
 };
 

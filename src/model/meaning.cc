@@ -1,0 +1,137 @@
+#include "model/meaning.h"
+
+#include <array>
+#include <cctype>
+
+namespace tt::model {
+
+using layout::Category;
+
+namespace {
+
+constexpr std::string_view kEager = "EagerLocalExecute: ";
+
+bool StartsWithAny(std::string_view n, std::initializer_list<std::string_view> prefixes) {
+  for (auto p : prefixes)
+    if (n.starts_with(p)) return true;
+  return false;
+}
+
+// TensorFlow's and XLA's input pipeline ops (by type).
+bool IsInputOpType(std::string_view t) {
+  return t.starts_with("IteratorGetNext") || t.ends_with("Dataset") ||
+         t.ends_with("DatasetV2") || t.ends_with("DatasetV3") ||
+         StartsWithAny(t, {"AnonymousIterator", "MakeIterator", "MultiDeviceIterator",
+                           "InfeedDequeue", "InfeedEnqueue", "OutfeedEnqueue"});
+}
+
+bool IsCommunicationOpType(std::string_view t) {
+  return StartsWithAny(t, {"_Send", "_Recv", "_HostSend", "_HostRecv", "Collective", "Nccl",
+                           "all-reduce", "all-gather", "reduce-scatter", "all-to-all",
+                           "collective-permute", "send", "recv"});
+}
+
+// TraceMes of tracing and compilation (TensorFlow, XLA, JAX, MLIR).
+bool IsCompileName(std::string_view n) {
+  return StartsWithAny(n, {"tf.function-graph_building", "tf.function-trace", "XlaCompile",
+                           "backend_compile", "lower_sharding_computation", "lower_jaxpr",
+                           "trace_to_jaxpr", "jax_", "Codegen", "HLO passes", "mlir::",
+                           "compile_or_get_cached", "TfrtCompile"}) ||
+         n.find("Compiler::") != std::string_view::npos ||
+         n.find("Client::Compile") != std::string_view::npos ||
+         n.find("JitCompiler") != std::string_view::npos ||
+         n.starts_with("ThunkEmitter::") || (n.ends_with("Pass") && n.find(' ') == n.npos);
+}
+
+// tf.data's iterator ranges and the work they schedule.
+bool IsInputName(std::string_view n) {
+  return StartsWithAny(n, {"Iterator::", "MakeIterator::", "IteratorGetNextOp::",
+                           "IteratorGetNext", "tf.data"}) ||
+         n.ends_with("Produce") || n.ends_with("Consume");
+}
+
+// The framework's own machinery: TensorFlow's eager and graph runtimes, thread pools, the
+// Python API's conversions, JAX's dispatch, XLA's executors.
+bool IsRuntimeName(std::string_view n) {
+  return StartsWithAny(
+      n, {"TFE_", "Eager", "Executor", "ThreadpoolListener::", "ParallelFor", "KernelAndDevice",
+          "FunctionRun", "InstantiatedCapturedFunction::", "ValidateInputTypeAndPlacement",
+          "ProcessFunctionLibraryRuntime", "FunctionLibraryRuntime", "__inference_",
+          "convert_to_tensor", "tf.constant", "PjitFunction(", "TaskDispatcher::",
+          "ThunkExecutor::", "ExecuteReplicated", "shard_args", "PjRt", "TfrtCpuExecutable",
+          "DirectSession::", "RunGraph", "CallOp", "PartitionedCallOp", "Rendezvous",
+          "ScopedAllocatorOptimizer", "Grappler", "grappler"}) ||
+         n.find("Allocator::") != std::string_view::npos;
+}
+
+Meaning OfAnnotation(std::string_view n) {
+  // TensorFlow's eager dispatch of one op: the kernel runs inside it, but xprof's framework op
+  // stats do not count it as an op (TensorFlow 2.21 writes no op TraceMe for it), so that the
+  // op view equals xprof's it has its own kind, shown in the runtime view.
+  if (n.starts_with(kEager)) {
+    std::string_view type = n.substr(kEager.size());
+    return IsInputOpType(type) ? Meaning::kInput : Meaning::kEagerOp;
+  }
+  if (IsCompileName(n)) return Meaning::kCompile;
+  if (IsInputName(n)) return Meaning::kInput;
+  if (IsRuntimeName(n)) return Meaning::kRuntime;
+  return Meaning::kAnnotation;
+}
+
+Meaning OfFrameworkOp(std::string_view name) {
+  std::string type = OpTypeOf(name);
+  if (IsInputOpType(type)) return Meaning::kInput;
+  if (IsCommunicationOpType(type)) return Meaning::kCommunication;
+  return Meaning::kOp;
+}
+
+}  // namespace
+
+const char* MeaningName(Meaning m) {
+  static constexpr std::array<const char*, 13> names = {
+      "op",     "runtime", "compile", "input",  "communication", "step",      "primitive",
+      "memory", "device",  "api",     "python", "annotation",    "eager"};
+  return names[static_cast<size_t>(m)];
+}
+
+Meaning MeaningOf(Category c, std::string_view name) {
+  switch (c) {
+    case Category::kFrameworkOp: return OfFrameworkOp(name);
+    case Category::kUser: return OfAnnotation(name);
+    case Category::kRuntimeApi: return Meaning::kApi;
+    case Category::kGpuKernel:
+    case Category::kMemcpy:
+    case Category::kMemset:
+    case Category::kSync: return Meaning::kDevice;
+    case Category::kAllocation: return Meaning::kMemory;
+    case Category::kCommunication: return Meaning::kCommunication;
+    case Category::kPython: return Meaning::kPython;
+    case Category::kPrimitive: return Meaning::kPrimitive;
+    case Category::kStep: return Meaning::kStep;
+    default: return Meaning::kAnnotation;
+  }
+}
+
+bool IsInputWait(std::string_view name) {
+  std::string type = OpTypeOf(name);
+  return StartsWithAny(type, {"IteratorGetNext", "InfeedDequeue", "MultiDeviceIteratorGetNext"});
+}
+
+std::string OpTypeOf(std::string_view name) {
+  if (name.starts_with(kEager)) name.remove_prefix(kEager.size());
+  std::string_view n = name.substr(0, name.find('#'));
+  size_t c = n.rfind(':');
+  if (c != std::string_view::npos && c + 1 < n.size() && n.find("::") == n.npos)
+    return std::string(n.substr(c + 1));
+  // An XLA instruction "fusion.3": its opcode, without the instance number.
+  size_t dot = n.rfind('.');
+  if (c == std::string_view::npos && dot != std::string_view::npos && dot > 0 &&
+      dot + 1 < n.size() && n.find_first_of(" /") == n.npos) {
+    bool digits = true;
+    for (size_t i = dot + 1; i < n.size(); ++i) digits &= std::isdigit(static_cast<unsigned char>(n[i])) != 0;
+    if (digits) return std::string(n.substr(0, dot));
+  }
+  return std::string(n);
+}
+
+}  // namespace tt::model

@@ -1,0 +1,78 @@
+// What each event means (model/meaning.h), on names taken from real TensorFlow 2.21 and JAX
+// 0.10 captures (the Keras CNN and JAX loop of tests/programs), and op types split cleanly.
+#include <gtest/gtest.h>
+
+#include "model/meaning.h"
+
+namespace tt::model {
+namespace {
+
+using layout::Category;
+
+TEST(Meaning, TensorFlowHostEventsByKind) {
+  struct Case {
+    Category c;
+    const char* name;
+    Meaning want;
+  } cases[] = {
+      {Category::kFrameworkOp, "StatefulPartitionedCall/sequential_1/conv2d_1/Relu:_MklNativeFusedConv2D", Meaning::kOp},
+      {Category::kFrameworkOp, "StatefulPartitionedCall/adam/Mul_19:Mul", Meaning::kOp},
+      {Category::kFrameworkOp, "IteratorGetNext:IteratorGetNext", Meaning::kInput},
+      {Category::kFrameworkOp, "_send_range_0:_Send", Meaning::kCommunication},
+      {Category::kFrameworkOp, "CollectiveReduceV2:CollectiveReduceV2", Meaning::kCommunication},
+      {Category::kUser, "EagerLocalExecute: Mul", Meaning::kEagerOp},
+      {Category::kUser, "EagerLocalExecute: __inference_multi_step_on_iterator_1494", Meaning::kEagerOp},
+      {Category::kUser, "EagerLocalExecute: MakeIterator", Meaning::kInput},
+      {Category::kUser, "EagerExecute", Meaning::kRuntime},
+      {Category::kUser, "ExecutorState::Process", Meaning::kRuntime},
+      {Category::kUser, "KernelAndDeviceFunc::Run", Meaning::kRuntime},
+      {Category::kUser, "TFE_DeleteTensorHandle", Meaning::kRuntime},
+      {Category::kUser, "ThreadpoolListener::StartRegion", Meaning::kRuntime},
+      {Category::kUser, "ParallelFor", Meaning::kRuntime},
+      {Category::kUser, "convert_to_tensor", Meaning::kRuntime},
+      {Category::kUser, "BasicCPUAllocator::Alloc", Meaning::kRuntime},
+      {Category::kUser, "tf.function-graph_building", Meaning::kCompile},
+      {Category::kUser, "Iterator::Root::Prefetch::ParallelMapV2", Meaning::kInput},
+      {Category::kUser, "MakeIterator::PrefetchDataset", Meaning::kInput},
+      {Category::kUser, "ParallelMapProduce", Meaning::kInput},
+      {Category::kUser, "IteratorGetNextOp::DoCompute", Meaning::kInput},
+      // JAX / XLA
+      {Category::kUser, "PjitFunction(update)", Meaning::kRuntime},
+      {Category::kUser, "backend_compile_and_load", Meaning::kCompile},
+      {Category::kUser, "PjRtCpuClient::Compile", Meaning::kCompile},
+      {Category::kUser, "CpuCompiler::RunBackend", Meaning::kCompile},
+      {Category::kUser, "CanonicalizerPass", Meaning::kCompile},
+      {Category::kUser, "lower_sharding_computation", Meaning::kCompile},
+      {Category::kUser, "ThunkExecutor::Execute", Meaning::kRuntime},
+      {Category::kFrameworkOp, "dot.2", Meaning::kOp},
+      // The program's own ranges stay annotations; other categories by category.
+      {Category::kUser, "my training phase", Meaning::kAnnotation},
+      {Category::kUser, "Trainer::step", Meaning::kAnnotation},
+      {Category::kPrimitive, "convolution", Meaning::kPrimitive},
+      {Category::kStep, "train", Meaning::kStep},
+      {Category::kGpuKernel, "volta_sgemm", Meaning::kDevice},
+      {Category::kRuntimeApi, "cudaLaunchKernel", Meaning::kApi},
+      {Category::kAllocation, "MemoryAllocation", Meaning::kMemory},
+  };
+  for (const auto& c : cases)
+    EXPECT_EQ(MeaningName(MeaningOf(c.c, c.name)), std::string(MeaningName(c.want))) << c.name;
+}
+
+TEST(Meaning, OpTypesSplitCleanly) {
+  EXPECT_EQ(OpTypeOf("a/b/c:MatMul"), "MatMul");
+  EXPECT_EQ(OpTypeOf("node:_FusedConv2D#shape=(1,2)#"), "_FusedConv2D");
+  EXPECT_EQ(OpTypeOf("EagerLocalExecute: Mul"), "Mul");  // no leading space
+  EXPECT_EQ(OpTypeOf("fusion.3"), "fusion");
+  EXPECT_EQ(OpTypeOf("ynn_fusion.12"), "ynn_fusion");
+  EXPECT_EQ(OpTypeOf("broadcast_add_fusion"), "broadcast_add_fusion");
+  EXPECT_EQ(OpTypeOf("Iterator::Root"), "Iterator::Root");
+  EXPECT_EQ(OpTypeOf("step.1 of 3"), "step.1 of 3");
+  EXPECT_EQ(OpTypeOf("trailing:"), "trailing:");
+  EXPECT_TRUE(IsOpLike(Meaning::kOp));
+  EXPECT_TRUE(IsOpLike(Meaning::kInput));
+  EXPECT_FALSE(IsOpLike(Meaning::kRuntime));
+  EXPECT_FALSE(IsOpLike(Meaning::kCompile));
+}
+
+}  // namespace
+}  // namespace tt::model

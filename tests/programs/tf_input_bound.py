@@ -1,0 +1,28 @@
+"""An input-bound Keras fit for tests/tf_workloads_test.cc: each element costs the tf.data map
+about 4 ms of Python (a py_function), one element per batch, no parallelism and no prefetch,
+while the model's step computes little, so each step waits for its input most of its time.
+Synthetic data, CPU, no profiler calls. Prints "steps N" and "weight_bytes B"."""
+import time
+
+import numpy as np
+import tensorflow as tf
+
+STEPS = 12
+x = np.random.default_rng(0).normal(size=(STEPS, 16)).astype("float32")
+y = (x.sum(axis=1) > 0).astype("float32")
+
+
+def slow(a):
+    time.sleep(0.004)
+    return a
+
+
+ds = (tf.data.Dataset.from_tensor_slices((x, y))
+      .map(lambda a, b: (tf.py_function(slow, [a], tf.float32), b))
+      .map(lambda a, b: (tf.ensure_shape(a, (16,)), b))
+      .batch(1))
+model = tf.keras.Sequential([tf.keras.Input(shape=(16,)), tf.keras.layers.Dense(1)])
+model.compile(optimizer="sgd", loss="mse")
+model.fit(ds, epochs=1, verbose=0)
+print("steps", STEPS)
+print("weight_bytes", sum(w.numpy().nbytes for w in model.weights))
