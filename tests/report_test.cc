@@ -9,8 +9,14 @@
 #include <regex>
 #include <set>
 
+#include <mutex>
+
 #include "analysis/findings.h"
+#include "analysis/report_data.h"
 #include "core/files.h"
+#include "format/reader.h"
+#include "model/inventory.h"
+#include "model/model.h"
 #include "test_util.h"
 
 namespace tt {
@@ -197,6 +203,140 @@ TEST_F(Report, StepSelectionCountsOnlyTheChosenSteps) {
   EXPECT_NE(html.find("<tbody><tr><td class=\"n\">2</td>"), std::string::npos);
   // The ops table counts the two steps' ops only.
   EXPECT_NE(html.find("<td class=\"name\">MatMul</td><td class=\"n\">2</td>"), std::string::npos);
+}
+
+// `report` opens each stream file of the trace exactly once (one open(2) and one mapping per
+// file, read by every pass through format::StreamFiles), with and without a step selection:
+// in-process, the sequence cli::Report runs (OpenTrace, Summarise, LoadModel, BuildReport),
+// counted by the reader's hooks. And how many decoders read each stream: the passes that need
+// no steps share one scan, those that need them another.
+TEST_F(Report, OpensEachStreamFileOnce) {
+  std::mutex mu;
+  std::map<std::string, int> opened, decoded;
+  SetStreamReadHooks({[&](const std::string& p) {
+                        std::lock_guard<std::mutex> l(mu);
+                        opened[p]++;
+                      },
+                      [&](const std::string& p) {
+                        std::lock_guard<std::mutex> l(mu);
+                        decoded[p]++;
+                      }});
+  for (bool select : {false, true}) {
+    opened.clear();
+    decoded.clear();
+    TraceDir trace = OpenTrace(dir_->path());
+    model::TraceSummary sum;
+    model::TraceModel m = model::LoadModel(trace, &sum);
+    analysis::ReportOptions ro;
+    ro.progress = [](const char*) {};
+    if (select) ro.selection.steps = analysis::StepRange{2, 4};
+    analysis::ReportData d = analysis::BuildReport(m, sum, ro);
+    EXPECT_EQ(d.run.steps_found, static_cast<size_t>(kSteps));
+    EXPECT_EQ(d.run.steps_selected, select ? 3u : static_cast<size_t>(kSteps));
+    ASSERT_TRUE(d.timeline.has_value());
+    std::set<std::string> streams;
+    for (const auto& p : trace.processes) streams.insert(p.streams.begin(), p.streams.end());
+    ASSERT_GE(streams.size(), 4u);  // a process stream, threads and GPU streams
+    for (const auto& s : streams) EXPECT_EQ(opened[s], 1) << s << (select ? " (--steps)" : "");
+    EXPECT_EQ(opened.size(), streams.size());
+    // Decoders per stream: a host track, the model and inventory, the steps-and-memory scan,
+    // the views' scan with the facts and timeline riding along (was 7); a device track, the
+    // model and inventory, the views' scan (was 5); a process stream, OpenTrace's reading of
+    // its event classes, the model and inventory (was 4).
+    std::set<std::string> tracks;
+    for (const auto& t : m.tracks) {
+      tracks.insert(t.file);
+      int n = t.kind == layout::TrackKind::kDevice ? 2 : 3;
+      EXPECT_EQ(decoded[t.file], n) << t.file << (select ? " (--steps)" : "");
+    }
+    for (const auto& s : streams) {
+      if (tracks.count(s)) continue;
+      EXPECT_EQ(decoded[s], 2) << s;
+    }
+  }
+  SetStreamReadHooks({});
+}
+
+// LoadModel with an inventory reads each stream once for both and gives what LoadModel and
+// Summarise give apart, damage included (a stream cut short).
+TEST(ReportCli, ModelAndInventoryFromOneRead) {
+  TempDir d;
+  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status,
+            0);
+  TraceDir trace = OpenTrace(d.path());
+  std::string cut;
+  for (const auto& s : trace.processes[0].streams)
+    if (s.find("/t") != std::string::npos) cut = s;
+  ASSERT_FALSE(cut.empty());
+  std::string bytes = ReadFile(cut);
+  WriteFileAtomic(cut, bytes.substr(0, bytes.size() / 3 + 13));
+  trace = OpenTrace(d.path());
+  model::TraceSummary both;
+  model::TraceModel m = model::LoadModel(trace, &both);
+  model::TraceSummary sum = model::Summarise(OpenTrace(d.path()));
+  model::TraceModel alone = model::LoadModel(OpenTrace(d.path()));
+  auto texts = [](const std::vector<Problem>& v) {
+    std::vector<std::string> o;
+    for (const auto& p : v) o.push_back(p.ToString());
+    return o;
+  };
+  EXPECT_FALSE(sum.problems.empty());
+  EXPECT_EQ(texts(both.problems), texts(sum.problems));
+  EXPECT_EQ(texts(m.problems), texts(alone.problems));
+  EXPECT_EQ(both.events, sum.events);
+  EXPECT_EQ(both.threads, sum.threads);
+  EXPECT_EQ(both.bytes, sum.bytes);
+  EXPECT_EQ(both.first_ns, sum.first_ns);
+  EXPECT_EQ(both.last_ns, sum.last_ns);
+  ASSERT_EQ(both.processes.size(), sum.processes.size());
+  for (size_t i = 0; i < sum.processes.size(); ++i) {
+    const auto &a = both.processes[i], &b = sum.processes[i];
+    EXPECT_EQ(a.by_kind, b.by_kind);
+    EXPECT_EQ(a.by_category, b.by_category);
+    EXPECT_EQ(a.sources, b.sources);
+    EXPECT_EQ(a.strings, b.strings);
+    EXPECT_EQ(a.discarded, b.discarded);
+    ASSERT_EQ(a.threads.size(), b.threads.size());
+    for (size_t t = 0; t < a.threads.size(); ++t) {
+      EXPECT_EQ(a.threads[t].name, b.threads[t].name);
+      EXPECT_EQ(a.threads[t].events, b.threads[t].events);
+      EXPECT_EQ(a.threads[t].last_ns, b.threads[t].last_ns);
+    }
+  }
+  EXPECT_EQ(m.bytes, alone.bytes);
+  ASSERT_EQ(m.tracks.size(), alone.tracks.size());
+  for (size_t i = 0; i < m.tracks.size(); ++i) {
+    EXPECT_EQ(m.tracks[i].file, alone.tracks[i].file);
+    EXPECT_EQ(m.tracks[i].name, alone.tracks[i].name);
+    EXPECT_EQ(m.tracks[i].id, alone.tracks[i].id);
+    EXPECT_EQ(m.tracks[i].kind, alone.tracks[i].kind);
+  }
+  ASSERT_EQ(m.processes.size(), alone.processes.size());
+  for (size_t i = 0; i < m.processes.size(); ++i)
+    EXPECT_EQ(m.processes[i].names, alone.processes[i].names);
+}
+
+// The command itself, as strace sees it: each stream file is opened once.
+TEST(ReportCli, OpensEachStreamFileOnce) {
+  if (RunCmd({"sh", "-c", "command -v strace"}).status != 0) GTEST_SKIP() << "no strace";
+  TempDir d;
+  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status,
+            0);
+  std::string log = d / "strace.log";
+  auto r = RunCmd({"strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log, TT_CLI, "report",
+                   d.path(), "-o", d / "r.html"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string text = ReadFile(log);
+  TraceDir trace = OpenTrace(d.path());
+  size_t n = 0;
+  for (const auto& p : trace.processes)
+    for (const auto& s : p.streams) {
+      size_t opens = 0;
+      for (size_t at = 0; (at = text.find("\"" + s + "\"", at)) != std::string::npos; ++at) opens++;
+      EXPECT_EQ(opens, 1u) << s;
+      n++;
+    }
+  EXPECT_GE(n, 4u);
 }
 
 // A program with threads, fork and exec and no device, step, allocation or copy: each of those

@@ -148,13 +148,14 @@ void FoldDeviceLinks(Aggregates* a) {
 }  // namespace
 
 Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selection& sel,
-                     const std::vector<Step>* steps, std::vector<Problem>* problems) {
+                     const std::vector<Step>* steps, std::vector<Problem>* problems,
+                     const TrackRiders* riders) {
   Aggregates a;
   a.m = &m;
   a.needs = needs;
   a.sel = sel;
   a.sel.threads = DefaultThreads(sel.threads);
-  PassContext c{m, needs, {}, {}, {}, SharedThreads(m)};
+  PassContext c{m, needs, {}, {}, {}, SharedThreads(m), riders};
   for (const auto& p : m.processes) c.keys.push_back(KeysOf(p, sel.step_names));
   for (size_t i = 0; i < m.tracks.size(); ++i)
     (m.tracks[i].kind == TrackKind::kDevice ? a.device : a.host).emplace_back().track = i;

@@ -122,10 +122,26 @@ struct Aggregates {
   uint64_t unlinked = 0, device_activities = 0, events = 0;
 };
 
+// A visitor that rides along the pass's scan of one track, so that one read of the track
+// serves another consumer too (the report's facts and timeline). It is told every event of
+// the track in order, whatever the selection; riders of different tracks run on different
+// threads.
+class TrackRider {
+ public:
+  virtual ~TrackRider() = default;
+  virtual void OnBegin(const model::Slice&) {}
+  virtual void OnSlice(const model::Slice&) {}
+  virtual void OnPoint(const model::Point&) {}
+};
+// Per track (indexed like m.tracks): its rider, or nullptr.
+using TrackRiders = std::vector<TrackRider*>;
+
 // Scans every track once. steps: the trace's steps when the caller has found them already
-// (nullptr: found here when needed). Throws tt::Error for a selection that cannot be made.
+// (nullptr: found here when needed). riders: visitors to drive along the scans (nullptr:
+// none). Throws tt::Error for a selection that cannot be made.
 Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selection& sel,
-                     const std::vector<Step>* steps, std::vector<Problem>* problems);
+                     const std::vector<Step>* steps, std::vector<Problem>* problems,
+                     const TrackRiders* riders = nullptr);
 
 // Internal stages of Aggregate (host_pass.cc, device_pass.cc).
 struct PassContext;

@@ -64,28 +64,6 @@ inline LinkMethod OpMethodOf(const LinkIds& device) {
                             : LinkMethod::kNone;
 }
 
-// One process's launches and external ids, from its host slices in scan order (a later launch
-// or op with the same id wins), made into LinkTables once they are all seen.
-class LinkCollector {
- public:
-  void Add(const model::Slice& s, const LinkIds& ids) {
-    if (IsLaunch(s, ids))
-      launches_.push_back({static_cast<uint64_t>(ids.corr), uint64_t{s.name} << 32 | s.op});
-    if (IsExternalOp(s, ids)) externals_.push_back({static_cast<uint64_t>(ids.ext), s.name});
-  }
-  // The tables of what was added; the collector is empty again.
-  LinkTables Build() {
-    LinkTables t;
-    t.Build(std::move(launches_), std::move(externals_));
-    launches_.clear();
-    externals_.clear();
-    return t;
-  }
-
- private:
-  std::vector<std::pair<uint64_t, uint64_t>> launches_, externals_;
-};
-
 // How many device activities of process `process` carry each external id, for the ids that
 // more than one carries, sorted by id: one scan of the process's device tracks (memory: 8 bytes
 // per activity with an external id during the scan). Damage is not reported (the caller's own

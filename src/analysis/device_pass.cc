@@ -105,7 +105,7 @@ void ScanDeviceTracks(const PassContext& c, Aggregates* a, std::vector<Problem>*
   ParallelFor(a->device.size(), a->sel.threads, [&](size_t i) {
     const Track& t = c.m.tracks[a->device[i].track];
     DeviceVisitor v(c, t, &a->device[i]);
-    model::ScanTrack(c.m, t, &prob[i], v);
+    ScanTrackAndRider(c, t, &prob[i], v);
   });
   for (auto& p : prob) problems->insert(problems->end(), p.begin(), p.end());
 }

@@ -12,66 +12,66 @@ using layout::Category;
 
 namespace {
 
-struct FactsVisitor {
-  const model::Process& proc;
-  const std::vector<Window>* w;
-  TraceFacts* f;
-  void OnBegin(const model::Slice&) {}
-  void OnPoint(const model::Point&) {}
-  void OnSlice(const model::Slice& s) {
-    if (w && !InWindows(*w, s.start)) return;
-    switch (s.category) {
-      case Category::kGpuKernel:
-        f->kernels++;
-        if (s.Duration() < kShortKernelNs) f->short_kernels++;
-        break;
-      case Category::kRuntimeApi: {
-        // cudaMemcpy, cuMemcpyDtoH, ...: the host waits for the copy; the *Async ones do not.
-        std::string_view n = proc.Name(s.name);
-        if (n.find("Memcpy") != std::string_view::npos &&
-            n.find("Async") == std::string_view::npos) {
-          f->sync_copies++;
-          f->sync_copy_ns += s.Duration();
-        }
-        break;
-      }
-      case Category::kSync:
-        f->syncs++;
-        f->sync_ns += s.Duration();
-        break;
-      default:
-        break;
-    }
-  }
-};
-
 std::string Ms(uint64_t ns) { return HumanDuration(static_cast<double>(ns)); }
 
 }  // namespace
 
-TraceFacts ScanFacts(const model::TraceModel& m, const Windows& windows, unsigned threads,
-                     std::vector<Problem>* problems) {
-  size_t n = m.tracks.size();
-  std::vector<TraceFacts> per(n);
-  std::vector<std::vector<Problem>> probs(n);
-  ParallelFor(n, DefaultThreads(threads), [&](size_t i) {
-    const model::Track& t = m.tracks[i];
-    const std::vector<Window>* w = windows.empty() ? nullptr : &windows[t.process];
-    FactsVisitor v{m.processes[t.process], w, &per[i]};
-    model::ScanTrack(m, t, &probs[i], v);
-  });
+void FactsTrackScan::OnSlice(const model::Slice& s) {
+  if (w && !InWindows(*w, s.start)) return;
+  switch (s.category) {
+    case Category::kGpuKernel:
+      f.kernels++;
+      if (s.Duration() < kShortKernelNs) f.short_kernels++;
+      break;
+    case Category::kRuntimeApi: {
+      // cudaMemcpy, cuMemcpyDtoH, ...: the host waits for the copy; the *Async ones do not.
+      std::string_view n = proc->Name(s.name);
+      if (n.find("Memcpy") != std::string_view::npos &&
+          n.find("Async") == std::string_view::npos) {
+        f.sync_copies++;
+        f.sync_copy_ns += s.Duration();
+      }
+      break;
+    }
+    case Category::kSync:
+      f.syncs++;
+      f.sync_ns += s.Duration();
+      break;
+    default:
+      break;
+  }
+}
+
+FactsScans::FactsScans(const model::TraceModel& m, Windows windows)
+    : windows_(std::move(windows)) {
+  for (const auto& t : m.tracks)
+    tracks.push_back({&m.processes[t.process],
+                      windows_.empty() ? nullptr : &windows_[t.process], {}});
+}
+
+TraceFacts FactsScans::Finish() const {
   TraceFacts f;
-  f.in_steps = !windows.empty();
-  for (size_t i = 0; i < n; ++i) {
-    f.kernels += per[i].kernels;
-    f.short_kernels += per[i].short_kernels;
-    f.sync_copies += per[i].sync_copies;
-    f.sync_copy_ns += per[i].sync_copy_ns;
-    f.syncs += per[i].syncs;
-    f.sync_ns += per[i].sync_ns;
-    problems->insert(problems->end(), probs[i].begin(), probs[i].end());
+  f.in_steps = !windows_.empty();
+  for (const auto& t : tracks) {
+    f.kernels += t.f.kernels;
+    f.short_kernels += t.f.short_kernels;
+    f.sync_copies += t.f.sync_copies;
+    f.sync_copy_ns += t.f.sync_copy_ns;
+    f.syncs += t.f.syncs;
+    f.sync_ns += t.f.sync_ns;
   }
   return f;
+}
+
+TraceFacts ScanFacts(const model::TraceModel& m, const Windows& windows, unsigned threads,
+                     std::vector<Problem>* problems) {
+  FactsScans scans(m, windows);
+  size_t n = m.tracks.size();
+  std::vector<std::vector<Problem>> probs(n);
+  ParallelFor(n, DefaultThreads(threads),
+              [&](size_t i) { model::ScanTrack(m, m.tracks[i], &probs[i], scans.tracks[i]); });
+  for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
+  return scans.Finish();
 }
 
 namespace {

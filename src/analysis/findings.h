@@ -23,6 +23,31 @@ struct TraceFacts {
 };
 inline constexpr uint64_t kShortKernelNs = 10000;
 
+// The facts of one track, as its scan meets its slices (ScanFacts' visitor).
+struct FactsTrackScan {
+  const model::Process* proc;
+  const std::vector<Window>* w;  // its process's windows; null: the whole trace
+  TraceFacts f;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s);
+};
+
+// ScanFacts in two halves, for a caller that scans the tracks itself (with other visitors): a
+// FactsTrackScan per track (`tracks`, indexed like m.tracks, each to be scanned exactly once),
+// then Finish().
+class FactsScans {
+ public:
+  FactsScans(const model::TraceModel& m, Windows windows);
+  FactsScans(const FactsScans&) = delete;
+  FactsScans& operator=(const FactsScans&) = delete;
+  std::vector<FactsTrackScan> tracks;
+  TraceFacts Finish() const;
+
+ private:
+  Windows windows_;
+};
+
 TraceFacts ScanFacts(const model::TraceModel& m, const Windows& windows, unsigned threads,
                      std::vector<Problem>* problems);
 

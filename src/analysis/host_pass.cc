@@ -234,7 +234,7 @@ void ScanHostTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* p
     const Track& t = c.m.tracks[a->host[i].track];
     a->host[i].thread_name = t.name;
     HostVisitor v(c, t, &a->host[i]);
-    model::ScanTrack(c.m, t, &prob[i], v);
+    ScanTrackAndRider(c, t, &prob[i], v);
   });
   LinkAcrossTracks(c, &a->host);
   for (auto& p : prob) problems->insert(problems->end(), p.begin(), p.end());

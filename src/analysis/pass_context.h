@@ -25,7 +25,22 @@ struct PassContext {
   std::vector<LinkTables> links;  // per process, built after the host pass
   // Per track: whether another host track has the same (process, tid) (an imported stream).
   std::vector<char> shared_thread;
+  const TrackRiders* riders = nullptr;  // visitors driven along the scans (aggregate.h)
 };
+
+// Scans track t with the pass's visitor v, and the track's rider, if any, along (one read).
+template <typename V>
+void ScanTrackAndRider(const PassContext& c, const model::Track& t, std::vector<Problem>* problems,
+                       V& v) {
+  size_t i = static_cast<size_t>(&t - c.m.tracks.data());
+  TrackRider* r = c.riders && i < c.riders->size() ? (*c.riders)[i] : nullptr;
+  if (!r) {
+    model::ScanTrack(c.m, t, problems, v);
+    return;
+  }
+  model::FanOut<V, TrackRider> both(v, *r);
+  model::ScanTrack(c.m, t, problems, both);
+}
 
 // An argument as an integer (floats that an int64 holds convert), else dflt.
 int64_t ArgInt(const model::ArgsView& a, uint32_t key, int64_t dflt);

@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
+
+#include "analysis/aggregate.h"
+#include "analysis/parallel.h"
+#include "model/scan.h"
 
 namespace tt::analysis {
 
@@ -63,34 +68,99 @@ std::string SelectionText(const Options& s) {
   return text;
 }
 
-// The timeline of the median step; with no steps, the first process's whole run.
-void AddTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
-                 const std::vector<Step>& steps, const std::vector<bool>& keep,
-                 const ReportOptions& o, ReportData* d, std::vector<Problem>* problems) {
+// The timeline's window: the median step; with no steps, the first process's whole run (the
+// longest slices of each of its threads stand in). False: no timeline.
+struct TimelineWindow {
+  size_t process = 0;
+  uint64_t start = 0, end = 0;
+  int64_t step = -1;
+  uint64_t pid = 0;
+};
+bool ChooseTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
+                    const std::vector<Step>& steps, const std::vector<bool>& keep,
+                    TimelineWindow* w) {
   if (const Step* s = MedianStep(steps, keep)) {
-    o.progress("timeline of the median step");
-    d->timeline = ComputeTimeline(m, s->process, s->start, s->end, 4000, 0, problems);
-    d->timeline_step = s->number;
-    d->timeline_pid = static_cast<uint64_t>(m.processes[s->process].meta.pid);
-    return;
+    *w = {s->process, s->start, s->end, s->number,
+          static_cast<uint64_t>(m.processes[s->process].meta.pid)};
+    return true;
   }
-  if (!steps.empty() || sum.processes.empty()) return;
-  // The longest slices of each thread of the first process stand in.
-  o.progress("timeline of the first process");
+  if (!steps.empty() || sum.processes.empty()) return false;
   const model::ProcessSummary& p = sum.processes[0];
   size_t index = 0;
   for (size_t i = 0; i < m.processes.size(); ++i)
     if (m.processes[i].meta.pid == p.meta.pid &&
         m.processes[i].meta.exec_generation == p.meta.exec_generation)
       index = i;
-  if (p.first_ns != UINT64_MAX && p.last_ns > p.first_ns) {
-    d->timeline = ComputeTimeline(m, index, p.first_ns, p.last_ns + 1, 4000, 0, problems);
-    d->timeline_pid = static_cast<uint64_t>(p.meta.pid);
+  if (p.first_ns == UINT64_MAX || p.last_ns <= p.first_ns) return false;
+  *w = {index, p.first_ns, p.last_ns + 1, -1, static_cast<uint64_t>(p.meta.pid)};
+  return true;
+}
+
+// The facts and the timeline ride along the views' scan of each track (one read for all).
+class ReportRider : public TrackRider {
+ public:
+  FactsTrackScan* facts = nullptr;
+  TimelineTrackScan* timeline = nullptr;
+  void OnSlice(const model::Slice& s) override {
+    if (facts) facts->OnSlice(s);
+    if (timeline) timeline->OnSlice(s);
+  }
+};
+
+// The first read of the host tracks: the steps and memory over time, which depend on no
+// selection, in one scan of each.
+std::vector<Step> StepsAndMemory(const model::TraceModel& m, const Options& sel,
+                                 MemoryResult* memory, std::vector<Problem>* problems) {
+  StepScans steps(m, sel.step_names);
+  MemoryScans mem(m);  // the same host tracks, in the same order
+  std::vector<std::vector<Problem>> probs(steps.tracks.size());
+  ParallelFor(steps.tracks.size(), DefaultThreads(sel.threads), [&](size_t i) {
+    model::FanOut both(steps.tracks[i], mem.tracks[i]);
+    model::ScanTrack(m, m.tracks[steps.track_index[i]], &probs[i], both);
+  });
+  for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
+  *memory = mem.Fold(1000);
+  return steps.Finish();
+}
+
+// The second read of every track: the step, op, kernel and copy views, with the facts (in the
+// selected steps) and the timeline riding along.
+void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
+                           const std::vector<Step>& steps, const std::vector<bool>& keep,
+                           const Windows& windows, const ReportOptions& o, ReportData* d,
+                           TraceFacts* facts_out, std::vector<Problem>* problems) {
+  FactsScans facts(m, windows);
+  TimelineWindow tw;
+  std::optional<TimelineScans> timeline;
+  if (ChooseTimeline(m, sum, steps, keep, &tw))
+    timeline.emplace(m, tw.process, tw.start, tw.end, 4000);
+  std::vector<ReportRider> riders(m.tracks.size());
+  TrackRiders ptrs(m.tracks.size());
+  for (size_t i = 0; i < m.tracks.size(); ++i) {
+    riders[i].facts = &facts.tracks[i];
+    ptrs[i] = &riders[i];
+  }
+  if (timeline)
+    for (auto& t : timeline->tracks) riders[t.track].timeline = &t;
+  std::vector<Result> views =
+      ComputeViews(m, {"step", "op", "kernel", "memcpy"}, o.selection, &steps, problems, &ptrs);
+  d->steps = std::move(views[0]);
+  d->ops = std::move(views[1]);
+  d->kernels = std::move(views[2]);
+  d->copies = std::move(views[3]);
+  *facts_out = facts.Finish();
+  if (timeline) {
+    d->timeline = timeline->Finish();
+    d->timeline_step = tw.step;
+    d->timeline_pid = tw.pid;
   }
 }
 
 }  // namespace
 
+// Each stream file is opened once (model::TraceModel::files); each host track is scanned twice
+// (steps and memory; then views, facts and timeline, which need the steps), each device track
+// once.
 ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& sum,
                        const ReportOptions& o) {
   std::vector<Problem> problems = m.problems;
@@ -99,7 +169,7 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
   d.top = o.top;
   d.run = Summarise(m, sum, o);
   const Options& sel = o.selection;
-  std::vector<Step> steps = FindSteps(m, sel.step_names, 0);
+  std::vector<Step> steps = StepsAndMemory(m, sel, &d.memory, &problems);
   // A selection that keeps no step fails here, before any progress line.
   Windows windows;
   if (!steps.empty() || sel.steps || sel.skip_warmup)
@@ -109,10 +179,9 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
   for (bool k : keep) d.run.steps_selected += k;
   d.run.selection = SelectionText(sel);
 
-  o.progress("step-time breakdown, ops, kernels and copies");
-  std::vector<Result> views =
-      ComputeViews(m, {"step", "op", "kernel", "memcpy"}, sel, &steps, &problems);
-  d.steps = std::move(views[0]);
+  o.progress("step-time breakdown, ops, kernels, copies and the timeline");
+  FindingInputs in;
+  ViewsFactsAndTimeline(m, sum, steps, keep, windows, o, &d, &in.facts, &problems);
   if (!o.include_warmup) {
     // Warm-up steps (tracing, compilation) would flatten the chart and lead the findings.
     std::vector<StepBreakdown> kept;
@@ -126,21 +195,13 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
     }
     d.steps.steps = std::move(kept);
   }
-  d.ops = std::move(views[1]);
-  d.kernels = std::move(views[2]);
-  d.copies = std::move(views[3]);
-  o.progress("memory over time");
-  d.memory = ComputeMemory(m, 1000, 0, &problems);
-  AddTimeline(m, sum, steps, keep, o, &d, &problems);
 
   o.progress("findings");
-  FindingInputs in;
   in.steps = d.steps.steps;
   in.ops = d.ops.rows;
   in.op_total_ns = d.ops.total_ns;
   in.unlinked = d.kernels.unlinked;
   in.device_activities = d.kernels.device_activities;
-  in.facts = ScanFacts(m, windows, 0, &problems);
   in.memory = &d.memory;
   in.dropped = d.run.dropped;
   d.findings = Findings(in);

@@ -14,7 +14,7 @@ std::string ViewList() {
 
 std::vector<Result> ComputeViews(const model::TraceModel& m, const std::vector<std::string>& views,
                                  const Options& o, const std::vector<Step>* steps,
-                                 std::vector<Problem>* problems) {
+                                 std::vector<Problem>* problems, const TrackRiders* riders) {
   std::vector<const ViewDef*> defs;
   Needs needs;
   for (const auto& name : views) {
@@ -24,7 +24,7 @@ std::vector<Result> ComputeViews(const model::TraceModel& m, const std::vector<s
     needs.Add(v->needs);
   }
   Selection sel{o.steps, o.skip_warmup, o.step_names, o.threads};
-  Aggregates a = Aggregate(m, needs, sel, steps, problems);
+  Aggregates a = Aggregate(m, needs, sel, steps, problems, riders);
   std::vector<Result> out;
   for (const ViewDef* v : defs) {
     Result& r = out.emplace_back();

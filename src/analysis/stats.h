@@ -65,11 +65,16 @@ struct Result {
 // none in the trace).
 Result Compute(const model::TraceModel& m, const Options& o, std::vector<Problem>* problems);
 
+class TrackRider;  // aggregate.h
+using TrackRiders = std::vector<TrackRider*>;
+
 // Several views from one pass (o.view is ignored). steps: the trace's steps when the caller
-// has found them (nullptr: found here when needed).
+// has found them (nullptr: found here when needed). riders: visitors the pass drives along its
+// scan of each track (aggregate.h; nullptr: none).
 std::vector<Result> ComputeViews(const model::TraceModel& m, const std::vector<std::string>& views,
                                  const Options& o, const std::vector<Step>* steps,
-                                 std::vector<Problem>* problems);
+                                 std::vector<Problem>* problems,
+                                 const TrackRiders* riders = nullptr);
 
 // The view names, comma-separated (for messages).
 std::string ViewList();

@@ -20,54 +20,42 @@ bool InWindows(const std::vector<Window>& w, uint64_t ts) {
   return it != w.begin() && ts <= std::prev(it)->end;
 }
 
-namespace {
+void StepTrackScan::OnSlice(const model::Slice& s) {
+  if (s.category != Category::kStep && !names->count(s.name)) return;
+  Step st;
+  st.start = s.start;
+  st.end = s.end;
+  st.process = process;
+  st.marker = s.category == Category::kStep;
+  st.name = s.name;
+  Arg a;
+  if (model::ArgNumber(s.args, step_key, &a) && a.type != layout::ArgType::kFloat)
+    st.number = a.v.i;
+  found.push_back(st);
+}
 
-struct StepVisitor {
-  const std::set<uint32_t>& names;
-  uint32_t step_key;
-  size_t process;
-  std::vector<Step>* out;
-  void OnBegin(const model::Slice&) {}
-  void OnPoint(const model::Point&) {}
-  void OnSlice(const model::Slice& s) {
-    if (s.category != Category::kStep && !names.count(s.name)) return;
-    Step st;
-    st.start = s.start;
-    st.end = s.end;
-    st.process = process;
-    st.marker = s.category == Category::kStep;
-    st.name = s.name;
-    Arg a;
-    if (model::ArgNumber(s.args, step_key, &a) && a.type != layout::ArgType::kFloat)
-      st.number = a.v.i;
-    out->push_back(st);
-  }
-};
-
-}  // namespace
-
-std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
-                            unsigned threads) {
-  std::vector<std::set<uint32_t>> names(m.processes.size());
+StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>& step_names)
+    : names_(m.processes.size()) {
   std::vector<uint32_t> step_key(m.processes.size(), 0);
   for (size_t p = 0; p < m.processes.size(); ++p)
     for (uint32_t i = 1; i < m.processes[p].names.size(); ++i) {
       const std::string& n = m.processes[p].names[i];
       if (std::find(step_names.begin(), step_names.end(), n) != step_names.end())
-        names[p].insert(i);
+        names_[p].insert(i);
       if (n == keys::kStep) step_key[p] = i;
     }
-  std::vector<size_t> host;
   for (size_t i = 0; i < m.tracks.size(); ++i)
-    if (m.tracks[i].kind != layout::TrackKind::kDevice) host.push_back(i);
-  std::vector<std::vector<Step>> found(host.size());
-  ParallelFor(host.size(), DefaultThreads(threads), [&](size_t i) {
-    const model::Track& t = m.tracks[host[i]];
-    StepVisitor v{names[t.process], step_key[t.process], t.process, &found[i]};
-    model::ScanTrack(m, t, nullptr, v);
-  });
+    if (m.tracks[i].kind != layout::TrackKind::kDevice) {
+      size_t p = m.tracks[i].process;
+      tracks.push_back({&names_[p], step_key[p], p, {}});
+      track_index.push_back(i);
+    }
+}
+
+std::vector<Step> StepScans::Finish() {
   std::vector<Step> steps;
-  for (auto& f : found) {
+  for (auto& t : tracks) {
+    std::vector<Step>& f = t.found;
     // A step inside an enclosing step of its thread is not a step of its own when both are
     // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
     // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event
@@ -96,6 +84,15 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
     if (s.number < 0) s.number = i;
   }
   return steps;
+}
+
+std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
+                            unsigned threads) {
+  StepScans scans(m, step_names);
+  ParallelFor(scans.tracks.size(), DefaultThreads(threads), [&](size_t i) {
+    model::ScanTrack(m, m.tracks[scans.track_index[i]], nullptr, scans.tracks[i]);
+  });
+  return scans.Finish();
 }
 
 std::vector<bool> SelectSteps(const std::vector<Step>& steps,

@@ -3,10 +3,12 @@
 #pragma once
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "model/model.h"
+#include "model/scan.h"
 
 namespace tt::analysis {
 
@@ -31,6 +33,33 @@ struct Window {
 using Windows = std::vector<std::vector<Window>>;
 
 bool InWindows(const std::vector<Window>& w, uint64_t ts);
+
+// The step slices of one host track, as its scan meets them (FindSteps' visitor).
+struct StepTrackScan {
+  const std::set<uint32_t>* names;  // the process's ids of --step-name annotations
+  uint32_t step_key;                // the process's id of the "step" argument key
+  size_t process;
+  std::vector<Step> found;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s);
+};
+
+// FindSteps in two halves, for a caller that scans the host tracks itself (with other
+// visitors, model::FanOut): a StepTrackScan per host track (`tracks`, in track order, each to
+// be scanned exactly once), then Finish().
+class StepScans {
+ public:
+  StepScans(const model::TraceModel& m, const std::vector<std::string>& step_names);
+  StepScans(const StepScans&) = delete;
+  StepScans& operator=(const StepScans&) = delete;
+  std::vector<StepTrackScan> tracks;
+  std::vector<size_t> track_index;  // tracks[i] scans m.tracks[track_index[i]]
+  std::vector<Step> Finish();
+
+ private:
+  std::vector<std::set<uint32_t>> names_;
+};
 
 // Every step of every process, numbered, ordered by process then start.
 std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,

@@ -7,6 +7,7 @@
 
 #include "analysis/steps.h"
 #include "model/model.h"
+#include "model/scan.h"
 
 namespace tt::analysis {
 
@@ -28,6 +29,36 @@ struct Timeline {
   uint64_t start = 0, end = 0;
   std::vector<TimelineRow> rows;  // threads first, then device queues; rows with no slice left out
   uint64_t left_out = 0;          // slices past max_per_track
+};
+
+// The timeline's row of one track, as its scan meets its slices (ComputeTimeline's visitor).
+struct TimelineTrackScan {
+  TimelineTrackScan(const model::TraceModel& m, size_t track, uint64_t start, uint64_t end,
+                    size_t cap);
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s);
+  void Trim();  // down to cap slices, the longest kept
+  const model::Process* proc;
+  size_t track;
+  uint64_t start, end;
+  size_t cap;
+  TimelineRow row;
+  uint64_t left_out = 0;
+};
+
+// ComputeTimeline in two halves, for a caller that scans the tracks itself (with other
+// visitors): a TimelineTrackScan per track of the process (`tracks`, each to be scanned
+// exactly once), then Finish().
+class TimelineScans {
+ public:
+  TimelineScans(const model::TraceModel& m, size_t process, uint64_t start, uint64_t end,
+                size_t max_per_track);
+  std::vector<TimelineTrackScan> tracks;  // in the process's track order
+  Timeline Finish();
+
+ private:
+  uint64_t start_, end_;
 };
 
 // Slices overlapping [start, end) on the tracks of `process`, at most max_per_track per track

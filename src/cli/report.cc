@@ -116,7 +116,9 @@ int Report(const std::vector<std::string>& argv) {
   if (!ParseReportArgs(argv, &r)) return 0;
   const std::string& dir = r.dir;
   analysis::ReportOptions& ro = r.ro;
-  TraceSummary sum = Summarise(OpenTrace(dir));
+  // The model and the inventory from one read of each stream file (opened once: StreamFiles).
+  TraceSummary sum;
+  model::TraceModel m = model::LoadModel(OpenTrace(dir), &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)
@@ -124,7 +126,6 @@ int Report(const std::vector<std::string>& argv) {
   if (records == 0)
     throw Error("empty trace: " + dir +
                 " holds no slices, instants or counters, so there is nothing to report");
-  model::TraceModel m = model::LoadModel(dir);
   // Created before the long work, so that an unwritable PATH fails at once; removed on error.
   exporter::Sink sink(r.out, false);
   ro.versions = CaptureVersions(dir);

@@ -473,7 +473,7 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
       }
   };
   for (size_t i = 0; i < tracks.size(); ++i) {
-    dec.push_back(std::make_unique<StreamDecoder>(tracks[i]->file, p.meta, &ignored));
+    dec.push_back(std::make_unique<StreamDecoder>(m_.Stream(tracks[i]->file), p.meta, &ignored));
     advance(i);
   }
   NewSequence(p);

@@ -229,7 +229,7 @@ class XSpaceWriter : public EventVisitor {
   // `steps`: the trace's steps as `stats` finds them (step events, or --step-name annotations).
   XSpaceWriter(const model::TraceModel& m, const std::vector<analysis::Step>& steps,
                const std::string& run_dir, const XSpaceOptions& o, XSpaceResult* r)
-      : m_(m), steps_(m.processes.size()), r_(r), events_(run_dir, o.sort), waiting_(run_dir, [&] {
+      : m_(m), steps_(m.processes.size()), r_(r), events_(run_dir, o.sort), launches_(run_dir, [&] {
           SpillOptions half = o.sort;  // device work waiting for its launching op: less
           half.budget = std::max<size_t>(1, o.sort.budget / 2);
           return half;
@@ -311,7 +311,7 @@ class XSpaceWriter : public EventVisitor {
       }
       Arg own;
       // Its "tf_op" is the op around its launch, known once the process's threads are seen
-      // (a device queue may come before the launching thread): it waits in waiting_.
+      // (a device queue may come before the launching thread): it waits in launches_.
       EndEvent(ids.corr >= 0 && !Find(s.args, keys::kTfOp, &own), ids.corr);
       return;
     }
@@ -325,8 +325,13 @@ class XSpaceWriter : public EventVisitor {
       r_->steps++;
     }
     EndEvent(false, 0);
-    // A launch: its device work gets the op around it as "tf_op" (analysis/correlate.h).
-    links_.Add(s, ids);
+    // A launch (analysis::IsLaunch): its device work gets the op around it as "tf_op".
+    if (analysis::IsLaunch(s, ids)) {
+      std::string op;
+      uint32_t id = s.op;
+      op.append(reinterpret_cast<const char*>(&id), 4);
+      launches_.Add({static_cast<uint64_t>(ids.corr), 0, 0}, op);
+    }
   }
 
   void OnPoint(const model::Process& p, const model::Track&, const model::Point& pt) override {
@@ -341,17 +346,28 @@ class XSpaceWriter : public EventVisitor {
     EndEvent(false, 0);
   }
 
-  // The process's device work that waits for its launch's op: in correlation id order, each
-  // given the op around its launch (the process's link tables, from the launches its walk
-  // kept), then sorted with the other events.
+  // The process's device work that waits for its launch's op: joined with the launches by
+  // correlation id (both sorted by it, on disk past the budget), then sorted with the other
+  // events. The join is analysis::LinkTables' lookup of a launch (the last launch with an id
+  // wins; DeviceLink::launch_op), made on sorted runs so that memory stays the sort's budget.
   void EndProcess(const model::Process& p, size_t, const Chosen&) override {
-    analysis::LinkTables tables = links_.Build();
-    if (waiting_.records() == 0) return;
-    SpillSorter::Cursor c = waiting_.Sorted();
+    if (launches_.records() == 0) return;
+    SpillSorter::Cursor c = launches_.Sorted();
     SpillKey k;
     std::string_view rec;
+    uint64_t corr = 0;
+    uint32_t op = 0;
+    bool any = false;
     while (c.Next(&k, &rec)) {
-      uint32_t op = analysis::LinkDevice(tables, static_cast<int64_t>(k.a), -1).launch_op;
+      if (!any || k.a != corr) {
+        any = true;
+        corr = k.a;
+        op = 0;
+      }
+      if (k.b == 0) {  // a launch: the last one with this id wins
+        std::memcpy(&op, rec.data(), 4);
+        continue;
+      }
       SpillKey ek{Load64(rec, 0), Load64(rec, 8), Load64(rec, 16)};
       std::string_view body = rec.substr(24);
       std::string_view op_name = p.Name(op);
@@ -364,7 +380,7 @@ class XSpaceWriter : public EventVisitor {
       EncodeStat(joined_, pl.StatMeta(keys::xstat::kTfOp), stat::kRef, pl.StatMeta(op_name), 0);
       events_.Add(ek, joined_);
     }
-    waiting_.Clear();
+    launches_.Clear();
   }
 
   // Lines start at their first event; their times become relative to the profile's start
@@ -516,7 +532,7 @@ class XSpaceWriter : public EventVisitor {
     std::memcpy(cur_.data(), &k.a, 8);
     std::memcpy(cur_.data() + 8, &k.b, 8);
     std::memcpy(cur_.data() + 16, &k.c, 8);
-    waiting_.Add({static_cast<uint64_t>(corr), 0, 0}, cur_);
+    launches_.Add({static_cast<uint64_t>(corr), 1, 0}, cur_);
   }
 
   // One XStat (metadata id, then the value of kind `kind`: u, or d for doubles) as the field
@@ -691,8 +707,7 @@ class XSpaceWriter : public EventVisitor {
   uint64_t cur_duration_ = 0;
   SpillSorter events_;    // every event, by line, start, longer first
   analysis::LinkKeys link_keys_;
-  analysis::LinkCollector links_;  // this process's launches (those the walk kept)
-  SpillSorter waiting_;            // this process's device work waiting for its launch's op
+  SpillSorter launches_;  // this process's launches and the device work waiting for their op
 };
 
 // Creates the missing directories of `path`, recording them (outermost first) for clean-up.

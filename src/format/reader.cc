@@ -27,11 +27,12 @@ static bool IsStreamFile(const std::string& name) {
 
 // The event classes defined in the process stream `path`, with the texts of their names and
 // keys. Its damage is reported where the stream is read again (the model, `info`).
-static std::vector<EventClass> ReadClasses(const std::string& path, const ProcessMeta& meta) {
+static std::vector<EventClass> ReadClasses(std::shared_ptr<const MappedStream> file,
+                                           const ProcessMeta& meta) {
   std::vector<EventClass> classes;
   std::vector<std::string_view> names;
   std::vector<Problem> ignored;
-  StreamDecoder dec(path, meta, &ignored);
+  StreamDecoder dec(std::move(file), meta, &ignored);
   RawEvent ev;
   while (dec.Next(&ev)) {
     if (ev.id == kEventClassDef && dec.header().kind == TrackKind::kProcess) {
@@ -80,7 +81,7 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
       for (const auto& s : p.streams) {
         std::string base = s.substr(dir.size() + 1);
         if (base.rfind("proc", 0) == 0 || base.rfind("xspace", 0) == 0) {
-          auto more = ReadClasses(s, p.meta);
+          auto more = ReadClasses(out->files->Get(s), p.meta);
           p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
         }
       }
@@ -192,17 +193,22 @@ uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end) {
   }
 }
 
-StreamDecoder::StreamDecoder(const std::string& path, const ProcessMeta& meta,
-                             std::vector<Problem>* problems)
-    : path_(path), uuid_(meta.trace_uuid), problems_(problems) {
-  for (const EventClass& c : meta.classes)
-    if (c.id >= kFirstClassId && c.id <= kLastClassId) classes_[c.id - kFirstClassId] = &c;
+namespace {
+StreamReadHooks& Hooks() {
+  static StreamReadHooks hooks;
+  return hooks;
+}
+}  // namespace
+
+void SetStreamReadHooks(StreamReadHooks hooks) { Hooks() = std::move(hooks); }
+
+MappedStream::MappedStream(const std::string& path) : path_(path) {
+  if (Hooks().opened) Hooks().opened(path);
   int fd = -1;
   try {
     fd = OpenRegularFile(path, /*follow_symlinks=*/false);
   } catch (const Error& e) {
-    Report(0, e.what());
-    done_ = true;
+    error_ = e.what();
     return;
   }
   struct stat st;
@@ -210,22 +216,56 @@ StreamDecoder::StreamDecoder(const std::string& path, const ProcessMeta& meta,
     size_ = static_cast<uint64_t>(st.st_size);
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {
-      Report(0, std::string("cannot map: ") + std::strerror(errno));
-      done_ = true;
+      error_ = std::string("cannot map: ") + std::strerror(errno);
       size_ = 0;
     } else {
       data_ = static_cast<const uint8_t*>(m);
       madvise(m, size_, MADV_SEQUENTIAL);
-      Window(0);
     }
-  } else {
-    done_ = true;  // an empty stream file holds no events
   }
   close(fd);
 }
 
-StreamDecoder::~StreamDecoder() {
+MappedStream::~MappedStream() {
   if (data_) munmap(const_cast<uint8_t*>(data_), size_);
+}
+
+std::shared_ptr<const MappedStream> StreamFiles::Get(const std::string& path) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& f = files_[path];
+  if (!f) f = std::make_shared<MappedStream>(path);
+  return f;
+}
+
+StreamDecoder::StreamDecoder(const std::string& path, const ProcessMeta& meta,
+                             std::vector<Problem>* problems)
+    : StreamDecoder(std::make_shared<MappedStream>(path), meta, problems) {}
+
+StreamDecoder::StreamDecoder(std::shared_ptr<const MappedStream> file, const ProcessMeta& meta,
+                             std::vector<Problem>* problems)
+    : file_(std::move(file)), path_(file_->path()), uuid_(meta.trace_uuid), problems_(problems) {
+  if (Hooks().decoded) Hooks().decoded(path_);
+  for (const EventClass& c : meta.classes)
+    if (c.id >= kFirstClassId && c.id <= kLastClassId) classes_[c.id - kFirstClassId] = &c;
+  if (!file_->error().empty()) {
+    Report(0, file_->error());
+    done_ = true;
+    return;
+  }
+  data_ = file_->data();
+  size_ = file_->size();
+  if (!data_) {
+    done_ = true;  // an empty stream file holds no events
+    return;
+  }
+  Window(0);
+}
+
+// What this decoder populated and has not released yet is released: the mapping may live on
+// (StreamFiles) while nothing reads it.
+StreamDecoder::~StreamDecoder() {
+  if (data_ && populated_ > released_)
+    madvise(const_cast<uint8_t*>(data_) + released_, populated_ - released_, MADV_DONTNEED);
 }
 
 void StreamDecoder::Report(uint64_t off, const std::string& what) {

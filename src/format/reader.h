@@ -3,6 +3,10 @@
 // rest of the trace is still read.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +24,46 @@ struct Problem {
   std::string ToString() const;
 };
 
+// One stream file, opened and mapped read-only once; every decoder made from it reads through
+// this mapping (no open of its own). Pages are populated and released by the decoders as they
+// read (StreamDecoder::Window), so the memory a long-lived mapping holds stays bounded.
+class MappedStream {
+ public:
+  explicit MappedStream(const std::string& path);
+  ~MappedStream();
+  MappedStream(const MappedStream&) = delete;
+  MappedStream& operator=(const MappedStream&) = delete;
+  const std::string& path() const { return path_; }
+  const uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+  const std::string& error() const { return error_; }  // why it could not be read ("": none)
+
+ private:
+  std::string path_, error_;
+  const uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// The stream files of one trace, each opened and mapped on its first use and kept while the
+// trace is open, so that a command opens each stream file once however many passes read it.
+// Safe to use from several threads.
+class StreamFiles {
+ public:
+  std::shared_ptr<const MappedStream> Get(const std::string& path);
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<const MappedStream>> files_;
+};
+
+// What tests count, process-wide: `opened` is told the path of each stream file as it is opened
+// (a MappedStream), `decoded` as a decoder starts reading it (a StreamDecoder, which may stop
+// early). Called from the readers' threads; set them only while no trace is being read.
+struct StreamReadHooks {
+  std::function<void(const std::string&)> opened, decoded;
+};
+void SetStreamReadHooks(StreamReadHooks hooks);
+
 struct ProcessTrace {
   std::string dir;  // the CTF trace directory of one process image
   ProcessMeta meta;
@@ -30,6 +74,9 @@ struct TraceDir {
   std::string path;
   std::vector<ProcessTrace> processes;
   std::vector<Problem> problems;  // process directories that could not be used, and why
+  // The stream files, opened once for every reader of this trace (OpenTrace's own reading of
+  // the process streams, the model, the inventory, every scan).
+  std::shared_ptr<StreamFiles> files = std::make_shared<StreamFiles>();
 };
 
 // Opens a trace directory made by `record` (or one process's directory). Throws tt::Error
@@ -73,6 +120,9 @@ class StreamDecoder {
   // Maps the file; problems (damage) are appended to *problems as they are met. `meta` (its
   // uuid, its event classes) must outlive the decoder.
   StreamDecoder(const std::string& path, const ProcessMeta& meta, std::vector<Problem>* problems);
+  // Reads through a mapping that may be shared with other decoders (StreamFiles).
+  StreamDecoder(std::shared_ptr<const MappedStream> file, const ProcessMeta& meta,
+                std::vector<Problem>* problems);
   ~StreamDecoder();
   StreamDecoder(const StreamDecoder&) = delete;
   StreamDecoder& operator=(const StreamDecoder&) = delete;
@@ -87,6 +137,7 @@ class StreamDecoder {
   void Window(uint64_t pos);
   void Report(uint64_t off, const std::string& what);
 
+  std::shared_ptr<const MappedStream> file_;
   std::string path_;
   Uuid uuid_;
   std::vector<Problem>* problems_;

@@ -49,6 +49,15 @@ struct TraceSummary {
 };
 
 TraceSummary Summarise(const TraceDir& trace);
+
+// Summarise in parts, for a reader that decodes the streams for other reasons too (LoadModel):
+// per process StartProcess, per stream TallyEvent for each of its events in order then
+// TallyStreamEnd with its header, AddProcessSummary; FinishSummary once at the end.
+ProcessSummary StartProcess(const ProcessTrace& proc);
+void TallyEvent(const RawEvent& ev, ProcessSummary* ps, ThreadSummary* th);
+void TallyStreamEnd(const StreamHeader& h, ThreadSummary&& th, ProcessSummary* ps);
+void AddProcessSummary(ProcessSummary&& ps, TraceSummary* t);
+void FinishSummary(TraceSummary* t);
 const char* EventKindName(uint8_t id);
 // Total drops of a process: its own summary when it wrote one, else the streams' counts.
 uint64_t Drops(const ProcessSummary& p);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/files.h"
+#include "model/inventory.h"
 
 namespace tt::model {
 
@@ -17,63 +18,115 @@ void Process::DecideMeanings() {
   }
 }
 
-TraceModel LoadModel(const std::string& dir) {
-  TraceDir t = OpenTrace(dir);
+namespace {
+
+// The first event fixes the packet header; the process stream is read whole (names), thread
+// streams only their first events: a thread is named after the process when its stream opens
+// and usually renamed right after, so the last name among those wins. With `inventory`, every
+// event of the stream is read, and counted there too (one read for both).
+struct StreamLoad {
+  Track tr;
+  TrackKind kind = TrackKind::kThread;  // the header's kind where the model stopped reading
+  bool packets = false;
+  std::vector<size_t> own_problems;  // indices of the model's own problems (not the decoder's)
+};
+
+StreamLoad LoadStream(StreamDecoder& dec, const std::string& file, Process* p,
+                      std::vector<Problem>* problems, ProcessSummary* ps, ThreadSummary* th) {
+  constexpr int kNameWindow = 256;
+  StreamLoad r;
+  RawEvent ev;
+  int seen = 0;
+  bool any = dec.Next(&ev);
+  const StreamHeader& h = dec.header();
+  r.packets = h.packets > 0;
+  r.tr.kind = h.kind;
+  r.tr.id = h.track_id;
+  bool names = r.packets;
+  r.kind = h.kind;
+  while (any) {
+    if (ps) TallyEvent(ev, ps, th);
+    if (names) {
+      if (ev.id == kStringDef && ev.name > kMaxNameId) {
+        r.own_problems.push_back(problems->size());
+        problems->push_back({file, ev.offset, "name id " + std::to_string(ev.name) +
+                                                  " out of range; definition skipped"});
+      } else if (ev.id == kStringDef) {
+        if (ev.name >= p->names.size()) p->names.resize(ev.name + 1);
+        p->names[ev.name] = std::string(ev.s1);
+      } else if (ev.id == kThreadName) {
+        r.tr.name = std::string(ev.s1);
+      }
+      r.kind = h.kind;
+      if ((h.kind != TrackKind::kProcess && ++seen >= kNameWindow) || h.kind == TrackKind::kDevice)
+        names = false;
+    }
+    if (!names && !ps) break;
+    any = dec.Next(&ev);
+  }
+  if (names) r.kind = h.kind;
+  return r;
+}
+
+}  // namespace
+
+TraceModel LoadModel(const std::string& dir) { return LoadModel(OpenTrace(dir)); }
+
+TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory) {
   TraceModel m;
   m.path = t.path;
   m.problems = t.problems;
+  m.files = t.files;
+  if (inventory) {
+    *inventory = TraceSummary();
+    inventory->path = t.path;
+    inventory->problems = t.problems;
+  }
   for (const auto& pt : t.processes) {
     Process p;
     p.meta = pt.meta;
     size_t pi = m.processes.size();
+    ProcessSummary ps;
+    if (inventory) ps = StartProcess(pt);
     for (const auto& file : pt.streams) {
       // Damage in thread and device streams is reported when they are scanned; here only the
       // process stream (read whole) reports its own.
       std::vector<Problem> problems;
-      StreamDecoder dec(file, pt.meta, &problems);
-      Track tr;
-      tr.process = pi;
-      tr.file = file;
-      tr.bytes = dec.file_size();
-      m.bytes += tr.bytes;
-      RawEvent ev;
-      // The first event fixes the packet header; the process stream is read whole (names),
-      // thread streams only their first events: a thread is named after the process when its
-      // stream opens and usually renamed right after, so the last name among those wins.
-      constexpr int kNameWindow = 256;
-      int seen = 0;
-      bool any = dec.Next(&ev);
-      const StreamHeader& h = dec.header();
-      if (h.packets == 0) continue;
-      tr.kind = h.kind;
-      tr.id = h.track_id;
-      while (any) {
-        if (ev.id == kStringDef && ev.name > kMaxNameId) {
-          problems.push_back({file, ev.offset, "name id " + std::to_string(ev.name) +
-                                                   " out of range; definition skipped"});
-        } else if (ev.id == kStringDef) {
-          if (ev.name >= p.names.size()) p.names.resize(ev.name + 1);
-          p.names[ev.name] = std::string(ev.s1);
-        } else if (ev.id == kThreadName) {
-          tr.name = std::string(ev.s1);
+      StreamDecoder dec(m.Stream(file), pt.meta, &problems);
+      ThreadSummary th;
+      th.file = file;
+      StreamLoad s = LoadStream(dec, file, &p, &problems, inventory ? &ps : nullptr, &th);
+      if (inventory) {  // the decoder's problems, as Summarise reports them
+        inventory->bytes += dec.file_size();
+        for (size_t i = 0, own = 0; i < problems.size(); ++i) {
+          if (own < s.own_problems.size() && s.own_problems[own] == i) {
+            ++own;
+            continue;
+          }
+          inventory->problems.push_back(problems[i]);
         }
-        if (h.kind != TrackKind::kProcess && ++seen >= kNameWindow) break;
-        if (h.kind == TrackKind::kDevice) break;
-        any = dec.Next(&ev);
+        TallyStreamEnd(dec.header(), std::move(th), &ps);
       }
-      if (h.kind == TrackKind::kDevice)
-        tr.name = "GPU " + std::to_string(h.track_id >> 32) + " stream " +
-                  std::to_string(h.track_id & 0xffffffff);
-      if (h.kind == TrackKind::kProcess) {  // names only
+      s.tr.bytes = dec.file_size();
+      m.bytes += s.tr.bytes;
+      if (!s.packets) continue;
+      s.tr.process = pi;
+      s.tr.file = file;
+      if (s.kind == TrackKind::kDevice)
+        s.tr.name = "GPU " + std::to_string(s.tr.id >> 32) + " stream " +
+                    std::to_string(s.tr.id & 0xffffffff);
+      if (s.kind == TrackKind::kProcess) {  // names only
         m.problems.insert(m.problems.end(), problems.begin(), problems.end());
         continue;
       }
       p.tracks.push_back(m.tracks.size());
-      m.tracks.push_back(std::move(tr));
+      m.tracks.push_back(std::move(s.tr));
     }
     p.DecideMeanings();
     m.processes.push_back(std::move(p));
+    if (inventory) AddProcessSummary(std::move(ps), inventory);
   }
+  if (inventory) FinishSummary(inventory);
   return m;
 }
 

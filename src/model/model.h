@@ -53,10 +53,22 @@ struct TraceModel {
   std::vector<Track> tracks;
   std::vector<Problem> problems;
   uint64_t bytes = 0;  // all stream files
+  // The stream files, each opened once for every pass of the command (shared with the TraceDir
+  // the model was loaded from).
+  std::shared_ptr<StreamFiles> files;
+  // A track's stream file, through `files` (opened here when the model has none).
+  std::shared_ptr<const MappedStream> Stream(const std::string& file) const {
+    return files ? files->Get(file) : std::make_shared<MappedStream>(file);
+  }
 };
 
 // Opens the trace: metadata, names (from each process stream) and the tracks' identities (from
 // their first packet, and thread names). Throws tt::Error when `dir` is not a trace.
 TraceModel LoadModel(const std::string& dir);
+struct TraceSummary;  // inventory.h
+
+// The same from a trace already opened; its stream files are shared. With `inventory`, each
+// stream is read whole once for both: the model, and the inventory Summarise(t) would give.
+TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory = nullptr);
 
 }  // namespace tt::model

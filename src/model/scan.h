@@ -4,6 +4,8 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "format/reader.h"
@@ -55,6 +57,29 @@ struct Point {  // an instant or a counter sample
 template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit);
 
+// Several visitors driven by one scan: each is told every event, in order, first visitor first
+// (OnThreadName only those that have it). So one read of a track serves several consumers.
+template <typename... V>
+struct FanOut {
+  std::tuple<V&...> visitors;
+  explicit FanOut(V&... v) : visitors(v...) {}
+  void OnBegin(const Slice& s) {
+    std::apply([&](auto&... v) { (v.OnBegin(s), ...); }, visitors);
+  }
+  void OnSlice(const Slice& s) {
+    std::apply([&](auto&... v) { (v.OnSlice(s), ...); }, visitors);
+  }
+  void OnPoint(const Point& p) {
+    std::apply([&](auto&... v) { (v.OnPoint(p), ...); }, visitors);
+  }
+  void OnThreadName(std::string_view n) {
+    auto one = [&](auto& v) {
+      if constexpr (requires { v.OnThreadName(n); }) v.OnThreadName(n);
+    };
+    std::apply([&](auto&... v) { (one(v), ...); }, visitors);
+  }
+};
+
 inline bool IsOpCategory(layout::Category c) {
   return c == layout::Category::kFrameworkOp || c == layout::Category::kUser;
 }
@@ -63,7 +88,7 @@ template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
   using namespace layout;
   const Process& proc = m.processes[t.process];
-  StreamDecoder dec(t.file, proc.meta, problems);
+  StreamDecoder dec(m.Stream(t.file), proc.meta, problems);
   std::vector<Slice> stack;
   std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
   uint64_t last = 0;
