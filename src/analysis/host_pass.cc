@@ -82,18 +82,18 @@ class HostVisitor {
     if (!open_.empty())
       ancestor =
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
-    open_.push_back({op_like, in_compile, ancestor, 0});
+    open_.push_back({m, op_like, in_compile, ancestor, 0});
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     Touch(s.start, s.end);
     bool outermost_op = false;
-    uint64_t op_self = CloseOpen(s, &outermost_op);
+    model::Meaning meaning = model::Meaning::kAnnotation;
+    uint64_t op_self = CloseOpen(s, &outermost_op, &meaning);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
     if (s.depth == 0) a_->busy += s.Duration();
     if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
-    model::Meaning meaning = MeaningIn(s);
     if (c_.needs.intervals) AddInterval(s, meaning, outermost_op);
     switch (s.category) {
       case Category::kFrameworkOp:
@@ -167,10 +167,15 @@ class HostVisitor {
   }
   // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
   // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
-  uint64_t CloseOpen(const Slice& s, bool* outermost_op) {
-    if (open_.empty()) return s.Self();
+  // *meaning: the slice's, as decided when it opened.
+  uint64_t CloseOpen(const Slice& s, bool* outermost_op, model::Meaning* meaning) {
+    if (open_.empty()) {
+      *meaning = MeaningIn(s);
+      return s.Self();
+    }
     Open o = open_.back();
     open_.pop_back();
+    *meaning = o.meaning;
     *outermost_op = o.op_like && o.ancestor < 0;
     if (o.op_like && o.ancestor >= 0)
       open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
@@ -218,6 +223,7 @@ class HostVisitor {
   const model::Process& proc_;
   bool shared_;
   struct Open {
+    model::Meaning meaning;  // decided once, when it opens (MeaningIn)
     bool op_like;
     bool in_compile;    // it, or a slice around it, is compilation
     int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
