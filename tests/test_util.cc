@@ -13,8 +13,8 @@
 
 namespace tt::test {
 
-RunResult RunCmd(const std::vector<std::string>& argv, const std::map<std::string, std::string>& env,
-              int timeout_s) {
+RunResult RunCmd(const std::vector<std::string>& argv,
+                 const std::map<std::string, std::string>& env, int timeout_s) {
   RunResult r;
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) return r;
@@ -129,6 +129,24 @@ int Wait(int pid) {
   int st = 0;
   waitpid(pid, &st, 0);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+const std::string& Python() {
+  static const std::string exe = [] {
+    auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
+    std::string s = r.status == 0 ? r.out : "";
+    while (!s.empty() && s.back() == '\n') s.pop_back();
+    return s;
+  }();
+  return exe;
+}
+
+bool HaveModule(const std::string& module) {
+  if (Python().empty()) return false;
+  return RunCmd({Python(), "-c",
+                 "import importlib.util, sys; sys.exit(importlib.util.find_spec('" + module +
+                     "') is None)"})
+             .status == 0;
 }
 
 }  // namespace tt::test

@@ -13,7 +13,7 @@ struct RunResult {
 
 // Runs argv[0] (searched in PATH) with extra environment variables; waits at most timeout_s.
 RunResult RunCmd(const std::vector<std::string>& argv,
-              const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
+                 const std::map<std::string, std::string>& env = {}, int timeout_s = 60);
 
 // A fresh empty directory under the build's temp area, removed by the destructor.
 class TempDir {
@@ -30,6 +30,12 @@ class TempDir {
 // Number of lines in `s` (a trailing newline does not start a new line).
 size_t CountLines(const std::string& s);
 bool HaveBabeltrace();
+
+// The python3 on PATH (its sys.executable), "" when there is none.
+const std::string& Python();
+// Whether python3 finds `module` (find_spec, not an import: importing TensorFlow or torch only
+// to decide costs as much as a test).
+bool HaveModule(const std::string& module);
 
 }  // namespace tt::test
 

@@ -25,24 +25,8 @@ using nlohmann::json;
 using test::RunCmd;
 using test::TempDir;
 
-const std::string& Python() {
-  static const std::string exe = [] {
-    auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
-    std::string s = r.status == 0 ? r.out : "";
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }();
-  return exe;
-}
-
-// find_spec, not an import: importing TensorFlow only to decide costs as much as a test.
-bool HaveModule(const std::string& module) {
-  if (Python().empty()) return false;
-  return RunCmd({Python(), "-c",
-                 "import importlib.util, sys; sys.exit(importlib.util.find_spec('" + module +
-                     "') is None)"})
-             .status == 0;
-}
+using test::HaveModule;
+using test::Python;
 
 #define REQUIRE_MODULE(m)                                \
   do {                                                   \
@@ -219,12 +203,12 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
   std::vector<std::string> files;
   for (const auto& pid : ListDirectory(rec.trace + "/xspace"))
     for (const auto& run : ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile"))
-      for (const auto& f :
-           ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run))
+      for (const auto& f : ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run))
         if (f.ends_with(".xplane.pb"))
           files.push_back(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run + "/" + f);
   ASSERT_FALSE(files.empty());
-  std::vector<std::string> cmd = {Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_op_stats.py"};
+  std::vector<std::string> cmd = {Python(),
+                                  std::string(TT_SOURCE_DIR) + "/tests/xprof_op_stats.py"};
   cmd.insert(cmd.end(), files.begin(), files.end());
   auto x = RunCmd(cmd, {}, 240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
@@ -252,10 +236,10 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
     if (size_t c = n.rfind(':'); c != std::string::npos) type_of[n.substr(0, c)] = n.substr(c + 1);
   }
   std::map<std::string, int64_t> allocations_naming;
-  ASSERT_EQ(RunCmd({TT_CLI, "export", rec.trace, "--format", "csv", "-o", rec.trace + ".csv"},
-                   {}, 240)
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", rec.trace, "--format", "csv", "-o", rec.trace + ".csv"}, {}, 240)
+          .status,
+      0);
   std::istringstream csv(ReadFile(rec.trace + ".csv"));
   for (std::string line; std::getline(csv, line);) {
     size_t at = line.find(";tf_op=");
@@ -266,8 +250,7 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
   for (const auto& [self, type] : top) {
     ASSERT_TRUE(by_type.count(type)) << type << " is not in the op view";
     const json& row = by_type[type];
-    EXPECT_EQ(row["occurrence"].get<int64_t>() + allocations_naming[type], xprof[type][0])
-        << type;
+    EXPECT_EQ(row["occurrence"].get<int64_t>() + allocations_naming[type], xprof[type][0]) << type;
     EXPECT_NEAR(row["self_micros"].get<double>(), self, 0.01 * self) << type;
     EXPECT_NEAR(row["share"].get<double>(), 100 * self / xprof_total, 1.0) << type;
   }
@@ -380,12 +363,12 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
   double ours = 100 * input / total;
   EXPECT_GT(ours, 40) << "an input-bound job";
 
-  ASSERT_EQ(RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240)
-                .status,
-            0);
-  auto x = RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py",
-                   d / "logs"},
-                  {}, 240);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240).status,
+      0);
+  auto x =
+      RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py", d / "logs"},
+             {}, 240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
   ASSERT_EQ(x.status, 0) << x.err.substr(0, 2000);
   EXPECT_NEAR(ours, std::stod(x.out), 5.0) << "xprof: " << x.out;

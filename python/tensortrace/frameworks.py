@@ -16,6 +16,7 @@ class Framework:
 FRAMEWORKS = (
     Framework("tensorflow", "tensorflow", "tf_adapter", ("tensorflow", "keras", "tf_keras")),
     Framework("jax", "jax", "jax_adapter", ("jax", "jaxlib", "flax")),
+    Framework("torch", "torch", "torch_adapter", ("torch",)),
 )
 
 

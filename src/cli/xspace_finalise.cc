@@ -7,6 +7,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "format/import/kineto/import.h"
 #include "format/import/xspace/import.h"
 
 namespace tt::cli {
@@ -66,11 +67,21 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
     XSpaceImport r;
     std::optional<XSpaceStepFilter> steps;
     std::vector<std::string> early;
+    const char* what = "XSpace";
     try {
       ReadCapture(logdir, &steps, &early);
       std::vector<std::string> files = FindXSpaceFiles(logdir);
-      if (files.empty()) {
-        r.errors.push_back("no .xplane.pb file under " + logdir + "/plugins/profile");
+      std::vector<std::string> torch = FindKinetoFiles(logdir);
+      if (!torch.empty()) {
+        what = "PyTorch profile";
+        std::optional<KinetoStepFilter> ks;
+        if (steps) ks = KinetoStepFilter{steps->first, steps->last};
+        ImportResult k = ImportKineto(dir, pid, torch, ks);
+        r.files = k.files, r.events = k.events, r.tracks = k.tracks, r.steps = k.steps;
+        r.errors = k.errors;
+      } else if (files.empty()) {
+        r.errors.push_back("no .xplane.pb file under " + logdir +
+                           "/plugins/profile and no PyTorch profile under " + logdir + "/torch");
       } else {
         r = ImportXSpace(dir, pid, files, steps);
       }
@@ -89,7 +100,7 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
       r.errors.push_back(e.what());
     }
     if (quiet) continue;
-    std::cerr << "tensortrace: XSpace of process " << pid << ": ";
+    std::cerr << "tensortrace: " << what << " of process " << pid << ": ";
     if (r.files)
       std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
                 << r.tracks << " tracks, " << r.steps << " steps";

@@ -111,6 +111,23 @@ inline constexpr char kNranks[] = "nranks";
 inline constexpr char kRank[] = "rank";
 // NCCL's CUDA device.
 inline constexpr char kDevice[] = "device";
+// PyTorch (Kineto) ops and collectives.
+// An op's input shapes, as JSON ("[[8,1,28,28],[8]]"; [] for a non-tensor input).
+inline constexpr char kInputDims[] = "input_dims";
+// An op's input types, as JSON (["float","Scalar"]).
+inline constexpr char kInputTypes[] = "input_types";
+// The forward thread of a backward op (autograd).
+inline constexpr char kFwdTid[] = "fwd_tid";
+// A collective's element type.
+inline constexpr char kDtype[] = "dtype";
+// A collective's process group (its name, or its ranks).
+inline constexpr char kProcessGroup[] = "process_group";
+// A collective's input element count.
+inline constexpr char kInNelems[] = "in_nelems";
+// A collective's output element count.
+inline constexpr char kOutNelems[] = "out_nelems";
+// Bytes the allocator reserves after the event (PyTorch).
+inline constexpr char kBytesReserved[] = "bytes_reserved";
 // ITT metadata's second value (value2... follow).
 inline constexpr char kValue1[] = "value1";
 // ITT metadata's third value.
@@ -134,7 +151,8 @@ inline constexpr std::string_view kArgKeys[] = {
     kDstKind, kMemoryKind, kValue, kAddr, kAllocator, kAllocatorName, kBytesAllocated, kOp, kOpName,
     kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
-    kDevice, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
+    kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInNelems, kOutNelems,
+    kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
 };
 // clang-format on
 

@@ -76,11 +76,11 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
         p.streams.push_back(full);
     }
     // The process streams define the classes the other streams' events use: the runtime's
-    // (proc<pid>) and the XSpace import's (xspace, xspace.N).
+    // (proc<pid>) and the imports' (xspace, xspace.N; kineto, kineto.N).
     if (p.meta.layout_version >= 3) {
       for (const auto& s : p.streams) {
         std::string base = s.substr(dir.size() + 1);
-        if (base.rfind("proc", 0) == 0 || base.rfind("xspace", 0) == 0) {
+        if (base.starts_with("proc") || base.starts_with("xspace") || base.starts_with("kineto")) {
           auto more = ReadClasses(out->files->Get(s), p.meta);
           p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
         }
@@ -140,9 +140,7 @@ static uint64_t ArgsSizeAt(const uint8_t* p, const uint8_t* end) {
 }
 
 uint64_t PayloadSize(uint8_t id, const uint8_t* p, const uint8_t* end) {
-  auto fixed = [&](uint64_t n) -> uint64_t {
-    return static_cast<uint64_t>(end - p) >= n ? n : 0;
-  };
+  auto fixed = [&](uint64_t n) -> uint64_t { return static_cast<uint64_t>(end - p) >= n ? n : 0; };
   auto cat_ok = [&](uint64_t at) { return p[at] < static_cast<uint8_t>(Category::kCount); };
   uint64_t a, b, c;
   switch (id) {
@@ -414,7 +412,9 @@ bool StreamDecoder::Next(RawEvent* ev) {
       ev->ts = ts;
       ev->offset = pos_;
       pos_ += hdr + n;
-      auto str = [](const uint8_t* s) { return std::string_view(reinterpret_cast<const char*>(s)); };
+      auto str = [](const uint8_t* s) {
+        return std::string_view(reinterpret_cast<const char*>(s));
+      };
       switch (id) {
         case kStringDef:
           ev->name = Load<uint32_t>(f);
@@ -476,8 +476,8 @@ bool StreamDecoder::Next(RawEvent* ev) {
       return true;
     }
   bad:
-    Report(pos_, "corrupted event (id " + std::to_string(data_[pos_]) +
-                     "); rest of this packet skipped");
+    Report(pos_,
+           "corrupted event (id " + std::to_string(data_[pos_]) + "); rest of this packet skipped");
     in_packet_ = false;
   }
   return false;

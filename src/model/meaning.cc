@@ -27,7 +27,7 @@ bool IsInputOpType(std::string_view t) {
 
 bool IsCommunicationOpType(std::string_view t) {
   return StartsWithAny(
-      t, {"_Send", "_Recv", "_HostSend", "_HostRecv", "Collective", "Nccl", "all-reduce",
+      t, {"_Send", "_Recv", "_HostSend", "_HostRecv", "Collective", "Nccl", "c10d::", "all-reduce",
           "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "send", "recv"});
 }
 
@@ -46,7 +46,7 @@ bool IsCompileName(std::string_view n) {
 // tf.data's iterator ranges and the work they schedule.
 bool IsInputName(std::string_view n) {
   return StartsWithAny(n, {"Iterator::", "MakeIterator::", "IteratorGetNextOp::", "IteratorGetNext",
-                           "tf.data"}) ||
+                           "tf.data", "enumerate(DataLoader)"}) ||
          n.ends_with("Produce") || n.ends_with("Consume");
 }
 
@@ -148,6 +148,8 @@ Meaning MeaningOf(Category c, std::string_view name) {
 }
 
 bool IsInputWait(std::string_view name) {
+  // PyTorch: the loop's wait for its DataLoader's next batch.
+  if (name.starts_with("enumerate(DataLoader)")) return true;
   std::string type = OpTypeOf(name);
   return StartsWithAny(type, {"IteratorGetNext", "InfeedDequeue", "MultiDeviceIteratorGetNext"});
 }

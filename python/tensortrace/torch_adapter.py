@@ -1,0 +1,86 @@
+"""PyTorch's own profiler (Kineto, through torch.autograd.profiler), started and stopped for
+tensortrace. Each capture window is saved as Kineto's trace-event JSON in <logdir>/torch/;
+record imports it (src/format/import/kineto/).
+
+Who holds CUPTI: a process has one CUPTI subscriber. When record armed its CUDA source
+(CUDA_INJECTION64_PATH names libtensortrace), kernels, copies and CUDA API calls come from it,
+and Kineto records CPU activities only; otherwise (`--sources` without cuda), with a GPU
+present, Kineto records the CUDA activities too (see cuda_activity below)."""
+import functools
+import os
+
+
+def cuda_activity(env, cuda_available):
+    """Whether Kineto should record CUDA activities: a GPU, and no CUPTI source of ours."""
+    ours = os.path.basename(env.get("CUDA_INJECTION64_PATH", "")).startswith("libtensortrace")
+    return bool(cuda_available) and not ours
+
+
+class Adapter:
+    name = "torch"
+
+    def __init__(self, module):
+        self.version = str(getattr(module, "__version__", "unknown"))
+        self.available = False
+        self.unavailable_reason = ""
+        self._prof = None
+        self._dir = None
+        self._window = 0
+        try:
+            from torch.autograd import profiler
+
+            self._ap = profiler
+            self._torch = module
+            self.available = hasattr(profiler, "profile") and hasattr(
+                profiler.profile, "_prepare_trace")
+            if not self.available:
+                self.unavailable_reason = "torch %s: no autograd profiler with Kineto" % (
+                    self.version)
+        except Exception as e:
+            self.unavailable_reason = "torch %s has no usable profiler: %s" % (self.version, e)
+
+    def start(self, logdir, config):
+        self._dir = os.path.join(logdir, "torch")
+        os.makedirs(self._dir, exist_ok=True)
+        cuda = False
+        try:
+            cuda = cuda_activity(os.environ, self._torch.cuda.is_available())
+        except Exception:
+            pass
+        prof = self._ap.profile(use_device="cuda" if cuda else None, record_shapes=True,
+                                profile_memory=True, with_stack=config.python_tracer,
+                                use_kineto=True)
+        prof._tensortrace = True  # ours: the step-aside wrapper lets it through
+        prof.__enter__()
+        self._prof = prof
+
+    def stop(self):
+        prof, self._prof = self._prof, None
+        if prof is None:
+            return
+        prof.__exit__(None, None, None)
+        # Kineto's own JSON, without torch's Python-side parsing of every event.
+        path = os.path.join(self._dir, "%d.pt.trace.json" % self._window)
+        self._window += 1
+        prof.kineto_results.save(path)
+
+    def when_ready(self, start, on_error):
+        try:
+            start()
+        except Exception as e:
+            on_error(e)
+
+    def wrap_user_entry_points(self, step_aside):
+        """torch.profiler.profile and torch.autograd.profiler.profile both prepare their trace
+        through autograd's profile._prepare_trace: the program's own profiler stops ours first
+        (Kineto runs one session per process), then runs unchanged."""
+        cls = self._ap.profile
+        orig = cls._prepare_trace
+
+        @functools.wraps(orig)
+        def _prepare_trace(prof, *args, **kwargs):
+            if not getattr(prof, "_tensortrace", False):
+                step_aside("torch.profiler")
+            return orig(prof, *args, **kwargs)
+
+        cls._prepare_trace = _prepare_trace

@@ -1,0 +1,440 @@
+#include "format/import/kineto/import.h"
+
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "format/import/kineto/classify.h"
+#include "format/keys.h"
+#include "format/slice_order.h"
+
+namespace tt {
+
+using layout::ArgType;
+using layout::Category;
+using nlohmann::json;
+
+// Kineto's JSON of a long job can be large; past this a file is skipped with a line.
+constexpr uint64_t kMaxKinetoFileBytes = uint64_t{2} << 30;
+
+std::vector<std::string> FindKinetoFiles(const std::string& logdir) {
+  std::vector<std::pair<int64_t, std::string>> found;
+  std::string dir = logdir + "/torch";
+  if (!IsDirectory(dir)) return {};
+  const std::string suffix = ".pt.trace.json";
+  for (const auto& f : ListDirectory(dir)) {
+    if (f.size() <= suffix.size() || !f.ends_with(suffix)) continue;
+    int64_t window = INT64_MAX;
+    std::from_chars(f.data(), f.data() + f.size() - suffix.size(), window);
+    found.emplace_back(window, dir + "/" + f);
+  }
+  std::sort(found.begin(), found.end());
+  std::vector<std::string> out;
+  for (auto& [w, f] : found) out.push_back(std::move(f));
+  return out;
+}
+
+namespace {
+
+// One timeline: a host thread (tid) or a GPU stream (device, stream).
+struct Timeline {
+  bool device = false;
+  uint64_t id = 0;
+  std::string name;
+  std::vector<LineEvent> items;
+  std::vector<Arg> args;
+  std::vector<uint64_t> fetches;     // starts of DataLoader fetches
+  std::vector<uint64_t> zero_grads;  // starts of optimizer zero_grads
+};
+
+// A member of a JSON object, or null.
+const json& Field(const json& o, const char* key) {
+  static const json kNull;
+  if (!o.is_object()) return kNull;
+  auto it = o.find(key);
+  return it == o.end() ? kNull : *it;
+}
+
+std::string FieldStr(const json& o, const char* key) {
+  const json& v = Field(o, key);
+  return v.is_string() ? v.get<std::string>() : std::string();
+}
+
+int64_t JsonInt(const json& v, int64_t dflt = -1) {
+  if (v.is_number_integer()) return v.get<int64_t>();
+  if (v.is_number_float() && std::isfinite(v.get<double>())) return std::llround(v.get<double>());
+  return dflt;
+}
+
+size_t DtypeBytes(std::string_view t) {
+  if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
+  if (t == "Float" || t == "Int") return 4;
+  if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
+  if (t == "Byte" || t == "Char" || t == "Bool") return 1;
+  return 0;
+}
+
+class KinetoImporter {
+ public:
+  KinetoImporter(ImportTarget* t, const std::optional<KinetoStepFilter>& steps, ImportResult* out)
+      : t_(t), steps_(steps), out_(out) {}
+
+  void ImportFile(const json& doc) {
+    base_ns_ = 0;
+    if (auto b = doc.find("baseTimeNanoseconds"); b != doc.end() && b->is_number_unsigned())
+      base_ns_ = b->get<uint64_t>();
+    auto evs = doc.find("traceEvents");
+    if (evs == doc.end() || !evs->is_array()) throw Error("no traceEvents array");
+    for (const auto& e : *evs)
+      if (e.is_object()) ImportEvent(e);
+  }
+
+  void Finish() {
+    SynthesizeSteps();
+    for (auto& [key, tl] : timelines_) WriteTimeline(&tl);
+    WriteAllocators();
+  }
+
+  uint64_t out_of_time = 0;
+  uint64_t foreign = 0;  // events of other processes or of no numeric thread
+
+ private:
+  // Kineto's times: microseconds (with nanosecond decimals) after baseTimeNanoseconds, on the
+  // Unix epoch (CLOCK_REALTIME).
+  bool Time(const json& us, uint64_t* out) {
+    if (!us.is_number()) return false;
+    double v = us.get<double>();
+    if (!std::isfinite(v) || std::fabs(v) > 1e15) return false;
+    __int128 ns = static_cast<__int128>(base_ns_) + static_cast<__int128>(std::llround(v * 1e3));
+    ns = std::clamp<__int128>(ns, 0, INT64_MAX);
+    *out = t_->clock.Convert(static_cast<int64_t>(ns));
+    return *out >= t_->earliest && *out <= t_->latest;
+  }
+
+  Timeline* TimelineOf(const json& e, bool device) {
+    int64_t pid = JsonInt(Field(e, "pid"));
+    int64_t tid = JsonInt(Field(e, "tid"));
+    if (tid < 0 || pid < 0 || (!device && pid != t_->proc.meta.pid)) return nullptr;
+    uint64_t id = device ? (static_cast<uint64_t>(pid) << 32) | static_cast<uint32_t>(tid)
+                         : static_cast<uint64_t>(tid);
+    Timeline& tl = timelines_[{device, id}];
+    tl.device = device;
+    tl.id = id;
+    return &tl;
+  }
+
+  void ImportEvent(const json& e) {
+    std::string ph = FieldStr(e, "ph");
+    std::string name = FieldStr(e, "name");
+    if (ph == "M") {
+      if (name == "thread_name") NameThread(e);
+      return;
+    }
+    if (ph == "i" && name == "[memory]") return Memory(e);
+    if (ph != "X") return;
+    KinetoKind k = ClassifyKineto(FieldStr(e, "cat"), name);
+    if (k.skip) return;
+    if (k.step && steps_ && k.step_number >= 0 &&
+        (k.step_number < steps_->first || k.step_number > steps_->last))
+      return;
+    Timeline* tl = TimelineOf(e, k.device);
+    if (!tl) {
+      foreign++;
+      return;
+    }
+    LineEvent ev;
+    uint64_t dur_ns = 0;
+    if (auto d = e.find("dur"); d != e.end() && d->is_number() && d->get<double>() > 0)
+      dur_ns = static_cast<uint64_t>(std::llround(std::min(d->get<double>(), 1e12) * 1e3));
+    if (!Time(Field(e, "ts"), &ev.start)) {
+      out_of_time++;
+      return;
+    }
+    ev.end = std::min(ev.start + dur_ns, t_->latest);
+    ev.name = t_->Name(name);
+    if (!ev.name) return;
+    ev.category = k.category;
+    ev.args = tl->args.size();
+    AddArgs(tl, k, name, Field(e, "args"));
+    ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+    if (k.step) out_->steps++;
+    if (k.optimizer_step) optimizer_steps_.push_back({tl, ev.start, ev.end});
+    if (name.starts_with("enumerate(DataLoader)")) tl->fetches.push_back(ev.start);
+    if (name.starts_with("Optimizer.zero_grad#")) tl->zero_grads.push_back(ev.start);
+    if (k.category == Category::kStep) has_step_markers_ = true;
+    tl->items.push_back(ev);
+  }
+
+  void NameThread(const json& e) {
+    Timeline* tl = TimelineOf(e, false);
+    std::string name = FieldStr(Field(e, "args"), "name");
+    if (tl && !name.empty()) tl->name = name;
+  }
+
+  void Str(Timeline* tl, std::string_view key, std::string_view v) {
+    Arg a;
+    a.key = t_->Name(key);
+    a.type = ArgType::kString;
+    a.v.str = t_->Name(v);
+    if (a.key && a.v.str) tl->args.push_back(a);
+  }
+  void Int(Timeline* tl, std::string_view key, int64_t v) {
+    Arg a;
+    a.key = t_->Name(key);
+    a.type = ArgType::kInt;
+    a.v.i = v;
+    if (a.key) tl->args.push_back(a);
+  }
+
+  void AddArgs(Timeline* tl, const KinetoKind& k, const std::string& name, const json& a) {
+    if (k.op) {
+      Str(tl, keys::kOpName, name);
+      Str(tl, keys::kOpType, name);
+    }
+    if (k.step && k.step_number >= 0) Int(tl, keys::kStep, k.step_number);
+    if (!a.is_object()) return;
+    auto num = [&](const char* from, std::string_view key) {
+      if (auto it = a.find(from); it != a.end() && JsonInt(*it, INT64_MIN) != INT64_MIN)
+        Int(tl, key, JsonInt(*it));
+    };
+    auto dump = [&](const char* from, std::string_view key) {
+      if (auto it = a.find(from); it != a.end() && it->is_array() && !it->empty())
+        Str(tl, key, it->dump());
+    };
+    dump("Input Dims", keys::kInputDims);
+    dump("Input type", keys::kInputTypes);
+    num("Sequence number", keys::kSeq);
+    num("Fwd thread id", keys::kFwdTid);
+    num("External id", keys::kExternalId);
+    num("correlation", keys::kCorrelationId);
+    num("stream", keys::kStream);
+    num("bytes", keys::kBytes);
+    if (k.comm) CommArgs(tl, a);
+  }
+
+  // record_param_comms: the collective, its sizes and its group.
+  void CommArgs(Timeline* tl, const json& a) {
+    auto str = [&](const char* from) { return FieldStr(a, from); };
+    std::string coll = str("Collective name"), dtype = str("dtype");
+    if (!coll.empty()) Str(tl, keys::kCollective, coll);
+    if (!dtype.empty()) Str(tl, keys::kDtype, dtype);
+    std::string group = str("Process Group Name");
+    if (group.empty()) group = str("Process Group Description");
+    if (!group.empty()) Str(tl, keys::kProcessGroup, group);
+    int64_t in = JsonInt(Field(a, "In msg nelems"));
+    int64_t out = JsonInt(Field(a, "Out msg nelems"));
+    if (in >= 0) Int(tl, keys::kInNelems, in);
+    if (out >= 0) Int(tl, keys::kOutNelems, out);
+    int64_t elems = std::max(in, out);
+    if (size_t eb = DtypeBytes(dtype); eb && elems > 0)
+      Int(tl, keys::kBytes, elems * static_cast<int64_t>(eb));
+    int64_t rank = JsonInt(Field(a, "Rank"));
+    if (rank >= 0) Int(tl, keys::kRank, rank);
+    int64_t n = JsonInt(Field(a, "Group size"));
+    if (n > 0) Int(tl, keys::kNranks, n);
+  }
+
+  // "[memory]": an allocation (Bytes > 0) or a free, with the allocator's totals after it.
+  void Memory(const json& e) {
+    Timeline* tl = TimelineOf(e, false);
+    uint64_t ts;
+    const json& a = Field(e, "args");
+    if (!tl || !a.is_object()) {
+      foreign++;
+      return;
+    }
+    if (!Time(Field(e, "ts"), &ts)) {
+      out_of_time++;
+      return;
+    }
+    int64_t bytes = JsonInt(Field(a, "Bytes"), 0);
+    int64_t type = JsonInt(Field(a, "Device Type"), 0);
+    int64_t dev = JsonInt(Field(a, "Device Id"), -1);
+    std::string alloc = type == 0 ? "cpu" : (type == 1 ? "cuda:" : "device:") + std::to_string(dev);
+    int64_t addr = JsonInt(Field(a, "Addr"), -1);
+    int64_t total = JsonInt(Field(a, "Total Allocated"), -1);
+    // Tensors a DataLoader worker sent through shared memory are reported with totals of their
+    // own (Total Allocated stays 0): another allocator, so that "cpu" is torch's own total.
+    bool shared = bytes > 0 ? total >= 0 && total < bytes : shared_addrs_.erase(addr) > 0;
+    if (shared && bytes > 0) shared_addrs_.insert(addr);
+    if (shared) alloc += " shared memory";
+    LineEvent ev;
+    ev.start = ev.end = ts;
+    ev.instant = true;
+    ev.category = Category::kAllocation;
+    ev.name = t_->Name(bytes > 0 ? keys::kMemoryAllocation : keys::kMemoryDeallocation);
+    if (!ev.name) return;
+    ev.args = tl->args.size();
+    Int(tl, keys::kBytes, bytes < 0 ? -bytes : bytes);
+    if (addr >= 0) {
+      Arg x;
+      x.key = t_->Name(keys::kAddr);
+      x.type = ArgType::kUint;
+      x.v.u = static_cast<uint64_t>(addr);
+      if (x.key) tl->args.push_back(x);
+    }
+    Str(tl, keys::kAllocatorName, alloc);
+    if (total >= 0 && !shared) {
+      Int(tl, keys::kBytesAllocated, total);
+      allocators_[alloc].emplace_back(ts, static_cast<double>(total));
+    }
+    if (int64_t r = JsonInt(Field(a, "Total Reserved"), -1); r >= 0)
+      Int(tl, keys::kBytesReserved, r);
+    ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+    tl->items.push_back(ev);
+  }
+
+  struct OptStep {
+    Timeline* tl;
+    uint64_t start, end;
+  };
+
+  // Without ProfilerStep markers, the loop's steps end where optimizer.step() ends: step k
+  // runs from the end of step k-1 (step 0: from its DataLoader fetch or zero_grad, else one
+  // median step before its optimizer step) to the end of its optimizer step.
+  void SynthesizeSteps() {
+    if (has_step_markers_ || optimizer_steps_.empty()) return;
+    std::sort(optimizer_steps_.begin(), optimizer_steps_.end(),
+              [](const OptStep& a, const OptStep& b) { return a.start < b.start; });
+    Timeline* tl = optimizer_steps_.front().tl;
+    std::vector<uint64_t> ends;
+    for (const auto& s : optimizer_steps_)
+      if (s.tl == tl && (ends.empty() || s.start >= ends.back())) ends.push_back(s.end);
+    uint64_t first = FirstStepStart(tl, ends);
+    uint32_t name = t_->Name("PyTorch step");
+    if (!name) return;
+    for (size_t k = 0; k < ends.size(); ++k) {
+      int64_t n = static_cast<int64_t>(k);
+      if (steps_ && (n < steps_->first || n > steps_->last)) continue;
+      LineEvent ev;
+      ev.start = k == 0 ? first : ends[k - 1];
+      ev.end = ends[k];
+      ev.name = name;
+      ev.category = Category::kStep;
+      ev.args = tl->args.size();
+      Int(tl, keys::kStep, n);
+      ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+      tl->items.push_back(ev);
+      out_->steps++;
+    }
+  }
+
+  uint64_t FirstStepStart(Timeline* tl, const std::vector<uint64_t>& ends) {
+    uint64_t opt_start = optimizer_steps_.front().start;
+    for (const auto* marks : {&tl->fetches, &tl->zero_grads}) {
+      uint64_t best = 0;
+      for (uint64_t f : *marks)
+        if (f < opt_start) best = std::max(best, f);
+      if (best) return best;
+    }
+    std::vector<uint64_t> lengths;
+    for (size_t k = 1; k < ends.size(); ++k) lengths.push_back(ends[k] - ends[k - 1]);
+    uint64_t median = 0;
+    if (!lengths.empty()) {
+      std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
+      median = lengths[lengths.size() / 2];
+    }
+    return opt_start > median ? opt_start - median : 0;
+  }
+
+  void WriteTimeline(Timeline* tl) {
+    if (tl->items.empty()) return;
+    uint64_t track = tl->id;
+    if (!tl->device && (track == 0 || track > (1u << 22))) track = 0;  // no kernel tid
+    StreamFileWriter w =
+        t_->NewStream(tl->device ? "kd" : "k", track,
+                      tl->device ? layout::TrackKind::kDevice : layout::TrackKind::kImported);
+    uint64_t first = UINT64_MAX;
+    for (const auto& it : tl->items) first = std::min(first, it.start);
+    std::string name = tl->name;
+    if (name.empty())
+      name = tl->device ? "GPU " + std::to_string(tl->id >> 32) + " stream " +
+                              std::to_string(tl->id & 0xffffffffu)
+                        : "thread " + std::to_string(tl->id);
+    PutThreadName(w, first, name);
+    WriteLineEvents(w, tl->items, tl->args, &t_->classes);
+    w.Finish();
+    out_->events += tl->items.size();
+    out_->tracks++;
+  }
+
+  void WriteAllocators() {
+    uint32_t key = t_->Name(keys::kBytesInUse);
+    for (auto& [alloc, samples] : allocators_) {
+      std::stable_sort(samples.begin(), samples.end());
+      StreamFileWriter w = t_->NewStream("ka", 0, layout::TrackKind::kImported);
+      PutThreadName(w, samples.front().first, "allocator " + alloc);
+      for (const auto& [ts, v] : samples)
+        PutNamedEvent(w, &t_->classes, layout::kCounter, ts, key, Category::kAllocation,
+                      std::bit_cast<uint64_t>(v), nullptr, 0);
+      w.Finish();
+      out_->tracks++;
+    }
+  }
+
+  ImportTarget* t_;
+  const std::optional<KinetoStepFilter>& steps_;
+  ImportResult* out_;
+  uint64_t base_ns_ = 0;
+  std::map<std::pair<bool, uint64_t>, Timeline> timelines_;
+  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
+  std::vector<OptStep> optimizer_steps_;
+  bool has_step_markers_ = false;
+  std::set<int64_t> shared_addrs_;  // live allocations of "cpu shared memory"
+};
+
+json ParseKinetoFile(const std::string& f) {
+  std::string data = ReadFile(f, /*follow_symlinks=*/false);
+  if (data.size() > kMaxKinetoFileBytes)
+    throw Error(f + ": " + std::to_string(data.size()) + " bytes, over the import's limit of " +
+                std::to_string(kMaxKinetoFileBytes) + "; skipped");
+  if (data.empty()) throw Error(f + ": empty file; skipped");
+  json doc = json::parse(data, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object())
+    throw Error(f + ": not a readable Kineto trace (" + std::to_string(data.size()) +
+                " bytes; truncated or not JSON); skipped");
+  return doc;
+}
+
+}  // namespace
+
+ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
+                          const std::vector<std::string>& files,
+                          const std::optional<KinetoStepFilter>& steps) {
+  ImportTarget t;
+  LoadImportTarget(trace_dir, pid, "PyTorch profile", &t);
+  ImportResult out;
+  KinetoImporter imp(&t, steps, &out);
+  std::vector<std::string> imported;
+  for (const auto& f : files) {
+    try {
+      json doc = ParseKinetoFile(f);
+      imp.ImportFile(doc);
+    } catch (const std::exception& e) {
+      out.errors.push_back(e.what());
+      continue;
+    }
+    out.files++;
+    imported.push_back(BaseName(f));
+  }
+  imp.Finish();
+  if (imp.out_of_time)
+    out.errors.push_back(std::to_string(imp.out_of_time) +
+                         " events dropped: their times are more than a year away from the "
+                         "process's start (a damaged file, or one from another run)");
+  if (t.lost_names)
+    out.errors.push_back(std::to_string(t.lost_names) +
+                         " events or arguments dropped: the process's name table is full");
+  int64_t offset =
+      t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
+  FinishImport(&t, "kineto", imported, offset, out.errors);
+  return out;
+}
+
+}  // namespace tt

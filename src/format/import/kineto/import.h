@@ -1,0 +1,33 @@
+// Importing PyTorch profiles (Kineto's trace-event JSON, `*.pt.trace.json`, which the Python
+// bootstrap saves per capture window) into a recorded trace: aten ops and autograd nodes with
+// their shapes, record_function annotations, optimizer steps, memory events, collectives
+// (record_param_comms), Python functions and, where Kineto held CUPTI, CUDA activity; one
+// imported stream per thread (the tid, so it sits beside the thread's own stream) and per GPU
+// stream, on the trace clock, with names in the process's name space.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "format/import/target.h"
+
+namespace tt {
+
+// Steps A..B inclusive; other step markers are not imported.
+struct KinetoStepFilter {
+  int64_t first = 0;
+  int64_t last = INT64_MAX;
+};
+
+// <logdir>/torch/<window>.pt.trace.json, in window order.
+std::vector<std::string> FindKinetoFiles(const std::string& logdir);
+
+// Converts `files` into streams of the newest image of process `pid` in `trace_dir`. A file
+// that cannot be read or parsed becomes an error entry and the others are still imported.
+// Throws tt::Error when the trace holds no process `pid`.
+ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
+                          const std::vector<std::string>& files,
+                          const std::optional<KinetoStepFilter>& steps);
+
+}  // namespace tt

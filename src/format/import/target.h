@@ -1,0 +1,62 @@
+// What every importer of foreign profiles (XSpace, Kineto) writes into: the process trace the
+// imported streams join (its names, event classes, realtime clock points and stream ids), new
+// streams for it, and the closing process stream that declares the new names and classes.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "format/event_class.h"
+#include "format/import/xspace/clock.h"
+#include "format/name_space.h"
+#include "format/reader.h"
+#include "format/stream_file.h"
+
+namespace tt {
+
+// What one import wrote, for import.json and record's line.
+struct ImportResult {
+  uint64_t files = 0;               // files imported (at least in part)
+  uint64_t events = 0;              // slices and instants written
+  uint64_t tracks = 0;              // streams written (threads, devices, allocator counters)
+  uint64_t steps = 0;               // step slices written
+  std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
+};
+
+struct ImportTarget {
+  ProcessTrace proc;
+  NameSpace names;
+  ClassSpace classes{{}};  // set from the process's classes when loaded
+  RealtimeToTrace clock;
+  uint64_t instance = 0;  // highest stream instance id in use
+  // Events must start within a year of the process's start: times beyond are damage, and
+  // near the int64 limit they would overflow CTF readers' clock arithmetic.
+  uint64_t earliest = 0, latest = 0;
+  std::unordered_map<int64_t, uint64_t> tid_of_hash;  // from the metadata's thread_hashes
+  uint64_t lost_names = 0;                            // names the full name table refused
+
+  // The name's id in the process (0, counted as lost, when the table is full).
+  uint32_t Name(std::string_view s);
+  // A new stream of the process. `track` 0: a made-up id (2^31 + the stream instance) for
+  // timelines that are no thread, below 2^32 so that JSON exporters take it as a tid.
+  StreamFileWriter NewStream(const std::string& prefix, uint64_t track, layout::TrackKind kind);
+};
+
+// The newest image of process `pid` in `trace_dir`, loaded. Throws tt::Error when the trace
+// holds no such process (`what` names the import in the message).
+void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::string& what,
+                      ImportTarget* t);
+
+void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name);
+
+// The import's process stream (file `source` in the process directory): the source files, the
+// foreign clock's offset, the new names and classes, and a warning note per error; then the
+// metadata again when classes were added, so other CTF readers know them.
+void FinishImport(ImportTarget* t, const std::string& source, const std::vector<std::string>& files,
+                  int64_t clock_offset, const std::vector<std::string>& errors);
+
+std::string BaseName(const std::string& path);
+
+}  // namespace tt

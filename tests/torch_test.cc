@@ -1,0 +1,130 @@
+// Real PyTorch programs (tests/programs/torch_*.py), recorded unchanged with `tensortrace
+// record -- python3 prog.py`: the bootstrap starts Kineto in the process and record imports its
+// profile. Each program also runs on its own under torch.profiler with the same activities
+// (TT_TORCH_REFERENCE), and the trace is compared with torch's own answers: the same aten ops,
+// the same calls per op and step, the same memory peak, one step per iteration.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "analysis/memory.h"
+#include "core/files.h"
+#include "model/model.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::HaveModule;
+using test::Python;
+using test::RunCmd;
+using test::TempDir;
+
+#define REQUIRE_TORCH()                                     \
+  do {                                                      \
+    if (!HaveModule("torch")) {                             \
+      GTEST_SKIP() << "torch is not importable by python3"; \
+    }                                                       \
+  } while (0)
+
+std::string Program(const std::string& name) {
+  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
+}
+
+// `key value` lines of a program's output.
+std::map<std::string, int64_t> Said(const std::string& out) {
+  std::map<std::string, int64_t> said;
+  std::istringstream in(out);
+  std::string key;
+  int64_t v;
+  while (in >> key >> v) said[key] = v;
+  return said;
+}
+
+json RunJson(const std::vector<std::string>& argv) {
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json::object();
+}
+
+// Calls per op name (aten ops and autograd nodes) in the op view of steps A:B.
+std::map<std::string, int64_t> OpCalls(const std::string& trace, int64_t steps) {
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "name", "--json", "--steps",
+                    "0:" + std::to_string(steps - 1)});
+  std::map<std::string, int64_t> calls;
+  for (const auto& row : j.value("rows", json::array()))
+    calls[row["name"].get<std::string>()] += row["occurrence"].get<int64_t>();
+  return calls;
+}
+
+struct CnnRun {
+  std::string trace;
+  std::map<std::string, int64_t> said;
+  json reference;  // torch.profiler's own answers for the same loop
+};
+
+CnnRun RecordCnn(const TempDir& d) {
+  CnnRun run;
+  run.trace = d / "t";
+  auto r =
+      RunCmd({TT_CLI, "record", "-o", run.trace, "--", Python(), Program("torch_cnn.py")}, {}, 280);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("tensortrace: warning"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("PyTorch profile of process"), std::string::npos) << r.err;
+  run.said = Said(r.out);
+  auto ref = RunCmd({Python(), Program("torch_cnn.py")},
+                    {{"TT_TORCH_REFERENCE", d / "reference.json"}}, 280);
+  EXPECT_EQ(ref.status, 0) << ref.err;
+  run.reference = json::parse(ReadFile(d / "reference.json"));
+  return run;
+}
+
+TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
+  REQUIRE_TORCH();
+  TempDir d;
+  CnnRun run = RecordCnn(d);
+  int64_t steps = run.said["steps"];
+  ASSERT_GT(steps, 2);
+  EXPECT_EQ(run.reference["steps"].get<int64_t>(), steps);
+
+  // One step per iteration, found from optimizer.step() with no help.
+  json step_view = RunJson({TT_CLI, "stats", run.trace, "--view", "step", "--json"});
+  ASSERT_EQ(static_cast<int64_t>(step_view["rows"].size()), steps) << step_view.dump();
+  for (int64_t k = 0; k < steps; ++k) EXPECT_EQ(step_view["rows"][k]["step"].get<int64_t>(), k);
+
+  // The same aten ops, each with torch's own number of calls (both profiles cover the program
+  // from `import torch` on).
+  json names = RunJson({TT_CLI, "stats", run.trace, "--view", "name", "--json"});
+  std::map<std::string, int64_t> ours, theirs;
+  for (const auto& row : names["rows"])
+    if (row["name"].get<std::string>().starts_with("aten::"))
+      ours[row["name"]] += row["occurrence"].get<int64_t>();
+  for (const auto& [name, n] : run.reference["ops"].items())
+    if (name.starts_with("aten::")) theirs[name] = n.get<int64_t>();
+  EXPECT_GT(theirs.size(), 20u);
+  EXPECT_EQ(ours, theirs);
+
+  // Inside the steps, the training ops run once per step (a backward op included).
+  std::map<std::string, int64_t> in_steps = OpCalls(run.trace, steps);
+  for (const char* op : {"aten::mkldnn_convolution", "aten::convolution_backward", "aten::addmm",
+                         "aten::nll_loss_backward"})
+    EXPECT_EQ(in_steps[op], steps) << op;
+
+  // Memory: torch's own peak of total allocated bytes, and no less than the weights.
+  model::TraceModel m = model::LoadModel(run.trace);
+  std::vector<Problem> problems;
+  analysis::MemoryResult mem = analysis::ComputeMemory(m, 1000, 1, &problems);
+  int64_t peak = 0;
+  for (const auto& a : mem.allocators)
+    if (a.name.starts_with("cpu")) peak = std::max(peak, a.peak);
+  EXPECT_GE(peak, run.said["weight_bytes"]);
+  EXPECT_EQ(peak, run.reference["peak"].get<int64_t>());
+}
+
+}  // namespace
+}  // namespace tt
