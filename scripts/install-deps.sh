@@ -31,6 +31,9 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # tests and bench/RESULTS.md were run with these versions.
 "${pip[@]}" tensorflow-cpu==2.21.0 jax==0.10.2 \
   jaxlib==0.10.2 tensorboard-plugin-profile==2.24.2 xprof==2.24.2 ittapi==1.2.2
+# PyTorch (its Linux wheel brings the CUDA libraries it links, even for CPU use): the tests
+# record PyTorch programs and compare with torch.profiler's own answers.
+"${pip[@]}" torch==2.15.0
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
 "${pip[@]}" perfetto==0.59.1

@@ -126,5 +126,49 @@ TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
   EXPECT_EQ(peak, run.reference["peak"].get<int64_t>());
 }
 
+// Runs `argv` inside a new network namespace with only its loopback up (the ranks' rendezvous
+// and gloo's sockets then reach nothing else); false where namespaces cannot be made.
+bool InNetworkNamespace(std::vector<std::string> argv, test::RunResult* r) {
+  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
+  std::string cmd = "ip link set lo up && exec \"$@\"";
+  argv.insert(argv.begin(), {"unshare", "-n", "sh", "-c", cmd, "sh"});
+  *r = RunCmd(argv, {}, 280);
+  return true;
+}
+
+TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
+  REQUIRE_TORCH();
+  TempDir d;
+  std::string trace = d / "t";
+  test::RunResult r;
+  if (!InNetworkNamespace({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_ddp.py")},
+                          &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_GT(said["grad_bytes"], 0) << r.out;
+
+  // Every rank's gloo all-reduces, each carrying the bytes of DDP's gradient bucket.
+  auto e = RunCmd({TT_CLI, "export", trace, "--format", "chrome", "-o", d / "t.json"}, {}, 120);
+  ASSERT_EQ(e.status, 0) << e.err;
+  json doc = json::parse(ReadFile(d / "t.json"));
+  std::map<int64_t, int64_t> allreduces;  // pid -> all-reduces of the whole bucket
+  for (const auto& ev : doc["traceEvents"]) {
+    if (ev.value("name", "") != "gloo:all_reduce") continue;
+    EXPECT_EQ(ev["cat"], "communication");
+    EXPECT_EQ(ev["args"]["collective"], "all_reduce");
+    if (ev["args"].value("bytes", int64_t{0}) == said["grad_bytes"]) allreduces[ev["pid"]]++;
+  }
+  ASSERT_EQ(allreduces.size(), 2u) << "ranks with all-reduces";
+  for (const auto& [pid, n] : allreduces) EXPECT_EQ(n, said["steps"]) << "process " << pid;
+
+  // The runtime view shows the collectives as communication.
+  json rt = RunJson({TT_CLI, "stats", trace, "--view", "runtime", "--json"});
+  bool found = false;
+  for (const auto& row : rt["rows"])
+    found |= row["name"] == "gloo:all_reduce" && row["kind"] == "communication";
+  EXPECT_TRUE(found) << rt.dump().substr(0, 2000);
+}
+
 }  // namespace
 }  // namespace tt

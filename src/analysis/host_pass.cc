@@ -113,8 +113,8 @@ class HostVisitor {
           AddPrimitive(c_, a_, s.name, s.op, s.Duration(), s.Self());
         }
         break;
-      case Category::kCommunication:
-        if (c_.needs.intervals) a_->comm.push_back({s.start, s.end});
+      case Category::kCommunication:  // NCCL's ranges, a backend's (gloo) collectives
+        OnRuntime(s, meaning);
         break;
       default:
         break;

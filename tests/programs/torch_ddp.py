@@ -1,7 +1,11 @@
-"""DistributedDataParallel with gloo on 2 ranks of one host, as torchrun starts them (RANK,
-LOCAL_RANK, WORLD_SIZE, MASTER_ADDR=127.0.0.1 and MASTER_PORT in each rank's environment); no
-profiler call. Rank 0 prints `steps N` and `grad_bytes B` (bytes all-reduced per step)."""
+"""DistributedDataParallel with gloo on 2 ranks of one host; no profiler call. Started without
+RANK in its environment, it is its own launcher: it starts itself twice with RANK, LOCAL_RANK,
+WORLD_SIZE, MASTER_ADDR=127.0.0.1 and MASTER_PORT set, as torchrun would, and exits with the
+first failing rank's status. Rank 0 prints `steps N` and `grad_bytes B` (the bytes DDP
+all-reduces per step)."""
 import os
+import subprocess
+import sys
 
 import torch
 import torch.distributed as dist
@@ -29,5 +33,14 @@ def main():
     dist.destroy_process_group()
 
 
+def launch():
+    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29533"))
+    ranks = [subprocess.Popen([sys.executable, __file__],
+                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
+    codes = [p.wait() for p in ranks]
+    sys.exit(next((c for c in codes if c), 0))
+
+
 if __name__ == "__main__":
-    main()
+    main() if "RANK" in os.environ else launch()

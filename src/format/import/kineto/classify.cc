@@ -14,7 +14,8 @@ constexpr std::string_view kProfilerStep = "ProfilerStep#";
 
 KinetoKind ClassifyKineto(std::string_view cat, std::string_view name) {
   KinetoKind k;
-  if (cat == "cpu_op" || cat == "operator") {
+  bool backend = name.starts_with("gloo:") || name.starts_with("nccl:");
+  if ((cat == "cpu_op" || cat == "operator") && !backend) {
     k.category = Category::kFrameworkOp;
     k.op = true;
     if (name == "record_param_comms") {
@@ -22,6 +23,11 @@ KinetoKind ClassifyKineto(std::string_view cat, std::string_view name) {
       k.op = false;
       k.comm = true;
     }
+  } else if (backend && (cat == "user_annotation" || cat == "cpu_op")) {
+    // The backend's own range of one collective, on its worker thread: its input's shape and
+    // element type give the bytes.
+    k.category = Category::kCommunication;
+    k.comm = true;
   } else if (cat == "user_annotation" || cat == "gpu_user_annotation") {
     k.device = cat == "gpu_user_annotation";
     if (name.starts_with(kProfilerStep)) {

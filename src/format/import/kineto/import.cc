@@ -72,12 +72,35 @@ int64_t JsonInt(const json& v, int64_t dflt = -1) {
   return dflt;
 }
 
+// Bytes of one element: record_param_comms' dtype names ("Float") and Kineto's input types
+// (C++ names: "float", "long int", "c10::BFloat16").
 size_t DtypeBytes(std::string_view t) {
-  if (t == "Double" || t == "Long" || t == "ComplexFloat") return 8;
-  if (t == "Float" || t == "Int") return 4;
-  if (t == "Half" || t == "BFloat16" || t == "Short") return 2;
-  if (t == "Byte" || t == "Char" || t == "Bool") return 1;
+  if (t.starts_with("c10::")) t.remove_prefix(5);
+  for (auto [names, bytes] : std::initializer_list<std::pair<std::string_view, size_t>>{
+           {"|Double|double|Long|long int|long|int64_t|ComplexFloat|", 8},
+           {"|Float|float|Int|int|int32_t|unsigned int|", 4},
+           {"|Half|BFloat16|Short|short int|short|", 2},
+           {"|Byte|Char|Bool|bool|unsigned char|signed char|", 1}})
+    if (!t.empty() && names.find("|" + std::string(t) + "|") != std::string_view::npos)
+      return bytes;
   return 0;
+}
+
+// The bytes of an op's tensor inputs, from Kineto's "Input Dims" and "Input type" (0 when an
+// input's element size is unknown).
+int64_t InputBytes(const json& dims, const json& types) {
+  if (!dims.is_array() || !types.is_array() || dims.size() != types.size()) return 0;
+  int64_t total = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (!dims[i].is_array() || dims[i].empty() || !types[i].is_string()) continue;
+    size_t eb = DtypeBytes(types[i].get<std::string>());
+    if (!eb) return 0;
+    int64_t n = 1;
+    for (const auto& d : dims[i])
+      n = d.is_number_integer() && d.get<int64_t>() >= 0 ? n * d.get<int64_t>() : 0;
+    total += n * static_cast<int64_t>(eb);
+  }
+  return total;
 }
 
 class KinetoImporter {
@@ -215,12 +238,19 @@ class KinetoImporter {
     num("correlation", keys::kCorrelationId);
     num("stream", keys::kStream);
     num("bytes", keys::kBytes);
-    if (k.comm) CommArgs(tl, a);
+    if (k.comm) CommArgs(tl, name, a);
   }
 
-  // record_param_comms: the collective, its sizes and its group.
-  void CommArgs(Timeline* tl, const json& a) {
+  // record_param_comms (the collective, its sizes and its group), or a backend's range
+  // ("gloo:all_reduce": the collective after the colon, bytes from its input).
+  void CommArgs(Timeline* tl, const std::string& name, const json& a) {
     auto str = [&](const char* from) { return FieldStr(a, from); };
+    if (name != "record_param_comms") {
+      Str(tl, keys::kCollective, name.substr(name.find(':') + 1));
+      if (int64_t b = InputBytes(Field(a, "Input Dims"), Field(a, "Input type")); b > 0)
+        Int(tl, keys::kBytes, b);
+      return;
+    }
     std::string coll = str("Collective name"), dtype = str("dtype");
     if (!coll.empty()) Str(tl, keys::kCollective, coll);
     if (!dtype.empty()) Str(tl, keys::kDtype, dtype);
