@@ -170,5 +170,75 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
   EXPECT_TRUE(found) << rt.dump().substr(0, 2000);
 }
 
+// The capture of the one traced process that imported torch, from `info --json`.
+json TorchCapture(const std::string& trace) {
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  for (const auto& p : info.value("processes", json::array()))
+    for (const auto& f : p.value("frameworks", json::array()))
+      if (f.value("framework", "") == "torch") return f;
+  return json::object();
+}
+
+size_t Count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) n++;
+  return n;
+}
+
+TEST(TorchWorkloads, ProgramsOwnProfilerWorksAndOursStepsAsideOnce) {
+  REQUIRE_TORCH();
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_cnn.py")},
+                  {{"TT_TORCH_REFERENCE", d / "own.json"}}, 280);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Count(r.err, "tensortrace: warning"), 1u) << r.err;
+  EXPECT_NE(r.err.find("the program called torch.profiler"), std::string::npos) << r.err;
+  // The program's own profile is whole: every step's ops are in it.
+  json own = json::parse(ReadFile(d / "own.json"));
+  EXPECT_EQ(own["steps"].get<int64_t>(), Said(r.out)["steps"]);
+  EXPECT_EQ(own["ops"].value("aten::convolution_backward", int64_t{0}), own["steps"]);
+  EXPECT_EQ(TorchCapture(trace).value("status", ""), "stepped_aside");
+}
+
+TEST(TorchWorkloads, CrashMidStepKeepsTheExitStatusAndATraceThatReads) {
+  REQUIRE_TORCH();
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_cnn.py")},
+                  {{"TT_TORCH_CRASH_AT", "2"}}, 280);
+  EXPECT_EQ(r.status, 1) << r.err;  // Python's status for an uncaught exception
+  EXPECT_NE(r.err.find("crash in step 2, as asked"), std::string::npos) << r.err;
+  json cap = TorchCapture(trace);
+  EXPECT_EQ(cap.value("status", ""), "captured") << cap.dump();
+  EXPECT_NE(cap.value("message", "").find("uncaught RuntimeError"), std::string::npos);
+  // The two whole steps before the crash were imported.
+  json steps = RunJson({TT_CLI, "stats", trace, "--view", "step", "--json"});
+  EXPECT_EQ(steps["rows"].size(), 2u) << steps.dump().substr(0, 1000);
+  if (test::HaveBabeltrace()) {
+    auto bt = RunCmd({"babeltrace2", trace, "-o", "dummy"}, {}, 240);
+    EXPECT_EQ(bt.status, 0) << bt.err.substr(0, 2000);
+  }
+}
+
+TEST(TorchWorkloads, ATorchWhoseProfilerCannotStartGivesOneWarningAndTheRest) {
+  if (Python().empty()) GTEST_SKIP() << "no python3";
+  TempDir d;
+  std::string trace = d / "t";
+  std::string fake = std::string(TT_SOURCE_DIR) + "/tests/data/fake_torch";
+  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), "-c",
+                   "import torch; print('ran', torch.__version__)"},
+                  {{"PYTHONPATH", fake}}, 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("ran 0.0-fake"), std::string::npos) << r.out;
+  EXPECT_EQ(Count(r.err, "tensortrace: warning"), 1u) << r.err;
+  EXPECT_NE(r.err.find("this torch was built without Kineto"), std::string::npos) << r.err;
+  json cap = TorchCapture(trace);
+  EXPECT_EQ(cap.value("status", ""), "error") << cap.dump();
+  // The rest of the trace: the process and its own events.
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  EXPECT_EQ(info["processes"].size(), 1u);
+}
+
 }  // namespace
 }  // namespace tt

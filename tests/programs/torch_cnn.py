@@ -4,7 +4,8 @@ no profiler call, no step marker. Prints `steps N` and `weight_bytes B`.
 With TT_TORCH_REFERENCE=PATH the whole program runs inside torch.profiler (CPU activities,
 shapes, memory: what tensortrace's bootstrap asks Kineto for, started right after `import torch`
 as the bootstrap starts it) and PATH receives torch's own answers: op calls per name, the peak
-of its memory events' total allocated bytes, and the steps."""
+of its memory events' total allocated bytes, and the steps. With TT_TORCH_CRASH_AT=K the loop
+raises an uncaught RuntimeError in step K, after its forward pass."""
 import json
 import os
 import sys
@@ -36,6 +37,8 @@ def train():
     for x, y in loader:
         opt.zero_grad()
         loss = nn.functional.cross_entropy(model(x), y)
+        if steps == int(os.environ.get("TT_TORCH_CRASH_AT", "-1")):
+            raise RuntimeError("crash in step %d, as asked" % steps)
         loss.backward()
         opt.step()
         steps += 1

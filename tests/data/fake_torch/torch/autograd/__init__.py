@@ -1,0 +1,1 @@
+from torch.autograd import profiler  # noqa: F401
