@@ -162,6 +162,18 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
   ASSERT_EQ(allreduces.size(), 2u) << "ranks with all-reduces";
   for (const auto& [pid, n] : allreduces) EXPECT_EQ(n, said["steps"]) << "process " << pid;
 
+  // Each rank's process carries the rank torchrun-style variables gave it.
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  std::set<int64_t> ranks;
+  for (const auto& p : info["processes"])
+    if (p["rank"].is_object()) {
+      EXPECT_EQ(p["rank"]["world_size"], 2);
+      EXPECT_EQ(p["rank"]["source"], "RANK");
+      ranks.insert(p["rank"]["rank"].get<int64_t>());
+      EXPECT_EQ(allreduces.count(p["pid"].get<int64_t>()), 1u) << "rank without all-reduces";
+    }
+  EXPECT_EQ(ranks, (std::set<int64_t>{0, 1}));
+
   // The runtime view shows the collectives as communication.
   json rt = RunJson({TT_CLI, "stats", trace, "--view", "runtime", "--json"});
   bool found = false;

@@ -18,6 +18,13 @@ void AddVersion(RunSummary* run, std::pair<std::string, std::string> e) {
     run->versions.push_back(std::move(e));
 }
 
+// " (rank R of N)" where the launcher gave the process a rank.
+std::string RankNote(const ProcessMeta& m) {
+  if (m.rank < 0) return "";
+  return " (rank " + std::to_string(m.rank) +
+         (m.world_size >= 0 ? " of " + std::to_string(m.world_size) : "") + ")";
+}
+
 RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
                      const ReportOptions& o) {
   RunSummary run;
@@ -35,7 +42,8 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
     if (records == 0 || p.meta.exec_generation != last_image[p.meta.pid])
       run.quiet_processes++;
     else
-      run.commands.push_back("pid " + std::to_string(p.meta.pid) + ": " + p.meta.cmdline);
+      run.commands.push_back("pid " + std::to_string(p.meta.pid) + RankNote(p.meta) + ": " +
+                             p.meta.cmdline);
     if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
     for (const auto& [src, details] : p.source_details)
       for (const auto& detail : details) AddVersion(&run, {src, detail});

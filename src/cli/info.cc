@@ -6,8 +6,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "model/inventory.h"
 #include "core/time.h"
+#include "model/inventory.h"
 
 namespace tt::cli {
 
@@ -21,15 +21,31 @@ namespace {
 
 const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json]
 
-Shows what the trace in DIR holds: processes (pid, parent, command, host), threads, events per
+Shows what the trace in DIR holds: processes (pid, parent, command, host, rank), threads, events per
 category, time span, dropped events, clock data, and which sources produced events; per process,
-the framework (TensorFlow, JAX) and version found and what its profiler captured and record
+the framework (TensorFlow, JAX, PyTorch) and version found and what its profiler captured and record
 imported. Damage (truncated or corrupted files) is listed, and everything readable is still
 counted.
 
   --json      machine-readable output (schema: docs/info-json.md)
   -h, --help  this help
 )";
+
+// The rank its launcher gave the process, or null.
+nlohmann::json RankJson(const ProcessMeta& m) {
+  if (m.rank < 0) return nullptr;
+  return {{"rank", m.rank},
+          {"local_rank", m.local_rank},
+          {"world_size", m.world_size},
+          {"source", m.rank_source}};
+}
+
+std::string RankText(const ProcessMeta& m) {
+  std::string t = std::to_string(m.rank);
+  if (m.world_size >= 0) t += " of " + std::to_string(m.world_size);
+  if (m.local_rank >= 0) t += ", local rank " + std::to_string(m.local_rank);
+  return t + " (" + TerminalSafe(m.rank_source) + ")";
+}
 
 // The captures of each process (by index): a pid's captures go to its newest image, the one
 // that was running Python. Captures of pids without a process are returned in `unmatched`.
@@ -72,7 +88,8 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
                          {"file", t.file}});
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
-      if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
+      if (p.by_category[c])
+        cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
     json offsets = json::array();
     for (const auto& [clock, off] : p.clock_offsets)
       offsets.push_back({{"clock", clock}, {"offset_ns", off}});
@@ -82,6 +99,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"exec_generation", p.meta.exec_generation},
         {"command", p.meta.cmdline},
         {"host", p.meta.hostname},
+        {"rank", RankJson(p.meta)},
         {"dir", p.dir},
         {"start_realtime_ns", p.meta.start_realtime_ns},
         {"end_state", p.meta.end_state},
@@ -139,10 +157,11 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
   for (const auto& p : s.processes) drops += Drops(p);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
   std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
-  std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
-              s.processes.size(), static_cast<unsigned long long>(s.threads),
-              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
-              FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  std::printf(
+      "totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
+      s.processes.size(), static_cast<unsigned long long>(s.threads),
+      static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
+      FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
     std::printf(
@@ -151,10 +170,12 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
         p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str() : "",
         TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
     uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
+    if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
     std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
                 p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
-    std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
-                FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
+    std::printf("  events     %llu over %s, %llu names\n",
+                static_cast<unsigned long long>(p.events), FormatDuration(pspan).c_str(),
+                static_cast<unsigned long long>(p.strings));
     std::string cats;
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c])
@@ -241,7 +262,8 @@ int Info(const std::vector<std::string>& argv) {
   if (json)
     std::cout << ToJson(s, caps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
-  else PrintText(s, caps);
+  else
+    PrintText(s, caps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()

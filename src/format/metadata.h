@@ -30,6 +30,10 @@ struct ProcessMeta {
   // "hash=tid,..." for the traced threads: std::hash<std::thread::id> (how TensorFlow's
   // profiler names host lines) -> tid. Written at exit, left out of the metadata when empty.
   std::string thread_hashes;
+  // The process's rank in a distributed job, from its launcher's environment (format/launcher.h);
+  // -1 where none was given. Written only when given.
+  int64_t rank = -1, local_rank = -1, world_size = -1;
+  std::string rank_source;
   // The event classes the process defined (its process stream's event_class_defs, by id);
   // declared as events of the metadata after the fixed ones. Not parsed from the metadata:
   // the reader takes them from the process stream.

@@ -103,6 +103,16 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   m.end_offset_by = get("end_offset_by");
   m.tracing_error = get("tracing_error");
   if (auto it = env.find("thread_hashes"); it != env.end()) m.thread_hashes = it->second;
+  if (auto it = env.find("rank"); it != env.end()) {
+    m.rank = ToInt(it->second, "rank", path);
+    auto opt = [&](const char* k) {
+      auto f = env.find(k);
+      return f == env.end() ? int64_t{-1} : ToInt(f->second, k, path);
+    };
+    m.local_rank = opt("local_rank");
+    m.world_size = opt("world_size");
+    if (auto src = env.find("rank_source"); src != env.end()) m.rank_source = src->second;
+  }
 
   // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
   std::istringstream in(text);
@@ -112,10 +122,14 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   int64_t off_s = 0, off = 0;
   while (std::getline(in, l)) {
     ++line;
-    if (l.rfind("trace {", 0) == 0) block = "trace";
-    else if (l.rfind("clock {", 0) == 0) block = "clock";
-    else if (l.rfind("env {", 0) == 0 || l.rfind("stream {", 0) == 0) block = "other";
-    else if (l == "};") block.clear();
+    if (l.rfind("trace {", 0) == 0)
+      block = "trace";
+    else if (l.rfind("clock {", 0) == 0)
+      block = "clock";
+    else if (l.rfind("env {", 0) == 0 || l.rfind("stream {", 0) == 0)
+      block = "other";
+    else if (l == "};")
+      block.clear();
     else if (block == "trace" && l.rfind("  uuid = ", 0) == 0) {
       if (!ParseUuid(ParseValue(l, 9, path, line), &m.trace_uuid)) Fail(path, line, "bad uuid");
       have_uuid = true;

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "core/files.h"
+#include "format/launcher.h"
 #include "format/metadata.h"
 #include "runtime/emit.h"
 #include "runtime/prepare.h"
@@ -194,6 +195,9 @@ bool InitProcess() {
   m.exec_generation = gen;
   m.hostname = HostName();
   m.cmdline = ReadCmdline();
+  LauncherRank rank = RankFromEnvironment([](const char* k) { return std::getenv(k); });
+  m.rank = rank.rank, m.local_rank = rank.local_rank, m.world_size = rank.world_size;
+  m.rank_source = rank.source;
   const char* session = std::getenv("TENSORTRACE_SESSION");
   m.session = session ? session : UuidToString(RandomUuid());
   m.start_realtime_ns = ReadClockNs(CLOCK_REALTIME);
