@@ -6,8 +6,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "core/time.h"
 #include "model/inventory.h"
+#include "core/time.h"
 
 namespace tt::cli {
 
@@ -21,10 +21,10 @@ namespace {
 
 const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json]
 
-Shows what the trace in DIR holds: processes (pid, parent, command, host, rank), threads, events per
-category, time span, dropped events, clock data, and which sources produced events; per process,
-the framework (TensorFlow, JAX, PyTorch) and version found and what its profiler captured and record
-imported. Damage (truncated or corrupted files) is listed, and everything readable is still
+Shows what the trace in DIR holds: processes (pid, parent, command, host, rank), threads,
+events per category, time span, dropped events, clock data, and which sources produced events;
+per process, the framework (TensorFlow, JAX, PyTorch) and version found and what its profiler
+captured and record imported. Damage (truncated or corrupted files) is listed, and everything readable is still
 counted.
 
   --json      machine-readable output (schema: docs/info-json.md)
@@ -88,8 +88,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
                          {"file", t.file}});
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
-      if (p.by_category[c])
-        cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
+      if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
     json offsets = json::array();
     for (const auto& [clock, off] : p.clock_offsets)
       offsets.push_back({{"clock", clock}, {"offset_ns", off}});
@@ -157,11 +156,10 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
   for (const auto& p : s.processes) drops += Drops(p);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
   std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
-  std::printf(
-      "totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
-      s.processes.size(), static_cast<unsigned long long>(s.threads),
-      static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
-      FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
+              s.processes.size(), static_cast<unsigned long long>(s.threads),
+              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
+              FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
     std::printf(
@@ -173,9 +171,8 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
     if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
     std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
                 p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
-    std::printf("  events     %llu over %s, %llu names\n",
-                static_cast<unsigned long long>(p.events), FormatDuration(pspan).c_str(),
-                static_cast<unsigned long long>(p.strings));
+    std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
+                FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
     std::string cats;
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c])
@@ -262,8 +259,7 @@ int Info(const std::vector<std::string>& argv) {
   if (json)
     std::cout << ToJson(s, caps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
-  else
-    PrintText(s, caps);
+  else PrintText(s, caps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()
