@@ -88,12 +88,15 @@ std::string FrameworkCaptureText(const FrameworkCapture& c) {
     s += "  framework  (no readable capture.json in " + c.dir + ")\n";
   } else {
     int64_t windows = Get<int64_t>(c.capture, "windows", 0);
-    s += "  framework  " + Get<std::string>(c.capture, "framework", "?") + " " +
-         Get<std::string>(c.capture, "version", "?") + ": " +
+    std::string framework = Get<std::string>(c.capture, "framework", "?");
+    // PyTorch's capture is Kineto's JSON (its host level does not apply).
+    std::string files = framework == "torch"
+                            ? "Kineto JSON"
+                            : std::to_string(c.xplane_files) + " XSpace file(s), host level " +
+                                  std::to_string(Get<int64_t>(c.capture, "host_tracer_level", 0));
+    s += "  framework  " + framework + " " + Get<std::string>(c.capture, "version", "?") + ": " +
          Get<std::string>(c.capture, "status", "?") + ", " + std::to_string(windows) +
-         (windows == 1 ? " window, " : " windows, ") + std::to_string(c.xplane_files) +
-         " XSpace file(s), host level " +
-         std::to_string(Get<int64_t>(c.capture, "host_tracer_level", 0)) +
+         (windows == 1 ? " window, " : " windows, ") + files +
          (Get<bool>(c.capture, "python_tracer", false) ? ", Python tracer" : "");
     if (auto steps = Get<std::string>(c.capture, "steps", ""); !steps.empty())
       s += ", steps " + steps;
