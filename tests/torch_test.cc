@@ -231,6 +231,9 @@ TEST(TorchWorkloads, CrashMidStepKeepsTheExitStatusAndATraceThatReads) {
     auto bt = RunCmd({"babeltrace2", trace, "-o", "dummy"}, {}, 240);
     EXPECT_EQ(bt.status, 0) << bt.err.substr(0, 2000);
   }
+  // --force knows a PyTorch import's files (k*, kineto, xspace/<pid>/torch/) as the trace's own.
+  auto again = RunCmd({TT_CLI, "record", "--force", "-o", trace, "--", "true"}, {}, 60);
+  EXPECT_EQ(again.status, 0) << again.err;
 }
 
 TEST(TorchWorkloads, ATorchWhoseProfilerCannotStartGivesOneWarningAndTheRest) {

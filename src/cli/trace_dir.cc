@@ -22,10 +22,11 @@ char Kind(const std::string& path) {
 }
 
 // A process directory p<pid>[.N]: its metadata and streams (thread t, process proc, device d,
-// imported x, xa, xd, xspace; ".N" when a name is reused), and temporary files of their writes.
+// imported XSpace x, xa, xd, xspace and Kineto k, ka, kd, kineto; ".N" when a name is reused),
+// and temporary files of their writes.
 std::string ProcessDirProblem(const std::string& dir) {
   static const std::regex kEntry(
-      R"((metadata|(proc|t|d|x|xa|xd|xspace)[0-9]*(\.[0-9]+)?)(\.tmp.*)?)");
+      R"((metadata|(proc|t|d|x|xa|xd|xspace|k|ka|kd|kineto)[0-9]*(\.[0-9]+)?)(\.tmp.*)?)");
   for (const auto& n : ListDirectory(dir)) {
     std::string p = dir + "/" + n;
     if (Kind(p) != 'f' || !std::regex_match(n, kEntry)) return p + " is not a trace file";
@@ -33,8 +34,8 @@ std::string ProcessDirProblem(const std::string& dir) {
   return "";
 }
 
-// xspace/<pid>/: what the framework profiler wrote (plugins/), and the capture and import
-// summaries (with the temporary names the bootstrap and record write them under).
+// xspace/<pid>/: what the framework profiler wrote (plugins/; PyTorch's torch/), and the capture
+// and import summaries (with the temporary names the bootstrap and record write them under).
 std::string XSpaceDirProblem(const std::string& dir) {
   static const std::regex kPid("[0-9]+");
   static const std::regex kEntry(R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?)");
@@ -43,7 +44,8 @@ std::string XSpaceDirProblem(const std::string& dir) {
     if (Kind(pd) != 'd' || !std::regex_match(pid, kPid)) return pd + " is not a profiler capture";
     for (const auto& n : ListDirectory(pd)) {
       std::string p = pd + "/" + n;
-      bool ok = n == "plugins" ? Kind(p) == 'd' : Kind(p) == 'f' && std::regex_match(n, kEntry);
+      bool ok = n == "plugins" || n == "torch" ? Kind(p) == 'd'
+                                               : Kind(p) == 'f' && std::regex_match(n, kEntry);
       if (!ok) return p + " is not part of a profiler capture";
     }
   }
