@@ -373,8 +373,38 @@ class KinetoImporter {
     return opt_start > median ? opt_start - median : 0;
   }
 
+  // An op whose one child is an op of its own name (a redispatch: aten::div_ calling
+  // aten::div_) is one call, as torch.profiler's own tables count it: the child goes.
+  static void MergeRedispatches(Timeline* tl) {
+    std::vector<LineEvent>& v = tl->items;
+    std::stable_sort(v.begin(), v.end(), [](const LineEvent& a, const LineEvent& b) {
+      return a.start != b.start ? a.start < b.start : a.end > b.end;
+    });
+    std::vector<size_t> parent(v.size(), SIZE_MAX), children(v.size(), 0), open;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (v[i].instant) continue;
+      while (!open.empty() && v[open.back()].end <= v[i].start) open.pop_back();
+      if (!open.empty() && v[i].end <= v[open.back()].end) {
+        parent[i] = open.back();
+        children[open.back()]++;
+      }
+      open.push_back(i);
+    }
+    std::vector<LineEvent> kept;
+    kept.reserve(v.size());
+    for (size_t i = 0; i < v.size(); ++i) {
+      size_t p = parent[i];
+      bool redispatch = p != SIZE_MAX && v[i].category == Category::kFrameworkOp &&
+                        v[p].category == Category::kFrameworkOp && v[p].name == v[i].name &&
+                        children[p] == 1;
+      if (!redispatch) kept.push_back(v[i]);
+    }
+    v.swap(kept);
+  }
+
   void WriteTimeline(Timeline* tl) {
     if (tl->items.empty()) return;
+    MergeRedispatches(tl);
     uint64_t track = tl->id;
     if (!tl->device && (track == 0 || track > (1u << 22))) track = 0;  // no kernel tid
     StreamFileWriter w =

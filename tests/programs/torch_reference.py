@@ -1,0 +1,37 @@
+"""torch.profiler's own answers for a test program (tests/torch_test.cc): with
+TT_TORCH_REFERENCE=PATH the program's work runs inside torch.profiler with the activities
+tensortrace's bootstrap asks Kineto for (CPU, shapes, memory; started where the bootstrap starts
+it, right after `import torch`), and PATH receives op calls per name, the peak of its memory
+events' total allocated bytes (torch's own total: the shared-memory batches of DataLoader
+workers keep theirs apart) and the steps the work returned."""
+import json
+import os
+
+
+def run(work):
+    """Runs work() (which returns (steps, weight_bytes)), under torch.profiler when asked."""
+    path = os.environ.get("TT_TORCH_REFERENCE")
+    if not path:
+        return work()
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True,
+                 profile_memory=True) as prof:
+        steps, weights = work()
+    trace = path + ".pt.trace.json"
+    prof.export_chrome_trace(trace)
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    peak = max((e["args"]["Total Allocated"] for e in events if e.get("name") == "[memory]"),
+               default=0)
+    ops = {}
+    for e in prof.events():
+        ops[e.name] = ops.get(e.name, 0) + 1
+    with open(path, "w") as f:
+        json.dump({"ops": ops, "peak": peak, "steps": steps}, f)
+    return steps, weights
+
+
+def report(steps, weights):
+    print("steps", steps)
+    print("weight_bytes", weights, flush=True)
