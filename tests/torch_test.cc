@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -273,6 +275,74 @@ TEST(TorchWorkloads, ATorchWhoseProfilerCannotStartGivesOneWarningAndTheRest) {
   // The rest of the trace: the process and its own events.
   json info = RunJson({TT_CLI, "info", trace, "--json"});
   EXPECT_EQ(info["processes"].size(), 1u);
+}
+
+// Files under `dir` (recursively) whose names end with `suffix`.
+size_t FilesUnder(const std::string& dir, const std::string& suffix) {
+  size_t n = 0;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir))
+    n += e.is_regular_file() && e.path().filename().string().ends_with(suffix);
+  return n;
+}
+
+// The directory of the trace's one process.
+std::string ProcessDir(const std::string& trace) {
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  return info["processes"][0]["dir"].get<std::string>();
+}
+
+// The step numbers of the step view, in order.
+std::vector<int64_t> StepNumbers(const std::string& trace) {
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "step", "--json"});
+  std::vector<int64_t> out;
+  for (const auto& row : j.value("rows", json::array())) out.push_back(row["step"]);
+  return out;
+}
+
+TEST(TorchWorkloads, StepsAToBCaptureOnlyThoseSteps) {
+  REQUIRE_TORCH();
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd(
+      {TT_CLI, "record", "--steps", "2:4", "-o", trace, "--", Python(), Program("torch_cnn.py")},
+      {{"TT_TORCH_STEPS", "7"}}, 280);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(StepNumbers(trace), (std::vector<int64_t>{2, 3, 4}));
+  // Kineto ran only over those steps: three steps' convolutions, not seven.
+  json names = RunJson({TT_CLI, "stats", trace, "--view", "name", "--json"});
+  int64_t convs = 0;
+  for (const auto& row : names["rows"])
+    if (row["name"] == "aten::mkldnn_convolution") convs = row["occurrence"];
+  EXPECT_EQ(convs, 3);
+  EXPECT_EQ(TorchCapture(trace).value("message", ""), "stopped after step 4");
+}
+
+TEST(TorchWorkloads, WindowsSwitchAtStepBoundariesAndKeepEveryStep) {
+  REQUIRE_TORCH();
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd(
+      {TT_CLI, "record", "--window-s", "1", "-o", trace, "--", Python(), Program("torch_cnn.py")},
+      {{"TT_TORCH_STEPS", "12"}}, 280);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json cap = TorchCapture(trace);
+  int64_t windows = cap["capture"].value("windows", int64_t{0});
+  // Windows close at the first step boundary after a second: 12 steps of at least 0.25 s make
+  // at least 3; every step is kept, numbered as the loop counted it.
+  EXPECT_GE(windows, 3);
+  EXPECT_EQ(static_cast<int64_t>(FilesUnder(trace + "/xspace", ".pt.trace.json")), windows);
+  std::vector<int64_t> want(12);
+  for (int64_t k = 0; k < 12; ++k) want[k] = k;
+  EXPECT_EQ(StepNumbers(trace), want);
+  // One imported track per thread across all windows: k<tid>, never a second k<tid>.N.
+  size_t tracks = 0, repeated = 0;
+  for (const auto& f : ListDirectory(ProcessDir(trace))) {
+    bool k = f.size() > 1 && f[0] == 'k' && std::isdigit(static_cast<unsigned char>(f[1]));
+    tracks += k;
+    repeated += k && f.find('.') != std::string::npos;
+  }
+  EXPECT_GE(tracks, 1u);
+  EXPECT_EQ(repeated, 0u);
 }
 
 }  // namespace

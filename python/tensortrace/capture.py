@@ -99,7 +99,7 @@ class Capture:
         self._hook_signals()
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._forked)
-        if self.config.window_s:
+        if self.config.window_s and not getattr(self.adapter, "narrows_steps", False):
             import threading
 
             threading.Thread(target=self._windows, name="tensortrace-window", daemon=True).start()
@@ -124,19 +124,27 @@ class Capture:
 
     def _windows(self):
         while not self.wake.wait(self.config.window_s):
-            with self.lock:
-                if self.done or not self.active:
-                    return
-                try:
-                    self._export()
-                    self.adapter.start(self.logdir, self.config)
-                    self.active = True
-                    self.write_json("error", "capturing window %d; the process ended before the "
-                                    "profiler was stopped" % (self.windows + 1))
-                except Exception as e:
-                    self.done = True
-                    self._report(e, "while starting a new capture window")
-                    return
+            if not self.rotate():
+                return
+
+    def rotate(self):
+        """Ends the capture window and starts the next; False when capturing is over. Called by
+        the window thread, or on the program's own thread by an adapter that switches windows
+        at step boundaries (torch_adapter.py: Kineto stops only on the thread it started on)."""
+        with self.lock:
+            if self.done or not self.active:
+                return False
+            try:
+                self._export()
+                self.adapter.start(self.logdir, self.config)
+                self.active = True
+                self.write_json("error", "capturing window %d; the process ended before the "
+                                "profiler was stopped" % (self.windows + 1))
+            except Exception as e:
+                self.done = True
+                self._report(e, "while starting a new capture window")
+                return False
+        return True
 
     def stop(self, status="captured", message="stopped"):
         with self.lock:
@@ -247,7 +255,16 @@ def on_framework_imported(framework, module):
         _capture.write_json("no_framework", adapter.unavailable_reason)
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
-    adapter.when_ready(_capture.start, _capture.start_failed)
+    if getattr(adapter, "narrows_steps", False):
+        # The adapter counts steps itself: it starts at step A, stops after step B, and switches
+        # windows at the first step boundary after each window_s seconds.
+        def stop():
+            _capture.stop("captured", "stopped after step %s" % config.steps.split(":")[1])
+
+        adapter.when_ready(_capture.start, _capture.start_failed, stop=stop, steps=config.steps,
+                           rotate=_capture.rotate, window_s=config.window_s)
+    else:
+        adapter.when_ready(_capture.start, _capture.start_failed)
 
 
 def report_error(framework, e):

@@ -5,7 +5,13 @@ record imports it (src/format/import/kineto/).
 Who holds CUPTI: a process has one CUPTI subscriber. When record armed its CUDA source
 (CUDA_INJECTION64_PATH names libtensortrace), kernels, copies and CUDA API calls come from it,
 and Kineto records CPU activities only; otherwise (`--sources` without cuda), with a GPU
-present, Kineto records the CUDA activities too (see cuda_activity below)."""
+present, Kineto records the CUDA activities too (see cuda_activity below).
+
+Steps: a global optimizer-step hook counts the program's optimizer.step() calls (the loop's
+iterations). Each window's file is named <window>-s<first step>.pt.trace.json, so the importer
+numbers the steps of every window as the loop did. With --steps A:B, Kineto runs only from the
+end of step A-1 (from the start where A is 0) to the end of step B: memory stays bounded by the
+steps asked for."""
 import functools
 import os
 
@@ -18,6 +24,7 @@ def cuda_activity(env, cuda_available):
 
 class Adapter:
     name = "torch"
+    narrows_steps = True  # when_ready takes stop and steps (capture.py)
 
     def __init__(self, module):
         self.version = str(getattr(module, "__version__", "unknown"))
@@ -26,6 +33,8 @@ class Adapter:
         self._prof = None
         self._dir = None
         self._window = 0
+        self.steps_done = 0  # optimizer.step() calls so far (the hook below)
+        self._first_step = 0  # steps done when the running window started
         try:
             from torch.autograd import profiler
 
@@ -53,6 +62,7 @@ class Adapter:
         prof._tensortrace = True  # ours: the step-aside wrapper lets it through
         prof.__enter__()
         self._prof = prof
+        self._first_step = self.steps_done
 
     def stop(self):
         prof, self._prof = self._prof, None
@@ -60,15 +70,45 @@ class Adapter:
             return
         prof.__exit__(None, None, None)
         # Kineto's own JSON, without torch's Python-side parsing of every event.
-        path = os.path.join(self._dir, "%d.pt.trace.json" % self._window)
+        path = os.path.join(self._dir, "%d-s%d.pt.trace.json" % (self._window, self._first_step))
         self._window += 1
         prof.kineto_results.save(path)
 
-    def when_ready(self, start, on_error):
+    def when_ready(self, start, on_error, stop=None, steps=None, rotate=None, window_s=None):
+        """Starts now, or (--steps A:B with A > 0) at the end of step A-1; stops (`stop`) at the
+        end of step B; with window_s, a new window (`rotate`) at the end of the first step after
+        each window_s seconds. All from the optimizer-step hook, on the program's thread."""
+        import time
+
+        first, last = _step_range(steps)
+        window_start = [time.monotonic()]
+
+        def run():
+            try:
+                start()
+            except Exception as e:
+                on_error(e)
+
+        def on_step(*_):
+            self.steps_done += 1
+            if first > 0 and self.steps_done == first:
+                window_start[0] = time.monotonic()
+                run()
+            elif last is not None and self.steps_done == last + 1 and stop is not None:
+                stop()
+            elif window_s and self._prof is not None and rotate is not None and (
+                    time.monotonic() - window_start[0] >= window_s):
+                rotate()
+                window_start[0] = time.monotonic()
+
         try:
-            start()
-        except Exception as e:
-            on_error(e)
+            from torch.optim.optimizer import register_optimizer_step_post_hook
+
+            register_optimizer_step_post_hook(on_step)
+        except Exception:
+            first, last = 0, None  # no hook: the whole run, filtered at import
+        if first == 0:
+            run()
 
     def wrap_user_entry_points(self, step_aside):
         """torch.profiler.profile and torch.autograd.profiler.profile both prepare their trace
@@ -84,3 +124,11 @@ class Adapter:
             return orig(prof, *args, **kwargs)
 
         cls._prepare_trace = _prepare_trace
+
+
+def _step_range(steps):
+    """"A:B" (either side may be empty) -> (A, B or None); (0, None) for no range."""
+    if not steps:
+        return 0, None
+    a, _, b = steps.partition(":")
+    return (int(a) if a else 0), (int(b) if b else None)

@@ -1,8 +1,9 @@
 """A PyTorch CNN trained on synthetic data by a plain loop with DataLoader worker processes:
 no profiler call, no step marker. Prints `steps N` and `weight_bytes B`. TT_TORCH_REFERENCE:
 see torch_reference.py. With TT_TORCH_CRASH_AT=K the loop raises an uncaught RuntimeError in
-step K, after its forward pass."""
+step K, after its forward pass; with TT_TORCH_STEP_SLEEP=S each step also sleeps S seconds."""
 import os
+import time
 
 import torch
 import torch.nn as nn
@@ -36,6 +37,7 @@ def train():
             raise RuntimeError("crash in step %d, as asked" % steps)
         loss.backward()
         opt.step()
+        time.sleep(float(os.environ.get("TT_TORCH_STEP_SLEEP", "0")))
         steps += 1
     return steps, sum(p.numel() * p.element_size() for p in model.parameters())
 

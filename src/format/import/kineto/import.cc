@@ -30,14 +30,22 @@ std::vector<std::string> FindKinetoFiles(const std::string& logdir) {
   const std::string suffix = ".pt.trace.json";
   for (const auto& f : ListDirectory(dir)) {
     if (f.size() <= suffix.size() || !f.ends_with(suffix)) continue;
-    int64_t window = INT64_MAX;
-    std::from_chars(f.data(), f.data() + f.size() - suffix.size(), window);
+    int64_t window = INT64_MAX;  // "<window>-s<first step>" (older: "<window>")
+    std::from_chars(f.data(), f.data() + f.size(), window);
     found.emplace_back(window, dir + "/" + f);
   }
   std::sort(found.begin(), found.end());
   std::vector<std::string> out;
   for (auto& [w, f] : found) out.push_back(std::move(f));
   return out;
+}
+
+int64_t KinetoFirstStep(const std::string& path) {
+  std::string base = BaseName(path);
+  size_t s = base.find("-s");
+  int64_t first = 0;
+  if (s != std::string::npos) std::from_chars(base.data() + s + 2, base.data() + base.size(), first);
+  return std::max<int64_t>(first, 0);
 }
 
 namespace {
@@ -108,7 +116,11 @@ class KinetoImporter {
   KinetoImporter(ImportTarget* t, const std::optional<KinetoStepFilter>& steps, ImportResult* out)
       : t_(t), steps_(steps), out_(out) {}
 
-  void ImportFile(const json& doc) {
+  // `first_step`: the optimizer steps the program had done when this window started.
+  void ImportFile(const json& doc, int64_t first_step) {
+    window_ = window_first_step_.size();
+    window_first_step_.push_back(first_step);
+    window_start_.push_back(UINT64_MAX);
     base_ns_ = 0;
     if (auto b = doc.find("baseTimeNanoseconds"); b != doc.end() && b->is_number_unsigned())
       base_ns_ = b->get<uint64_t>();
@@ -187,7 +199,8 @@ class KinetoImporter {
     AddArgs(tl, k, name, Field(e, "args"));
     ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
     if (k.step) out_->steps++;
-    if (k.optimizer_step) optimizer_steps_.push_back({tl, ev.start, ev.end});
+    if (k.optimizer_step) optimizer_steps_.push_back({tl, ev.start, ev.end, window_});
+    window_start_[window_] = std::min(window_start_[window_], ev.start);
     if (name.starts_with("enumerate(DataLoader)")) tl->fetches.push_back(ev.start);
     if (name.starts_with("Optimizer.zero_grad#")) tl->zero_grads.push_back(ev.start);
     if (k.category == Category::kStep) has_step_markers_ = true;
@@ -323,44 +336,54 @@ class KinetoImporter {
   struct OptStep {
     Timeline* tl;
     uint64_t start, end;
+    size_t window;
   };
 
-  // Without ProfilerStep markers, the loop's steps end where optimizer.step() ends: step k
-  // runs from the end of step k-1 (step 0: from its DataLoader fetch or zero_grad, else one
-  // median step before its optimizer step) to the end of its optimizer step.
+  // Without ProfilerStep markers, the loop's steps end where optimizer.step() ends: in each
+  // window (file), its k-th optimizer step ends step first + k (first: the steps the program
+  // had done when the window started, from the file's name); a step runs from the end of the
+  // window's previous one (the window's first: from its DataLoader fetch or zero_grad, else
+  // one median step before its optimizer step) to the end of its own optimizer step.
   void SynthesizeSteps() {
     if (has_step_markers_ || optimizer_steps_.empty()) return;
-    std::sort(optimizer_steps_.begin(), optimizer_steps_.end(),
-              [](const OptStep& a, const OptStep& b) { return a.start < b.start; });
+    std::stable_sort(optimizer_steps_.begin(), optimizer_steps_.end(),
+                     [](const OptStep& a, const OptStep& b) { return a.start < b.start; });
     Timeline* tl = optimizer_steps_.front().tl;
-    std::vector<uint64_t> ends;
-    for (const auto& s : optimizer_steps_)
-      if (s.tl == tl && (ends.empty() || s.start >= ends.back())) ends.push_back(s.end);
-    uint64_t first = FirstStepStart(tl, ends);
     uint32_t name = t_->Name("PyTorch step");
     if (!name) return;
-    for (size_t k = 0; k < ends.size(); ++k) {
-      int64_t n = static_cast<int64_t>(k);
-      if (steps_ && (n < steps_->first || n > steps_->last)) continue;
-      LineEvent ev;
-      ev.start = k == 0 ? first : ends[k - 1];
-      ev.end = ends[k];
-      ev.name = name;
-      ev.category = Category::kStep;
-      ev.args = tl->args.size();
-      Int(tl, keys::kStep, n);
-      ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
-      tl->items.push_back(ev);
-      out_->steps++;
+    std::map<size_t, std::vector<uint64_t>> ends;  // per window, on the loop's thread
+    for (const auto& s : optimizer_steps_) {
+      auto& e = ends[s.window];
+      if (s.tl == tl && (e.empty() || s.start >= e.back())) e.push_back(s.end);
+    }
+    for (const auto& [window, e] : ends) {
+      uint64_t first = WindowFirstStepStart(tl, window, e);
+      for (size_t k = 0; k < e.size(); ++k) {
+        int64_t n = window_first_step_[window] + static_cast<int64_t>(k);
+        if (steps_ && (n < steps_->first || n > steps_->last)) continue;
+        LineEvent ev;
+        ev.start = k == 0 ? first : e[k - 1];
+        ev.end = e[k];
+        ev.name = name;
+        ev.category = Category::kStep;
+        ev.args = tl->args.size();
+        Int(tl, keys::kStep, n);
+        ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+        tl->items.push_back(ev);
+        out_->steps++;
+      }
     }
   }
 
-  uint64_t FirstStepStart(Timeline* tl, const std::vector<uint64_t>& ends) {
-    uint64_t opt_start = optimizer_steps_.front().start;
+  uint64_t WindowFirstStepStart(Timeline* tl, size_t window, const std::vector<uint64_t>& ends) {
+    uint64_t opt_start = UINT64_MAX;
+    for (const auto& s : optimizer_steps_)
+      if (s.window == window && s.tl == tl) opt_start = std::min(opt_start, s.start);
+    uint64_t window_start = window_start_[window];
     for (const auto* marks : {&tl->fetches, &tl->zero_grads}) {
       uint64_t best = 0;
       for (uint64_t f : *marks)
-        if (f < opt_start) best = std::max(best, f);
+        if (f < opt_start && f >= window_start) best = std::max(best, f);
       if (best) return best;
     }
     std::vector<uint64_t> lengths;
@@ -370,7 +393,7 @@ class KinetoImporter {
       std::nth_element(lengths.begin(), lengths.begin() + lengths.size() / 2, lengths.end());
       median = lengths[lengths.size() / 2];
     }
-    return opt_start > median ? opt_start - median : 0;
+    return std::max(window_start, opt_start > median ? opt_start - median : 0);
   }
 
   // An op whose one child is an op of its own name (a redispatch: aten::div_ calling
@@ -446,6 +469,9 @@ class KinetoImporter {
   std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
   std::vector<OptStep> optimizer_steps_;
   bool has_step_markers_ = false;
+  size_t window_ = 0;                       // the file being imported
+  std::vector<int64_t> window_first_step_;  // per file
+  std::vector<uint64_t> window_start_;      // per file: its earliest slice
   std::set<int64_t> shared_addrs_;  // live allocations of "cpu shared memory"
 };
 
@@ -475,7 +501,7 @@ ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
   for (const auto& f : files) {
     try {
       json doc = ParseKinetoFile(f);
-      imp.ImportFile(doc);
+      imp.ImportFile(doc, KinetoFirstStep(f));
     } catch (const std::exception& e) {
       out.errors.push_back(e.what());
       continue;

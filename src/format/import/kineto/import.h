@@ -20,8 +20,10 @@ struct KinetoStepFilter {
   int64_t last = INT64_MAX;
 };
 
-// <logdir>/torch/<window>.pt.trace.json, in window order.
+// <logdir>/torch/<window>-s<first step>.pt.trace.json, in window order.
 std::vector<std::string> FindKinetoFiles(const std::string& logdir);
+// The optimizer steps the program had done when the window of `path` started (its "-s<N>").
+int64_t KinetoFirstStep(const std::string& path);
 
 // Converts `files` into streams of the newest image of process `pid` in `trace_dir`. A file
 // that cannot be read or parsed becomes an error entry and the others are still imported.
