@@ -133,6 +133,13 @@ TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
     if (row["name"] == "convolution") conv_ops = row.value("ops", "");
   EXPECT_NE(conv_ops.find("aten::mkldnn_convolution"), std::string::npos) << prims.dump();
   EXPECT_NE(conv_ops.find("aten::convolution_backward"), std::string::npos) << prims.dump();
+  // The batches its two worker processes fetched are the input pipeline's work, one each.
+  json rt = RunJson({TT_CLI, "stats", run.trace, "--view", "runtime", "--json"});
+  int64_t fetches = 0;
+  for (const auto& row : rt["rows"])
+    if (row["name"] == "DataLoader fetch" && row["kind"] == "input") fetches = row["occurrence"];
+  EXPECT_EQ(fetches, run.said.at("steps")) << rt.dump().substr(0, 2000);
+  EXPECT_EQ(RunJson({TT_CLI, "info", run.trace, "--json"})["processes"].size(), 3u);
   // The DataLoader's fetches are the step's input.
   json steps = RunJson({TT_CLI, "stats", run.trace, "--view", "step", "--json"});
   double input = 0;

@@ -110,6 +110,29 @@ class Adapter:
         if first == 0:
             run()
 
+    def mark_dataloader_fetches(self):
+        """Each batch a DataLoader fetches (in a worker process, or in the loop's process with
+        num_workers=0) becomes a range "DataLoader fetch" of tensortrace's own runtime (the
+        input pipeline's work): Kineto does not run in forked workers."""
+        import ctypes
+
+        lib = ctypes.CDLL(None)
+        push, pop = lib.tt_range_push, lib.tt_range_pop  # the preloaded runtime's C API
+        push.argtypes, push.restype, pop.restype = [ctypes.c_char_p], None, None
+        from torch.utils.data._utils import fetch
+
+        for cls in (fetch._MapDatasetFetcher, fetch._IterableDatasetFetcher):
+            orig = cls.fetch
+
+            def wrapped(self, *args, _orig=orig, **kwargs):
+                push(b"DataLoader fetch")
+                try:
+                    return _orig(self, *args, **kwargs)
+                finally:
+                    pop()
+
+            cls.fetch = functools.wraps(orig)(wrapped)
+
     def wrap_user_entry_points(self, step_aside):
         """torch.profiler.profile and torch.autograd.profiler.profile both prepare their trace
         through autograd's profile._prepare_trace: the program's own profiler stops ours first
@@ -124,6 +147,10 @@ class Adapter:
             return orig(prof, *args, **kwargs)
 
         cls._prepare_trace = _prepare_trace
+        try:
+            self.mark_dataloader_fetches()
+        except Exception:
+            pass  # no runtime symbols (not preloaded) or another torch layout: no marks
 
 
 def _step_range(steps):

@@ -46,7 +46,7 @@ bool IsCompileName(std::string_view n) {
 // tf.data's iterator ranges and the work they schedule.
 bool IsInputName(std::string_view n) {
   return StartsWithAny(n, {"Iterator::", "MakeIterator::", "IteratorGetNextOp::", "IteratorGetNext",
-                           "tf.data", "enumerate(DataLoader)"}) ||
+                           "tf.data", "enumerate(DataLoader)", "DataLoader fetch"}) ||
          n.ends_with("Produce") || n.ends_with("Consume");
 }
 
