@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/untrusted.h"
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
 #include "format/keys.h"
@@ -25,17 +26,24 @@ using layout::ArgType;
 using layout::Category;
 namespace xp = tensorflow::profiler;
 
-std::vector<std::string> FindXSpaceFiles(const std::string& logdir) {
+std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
+                                         std::vector<std::string>* skipped) {
   std::vector<std::string> out;
+  // The traced program made these directories: a link among them could lead anywhere.
+  auto real_dir = [&](const std::string& d) {
+    if (IsRealDirectory(d)) return true;
+    if (skipped && EntryExists(d))
+      skipped->push_back(ValidUtf8(d) + ": not a directory (a symbolic link?); not entered");
+    return false;
+  };
   std::string profile = logdir + "/plugins/profile";
-  if (!IsDirectory(profile)) return out;
+  if (!EntryExists(profile) || !real_dir(logdir + "/plugins") || !real_dir(profile)) return out;
   for (const auto& run : ListDirectory(profile)) {
     std::string rd = profile + "/" + run;
-    if (!IsDirectory(rd)) continue;
+    if (!real_dir(rd)) continue;
     for (const auto& f : ListDirectory(rd)) {
-      const std::string suffix = ".xplane.pb";
-      if (f.size() > suffix.size() &&
-          f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      // Whatever its type: reading refuses (and reports) what is not a regular file.
+      if (f.size() > kXPlaneSuffix.size() && f.ends_with(kXPlaneSuffix))
         out.push_back(rd + "/" + f);
     }
   }
@@ -138,7 +146,8 @@ class SpaceImporter {
       for (const auto& line : plane.lines())
         if (line.events_size() > 0) ImportLine(plane, line, device, device_index, base);
     }
-    for (const auto& e : space.errors()) out_->errors.push_back(file_ + ": profiler error: " + e);
+    for (const auto& e : space.errors())
+      out_->errors.push_back(ValidUtf8(file_) + ": profiler error: " + e);
   }
 
   void FinishAllocators() {
@@ -429,7 +438,7 @@ std::string BaseName(const std::string& path) {
 
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<XSpaceStepFilter>& steps) {
+                          const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes) {
   TraceDir dir = OpenTrace(trace_dir);
   Target t;
   bool found = false;
@@ -441,6 +450,8 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   if (!found)
     throw Error("no trace of process " + std::to_string(pid) + " in " + trace_dir +
                 " to import its XSpace into (was the process traced?)");
+  if (!IsRealDirectory(t.proc.dir))
+    throw Error(t.proc.dir + " is not a directory of the trace (a symbolic link?); not written");
   LoadTarget(&t);
   XSpaceImport out;
   std::vector<std::string> imported;
@@ -448,18 +459,19 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   for (const auto& f : files) {
     std::string data;
     try {
-      data = ReadFile(f);
+      data = ReadUntrustedFile(f, max_file_bytes);
     } catch (const Error& e) {
       out.errors.push_back(e.what());
       continue;
     }
     xp::XSpace space;
     if (data.empty()) {
-      out.errors.push_back(f + ": empty file; skipped");
+      out.errors.push_back(ValidUtf8(f) + ": empty file; skipped");
       continue;
     }
     if (!space.ParseFromString(data)) {
-      out.errors.push_back(f + ": not a readable XSpace (" + std::to_string(data.size()) +
+      out.errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
+                           std::to_string(data.size()) +
                            " bytes; truncated or not an .xplane.pb); skipped");
       continue;
     }
@@ -481,7 +493,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   int64_t offset =
       t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
   std::vector<std::string> names;
-  for (const auto& f : imported) names.push_back(BaseName(f));
+  for (const auto& f : imported) names.push_back(ValidUtf8(BaseName(f)));
   WriteImportStream(&t, names, offset, out.errors);
   if (!t.classes.added().empty()) {
     // Declare the new classes for other CTF readers: the metadata again, from the process's
