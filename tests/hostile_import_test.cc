@@ -173,6 +173,26 @@ TEST(HostileImport, LinkedXspaceDirectoryIsNotEntered) {
   h.ExpectSafe("not a directory");
 }
 
+// The program moves its own process directory out of the trace and leaves a link in its place:
+// the import writes no stream through it (what the program itself writes there is its own).
+TEST(HostileImport, ProcessDirectoryLinkedOutIsNotWrittenThrough) {
+  Hostile h;
+  h.Record(
+      "cp $2 $run/host.xplane.pb; for p in $TENSORTRACE_DIR/p$$*; do mv $p $1/; "
+      "ln -s $1/${p##*/} $p; done");
+  EXPECT_EQ(h.r.status, kProgramStatus) << h.r.err;
+  EXPECT_TRUE(nlohmann::json::parse(ReadFile(h.trace() + "/tensortrace.json")).is_object());
+  EXPECT_NE(h.r.err.find("is not a directory of the trace"), std::string::npos) << h.r.err;
+  EXPECT_EQ(h.Import()["files"], 0);
+  size_t moved = 0;
+  for (const auto& [path, size] : Snapshot(h.outside())) {
+    std::string name = fs::path(path).filename();
+    moved += name == "metadata";
+    EXPECT_FALSE(name.starts_with("x")) << path << ": an imported stream outside the trace";
+  }
+  EXPECT_EQ(moved, 1u);
+}
+
 // --import-max-size: a profile over the cap is skipped with a line naming the file and the cap;
 // at the cap it is imported (so the cap, not the file, decided).
 TEST(HostileImport, FileOverTheCapIsSkippedWithALine) {
