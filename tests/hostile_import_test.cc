@@ -237,6 +237,20 @@ TEST(HostileImport, InvalidUtf8InAFileName) {
   EXPECT_NE(errors[0].get<std::string>().find("\\xff.xplane.pb"), std::string::npos);
 }
 
+// A profile whose strings are not UTF-8 (proto3 strings must be): one line, no log from the
+// protobuf library.
+TEST(HostileImport, InvalidUtf8InsideTheProfile) {
+  Hostile h;
+  xp::XSpace space;
+  ASSERT_TRUE(space.ParseFromString(ReadFile(h.profile)));
+  space.mutable_planes(0)->set_name("plane \xff\xfe");
+  WriteFileAtomic(h.d / "bad.pb", space.SerializePartialAsString());
+  h.Record("cp " + h.d / "bad.pb" + " $run/host.xplane.pb");
+  h.ExpectSafe("not a readable XSpace");
+  EXPECT_EQ(h.r.err.find("libprotobuf"), std::string::npos) << h.r.err;
+  EXPECT_EQ(h.Import()["files"], 0);
+}
+
 TEST(HostileImport, GarbageAndTruncatedProtobufs) {
   for (const auto& setup : {"yes garbage | head -c 5000 > $run/host.xplane.pb",
                             "head -c 777 $2 > $run/host.xplane.pb"}) {

@@ -1,5 +1,7 @@
 #include "format/import/xspace/import.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -408,11 +410,14 @@ void WriteImportStream(Target* t, const std::vector<std::string>& files, int64_t
     Store<int64_t>(p, xspace_offset);
     return p + 8;
   });
-  for (const auto& [id, text] : t->names.added())
+  // Not a structured binding: clang before 16 (the fuzz build) cannot capture one.
+  for (const auto& def : t->names.added()) {
+    const auto& text = def.second;
     w.Event(layout::kStringDef, ts, 4 + text.size() + 1, [&](uint8_t* p) {
-      p = PutU32(p, id);
+      p = PutU32(p, def.first);
       return PutStr(p, text.data(), text.size());
     });
+  }
   // The classes after the names they use (readers take both from this stream).
   for (const EventClass& c : t->classes.added())
     w.Event(layout::kEventClassDef, ts, 9 + c.nargs * layout::kArgHeadSize, [&](uint8_t* p) {
@@ -469,7 +474,14 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
       out.errors.push_back(ValidUtf8(f) + ": empty file; skipped");
       continue;
     }
-    if (!space.ParseFromString(data)) {
+    bool parsed;
+    {
+      // A bad file is our one line in import.json, not also protobuf's log on stderr (it logs
+      // each string field that is not UTF-8).
+      google::protobuf::LogSilencer quiet;
+      parsed = space.ParseFromString(data);
+    }
+    if (!parsed) {
       out.errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
                            std::to_string(data.size()) +
                            " bytes; truncated or not an .xplane.pb); skipped");
