@@ -210,6 +210,17 @@ TEST(HostileImport, FileOverTheCapIsSkippedWithALine) {
   EXPECT_EQ(at.r.err.find("over the cap"), std::string::npos) << at.r.err;
 }
 
+TEST(HostileImport, BadCapValuesGiveOneLine) {
+  TempDir d;
+  for (const char* v : {"-1", "1e999", "nan", "99999999999999999999999", "12Q", ""}) {
+    auto r = RunCmd({TT_CLI, "record", "--import-max-size", v, "-o", d / "t", "--", "true"});
+    EXPECT_EQ(r.status, 2) << v << ": " << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("--import-max-size"), std::string::npos) << r.err;
+    EXPECT_FALSE(PathExists(d / "t")) << v;
+  }
+}
+
 TEST(HostileImport, InvalidUtf8InCaptureJson) {
   Hostile h;
   h.Record("cp $2 $run/host.xplane.pb; printf '{\"steps\": \"\\377:\\376\"}' > $x/capture.json");
