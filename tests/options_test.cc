@@ -1,7 +1,8 @@
 // The effect of options the README names that no other test checked (issue 18, item 9):
-// record's --max-size, --wait-children and --quiet; report's --skip-warmup and --step-name;
-// stats --help. Each test compares a run with the option against one without, so that the
-// option, not the program, made the difference. The framework options (--steps, --tf-host-level,
+// record's --max-size, --wait-children and --quiet; report's --skip-warmup, --step-name and
+// --include-warmup; stats --help. Each test compares a run with the option against one without, so
+// that the option, not the program, made the difference. The framework options (--steps,
+// --tf-host-level,
 // --python-tracer, --window-s) are checked in tf_bootstrap_test.cc, on real TensorFlow and JAX.
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -187,6 +188,21 @@ TEST(ReportOptions, StepNameFindsStepsByThatName) {
   EXPECT_NE(none.find("<dt>steps</dt><dd>0</dd>"), std::string::npos);
   EXPECT_NE(named.find("<dt>steps</dt><dd>7</dd>"), std::string::npos);
   EXPECT_EQ(ChartSteps(named).size(), 7u);
+}
+
+// --include-warmup: the step that compiles is a warm-up step, left out of the chart unless asked.
+TEST(ReportOptions, IncludeWarmupKeepsTheWarmupStep) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t", "--", "python3",
+                   std::string(TT_SOURCE_DIR) + "/tests/programs/warmup_job.py", TT_LIB});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string out = Report(d / "t", d / "out.html", {"--step-name", "train_step"});
+  std::string in =
+      Report(d / "t", d / "in.html", {"--step-name", "train_step", "--include-warmup"});
+  EXPECT_NE(out.find("id=\"warmup-note\">1 warm-up step"), std::string::npos);
+  EXPECT_EQ(ChartSteps(out), (std::set<int>{1, 2, 3, 4}));
+  EXPECT_EQ(in.find("id=\"warmup-note\""), std::string::npos);
+  EXPECT_EQ(ChartSteps(in), (std::set<int>{0, 1, 2, 3, 4}));
 }
 
 }  // namespace
