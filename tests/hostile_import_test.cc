@@ -171,6 +171,11 @@ TEST(HostileImport, LinkedXspaceDirectoryIsNotEntered) {
   h.ProfileOutside("xs/1/plugins/profile/run/h.xplane.pb");
   h.Record("rm -r $TENSORTRACE_DIR/xspace && ln -s $1/xs $TENSORTRACE_DIR/xspace");
   h.ExpectSafe("not a directory");
+  // info does not follow it either: the capture directory out there is no part of the trace.
+  auto info = RunCmd({TT_CLI, "info", h.trace(), "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  auto j = nlohmann::json::parse(info.out);
+  EXPECT_TRUE(j["frameworks_without_process"].empty()) << j["frameworks_without_process"];
 }
 
 // The program moves its own process directory out of the trace and leaves a link in its place:

@@ -54,7 +54,7 @@ std::vector<FrameworkCapture> LoadFrameworkCaptures(const std::string& trace_dir
   std::vector<FrameworkCapture> out;
   fs::path root = fs::path(trace_dir) / "xspace";
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return out;
+  if (!IsRealDirectory(root.string())) return out;  // a link there leads out of the trace
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string name = e.path().filename().string();
     if (!e.is_directory(ec) || e.is_symlink(ec) || name.empty() ||
