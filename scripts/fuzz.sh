@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Fuzzes the trace reader (fuzz/trace_fuzzer.cc: streams, metadata, model, every stats view)
-# with libFuzzer under AddressSanitizer+UndefinedBehaviorSanitizer, for SECONDS (default 60).
+# and record's XSpace import (fuzz/xspace_fuzzer.cc: the bytes of an .xplane.pb) with libFuzzer
+# under AddressSanitizer+UndefinedBehaviorSanitizer, for SECONDS in all (default 60, half each).
 #   scripts/fuzz.sh [SECONDS]
-# Builds build-fuzz/ with clang, makes a seed corpus from traces recorded by the test programs,
-# replays fuzz/crashes/ (reproducers of fixed bugs), then fuzzes. Exits non-zero on any crash,
+# Builds build-fuzz/ with clang, makes seed corpora (traces recorded by the test programs; a
+# small XSpace from fuzz/xspace_seed.textproto and the checked-in TensorFlow profile), replays
+# fuzz/crashes/ (reproducers of fixed bugs), then fuzzes. Exits non-zero on any crash,
 # timeout (10 s per input), leak, out-of-memory (2 GiB) or sanitizer report; the input that
 # failed is left in build-fuzz/artifacts/. TT_FUZZ_REPLAY=0 skips the replay (to fuzz while a
 # reproducer's bug is still open). Needs scripts/install-deps.sh (clang, libclang-rt, llvm).
@@ -20,7 +22,8 @@ fi
 echo "== $dir: configure and build (clang, libFuzzer, ASan+UBSan)"
 CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTT_FUZZ=ON \
   -DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF >/dev/null
-cmake --build "$dir" -j"$jobs" --target trace_fuzzer tt_synthetic_job tt_trace_program >/dev/null
+cmake --build "$dir" -j"$jobs" --target trace_fuzzer xspace_fuzzer tt_synthetic_job \
+  tt_trace_program >/dev/null
 
 symbolizer=$(command -v llvm-symbolizer || true)
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0${symbolizer:+:external_symbolizer_path=$symbolizer}"
@@ -44,8 +47,13 @@ record threads "$dir/tests/tt_trace_program" threads 2 50
 record fork "$dir/tests/tt_trace_program" fork 5
 rm -rf "$dir/seeds"
 python3 fuzz/make_corpus.py "$dir/seeds" "$traces"
+rm -rf "$dir/xspace-seeds"
+mkdir -p "$dir/xspace-seeds"
+protoc --encode=tensorflow.profiler.XSpace -I src/format/proto src/format/proto/xplane.proto \
+  <fuzz/xspace_seed.textproto >"$dir/xspace-seeds/small.xplane.pb"
+cp tests/data/tf_cpu_job.xplane.pb "$dir/xspace-seeds/"
 
-mkdir -p "$dir/corpus" "$dir/artifacts"
+mkdir -p "$dir/corpus" "$dir/xspace-corpus" "$dir/artifacts"
 # The fuzzer's scratch trace directory: here, so that a run that crashed leaves nothing in /tmp.
 rm -rf "$dir/tmp"
 mkdir -p "$dir/tmp"
@@ -56,6 +64,11 @@ if [ "${TT_FUZZ_REPLAY:-1}" != 0 ] && compgen -G "fuzz/crashes/*" >/dev/null; th
   echo "== replaying fuzz/crashes/"
   "${fuzzer[@]}" fuzz/crashes/*
 fi
-echo "== fuzzing for $secs s"
-"${fuzzer[@]}" -max_total_time="$secs" "$dir/corpus" "$dir/seeds"
+half=$(( (secs + 1) / 2 ))
+echo "== fuzzing the reader for $half s"
+"${fuzzer[@]}" -max_total_time="$half" "$dir/corpus" "$dir/seeds"
+echo "== fuzzing the XSpace import for $half s"
+"$dir/fuzz/xspace_fuzzer" -timeout=10 -rss_limit_mb=2048 -max_len=200000 \
+  -artifact_prefix="$dir/artifacts/xspace-" -print_final_stats=1 -max_total_time="$half" \
+  "$dir/xspace-corpus" "$dir/xspace-seeds"
 echo "fuzz: no crash, timeout, leak or sanitizer report in $secs s"

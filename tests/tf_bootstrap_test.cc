@@ -17,6 +17,7 @@
 #include "core/files.h"
 #include "format/proto/xplane.pb.h"
 #include "test_util.h"
+#include "trace_view.h"
 
 namespace tt {
 namespace {
@@ -226,7 +227,10 @@ TEST(TfBootstrap, SigtermWritesTheCaptureInWindows) {
       &out);
   std::string line = test::ReadLine(out, 100);
   EXPECT_EQ(line.substr(0, 8), "training");
-  sleep(3);  // at least two 1 s windows end while the program sleeps
+  // Two windows written while the program runs (the test waits for their files, whatever the
+  // time they take), then SIGTERM writes the third.
+  for (int i = 0; i < 1200 && XplaneFiles(d / "t/xspace").size() < 2; ++i) usleep(50000);
+  ASSERT_GE(XplaneFiles(d / "t/xspace").size(), 2u);
   kill(pid, SIGTERM);
   EXPECT_EQ(test::Wait(pid), 128 + SIGTERM);
   close(out);
@@ -236,7 +240,7 @@ TEST(TfBootstrap, SigtermWritesTheCaptureInWindows) {
   EXPECT_EQ(j["message"], "stopped by signal SIGTERM");
   EXPECT_EQ(j["window_s"], 1.0);
   int64_t windows = j["windows"];
-  EXPECT_GE(windows, 3);
+  EXPECT_GE(windows, 3);  // the two waited for, and the one SIGTERM ended
   // One run directory per window, each with its XSpace.
   EXPECT_EQ(XplaneFiles(cap).size(), static_cast<size_t>(windows));
 }
@@ -373,6 +377,97 @@ TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
 }
 
 // info reads capture.json and import.json as they are; broken ones are named, not fatal.
+// The step_num of every "train" step marker in an XSpace file.
+std::set<int64_t> XSpaceStepNumbers(const std::string& file) {
+  tensorflow::profiler::XSpace space;
+  std::ifstream in(file, std::ios::binary);
+  EXPECT_TRUE(space.ParseFromIstream(&in)) << file;
+  std::set<int64_t> out;
+  for (const auto& plane : space.planes())
+    for (const auto& line : plane.lines())
+      for (const auto& ev : line.events()) {
+        auto md = plane.event_metadata().find(ev.metadata_id());
+        if (md == plane.event_metadata().end() || md->second.name() != "train") continue;
+        for (const auto& st : ev.stats())
+          if (plane.stat_metadata().at(st.metadata_id()).name() == "step_num")
+            out.insert(st.has_int64_value() ? st.int64_value()
+                                            : static_cast<int64_t>(st.uint64_value()));
+      }
+  return out;
+}
+
+// --steps A:B in a real TensorFlow capture (steps marked with their numbers, 0 to 7): the
+// profile holds every step, the trace only steps 2 to 5.
+TEST(TfBootstrap, StepsKeepsOnlyThoseStepsOfARealCapture) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  auto r =
+      RunCmd(Record(d / "t", {"--steps", "2:5"}, {Python(), Program("tf_profile_job.py"), "8"}),
+             {{"TF_ENABLE_ONEDNN_OPTS", "0"}}, 110);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string cap = OnlyCaptureDir(d / "t");
+  std::set<int64_t> in_profile;
+  for (const auto& f : XplaneFiles(cap)) in_profile.merge(XSpaceStepNumbers(f));
+  EXPECT_EQ(in_profile, (std::set<int64_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(ReadJson(cap + "/import.json")["steps"], 4);
+  auto steps = RunCmd({TT_CLI, "stats", d / "t", "--view", "step", "--json"});
+  ASSERT_EQ(steps.status, 0) << steps.err;
+  auto sj = nlohmann::json::parse(steps.out);
+  std::set<int64_t> in_trace;
+  for (const auto& row : sj["rows"]) in_trace.insert(row["step"].get<int64_t>());
+  EXPECT_EQ(in_trace, (std::set<int64_t>{2, 3, 4, 5})) << steps.out;
+}
+
+// Events of the framework's Python tracer: named "$" and the function.
+size_t PythonFunctionEvents(const std::string& file) {
+  tensorflow::profiler::XSpace space;
+  std::ifstream in(file, std::ios::binary);
+  EXPECT_TRUE(space.ParseFromIstream(&in)) << file;
+  size_t n = 0;
+  for (const auto& plane : space.planes())
+    for (const auto& line : plane.lines())
+      for (const auto& ev : line.events()) {
+        auto md = plane.event_metadata().find(ev.metadata_id());
+        n += md != plane.event_metadata().end() && md->second.name().starts_with("$");
+      }
+  return n;
+}
+
+// --python-tracer: JAX applies it; the Python functions' events are in its profile and in the
+// trace, and without the option in neither. (--tf-host-level has no visible effect in this JAX
+// program: levels 1 and 3 give the same events, so only capture.json is checked for it.)
+TEST(TfBootstrap, PythonTracerAddsPythonFunctionEvents) {
+  REQUIRE_MODULE("jax");
+  for (bool tracer : {false, true}) {
+    SCOPED_TRACE(tracer ? "--python-tracer" : "without");
+    TempDir d;
+    std::vector<std::string> opts = {"--tf-host-level", "3"};
+    if (tracer) opts.push_back("--python-tracer");
+    auto r = RunCmd(Record(d / "t", opts, {Python(), Program("jax_job.py")}), {}, 110);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string cap = OnlyCaptureDir(d / "t");
+    auto j = ReadJson(cap + "/capture.json");
+    EXPECT_EQ(j["python_tracer"], tracer);
+    EXPECT_EQ(j["host_tracer_level"], 3);
+    auto files = XplaneFiles(cap);
+    ASSERT_EQ(files.size(), 1u);
+    size_t in_profile = PythonFunctionEvents(files[0]);
+    size_t in_trace = 0;
+    for (const auto& p : test::LoadTrace(d / "t").procs)
+      for (const auto& e : p.events)
+        in_trace += (e.id == layout::kSliceBegin || e.id == layout::kSliceBeginArgs ||
+                     e.id == layout::kComplete) &&
+                    e.name.starts_with("$");
+    if (tracer) {
+      EXPECT_GT(in_profile, 10u);
+      EXPECT_GT(in_trace, 10u);
+    } else {
+      EXPECT_EQ(in_profile, 0u);
+      EXPECT_EQ(in_trace, 0u);
+    }
+  }
+}
+
 TEST(TfBootstrap, InfoShowsCaptureAndImportPerProcess) {
   TempDir d;
   ASSERT_EQ(RunCmd(Record(d / "t", {}, {TT_PROGRAM, "exit", "0"})).status, 0);

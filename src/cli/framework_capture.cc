@@ -2,9 +2,11 @@
 #include "cli/framework_capture.h"
 
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "core/error.h"
+#include "format/import/untrusted.h"
 
 namespace tt::cli {
 
@@ -12,16 +14,25 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Parses a JSON object file; on failure returns null and adds one line to `problems`.
+// These JSON files are small; a larger one is not theirs.
+constexpr uint64_t kMaxJsonBytes = 16 << 20;
+
+// Parses a JSON object file; on failure returns null and adds one line to `problems`. The
+// traced program could have left anything there (a FIFO, a link, a huge file): read as
+// untrusted, never blocking.
 nlohmann::json ReadObject(const fs::path& p, std::vector<std::string>* problems) {
-  std::error_code ec;
-  if (!fs::exists(p, ec)) return nullptr;
-  std::ifstream in(p);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  auto j = nlohmann::json::parse(ss.str(), nullptr, /*allow_exceptions=*/false);
-  if (!in || j.is_discarded() || !j.is_object()) {
-    problems->push_back(p.string() + ": not a JSON object; the capture's details are unknown");
+  if (!EntryExists(p.string())) return nullptr;
+  std::string text;
+  try {
+    text = ReadUntrustedFile(p.string(), kMaxJsonBytes, "a capture's JSON file");
+  } catch (const Error& e) {
+    problems->push_back(e.what());
+    return nullptr;
+  }
+  auto j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    problems->push_back(ValidUtf8(p.string()) +
+                        ": not a JSON object; the capture's details are unknown");
     return nullptr;
   }
   return j;
@@ -43,21 +54,24 @@ std::vector<FrameworkCapture> LoadFrameworkCaptures(const std::string& trace_dir
   std::vector<FrameworkCapture> out;
   fs::path root = fs::path(trace_dir) / "xspace";
   std::error_code ec;
-  if (!fs::is_directory(root, ec)) return out;
+  if (!IsRealDirectory(root.string())) return out;  // a link there leads out of the trace
   for (const auto& e : fs::directory_iterator(root, ec)) {
     const std::string name = e.path().filename().string();
-    if (!e.is_directory() || name.empty() ||
+    if (!e.is_directory(ec) || e.is_symlink(ec) || name.empty() ||
         !std::all_of(name.begin(), name.end(), [](char c) { return c >= '0' && c <= '9'; }))
       continue;
     FrameworkCapture c;
-    c.pid = std::stoll(name);
+    auto [end, err] = std::from_chars(name.data(), name.data() + name.size(), c.pid);
+    if (err != std::errc() || end != name.data() + name.size()) continue;  // not a pid
     c.dir = e.path().string();
     c.capture = ReadObject(e.path() / "capture.json", &c.problems);
     c.import = ReadObject(e.path() / "import.json", &c.problems);
     for (auto it = fs::recursive_directory_iterator(e.path(), ec);
          !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
       const std::string f = it->path().filename().string();
-      if (it->is_regular_file() && f.size() > 10 && f.ends_with(".xplane.pb")) ++c.xplane_files;
+      if (it->symlink_status(ec).type() == fs::file_type::regular && f.size() > 10 &&
+          f.ends_with(".xplane.pb"))
+        ++c.xplane_files;
     }
     out.push_back(std::move(c));
   }

@@ -21,13 +21,14 @@
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/trace_dir.h"
-#include "model/inventory.h"
 #include "cli/xspace_finalise.h"
 #include "core/files.h"
 #include "core/ids.h"
 #include "core/time.h"
 #include "core/tsc.h"
+#include "format/import/untrusted.h"
 #include "format/repair.h"
+#include "model/inventory.h"
 #include "sources/registry.h"
 
 namespace tt::cli {
@@ -40,8 +41,10 @@ using model::TraceSummary;
 
 namespace {
 
-const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
-                          [--wait-children SECONDS] [--quiet] [--tf-host-level 1|2|3]
+const char kRecordHelp[] =
+    R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
+                          [--wait-children SECONDS] [--import-max-size BYTES] [--quiet]
+                          [--tf-host-level 1|2|3]
                           [--python-tracer] [--steps A:B] [--window-s N] [--sources LIST]
                           -- COMMAND [ARGS...]
 
@@ -61,6 +64,9 @@ names the runtime library.
                            events are dropped and counted (default: no limit)
   --wait-children SECONDS  after COMMAND exits, how long to wait for processes it left
                            running (default 5)
+  --import-max-size BYTES  the largest file of a framework profile (.xplane.pb, capture.json)
+                           read back into the trace; a larger one is skipped with a warning
+                           (default 1G; K, M and G suffixes)
   --quiet                  print only the trace path
   -h, --help               this help
 
@@ -109,8 +115,10 @@ std::string FindRuntime(const std::string& self) {
 
 bool Alive(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
 
-std::string JsonEscape(const std::string& s) {
-  std::string o;
+// JSON text of `s`; bytes that are not valid UTF-8 (a command line may hold any) are written as
+// the text \xNN, so the file stays valid JSON (format/import/untrusted.h).
+std::string JsonEscape(const std::string& raw) {
+  std::string s = ValidUtf8(raw), o;
   for (unsigned char c : s) {
     if (c == '"' || c == '\\') {
       o += '\\';
@@ -131,6 +139,7 @@ struct RecordOptions {
   std::string dir;
   bool force = false, quiet = false;
   uint64_t buffer = 1 << 20, max_size = 0;
+  uint64_t import_max = kImportMaxBytes;  // per file read back from the program
   double wait_children = 5;
   std::vector<std::string> cmd;
   PythonCaptureOptions py;
@@ -156,6 +165,8 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
         throw Error("record: --buffer-size must be between 64K and 1G, got " + v);
     } else if (a.Option("--max-size", &v)) {
       o->max_size = ParseBytes("--max-size", v);
+    } else if (a.Option("--import-max-size", &v)) {
+      o->import_max = ParseBytes("--import-max-size", v);
     } else if (a.Option("--wait-children", &v)) {
       o->wait_children = ParseSeconds("--wait-children", v);
     } else if (a.Option("--sources", &v)) {
@@ -347,8 +358,9 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
       for (const auto& pr : sum.problems)
         std::cerr << "tensortrace: warning: " << pr.ToString() << "\n";
     }
-  } catch (const Error& e) {
-    if (exec_errno == 0) std::cerr << "tensortrace record: no trace was written: " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    if (exec_errno == 0)
+      std::cerr << "tensortrace record: no trace was written: " << e.what() << "\n";
   }
 }
 
@@ -377,7 +389,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
 
   size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
-  ImportCapturedXSpace(dir, o.quiet);
+  ImportCapturedXSpace(dir, o.quiet, o.import_max);
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;
 }

@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "cli/args.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "format/import/kineto/import.h"
+#include "format/import/untrusted.h"
 #include "format/import/xspace/import.h"
 
 namespace tt::cli {
@@ -20,16 +22,18 @@ bool ParseInt(std::string_view s, int64_t* out) {
 }
 
 // capture.json (written by the Python bootstrap) may be absent; what it says that matters
-// here is the steps filter and a failed capture's message.
-void ReadCapture(const std::string& logdir, std::optional<XSpaceStepFilter>* steps,
-                 std::vector<std::string>* errors) {
+// here is the steps filter and a failed capture's message. Read as untrusted (the program wrote
+// it): a link, FIFO or oversized file, or bytes that are not UTF-8 JSON, are one error line.
+void ReadCapture(const std::string& logdir, uint64_t max_bytes,
+                 std::optional<XSpaceStepFilter>* steps, std::vector<std::string>* errors) {
   std::string path = logdir + "/capture.json";
-  if (!PathExists(path)) return;
+  if (!EntryExists(path)) return;
   nlohmann::json j;
   try {
-    j = nlohmann::json::parse(ReadFile(path));
+    j = nlohmann::json::parse(ReadUntrustedFile(path, max_bytes));
   } catch (const std::exception& e) {
-    errors->push_back(path + ": unreadable (" + e.what() + "); imported without its settings");
+    errors->push_back(ValidUtf8(path) + ": unreadable (" + ValidUtf8(e.what()) +
+                      "); imported without its settings");
     return;
   }
   if (!j.is_object()) return;
@@ -55,63 +59,92 @@ void ReadCapture(const std::string& logdir, std::optional<XSpaceStepFilter>* ste
   }
 }
 
+// Imports one xspace/<pid>/ (a real directory of the trace); never throws.
+XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_t pid,
+                       uint64_t max_bytes) {
+  XSpaceImport r;
+  std::vector<std::string> early;
+  try {
+    std::optional<XSpaceStepFilter> steps;
+    ReadCapture(logdir, max_bytes, &steps, &early);
+    std::vector<std::string> torch = FindKinetoFiles(logdir, &early);
+    if (!torch.empty()) {
+      std::optional<KinetoStepFilter> ks;
+      if (steps) ks = KinetoStepFilter{steps->first, steps->last};
+      r = ImportKineto(dir, pid, torch, ks, max_bytes);
+    } else if (std::vector<std::string> files = FindXSpaceFiles(logdir, &early); !files.empty()) {
+      r = ImportXSpace(dir, pid, files, steps, max_bytes);
+    } else {
+      r.errors.push_back("no .xplane.pb file under " + ValidUtf8(logdir) +
+                         "/plugins/profile and no PyTorch profile under " + ValidUtf8(logdir) +
+                         "/torch");
+    }
+  } catch (const std::exception& e) {
+    r.errors.push_back(ValidUtf8(e.what()));
+  }
+  r.errors.insert(r.errors.begin(), early.begin(), early.end());
+  nlohmann::json j = {{"files", r.files},
+                      {"events", r.events},
+                      {"tracks", r.tracks},
+                      {"steps", r.steps},
+                      {"errors", r.errors}};
+  try {
+    // `replace`: a stray invalid byte must cost a character, not the whole file.
+    WriteFileAtomic(logdir + "/import.json",
+                    j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
+  } catch (const std::exception& e) {
+    r.errors.push_back(ValidUtf8(e.what()));
+  }
+  return r;
+}
+
+// The one line `record` prints for the XSpace (or PyTorch profile) of process `pid`.
+void PrintResult(int64_t pid, const XSpaceImport& r) {
+  std::cerr << "tensortrace: " << (r.kineto ? "PyTorch profile" : "XSpace") << " of process " << pid
+            << ": ";
+  if (r.files)
+    std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
+              << r.tracks << " tracks, " << r.steps << " steps";
+  else
+    std::cerr << "nothing imported";
+  if (!r.errors.empty())
+    std::cerr << (r.errors.size() == 1
+                      ? "; error: "
+                      : "; errors (first of " + std::to_string(r.errors.size()) + "): ")
+              << TerminalSafe(r.errors.front());
+  std::cerr << "\n";
+}
+
 }  // namespace
 
-void ImportCapturedXSpace(const std::string& dir, bool quiet) {
+void ImportCapturedXSpace(const std::string& dir, bool quiet, uint64_t max_bytes) {
+  // xspace/ and xspace/<pid>/ are the traced program's work: a symbolic link there (out of the
+  // trace) is neither read nor written through.
   std::string root = dir + "/xspace";
-  if (!IsDirectory(root)) return;
-  for (const auto& name : ListDirectory(root)) {
+  if (!IsRealDirectory(root)) {
+    if (EntryExists(root) && !quiet)
+      std::cerr << "tensortrace: " << TerminalSafe(root)
+                << " is not a directory (a symbolic link?); no XSpace imported\n";
+    return;
+  }
+  std::vector<std::string> names;
+  try {
+    names = ListDirectory(root);
+  } catch (const std::exception& e) {
+    if (!quiet) std::cerr << "tensortrace: " << TerminalSafe(ValidUtf8(e.what())) << "\n";
+    return;
+  }
+  for (const auto& name : names) {
     std::string logdir = root + "/" + name;
     int64_t pid;
-    if (!IsDirectory(logdir) || !ParseInt(name, &pid)) continue;
+    if (!ParseInt(name, &pid)) continue;
     XSpaceImport r;
-    std::optional<XSpaceStepFilter> steps;
-    std::vector<std::string> early;
-    const char* what = "XSpace";
-    try {
-      ReadCapture(logdir, &steps, &early);
-      std::vector<std::string> files = FindXSpaceFiles(logdir);
-      std::vector<std::string> torch = FindKinetoFiles(logdir);
-      if (!torch.empty()) {
-        what = "PyTorch profile";
-        std::optional<KinetoStepFilter> ks;
-        if (steps) ks = KinetoStepFilter{steps->first, steps->last};
-        ImportResult k = ImportKineto(dir, pid, torch, ks);
-        r.files = k.files, r.events = k.events, r.tracks = k.tracks, r.steps = k.steps;
-        r.errors = k.errors;
-      } else if (files.empty()) {
-        r.errors.push_back("no .xplane.pb file under " + logdir +
-                           "/plugins/profile and no PyTorch profile under " + logdir + "/torch");
-      } else {
-        r = ImportXSpace(dir, pid, files, steps);
-      }
-    } catch (const std::exception& e) {
-      r.errors.push_back(e.what());
+    if (IsRealDirectory(logdir)) {
+      r = ImportOne(dir, logdir, pid, max_bytes);
+    } else {
+      r.errors.push_back(logdir + " is not a directory (a symbolic link?); not read or written");
     }
-    r.errors.insert(r.errors.begin(), early.begin(), early.end());
-    nlohmann::json j = {{"files", r.files},
-                        {"events", r.events},
-                        {"tracks", r.tracks},
-                        {"steps", r.steps},
-                        {"errors", r.errors}};
-    try {
-      WriteFileAtomic(logdir + "/import.json", j.dump(2) + "\n");
-    } catch (const Error& e) {
-      r.errors.push_back(e.what());
-    }
-    if (quiet) continue;
-    std::cerr << "tensortrace: " << what << " of process " << pid << ": ";
-    if (r.files)
-      std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
-                << r.tracks << " tracks, " << r.steps << " steps";
-    else
-      std::cerr << "nothing imported";
-    if (!r.errors.empty())
-      std::cerr << (r.errors.size() == 1
-                        ? "; error: "
-                        : "; errors (first of " + std::to_string(r.errors.size()) + "): ")
-                << r.errors.front();
-    std::cerr << "\n";
+    if (!quiet) PrintResult(pid, r);
   }
 }
 

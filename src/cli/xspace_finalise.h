@@ -4,6 +4,7 @@
 // (format/import/xspace/, with protobuf), and sources/ may use only the runtime and the format
 // writer.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace tt::cli {
@@ -11,6 +12,9 @@ namespace tt::cli {
 // Imports each <dir>/xspace/<pid>/ (steps filter from its capture.json), writes its
 // import.json, and prints one line per process to stderr (unless quiet). Keeps the .xplane.pb
 // files (TensorBoard can open them). Never throws: failures go to import.json and the line.
-void ImportCapturedXSpace(const std::string& dir, bool quiet);
+// What the program left there is untrusted: a symbolic link (xspace/, xspace/<pid>/ or below),
+// a FIFO or device, or a file over `max_bytes`, is skipped with that line; nothing is written
+// outside `dir`.
+void ImportCapturedXSpace(const std::string& dir, bool quiet, uint64_t max_bytes);
 
 }  // namespace tt::cli

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/untrusted.h"
 #include "format/layout.h"
 #include "format/metadata.h"
 
@@ -68,6 +69,8 @@ void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::stri
   if (!found)
     throw Error("no trace of process " + std::to_string(pid) + " in " + trace_dir +
                 " to import its " + what + " into (was the process traced?)");
+  if (!IsRealDirectory(t->proc.dir))
+    throw Error(t->proc.dir + " is not a directory of the trace (a symbolic link?); not written");
   ParseThreadHashes(t->proc.meta.thread_hashes, &t->tid_of_hash);
   std::vector<Problem> ignored;  // damage is the reader's to report, later
   for (const auto& file : t->proc.streams) {
@@ -119,11 +122,14 @@ void FinishImport(ImportTarget* t, const std::string& source, const std::vector<
     Store<int64_t>(p, clock_offset);
     return p + 8;
   });
-  for (const auto& [id, text] : t->names.added())
+  // Not a structured binding: clang before 16 (the fuzz build) cannot capture one.
+  for (const auto& def : t->names.added()) {
+    const auto& text = def.second;
     w.Event(layout::kStringDef, ts, 4 + text.size() + 1, [&](uint8_t* p) {
-      p = PutU32(p, id);
+      p = PutU32(p, def.first);
       return PutStr(p, text.data(), text.size());
     });
+  }
   // The classes after the names they use (readers take both from this stream).
   for (const EventClass& c : t->classes.added())
     w.Event(layout::kEventClassDef, ts, 9 + c.nargs * layout::kArgHeadSize, [&](uint8_t* p) {

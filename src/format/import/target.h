@@ -23,6 +23,7 @@ struct ImportResult {
   uint64_t tracks = 0;              // streams written (threads, devices, allocator counters)
   uint64_t steps = 0;               // step slices written
   std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
+  bool kineto = false;              // a PyTorch profile (else XSpace), for messages
 };
 
 struct ImportTarget {

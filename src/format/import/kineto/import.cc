@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "format/import/kineto/classify.h"
+#include "format/import/untrusted.h"
 #include "format/keys.h"
 #include "format/slice_order.h"
 
@@ -20,13 +21,15 @@ using layout::ArgType;
 using layout::Category;
 using nlohmann::json;
 
-// Kineto's JSON of a long job can be large; past this a file is skipped with a line.
-constexpr uint64_t kMaxKinetoFileBytes = uint64_t{2} << 30;
-
-std::vector<std::string> FindKinetoFiles(const std::string& logdir) {
+std::vector<std::string> FindKinetoFiles(const std::string& logdir,
+                                         std::vector<std::string>* skipped) {
   std::vector<std::pair<int64_t, std::string>> found;
   std::string dir = logdir + "/torch";
-  if (!IsDirectory(dir)) return {};
+  if (!IsRealDirectory(dir)) {
+    if (skipped && EntryExists(dir))
+      skipped->push_back(ValidUtf8(dir) + ": not a directory (a symbolic link?); not entered");
+    return {};
+  }
   const std::string suffix = ".pt.trace.json";
   for (const auto& f : ListDirectory(dir)) {
     if (f.size() <= suffix.size() || !f.ends_with(suffix)) continue;
@@ -44,7 +47,8 @@ int64_t KinetoFirstStep(const std::string& path) {
   std::string base = BaseName(path);
   size_t s = base.find("-s");
   int64_t first = 0;
-  if (s != std::string::npos) std::from_chars(base.data() + s + 2, base.data() + base.size(), first);
+  if (s != std::string::npos)
+    std::from_chars(base.data() + s + 2, base.data() + base.size(), first);
   return std::max<int64_t>(first, 0);
 }
 
@@ -472,18 +476,15 @@ class KinetoImporter {
   size_t window_ = 0;                       // the file being imported
   std::vector<int64_t> window_first_step_;  // per file
   std::vector<uint64_t> window_start_;      // per file: its earliest slice
-  std::set<int64_t> shared_addrs_;  // live allocations of "cpu shared memory"
+  std::set<int64_t> shared_addrs_;          // live allocations of "cpu shared memory"
 };
 
-json ParseKinetoFile(const std::string& f) {
-  std::string data = ReadFile(f, /*follow_symlinks=*/false);
-  if (data.size() > kMaxKinetoFileBytes)
-    throw Error(f + ": " + std::to_string(data.size()) + " bytes, over the import's limit of " +
-                std::to_string(kMaxKinetoFileBytes) + "; skipped");
-  if (data.empty()) throw Error(f + ": empty file; skipped");
+json ParseKinetoFile(const std::string& f, uint64_t max_bytes) {
+  std::string data = ReadUntrustedFile(f, max_bytes);
+  if (data.empty()) throw Error(ValidUtf8(f) + ": empty file; skipped");
   json doc = json::parse(data, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object())
-    throw Error(f + ": not a readable Kineto trace (" + std::to_string(data.size()) +
+    throw Error(ValidUtf8(f) + ": not a readable Kineto trace (" + std::to_string(data.size()) +
                 " bytes; truncated or not JSON); skipped");
   return doc;
 }
@@ -492,22 +493,23 @@ json ParseKinetoFile(const std::string& f) {
 
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<KinetoStepFilter>& steps) {
+                          const std::optional<KinetoStepFilter>& steps, uint64_t max_file_bytes) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "PyTorch profile", &t);
   ImportResult out;
+  out.kineto = true;
   KinetoImporter imp(&t, steps, &out);
   std::vector<std::string> imported;
   for (const auto& f : files) {
     try {
-      json doc = ParseKinetoFile(f);
+      json doc = ParseKinetoFile(f, max_file_bytes);
       imp.ImportFile(doc, KinetoFirstStep(f));
     } catch (const std::exception& e) {
       out.errors.push_back(e.what());
       continue;
     }
     out.files++;
-    imported.push_back(BaseName(f));
+    imported.push_back(ValidUtf8(BaseName(f)));
   }
   imp.Finish();
   if (imp.out_of_time)

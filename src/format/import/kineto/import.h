@@ -20,16 +20,21 @@ struct KinetoStepFilter {
   int64_t last = INT64_MAX;
 };
 
-// <logdir>/torch/<window>-s<first step>.pt.trace.json, in window order.
-std::vector<std::string> FindKinetoFiles(const std::string& logdir);
+// <logdir>/torch/<window>-s<first step>.pt.trace.json, in window order. torch/ is entered only
+// when it is a real directory (else one line in `skipped`); the files are listed whatever
+// their type, and ImportKineto reads regular ones only.
+std::vector<std::string> FindKinetoFiles(const std::string& logdir,
+                                         std::vector<std::string>* skipped = nullptr);
 // The optimizer steps the program had done when the window of `path` started (its "-s<N>").
 int64_t KinetoFirstStep(const std::string& path);
 
 // Converts `files` into streams of the newest image of process `pid` in `trace_dir`. A file
-// that cannot be read or parsed becomes an error entry and the others are still imported.
+// that cannot be read or parsed becomes an error entry and the others are still imported: the
+// files are the traced program's, so only regular files are read, never through a symbolic
+// link, each of at most `max_file_bytes` (format/import/untrusted.h).
 // Throws tt::Error when the trace holds no process `pid`.
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<KinetoStepFilter>& steps);
+                          const std::optional<KinetoStepFilter>& steps, uint64_t max_file_bytes);
 
 }  // namespace tt

@@ -1,5 +1,7 @@
 #include "format/import/xspace/import.h"
 
+#include <google/protobuf/stubs/logging.h>
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -10,6 +12,8 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/target.h"
+#include "format/import/untrusted.h"
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
 #include "format/keys.h"
@@ -25,17 +29,24 @@ using layout::ArgType;
 using layout::Category;
 namespace xp = tensorflow::profiler;
 
-std::vector<std::string> FindXSpaceFiles(const std::string& logdir) {
+std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
+                                         std::vector<std::string>* skipped) {
   std::vector<std::string> out;
+  // The traced program made these directories: a link among them could lead anywhere.
+  auto real_dir = [&](const std::string& d) {
+    if (IsRealDirectory(d)) return true;
+    if (skipped && EntryExists(d))
+      skipped->push_back(ValidUtf8(d) + ": not a directory (a symbolic link?); not entered");
+    return false;
+  };
   std::string profile = logdir + "/plugins/profile";
-  if (!IsDirectory(profile)) return out;
+  if (!EntryExists(profile) || !real_dir(logdir + "/plugins") || !real_dir(profile)) return out;
   for (const auto& run : ListDirectory(profile)) {
     std::string rd = profile + "/" + run;
-    if (!IsDirectory(rd)) continue;
+    if (!real_dir(rd)) continue;
     for (const auto& f : ListDirectory(rd)) {
-      const std::string suffix = ".xplane.pb";
-      if (f.size() > suffix.size() &&
-          f.compare(f.size() - suffix.size(), suffix.size(), suffix) == 0)
+      // Whatever its type: reading refuses (and reports) what is not a regular file.
+      if (f.size() > kXPlaneSuffix.size() && f.ends_with(kXPlaneSuffix))
         out.push_back(rd + "/" + f);
     }
   }
@@ -44,75 +55,10 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir) {
 
 namespace {
 
-// The process trace the imported streams join, and what its streams already hold.
-struct Target {
-  ProcessTrace proc;
-  NameSpace names;
-  ClassSpace classes{{}};  // set from the process's classes when loaded
-  RealtimeToTrace clock;
-  uint64_t instance = 0;  // highest stream instance id in use
-  // Events must start within a year of the process's start: times beyond are damage, and
-  // near the int64 limit they would overflow CTF readers' clock arithmetic.
-  uint64_t earliest = 0, latest = 0;
-  std::unordered_map<int64_t, uint64_t> tid_of_hash;  // from the metadata's thread_hashes
-};
-
-constexpr uint64_t kYearNs = 366ull * 24 * 3600 * kNsPerSec;
-
-void LoadTarget(Target* t) {
-  std::vector<Problem> ignored;  // damage is the reader's to report, later
-  std::string_view hashes = t->proc.meta.thread_hashes;
-  while (!hashes.empty()) {
-    size_t comma = std::min(hashes.find(','), hashes.size());
-    std::string_view kv = hashes.substr(0, comma);
-    size_t eq = kv.find('=');
-    int64_t hash = 0;
-    uint64_t tid = 0;
-    if (eq != std::string_view::npos &&
-        std::from_chars(kv.data(), kv.data() + eq, hash).ec == std::errc() &&
-        std::from_chars(kv.data() + eq + 1, kv.data() + kv.size(), tid).ec == std::errc())
-      t->tid_of_hash[hash] = tid;
-    hashes.remove_prefix(std::min(comma + 1, hashes.size()));
-  }
-  for (const auto& file : t->proc.streams) {
-    StreamDecoder dec(file, t->proc.meta, &ignored);
-    RawEvent ev;
-    bool first = true;
-    while (dec.Next(&ev)) {
-      if (first) t->instance = std::max(t->instance, dec.header().instance);
-      first = false;
-      if (ev.id == layout::kStringDef) {
-        t->names.Define(ev.name, ev.s1);
-      } else if (ev.id == layout::kClockOffset && ev.s1 == "realtime") {
-        t->clock.AddPoint(ev.ts, ev.i64);
-      } else if (dec.header().kind != layout::TrackKind::kProcess) {
-        break;  // names and offsets are in the process streams (and before a thread's events)
-      }
-    }
-  }
-  if (t->clock.empty()) t->clock.AddPoint(0, t->proc.meta.offset_start_ns);
-  t->classes = ClassSpace(t->proc.meta.classes, t->proc.meta.layout_version >= 3);
-  const ProcessMeta& m = t->proc.meta;
-  uint64_t start = m.start_realtime_ns - static_cast<uint64_t>(m.offset_start_ns);
-  t->earliest = start > kYearNs ? start - kYearNs : 0;
-  t->latest = start + kYearNs;
-}
-
-std::string UniquePath(const std::string& dir, const std::string& base) {
-  std::string p = dir + "/" + base;
-  for (int k = 1; PathExists(p); ++k) p = dir + "/" + base + "." + std::to_string(k);
-  return p;
-}
-
-void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
-  w.Event(layout::kThreadName, ts, name.size() + 1,
-          [&](uint8_t* p) { return PutStr(p, name.data(), name.size()); });
-}
-
 class SpaceImporter {
  public:
-  SpaceImporter(Target* t, const std::string& file, const std::optional<XSpaceStepFilter>& steps,
-                XSpaceImport* out)
+  SpaceImporter(ImportTarget* t, const std::string& file,
+                const std::optional<XSpaceStepFilter>& steps, XSpaceImport* out)
       : t_(t), file_(file), steps_(steps), out_(out) {}
 
   void Import(const xp::XSpace& space) {
@@ -138,14 +84,15 @@ class SpaceImporter {
       for (const auto& line : plane.lines())
         if (line.events_size() > 0) ImportLine(plane, line, device, device_index, base);
     }
-    for (const auto& e : space.errors()) out_->errors.push_back(file_ + ": profiler error: " + e);
+    for (const auto& e : space.errors())
+      out_->errors.push_back(ValidUtf8(file_) + ": profiler error: " + e);
   }
 
   void FinishAllocators() {
     uint32_t key = Name(keys::kBytesInUse);
     for (auto& [alloc, samples] : allocators_) {
       std::stable_sort(samples.begin(), samples.end());
-      StreamFileWriter w = NewStream("xa", 0, layout::TrackKind::kImported);
+      StreamFileWriter w = t_->NewStream("xa", 0, layout::TrackKind::kImported);
       PutThreadName(w, samples.front().first, "allocator " + alloc);
       for (const auto& [ts, v] : samples)
         PutNamedEvent(w, &t_->classes, layout::kCounter, ts, key, Category::kAllocation,
@@ -157,24 +104,7 @@ class SpaceImporter {
   }
 
  private:
-  uint32_t Name(std::string_view s) {
-    uint32_t id = t_->names.Intern(s);
-    if (!id) lost_names_++;
-    return id;
-  }
-
-  // `track` 0: a made-up id (2^31 + the stream instance) for lines that are no thread, kept
-  // below 2^32 so that JSON exporters and viewers take it as a tid.
-  StreamFileWriter NewStream(const char* prefix, uint64_t track, layout::TrackKind kind) {
-    PacketInfo info;
-    info.uuid = t_->proc.meta.trace_uuid;
-    info.stream_instance = ++t_->instance;
-    if (track == 0) track = (uint64_t{1} << 31) + info.stream_instance;
-    info.kind = kind;
-    info.track_id = track;
-    info.pid = static_cast<uint32_t>(t_->proc.meta.pid);
-    return StreamFileWriter(UniquePath(t_->proc.dir, prefix + std::to_string(track)), info);
-  }
+  uint32_t Name(std::string_view s) { return t_->Name(s); }
 
   void AddArg(std::vector<Arg>* args, std::string_view key, const XStatValue& v) {
     if (args->size() - arg_begin_ >= 255) return;  // nargs is one byte
@@ -351,7 +281,7 @@ class SpaceImporter {
       if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
         track = it->second;
     }
-    StreamFileWriter w = NewStream(device ? "xd" : "x", track, kind);
+    StreamFileWriter w = t_->NewStream(device ? "xd" : "x", track, kind);
     uint64_t first = UINT64_MAX;
     for (const auto& it : items) first = std::min(first, it.start);
     PutThreadName(w, first, line_name);
@@ -362,11 +292,10 @@ class SpaceImporter {
   }
 
  public:
-  uint64_t lost_names_ = 0;
   uint64_t out_of_time_ = 0;  // events dropped for times far from the process's lifetime
 
  private:
-  Target* t_;
+  ImportTarget* t_;
   std::string file_;
   const std::optional<XSpaceStepFilter>& steps_;
   XSpaceImport* out_;
@@ -374,99 +303,45 @@ class SpaceImporter {
   size_t arg_begin_ = 0;  // where the current item's arguments start
 };
 
-// The process stream of the import: where the data came from, the XSpace clock's offset,
-// the new names, and notes for what could not be imported.
-void WriteImportStream(Target* t, const std::vector<std::string>& files, int64_t xspace_offset,
-                       const std::vector<std::string>& errors) {
-  PacketInfo info;
-  info.uuid = t->proc.meta.trace_uuid;
-  info.stream_instance = ++t->instance;
-  info.kind = layout::TrackKind::kProcess;
-  info.track_id = static_cast<uint64_t>(t->proc.meta.pid);
-  info.pid = static_cast<uint32_t>(t->proc.meta.pid);
-  StreamFileWriter w(UniquePath(t->proc.dir, "xspace"), info);
-  uint64_t ts = t->clock.Convert(static_cast<int64_t>(t->proc.meta.start_realtime_ns));
-  for (const auto& f : files) {
-    std::string name = "xspace";
-    w.Event(layout::kSource, ts, name.size() + f.size() + 2, [&](uint8_t* p) {
-      p = PutStr(p, name.data(), name.size());
-      return PutStr(p, f.data(), f.size());
-    });
-  }
-  std::string clock = "xspace";
-  w.Event(layout::kClockOffset, ts, clock.size() + 1 + 8, [&](uint8_t* p) {
-    p = PutStr(p, clock.data(), clock.size());
-    Store<int64_t>(p, xspace_offset);
-    return p + 8;
-  });
-  for (const auto& [id, text] : t->names.added())
-    w.Event(layout::kStringDef, ts, 4 + text.size() + 1, [&](uint8_t* p) {
-      p = PutU32(p, id);
-      return PutStr(p, text.data(), text.size());
-    });
-  // The classes after the names they use (readers take both from this stream).
-  for (const EventClass& c : t->classes.added())
-    w.Event(layout::kEventClassDef, ts, 9 + c.nargs * layout::kArgHeadSize, [&](uint8_t* p) {
-      return PutClassDef(p, c.id, c.kind, c.name, c.category, c.nargs, c.shape);
-    });
-  for (const auto& e : errors) {
-    std::string src = "xspace";
-    w.Event(layout::kNote, ts, 1 + src.size() + 1 + e.size() + 1, [&](uint8_t* p) {
-      p = PutU8(p, static_cast<uint8_t>(layout::Severity::kWarning));
-      p = PutStr(p, src.data(), src.size());
-      return PutStr(p, e.data(), e.size());
-    });
-  }
-  w.Finish();
-}
-
-std::string BaseName(const std::string& path) {
-  size_t s = path.rfind('/');
-  return s == std::string::npos ? path : path.substr(s + 1);
-}
-
 }  // namespace
 
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<XSpaceStepFilter>& steps) {
-  TraceDir dir = OpenTrace(trace_dir);
-  Target t;
-  bool found = false;
-  for (const auto& p : dir.processes)
-    if (p.meta.pid == pid && (!found || p.meta.exec_generation > t.proc.meta.exec_generation)) {
-      t.proc = p;
-      found = true;
-    }
-  if (!found)
-    throw Error("no trace of process " + std::to_string(pid) + " in " + trace_dir +
-                " to import its XSpace into (was the process traced?)");
-  LoadTarget(&t);
+                          const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes) {
+  ImportTarget t;
+  LoadImportTarget(trace_dir, pid, "XSpace", &t);
   XSpaceImport out;
   std::vector<std::string> imported;
-  uint64_t lost = 0, out_of_time = 0;
+  uint64_t out_of_time = 0;
   for (const auto& f : files) {
     std::string data;
     try {
-      data = ReadFile(f);
+      data = ReadUntrustedFile(f, max_file_bytes);
     } catch (const Error& e) {
       out.errors.push_back(e.what());
       continue;
     }
     xp::XSpace space;
     if (data.empty()) {
-      out.errors.push_back(f + ": empty file; skipped");
+      out.errors.push_back(ValidUtf8(f) + ": empty file; skipped");
       continue;
     }
-    if (!space.ParseFromString(data)) {
-      out.errors.push_back(f + ": not a readable XSpace (" + std::to_string(data.size()) +
+    bool parsed;
+    {
+      // A bad file is our one line in import.json, not also protobuf's log on stderr (it logs
+      // each string field that is not UTF-8).
+      google::protobuf::LogSilencer quiet;
+      parsed = space.ParseFromString(data);
+    }
+    if (!parsed) {
+      out.errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
+                           std::to_string(data.size()) +
                            " bytes; truncated or not an .xplane.pb); skipped");
       continue;
     }
     SpaceImporter imp(&t, BaseName(f), steps, &out);
     imp.Import(space);
     imp.FinishAllocators();
-    lost += imp.lost_names_;
     out_of_time += imp.out_of_time_;
     out.files++;
     imported.push_back(f);
@@ -475,20 +350,14 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
     out.errors.push_back(std::to_string(out_of_time) +
                          " events dropped: their times are more than a year away from the "
                          "process's start (a damaged file, or one from another run)");
-  if (lost)
-    out.errors.push_back(std::to_string(lost) +
+  if (t.lost_names)
+    out.errors.push_back(std::to_string(t.lost_names) +
                          " events or arguments dropped: the process's name table is full");
   int64_t offset =
       t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
   std::vector<std::string> names;
-  for (const auto& f : imported) names.push_back(BaseName(f));
-  WriteImportStream(&t, names, offset, out.errors);
-  if (!t.classes.added().empty()) {
-    // Declare the new classes for other CTF readers: the metadata again, from the process's
-    // streams as they are now.
-    ProcessMeta m = OpenTrace(t.proc.dir).processes.at(0).meta;
-    WriteFileAtomic(t.proc.dir + "/metadata", GenerateMetadata(m));
-  }
+  for (const auto& f : imported) names.push_back(ValidUtf8(BaseName(f)));
+  FinishImport(&t, "xspace", names, offset, out.errors);
   return out;
 }
 

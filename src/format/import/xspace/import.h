@@ -6,17 +6,17 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "format/import/target.h"
+
+#include "format/import/untrusted.h"
 
 namespace tt {
 
-struct XSpaceImport {
-  uint64_t files = 0;               // files imported (at least in part)
-  uint64_t events = 0;              // slices and instants written
-  uint64_t tracks = 0;              // streams written (lines, allocator counters)
-  uint64_t steps = 0;               // step slices written
-  std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
-};
+// What an XSpace import wrote (format/import/target.h).
+using XSpaceImport = ImportResult;
 
 // Steps A..B inclusive (the capture's "steps"); other step markers are not imported.
 struct XSpaceStepFilter {
@@ -24,14 +24,22 @@ struct XSpaceStepFilter {
   int64_t last = INT64_MAX;
 };
 
+constexpr std::string_view kXPlaneSuffix = ".xplane.pb";
+
 // <logdir>/plugins/profile/<run>/*.xplane.pb, sorted (one run directory per capture window).
-std::vector<std::string> FindXSpaceFiles(const std::string& logdir);
+// Only real directories are entered: a symbolic link among them is left, with one line in
+// `skipped`. The files are listed whatever their type; ImportXSpace reads regular ones only.
+std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
+                                         std::vector<std::string>* skipped = nullptr);
 
 // Converts `files` into streams of the newest image of process `pid` in `trace_dir`. A file
-// that cannot be read or parsed becomes an error entry and the others are still imported.
+// that cannot be read or parsed becomes an error entry and the others are still imported: the
+// files are the traced program's, so only regular files are read, never through a symbolic
+// link, each of at most `max_file_bytes` (format/import/untrusted.h).
 // Throws tt::Error when the trace holds no process `pid`.
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<XSpaceStepFilter>& steps);
+                          const std::optional<XSpaceStepFilter>& steps,
+                          uint64_t max_file_bytes = kImportMaxBytes);
 
 }  // namespace tt

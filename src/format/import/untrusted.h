@@ -1,0 +1,33 @@
+// Reading what a traced program left in its trace directory (framework profiles, capture.json):
+// the program may have put anything there, so it is read as untrusted input. Only regular files
+// are read, never through a symbolic link, and each within a size cap; only real directories are
+// entered; text that may hold invalid UTF-8 (file names) is made valid before it reaches JSON.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace tt {
+
+// The default cap on one file that `record` reads back (`record --import-max-size`): 1 GiB.
+// Parsing an XSpace takes several times its size in memory.
+constexpr uint64_t kImportMaxBytes = uint64_t{1} << 30;
+
+// True when `path` is a directory itself, not a symbolic link to one.
+bool IsRealDirectory(const std::string& path);
+
+// True when something (a symbolic link included, even a dangling one) is at `path`.
+bool EntryExists(const std::string& path);
+
+// The whole of the regular file at `path`, opened without following a symbolic link and never
+// blocking. Throws tt::Error with one line naming the file: a link, FIFO, device or directory
+// there, or a size over `max_bytes` (the line names the cap and `cap_name`, the option that
+// sets it).
+std::string ReadUntrustedFile(const std::string& path, uint64_t max_bytes,
+                              std::string_view cap_name = "record --import-max-size");
+
+// `text` with every byte that is not part of valid UTF-8 written as the four characters \xNN,
+// so that it is valid UTF-8 (and valid in JSON and CTF text) and still shows what was there.
+std::string ValidUtf8(std::string_view text);
+
+}  // namespace tt

@@ -1,0 +1,209 @@
+// The effect of options the README names that no other test checked (issue 18, item 9):
+// record's --max-size, --wait-children and --quiet; report's --skip-warmup, --step-name and
+// --include-warmup; stats --help. Each test compares a run with the option against one without, so
+// that the option, not the program, made the difference. The framework options (--steps,
+// --tf-host-level,
+// --python-tracer, --window-s) are checked in tf_bootstrap_test.cc, on real TensorFlow and JAX.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "core/files.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+json Info(const std::string& trace) {
+  auto r = RunCmd({TT_CLI, "info", trace, "--json"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  return json::parse(r.out);
+}
+
+// --max-size: a process's streams stop growing at the cap and what did not fit is counted.
+TEST(RecordOptions, MaxSizeBoundsTheTraceAndCountsTheDrops) {
+  TempDir d;
+  const std::vector<std::string> program = {TT_PROGRAM, "threads", "4", "50000"};
+  auto run = [&](const std::string& name, std::vector<std::string> opts) {
+    std::vector<std::string> argv = {TT_CLI,   "record",        "--quiet", "-o",
+                                     d / name, "--buffer-size", "64K"};
+    argv.insert(argv.end(), opts.begin(), opts.end());
+    argv.push_back("--");
+    argv.insert(argv.end(), program.begin(), program.end());
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return Info(d / name);
+  };
+  json full = run("full", {});
+  json capped = run("capped", {"--max-size", "256K"});
+  EXPECT_EQ(full["totals"]["dropped"], 0);
+  EXPECT_GT(full["totals"]["bytes"].get<uint64_t>(), 1024u * 1024u);  // 400k events: > 1 MiB
+
+  ASSERT_EQ(capped["processes"].size(), 1u);
+  EXPECT_LE(capped["totals"]["bytes"].get<uint64_t>(), 256u * 1024u) << capped["totals"];
+  uint64_t dropped = capped["totals"]["dropped"];
+  EXPECT_GT(dropped, 0u);
+  // Each drop has its reason.
+  uint64_t reasons = 0;
+  for (const auto& [why, n] : capped["processes"][0]["drop_reasons"].items())
+    reasons += n.get<uint64_t>();
+  EXPECT_EQ(reasons, dropped) << capped["processes"][0]["drop_reasons"];
+  EXPECT_LT(capped["totals"]["events"].get<uint64_t>(), full["totals"]["events"].get<uint64_t>());
+}
+
+// A daemon that the program leaves behind (a shell of its own, traced from its start, its
+// output away from record's) waits until `gate` holds, then runs the test program (events named
+// "leaf") and touches `done`. With --wait-children record waits for it and its events are in the
+// trace; with --wait-children 0 it does not, and says that the daemon still runs.
+std::vector<std::string> WithDaemon(const std::string& wait, const std::string& gate,
+                                    const std::string& dir) {
+  // The program exits once the daemon has started (so that its trace exists by then).
+  std::string daemon = "touch " + dir + "/started; while " + gate + "; do sleep 0.05; done; " +
+                       TT_PROGRAM + " leaf 20; touch " + dir + "/done";
+  return {TT_CLI,
+          "record",
+          "--wait-children",
+          wait,
+          "-o",
+          dir + "/t",
+          "--",
+          "sh",
+          "-c",
+          "sh -c '" + daemon + "' $$ </dev/null >/dev/null 2>&1 & while [ ! -e " + dir +
+              "/started ]; do sleep 0.05; done; exit 0"};
+}
+
+// Processes of the trace that ran the test program as `leaf 20` and wrote its events.
+size_t LeafProcesses(const std::string& trace) {
+  size_t n = 0;
+  json info = Info(trace);
+  for (const auto& p : info["processes"])
+    n += p["command"].get<std::string>().ends_with(" leaf 20") &&
+         p["events_by_category"].value("user", 0) == 20;
+  EXPECT_LE(n, 1u) << info.dump(1);
+  return n;
+}
+
+TEST(RecordOptions, WaitChildrenWaitsForADaemonsEvents) {
+  TempDir d;
+  // The gate opens once the program ($0 in the daemon) has exited: the daemon's work starts
+  // after the program's end, and only waiting for it catches it.
+  auto r = RunCmd(WithDaemon("60", "kill -0 $0 2>/dev/null", d.path()), {}, 90);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_TRUE(PathExists(d / "done")) << "record returned before the daemon ended";
+  EXPECT_EQ(LeafProcesses(d / "t"), 1u) << RunCmd({TT_CLI, "info", d / "t"}).out;
+  EXPECT_EQ(r.err.find("still running"), std::string::npos) << r.err;
+}
+
+TEST(RecordOptions, WaitChildrenZeroLeavesTheDaemonAndSaysSo) {
+  TempDir d;
+  // The gate opens only when the test says so, after record has returned.
+  auto r = RunCmd(WithDaemon("0", "[ ! -e " + d / "gate" + " ]", d.path()), {}, 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("processes still running after --wait-children"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(LeafProcesses(d / "t"), 0u);
+  // Let the daemon finish (it is ours to clean up), then check it did run.
+  WriteFileAtomic(d / "gate", "");
+  for (int i = 0; i < 600 && !PathExists(d / "done"); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_TRUE(PathExists(d / "done"));
+}
+
+// --quiet: record prints the trace path and nothing else; without it, its summary.
+TEST(RecordOptions, QuietPrintsOnlyTheTracePath) {
+  TempDir d;
+  auto quiet = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "q", "--", TT_PROGRAM, "leaf", "5"});
+  EXPECT_EQ(quiet.status, 0);
+  EXPECT_EQ(quiet.err, d / "q" + "\n");
+  EXPECT_EQ(quiet.out, "");
+  auto loud = RunCmd({TT_CLI, "record", "-o", d / "l", "--", TT_PROGRAM, "leaf", "5"});
+  EXPECT_EQ(loud.status, 0);
+  EXPECT_NE(loud.err.find("tensortrace: trace written to " + d / "l"), std::string::npos)
+      << loud.err;
+  EXPECT_GE(test::CountLines(loud.err), 2u) << loud.err;
+}
+
+TEST(StatsOptions, HelpNamesEveryViewAndOption) {
+  auto r = RunCmd({TT_CLI, "stats", "--help"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("usage: tensortrace stats", 0), 0u) << r.out;
+  for (const char* word : {"--view", "--top", "--json", "--csv", "--steps", "--skip-warmup",
+                           "--step-name", "--filter", "op", "step", "kernel", "runtime"})
+    EXPECT_NE(r.out.find(word), std::string::npos) << word;
+  EXPECT_EQ(r.err, "");
+}
+
+// The step numbers on the report's step chart (each bar's tooltip starts with its label).
+std::set<int> ChartSteps(const std::string& html) {
+  size_t b = html.find("<section id=\"steps\">");
+  std::string section = html.substr(b, html.find("</section>", b) - b);
+  std::set<int> out;
+  std::regex title("<title>([0-9]+) ");
+  for (auto it = std::sregex_iterator(section.begin(), section.end(), title);
+       it != std::sregex_iterator(); ++it)
+    out.insert(std::stoi((*it)[1]));
+  return out;
+}
+
+std::string Report(const std::string& trace, const std::string& out,
+                   std::vector<std::string> opts) {
+  std::vector<std::string> argv = {TT_CLI, "report", trace, "-o", out};
+  argv.insert(argv.end(), opts.begin(), opts.end());
+  auto r = RunCmd(argv);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return ReadFile(out);
+}
+
+TEST(ReportOptions, SkipWarmupLeavesTheFirstStepsOut) {
+  TempDir d;
+  TempDir out;
+  auto r = RunCmd({TT_SYNTHETIC, "6"}, {{"TENSORTRACE_DIR", d.path()}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string all = Report(d.path(), out / "all.html", {});
+  std::string skipped = Report(d.path(), out / "skip.html", {"--skip-warmup", "2"});
+  EXPECT_EQ(ChartSteps(all), (std::set<int>{0, 1, 2, 3, 4, 5}));
+  EXPECT_EQ(ChartSteps(skipped), (std::set<int>{2, 3, 4, 5}));
+  EXPECT_NE(skipped.find("<dt>steps</dt><dd>6 (4 selected"), std::string::npos);
+  EXPECT_NE(skipped.find("<table id=\"step-averages\"><thead>"), std::string::npos);
+}
+
+// --step-name: a program's own repeated range becomes the step.
+TEST(ReportOptions, StepNameFindsStepsByThatName) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t", "--", TT_PROGRAM, "leaf", "7"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string none = Report(d / "t", d / "none.html", {});
+  std::string named = Report(d / "t", d / "named.html", {"--step-name", "leaf"});
+  EXPECT_NE(none.find("<dt>steps</dt><dd>0</dd>"), std::string::npos);
+  EXPECT_NE(named.find("<dt>steps</dt><dd>7</dd>"), std::string::npos);
+  EXPECT_EQ(ChartSteps(named).size(), 7u);
+}
+
+// --include-warmup: the step that compiles is a warm-up step, left out of the chart unless asked.
+TEST(ReportOptions, IncludeWarmupKeepsTheWarmupStep) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t", "--", "python3",
+                   std::string(TT_SOURCE_DIR) + "/tests/programs/warmup_job.py", TT_LIB});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string out = Report(d / "t", d / "out.html", {"--step-name", "train_step"});
+  std::string in =
+      Report(d / "t", d / "in.html", {"--step-name", "train_step", "--include-warmup"});
+  EXPECT_NE(out.find("id=\"warmup-note\">1 warm-up step"), std::string::npos);
+  EXPECT_EQ(ChartSteps(out), (std::set<int>{1, 2, 3, 4}));
+  EXPECT_EQ(in.find("id=\"warmup-note\""), std::string::npos);
+  EXPECT_EQ(ChartSteps(in), (std::set<int>{0, 1, 2, 3, 4}));
+}
+
+}  // namespace
+}  // namespace tt
