@@ -200,6 +200,7 @@ std::string GenerateMetadata(const ProcessMeta& m) {
     << "  end_offset_by = " << TsdlQuote(m.end_offset_by) << ";\n"
     << "  tracing_error = " << TsdlQuote(m.tracing_error) << ";\n";
   if (!m.thread_hashes.empty()) o << "  thread_hashes = " << TsdlQuote(m.thread_hashes) << ";\n";
+  if (m.truncated_names) o << "  truncated_names = " << m.truncated_names << ";\n";
   o << "};\n\n";
   int64_t off_s = m.clock_offset_ns / 1000000000;
   int64_t off_ns = m.clock_offset_ns % 1000000000;

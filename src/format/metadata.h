@@ -30,6 +30,9 @@ struct ProcessMeta {
   // "hash=tid,..." for the traced threads: std::hash<std::thread::id> (how TensorFlow's
   // profiler names host lines) -> tid. Written at exit, left out of the metadata when empty.
   std::string thread_hashes;
+  // Names longer than the runtime's limit (4096 bytes), cut to it; written at exit, left out
+  // of the metadata when 0.
+  uint64_t truncated_names = 0;
   // The event classes the process defined (its process stream's event_class_defs, by id);
   // declared as events of the metadata after the fixed ones. Not parsed from the metadata:
   // the reader takes them from the process stream.

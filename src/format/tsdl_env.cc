@@ -103,6 +103,8 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   m.end_offset_by = get("end_offset_by");
   m.tracing_error = get("tracing_error");
   if (auto it = env.find("thread_hashes"); it != env.end()) m.thread_hashes = it->second;
+  if (auto it = env.find("truncated_names"); it != env.end())
+    m.truncated_names = static_cast<uint64_t>(ToInt(it->second, "truncated_names", path));
 
   // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
   std::istringstream in(text);
