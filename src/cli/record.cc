@@ -62,7 +62,8 @@ names the runtime library.
   --max-size BYTES         stop writing once a process's streams reach this size; further
                            events are dropped and counted (default: no limit)
   --wait-children SECONDS  after COMMAND exits, how long to wait for processes it left
-                           running (default 5)
+                           running (default 5); the streams of those still running then are
+                           closed at their packets (docs/trace-format.md)
   --quiet                  print only the trace path
   -h, --help               this help
 

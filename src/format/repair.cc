@@ -159,6 +159,11 @@ uint64_t CompactStreams(const ProcessTrace& proc) {
     if (fd < 0) continue;
     uint64_t size = FileSize(s);
     ChainEnd c = WalkChain(fd, size, proc.meta.trace_uuid);
+    // A packet mapped ahead and left unbegun: a process that exited after `record` marked the
+    // recording ended keeps it (the runtime cuts nothing then). It has ended, so cut it here.
+    if (c.valid < size && c.psize && !c.torn && AllZeros(fd, c.valid, size - c.valid) &&
+        ftruncate(fd, static_cast<off_t>(c.valid)) == 0)
+      size = c.valid;
     uint64_t off = c.last, psize = c.psize, csize = c.csize;
     if (c.valid == size && psize && csize < psize) {
       // Packet size first: a file cut before it would hold a packet longer than the file.
