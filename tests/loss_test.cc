@@ -69,6 +69,23 @@ TEST(Losses, ChildForkedAfterSetuidCountsItsEventsAsPermissionDenied) {
       << text.out;
 }
 
+TEST(Losses, ImageExecutedAfterSetuidCountsThroughTheInheritedDescriptor) {
+  if (geteuid() != 0) GTEST_SKIP() << "needs root to drop privileges";
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_LOSS_JOB, "setuid-exec", "400"});
+  ASSERT_EQ(r.status, 0) << r.out << r.err;
+  auto at = r.out.find("leaf ");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  int64_t pid = std::atoll(r.out.c_str() + at + 5);
+  json info = Info(d / "t");
+  // The image before the exec has its trace; the one after could not make its directory
+  // (uid 65534 in a 0700 directory of root's), nor open the loss page by its path.
+  const json* lost = FindLost(info, pid);
+  ASSERT_NE(lost, nullptr) << info["lost_processes"].dump();
+  EXPECT_EQ((*lost)["drop_reasons"]["permission denied"], 800) << lost->dump();
+  EXPECT_EQ((*lost)["dropped"], 800) << lost->dump();
+}
+
 TEST(Losses, NoFileDescriptorsIsNamedInTheProcessAndItsChild) {
   TempDir d;
   auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_LOSS_JOB, "nofile", "300"});

@@ -3,6 +3,10 @@
 //                      "unshare ok" (exit 0) or "unshare failed: ERROR" (exit 3)
 //   setuid-fork N      N pairs "parent", then drops to uid/gid 65534 and forks a child that
 //                      writes N pairs "child" (it cannot create its trace: permission denied)
+//   setuid-exec N      N pairs "parent", drops to uid/gid 65534 and execs itself as `leaf N`
+//                      (the new image cannot create its trace; it reaches the loss page only
+//                      through the descriptor record left open)
+//   leaf N             N pairs "leaf"
 //   nofile N           lowers RLIMIT_NOFILE to 3, writes N pairs "main" (no stream can be
 //                      opened), then forks a child that writes N pairs "child"; prints "child PID"
 //   two-threads N      starts an idle thread, writes N pairs "main", prints the names of the
@@ -128,6 +132,18 @@ int main(int argc, char** argv) {
     }
     std::printf("child %d\n", static_cast<int>(c));
     return WaitChild(c);
+  }
+  if (mode == "setuid-exec") {
+    Pairs("parent", n);
+    if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) return 4;
+    std::fflush(stdout);
+    execl(argv[0], argv[0], "leaf", argv[2], static_cast<char*>(nullptr));
+    return 5;
+  }
+  if (mode == "leaf") {
+    Pairs("leaf", n);
+    std::printf("leaf %d\n", static_cast<int>(getpid()));
+    return 0;
   }
   if (mode == "nofile") {
     struct rlimit rl = {3, 3};
