@@ -132,6 +132,34 @@ TEST(Losses, FullDiskIsNamed) {
   EXPECT_NE(err.find("disk full: 604"), std::string::npos) << err;
 }
 
+TEST(Losses, DiskFilledMidRunIsNamed) {
+  TempDir d;
+  if (RunCmd({"unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=4k tmpfs /mnt"}).status != 0)
+    GTEST_SKIP() << "cannot mount a tmpfs in a private mount namespace here";
+  // Room for the thread's first 1 MiB packet, not for its second: the stream exists, and the
+  // events past its first packet are dropped when the next packet cannot be had.
+  std::string mnt = d / "disk";
+  ASSERT_EQ(mkdir(mnt.c_str(), 0700), 0);
+  std::string script = "mount -t tmpfs -o size=1280k,mode=0700 tmpfs " + mnt + " && " + TT_CLI +
+                       " record -o " + mnt + "/t -- " + TT_PROGRAM + " threads 1 200000 2>" +
+                       d / "err" + " && " + TT_CLI + " info --json " + mnt + "/t > " +
+                       d / "info.json";
+  auto r = RunCmd({"unshare", "-m", "sh", "-c", script});
+  std::string err = ReadFile(d / "err");
+  ASSERT_EQ(r.status, 0) << r.err << err;
+  json info = json::parse(ReadFile(d / "info.json"));
+  ASSERT_EQ(info["processes"].size(), 1u) << info.dump();
+  const json& p = info["processes"][0];
+  ASSERT_EQ(p["threads"].size(), 1u) << p.dump();
+  uint64_t kept = p["threads"][0]["events"];
+  // 200,000 x (push, mark, pop), the thread's two names (its comm when it attaches, then the one
+  // it sets) and a counter: those not kept were dropped, each counted with the cause.
+  EXPECT_GT(kept, 1000u);
+  EXPECT_EQ(p["drop_reasons"].size(), 1u) << p.dump();
+  EXPECT_EQ(p["drop_reasons"]["disk full"].get<uint64_t>() + kept, 600003u) << p.dump();
+  EXPECT_EQ(p["threads"][0]["dropped"].get<uint64_t>() + kept, 600003u) << p.dump();
+}
+
 TEST(Losses, LongNamesCutAreCounted) {
   TempDir d;
   auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_LOSS_JOB, "long-names"});
