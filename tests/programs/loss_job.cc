@@ -8,7 +8,8 @@
 //                      through the descriptor record left open)
 //   leaf N             N pairs "leaf"
 //   nofile N           lowers RLIMIT_NOFILE to 3, writes N pairs "main" (no stream can be
-//                      opened), then forks a child that writes N pairs "child"; prints "child PID"
+//                      opened), then forks a child that writes N pairs "child"; restores the
+//                      limit and prints "child PID"
 //   two-threads N      starts an idle thread, writes N pairs "main", prints the names of the
 //                      process's threads ("tasks NAME ..."), then lets the thread end
 //   long-names         one mark with a 1 MB name, one with a 5000-byte name, one "short"
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -125,6 +127,9 @@ int main(int argc, char** argv) {
       std::printf("setuid failed: %s\n", std::strerror(errno));
       return 4;
     }
+    // Dumpable again (setuid cleared it), so that a sanitizer's leak check can still inspect
+    // this process at its exit.
+    prctl(PR_SET_DUMPABLE, 1);
     pid_t c = fork();
     if (c == 0) {
       Pairs("child", n);
@@ -146,7 +151,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (mode == "nofile") {
-    struct rlimit rl = {3, 3};
+    struct rlimit old, rl;
+    if (getrlimit(RLIMIT_NOFILE, &old) != 0) return 4;
+    rl = {3, old.rlim_max};
     if (setrlimit(RLIMIT_NOFILE, &rl) != 0) return 4;
     Pairs("main", n);
     std::fflush(stdout);
@@ -155,8 +162,11 @@ int main(int argc, char** argv) {
       Pairs("child", n);
       _exit(0);
     }
+    int st = WaitChild(c);
+    // Restored for the exit (a sanitizer's leak check opens files then).
+    setrlimit(RLIMIT_NOFILE, &old);
     std::printf("child %d\n", static_cast<int>(c));
-    return WaitChild(c);
+    return st;
   }
   if (mode == "two-threads") {
     int go[2];
