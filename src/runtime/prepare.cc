@@ -305,8 +305,10 @@ void CloseSpare(Stream* s, bool cut_file) {
       // cannot take a packet in use. Once `record` has finished, the file is left as it is: its
       // last packet may cover the spare now (CutRunningProcess), and a cut would tear it.
       int fd = OpenLocked(s->path);
-      if (fd >= 0 && !RecordingEnded() && ftruncate(fd, static_cast<off_t>(s->spare_off)) == 0)
-        ReleasePacketBytes(s->packet_bytes);
+      bool cut =
+          !RecordingEnded() && (fd >= 0 ? ftruncate(fd, static_cast<off_t>(s->spare_off))
+                                        : truncate(s->path, static_cast<off_t>(s->spare_off))) == 0;
+      if (cut) ReleasePacketBytes(s->packet_bytes);
       if (fd >= 0) UnlockClose(fd);
       s->prep.store(kPrepClosed, std::memory_order_release);
       return;
