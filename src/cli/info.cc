@@ -68,6 +68,47 @@ std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
   return by_proc;
 }
 
+// The processes that could not write a trace (loss page): pid, events lost, by cause.
+nlohmann::json LostJson(const TraceSummary& s) {
+  nlohmann::json lost = nlohmann::json::array();
+  for (const auto& l : s.lost) {
+    nlohmann::json why = nlohmann::json::object();
+    uint64_t n = 0;
+    for (uint32_t c = 0; c < kLossCauseCount; ++c)
+      if (l.counts[c]) {
+        why[LossCauseText(c)] = l.counts[c];
+        n += l.counts[c];
+      }
+    lost.push_back({{"pid", l.pid}, {"dropped", n}, {"drop_reasons", why}});
+  }
+  return lost;
+}
+
+// The table's lines for processes that could not write a trace.
+void PrintLost(const TraceSummary& s) {
+  for (const auto& l : s.lost) {
+    std::printf("\nprocess %lld: no trace (it could not write one); dropped",
+                static_cast<long long>(l.pid));
+    for (uint32_t c = 0; c < kLossCauseCount; ++c)
+      if (l.counts[c])
+        std::printf(" [%s: %llu]", LossCauseText(c), static_cast<unsigned long long>(l.counts[c]));
+    std::printf("\n");
+  }
+}
+
+nlohmann::json ThreadsJson(const model::ProcessSummary& p) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : p.threads)
+    threads.push_back({{"tid", t.tid},
+                       {"name", t.name},
+                       {"events", t.events},
+                       {"first_ns", t.first_ns},
+                       {"last_ns", t.last_ns},
+                       {"dropped", t.discarded},
+                       {"file", t.file}});
+  return threads;
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
@@ -77,15 +118,6 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
     const auto& p = s.processes[pi];
     json frameworks = json::array();
     for (const auto* c : by_proc[pi]) frameworks.push_back(FrameworkCaptureJson(*c));
-    json threads = json::array();
-    for (const auto& t : p.threads)
-      threads.push_back({{"tid", t.tid},
-                         {"name", t.name},
-                         {"events", t.events},
-                         {"first_ns", t.first_ns},
-                         {"last_ns", t.last_ns},
-                         {"dropped", t.discarded},
-                         {"file", t.file}});
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
@@ -106,6 +138,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"events_by_category", cats},
         {"events_by_kind", p.by_kind},
         {"strings", p.strings},
+        {"truncated_names", p.meta.truncated_names},
         {"first_ns", p.first_ns == UINT64_MAX ? 0 : p.first_ns},
         {"last_ns", p.last_ns},
         {"dropped", Drops(p)},
@@ -123,14 +156,13 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"notes", p.notes},
         {"tracing_error", p.meta.tracing_error},
         {"frameworks", frameworks},
-        {"threads", threads},
+        {"threads", ThreadsJson(p)},
     });
   }
   json problems = json::array();
   for (const auto& pr : s.problems)
     problems.push_back({{"file", pr.file}, {"offset", pr.offset}, {"what", pr.what}});
-  uint64_t drops = 0;
-  for (const auto& p : s.processes) drops += Drops(p);
+  uint64_t drops = model::TotalDrops(s);
   json orphans = json::array();
   for (const auto* c : unmatched) orphans.push_back(FrameworkCaptureJson(*c));
   return {{"schema", "tensortrace.info/1"},
@@ -146,14 +178,14 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
             {"last_ns", s.last_ns},
             {"duration_ns", s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns}}},
           {"problems", problems},
+          {"lost_processes", LostJson(s)},
           {"frameworks_without_process", orphans}};
 }
 
 void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
-  uint64_t drops = 0;
-  for (const auto& p : s.processes) drops += Drops(p);
+  uint64_t drops = model::TotalDrops(s);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
   std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
   std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
@@ -170,9 +202,15 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
     uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
     if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
     std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
-                p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
+                p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)"
+                : p.meta.end_state == "cut"
+                    ? " (by record: still running when record ended; no packet after that)"
+                    : "");
     std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
                 FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
+    if (p.meta.truncated_names)
+      std::printf("  names cut  %llu (longer than 4096 bytes; cut to 4096)\n",
+                  static_cast<unsigned long long>(p.meta.truncated_names));
     std::string cats;
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c])
@@ -209,6 +247,7 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
                   static_cast<unsigned long long>(t.events),
                   static_cast<unsigned long long>(t.discarded));
   }
+  PrintLost(s);
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",
                 static_cast<long long>(c->pid));

@@ -14,10 +14,12 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/record_losses.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/trace_dir.h"
@@ -63,7 +65,8 @@ names the runtime library.
   --max-size BYTES         stop writing once a process's streams reach this size; further
                            events are dropped and counted (default: no limit)
   --wait-children SECONDS  after COMMAND exits, how long to wait for processes it left
-                           running (default 5)
+                           running (default 5); the streams of those still running then are
+                           closed at their packets (docs/trace-format.md)
   --import-max-size BYTES  the largest file of a framework profile (.xplane.pb, capture.json)
                            read back into the trace; a larger one is skipped with a warning
                            (default 1G; K, M and G suffixes)
@@ -311,6 +314,7 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
       bool replaced = p.meta.exec_generation < newest_gen[p.meta.pid];
       if (!replaced && Alive(p.meta.pid) && p.meta.pid != child) {
         still_running.push_back(std::to_string(p.meta.pid));
+        CutRunningProcess(p, off);
         continue;
       }
       FinaliseProcess(p, off);
@@ -328,9 +332,34 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
     std::string list;
     for (auto& s : still_running) list += (list.empty() ? "" : ", ") + s;
     std::cerr << "tensortrace record: processes still running after --wait-children: " << list
-              << "; their streams are left as they are\n";
+              << "; their streams end at the packet each thread was writing\n";
   }
   return repaired;
+}
+
+// The drops' causes, processes that could not write a trace, names cut (summary lines).
+void PrintLosses(const TraceSummary& sum) {
+  std::map<std::string, uint64_t> why;
+  uint64_t cut = 0;
+  for (const auto& p : sum.processes) {
+    for (const auto& [reason, n] : p.drop_reasons) why[reason] += n;
+    cut += p.meta.truncated_names;
+  }
+  for (const auto& l : sum.lost)
+    for (uint32_t c = 0; c < kLossCauseCount; ++c)
+      if (l.counts[c]) why[LossCauseText(c)] += l.counts[c];
+  if (!why.empty()) {
+    std::string list;
+    for (const auto& [reason, n] : why)
+      list += (list.empty() ? "" : ", ") + reason + ": " + std::to_string(n);
+    std::cerr << "tensortrace: dropped by cause: " << TerminalSafe(list) << "\n";
+  }
+  if (!sum.lost.empty())
+    std::cerr << "tensortrace: " << sum.lost.size()
+              << " process(es) could not write a trace; their events are counted as dropped "
+                 "(tensortrace info)\n";
+  if (cut)
+    std::cerr << "tensortrace: " << cut << " name(s) longer than 4096 bytes were cut to 4096\n";
 }
 
 // Writes the session file (tensortrace.json) and prints the summary.
@@ -338,8 +367,7 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
                   int exit_code, uint64_t end_mono, size_t repaired, int exec_errno) {
   try {
     TraceSummary sum = Summarise(OpenTrace(dir));
-    uint64_t drops = 0;
-    for (const auto& p : sum.processes) drops += Drops(p);
+    uint64_t drops = model::TotalDrops(sum);
     std::string cmdline;
     for (const auto& c : o.cmd) cmdline += (cmdline.empty() ? "" : " ") + c;
     std::string json = "{\n  \"tool\": \"tensortrace\",\n  \"session\": \"" + session.id +
@@ -355,6 +383,7 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
                 << "tensortrace: " << sum.processes.size() << " processes, " << sum.threads
                 << " threads, " << sum.events << " events, " << drops << " dropped, "
                 << FormatDuration(end_mono - session.start_mono) << "\n";
+      PrintLosses(sum);
       for (const auto& pr : sum.problems)
         std::cerr << "tensortrace: warning: " << pr.ToString() << "\n";
     }
@@ -377,8 +406,10 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   std::string lib = FindRuntime(self);
   Session session = SetEnvironment(o, abs_dir, lib);
 
+  int losses = CreateLossPage(abs_dir, o.quiet);
   Spawned run = Spawn(o.cmd);
   int status = WaitForAll(run.child, o.wait_children);
+  EndLossPage(losses);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (run.exec_errno) {
     std::cerr << "tensortrace record: cannot run '" << o.cmd[0] << "': " << strerror(run.exec_errno)

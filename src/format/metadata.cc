@@ -204,6 +204,7 @@ std::string GenerateMetadata(const ProcessMeta& m) {
     o << "  rank = " << m.rank << ";\n  local_rank = " << m.local_rank
       << ";\n  world_size = " << m.world_size << ";\n  rank_source = " << TsdlQuote(m.rank_source)
       << ";\n";
+  if (m.truncated_names) o << "  truncated_names = " << m.truncated_names << ";\n";
   o << "};\n\n";
   int64_t off_s = m.clock_offset_ns / 1000000000;
   int64_t off_ns = m.clock_offset_ns % 1000000000;

@@ -34,6 +34,9 @@ struct ProcessMeta {
   // -1 where none was given. Written only when given.
   int64_t rank = -1, local_rank = -1, world_size = -1;
   std::string rank_source;
+  // Names longer than the runtime's limit (4096 bytes), cut to it; written at exit, left out
+  // of the metadata when 0.
+  uint64_t truncated_names = 0;
   // The event classes the process defined (its process stream's event_class_defs, by id);
   // declared as events of the metadata after the fixed ones. Not parsed from the metadata:
   // the reader takes them from the process stream.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "core/error.h"
@@ -89,6 +90,68 @@ RepairReport FinaliseProcess(const ProcessTrace& proc, int64_t offset_end_ns) {
   return rep;
 }
 
+// Whether [off, off + len) of the file reads as zeros to its end.
+static bool AllZeros(int fd, uint64_t off, uint64_t len) {
+  uint8_t buf[65536];
+  while (len) {
+    size_t n = len < sizeof buf ? static_cast<size_t>(len) : sizeof buf;
+    if (pread(fd, buf, n, static_cast<off_t>(off)) != static_cast<ssize_t>(n)) return false;
+    for (size_t i = 0; i < n; ++i)
+      if (buf[i]) return false;
+    off += n;
+    len -= n;
+  }
+  return true;
+}
+
+// Makes the last whole packet cover the zero tail after it (a packet mapped ahead and not yet
+// begun): only its packet_size changes, a field the runtime writes once, when it starts the
+// packet. Its content, end time and drop count stay the process's to update.
+static bool CoverTail(int fd, const ChainEnd& c, uint64_t size) {
+  uint64_t tail = size - c.valid;
+  if (c.psize == 0 || c.torn || tail % 8 || !AllZeros(fd, c.valid, tail)) return false;
+  uint64_t bits = (c.psize + tail) * 8;
+  return pwrite(fd, &bits, 8, static_cast<off_t>(c.last + kOffPacketSize)) == 8;
+}
+
+// Takes the stream file's OFD write lock, as the runtime does to extend it (prepare.h); gives up
+// after about two seconds (a stopped process holding it), leaving that file as it is.
+static bool LockFile(int fd) {
+  struct flock l = {};
+  l.l_type = F_WRLCK;
+  l.l_whence = SEEK_SET;
+  for (int i = 0; i < 2000; ++i) {
+    if (fcntl(fd, F_OFD_SETLK, &l) == 0) return true;
+    if (errno == EINVAL) return true;  // no OFD locks in this kernel: nothing to wait for
+    usleep(1000);
+  }
+  return false;
+}
+
+RepairReport CutRunningProcess(const ProcessTrace& proc, int64_t offset_end_ns) {
+  RepairReport rep;
+  for (const auto& s : proc.streams) {
+    int fd = open(s.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0) continue;
+    if (!LockFile(fd)) {
+      rep.actions.push_back(s + ": left as it is (its process held the file)");
+      close(fd);
+      continue;
+    }
+    uint64_t size = FileSize(s);
+    ChainEnd c = WalkChain(fd, size, proc.meta.trace_uuid);
+    if (c.valid < size && CoverTail(fd, c, size))
+      rep.actions.push_back(s + ": last packet extended over the packet mapped ahead");
+    close(fd);
+  }
+  ProcessMeta m = proc.meta;
+  m.end_state = "cut";
+  m.offset_end_ns = offset_end_ns;
+  m.end_offset_by = "record";
+  WriteFileAtomic(proc.dir + "/metadata", GenerateMetadata(m));
+  return rep;
+}
+
 uint64_t CompactStreams(const ProcessTrace& proc) {
   uint64_t saved = 0;
   for (const auto& s : proc.streams) {
@@ -96,6 +159,11 @@ uint64_t CompactStreams(const ProcessTrace& proc) {
     if (fd < 0) continue;
     uint64_t size = FileSize(s);
     ChainEnd c = WalkChain(fd, size, proc.meta.trace_uuid);
+    // A packet mapped ahead and left unbegun: a process that exited after `record` marked the
+    // recording ended keeps it (the runtime cuts nothing then). It has ended, so cut it here.
+    if (c.valid < size && c.psize && !c.torn && AllZeros(fd, c.valid, size - c.valid) &&
+        ftruncate(fd, static_cast<off_t>(c.valid)) == 0)
+      size = c.valid;
     uint64_t off = c.last, psize = c.psize, csize = c.csize;
     if (c.valid == size && psize && csize < psize) {
       // Packet size first: a file cut before it would hold a packet longer than the file.

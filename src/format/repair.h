@@ -16,6 +16,13 @@ struct RepairReport {
 // `offset_end_ns` is realtime - monotonic measured now by the caller.
 RepairReport FinaliseProcess(const ProcessTrace& proc, int64_t offset_end_ns);
 
+// For a process still running when `record` ends (after it set the loss page's "ended", so the
+// process maps no further packet): makes each stream file end on a whole packet without cutting
+// anything the process has mapped (a cut would make its next store SIGBUS): the last packet is
+// extended over a tail of zeros (a packet mapped ahead, not yet begun), under the file's OFD
+// lock. The metadata says "cut".
+RepairReport CutRunningProcess(const ProcessTrace& proc, int64_t offset_end_ns);
+
 // For a process that has ended: shrinks the last packet of each stream file to its content
 // and cuts the file there (the runtime maps whole packets of --buffer-size, so a thread that
 // wrote a few KB would otherwise keep a whole packet of zeros). Returns the bytes saved.

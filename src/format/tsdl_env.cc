@@ -113,6 +113,8 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
     m.world_size = opt("world_size");
     if (auto src = env.find("rank_source"); src != env.end()) m.rank_source = src->second;
   }
+  if (auto it = env.find("truncated_names"); it != env.end())
+    m.truncated_names = static_cast<uint64_t>(ToInt(it->second, "truncated_names", path));
 
   // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
   std::istringstream in(text);

@@ -104,6 +104,7 @@ void AddProcessSummary(ProcessSummary&& ps, TraceSummary* t) {
 }
 
 void FinishSummary(TraceSummary* t) {
+  if (!t->path.empty()) t->lost = ReadLossPage(t->path + "/losses");
   std::sort(t->processes.begin(), t->processes.end(),
             [](const ProcessSummary& a, const ProcessSummary& b) {
               return a.meta.start_realtime_ns < b.meta.start_realtime_ns;
@@ -130,6 +131,14 @@ TraceSummary Summarise(const TraceDir& trace) {
   }
   FinishSummary(&t);
   return t;
+}
+
+uint64_t TotalDrops(const TraceSummary& t) {
+  uint64_t n = 0;
+  for (const auto& p : t.processes) n += Drops(p);
+  for (const auto& l : t.lost)
+    for (uint64_t c : l.counts) n += c;
+  return n;
 }
 
 uint64_t Drops(const ProcessSummary& p) {

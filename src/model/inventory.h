@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "format/loss_page.h"
 #include "format/reader.h"
 
 namespace tt::model {
@@ -46,6 +47,9 @@ struct TraceSummary {
   uint64_t events = 0, threads = 0, discarded = 0;
   uint64_t first_ns = UINT64_MAX, last_ns = 0;
   uint64_t bytes = 0;
+  // Processes that could not write a trace of their own, from the loss page: their events are
+  // counted there, with the cause.
+  std::vector<LostProcess> lost;
 };
 
 TraceSummary Summarise(const TraceDir& trace);
@@ -61,5 +65,7 @@ void FinishSummary(TraceSummary* t);
 const char* EventKindName(uint8_t id);
 // Total drops of a process: its own summary when it wrote one, else the streams' counts.
 uint64_t Drops(const ProcessSummary& p);
+// Every drop of the trace: its processes' and the lost processes' events.
+uint64_t TotalDrops(const TraceSummary& t);
 
 }  // namespace tt::model

@@ -57,8 +57,7 @@ TT_HOT bool Idle(Stream* s) {
 TT_HOT bool Reserve(Stream* s, uint64_t payload) {
   if (__builtin_expect(HasRoom(s, payload), 1)) return true;
   if (NextPacket(s, payload + kMaxHeader)) return true;
-  CountDropReason(kDropNoSpace, 1);
-  CountDrop(s, 1);
+  CountNoRoom(s);
   return false;
 }
 

@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "runtime/emit.h"
+#include "runtime/loss_page.h"
 
 namespace tt::rt {
 
@@ -74,7 +75,9 @@ uint8_t ClassMiss(ClassCache::Entry* set, const ClassKey& key, uint32_t n) {
   h *= 0x9e3779b97f4a7c15ull;
   uint32_t i = static_cast<uint32_t>(h >> 20) & (kSlots - 1);
   uint8_t id = Probe(key, n, &i);
-  if (id == 0 && !g_table.full.load(std::memory_order_relaxed)) {
+  // Once `record` has finished it has declared the classes defined so far in the metadata of a
+  // process still running (CutRunningProcess): later events are written self-described.
+  if (id == 0 && !g_table.full.load(std::memory_order_relaxed) && !RecordingEnded()) {
     Lock();
     id = Probe(key, n, &i);  // another thread may have defined it meanwhile
     if (id == 0 && g_table.count < kMaxClasses) {

@@ -101,6 +101,7 @@ uint32_t Intern(const char* name) {
     g_table.arena_used += len + 1;
     g_table.count = new_id;
     g_table.by_id[new_id] = text;
+    if (len == kMaxNameLen && name[len] != 0) CountTruncatedName();  // counted in the metadata
     sl.len = len;
     sl.hash = h;
     sl.text = text;

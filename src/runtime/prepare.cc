@@ -15,6 +15,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "runtime/loss_page.h"
 #include "runtime/process.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -36,6 +37,9 @@ constinit std::atomic<uint32_t> g_pending{0};
 // How long an owner waits for a preparer that has its request next, before mapping the packet
 // itself (the preparer maps a 1 MiB packet in about 0.3 to 2 ms, bench/RESULTS.md).
 constexpr long kQueuedWaitNs = 20'000'000;
+// Packet switches after which a single-threaded process starts the preparer (README).
+constexpr uint32_t kSoloPackets = 16;
+constinit std::atomic<uint32_t> g_solo_switches{0};
 
 bool Cas(Stream* s, uint32_t from, uint32_t to) {
   return s->prep.compare_exchange_strong(from, to, std::memory_order_acq_rel);
@@ -116,9 +120,30 @@ void* PreparerMain(void*) {
   return nullptr;
 }
 
+// Whether the process has more than one thread: /proc/self/stat's thread count (field 20).
+// No lock: a signal handler's packet switch may get here.
+bool ProgramHasThreads() {
+  char buf[1024];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return false;
+  buf[n] = 0;
+  const char* p = std::strrchr(buf, ')');  // the command name may hold spaces
+  for (int field = 2; p && field < 20; ++field) p = std::strchr(p + 1, ' ');
+  return p && std::strtol(p + 1, nullptr, 10) > 1;
+}
+
 bool StartPreparer() {
   int st = g_thread.load(std::memory_order_acquire);
   if (st != kNotStarted) return st == kRunning;
+  // A single-threaded program stays single-threaded (unshare(CLONE_NEWUSER) and setns need
+  // it): the preparer starts once the program has a second thread of its own, or once one
+  // thread has switched packets kSoloPackets times (a program that busy is worth the thread).
+  if (g_solo_switches.fetch_add(1, std::memory_order_relaxed) + 1 < kSoloPackets &&
+      !ProgramHasThreads())
+    return false;
   int expect = kNotStarted;
   if (!g_thread.compare_exchange_strong(expect, kUnavailable)) return expect == kRunning;
   const char* env = std::getenv("TENSORTRACE_PREPARE");
@@ -160,9 +185,39 @@ bool WriteZeros(int fd, uint64_t off, uint64_t len) {
   return true;
 }
 
-uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault) {
+int OpenLocked(const char* path) {
   int fd = open(path, O_RDWR | O_CLOEXEC);
+  if (fd < 0) return -1;
+  struct flock l = {};
+  l.l_type = F_WRLCK;
+  l.l_whence = SEEK_SET;
+  // Whole file; an open file description's lock, released by close. Where the kernel has no
+  // OFD locks (before 3.15) the file is used without one.
+  while (fcntl(fd, F_OFD_SETLKW, &l) != 0 && errno == EINTR) {
+  }
+  return fd;
+}
+
+void UnlockClose(int fd) {
+  // Explicitly: a mapping of the file holds its open file description, and with it the lock,
+  // until it is unmapped.
+  struct flock l = {};
+  l.l_type = F_UNLCK;
+  l.l_whence = SEEK_SET;
+  int err = errno;
+  fcntl(fd, F_OFD_SETLK, &l);
+  close(fd);
+  errno = err;
+}
+
+uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault) {
+  int fd = OpenLocked(path);
   if (fd < 0) return nullptr;
+  if (RecordingEnded()) {  // no packet past what `record` closed (under the file's lock)
+    UnlockClose(fd);
+    errno = ESHUTDOWN;
+    return nullptr;
+  }
   void* m = MAP_FAILED;
   // The preparer fills the pages with write() first: the write faults that follow find them in
   // the page cache, dirty, and cost a fraction of faulting in fresh pages (bench/RESULTS.md).
@@ -170,7 +225,7 @@ uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fa
     m = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, static_cast<off_t>(off));
     // On failure the file keeps a zero tail; `record` cuts it when it finalises.
   }
-  close(fd);
+  UnlockClose(fd);
   if (m == MAP_FAILED) return nullptr;
   // Faulted in as used: no read-around, which would allocate and zero most of the packet at
   // the first store (a thread that wrote one event paid about 0.6 ms for it).
@@ -247,9 +302,14 @@ void CloseSpare(Stream* s, bool cut_file) {
       munmap(s->spare, s->packet_bytes);
       s->spare = nullptr;
       // The owner maps nothing at this offset while the state is kPrepClosing, so the cut
-      // cannot take a packet in use.
-      if (truncate(s->path, static_cast<off_t>(s->spare_off)) == 0)
-        ReleasePacketBytes(s->packet_bytes);
+      // cannot take a packet in use. Once `record` has finished, the file is left as it is: its
+      // last packet may cover the spare now (CutRunningProcess), and a cut would tear it.
+      int fd = OpenLocked(s->path);
+      bool cut =
+          !RecordingEnded() && (fd >= 0 ? ftruncate(fd, static_cast<off_t>(s->spare_off))
+                                        : truncate(s->path, static_cast<off_t>(s->spare_off))) == 0;
+      if (cut) ReleasePacketBytes(s->packet_bytes);
+      if (fd >= 0) UnlockClose(fd);
       s->prep.store(kPrepClosed, std::memory_order_release);
       return;
     }
@@ -259,6 +319,7 @@ void CloseSpare(Stream* s, bool cut_file) {
 
 void ForgetPreparer() {
   g_thread.store(kNotStarted, std::memory_order_relaxed);
+  g_solo_switches.store(0, std::memory_order_relaxed);
   g_pending.store(0, std::memory_order_relaxed);
 }
 

@@ -9,8 +9,10 @@
 // An owner that finds its request not yet started waits for it (up to 20 ms) when it is next
 // in the preparer's queue, and maps the packet itself when others are ahead of it.
 //   any -(close)-> kPrepClosed, through kPrepClosing while an unused spare is cut from the file.
-// The preparer starts with the first packet switch of a thread stream (a process that writes
-// little never has it) and is switched off with TENSORTRACE_PREPARE=0.
+// The preparer starts at a thread stream's packet switch once the process has a second thread
+// (a process that writes little never has it), or at the 16th packet switch of a process that
+// stays single-threaded: a single-threaded program (unshare(CLONE_NEWUSER), setns) must stay
+// so. TENSORTRACE_PREPARE=0 switches it off.
 #pragma once
 #include <cstdint>
 
@@ -44,7 +46,14 @@ void ForgetPreparer();
 
 // Maps `bytes` of the stream file at `path` from `off`, extending the file (blocks reserved,
 // so a full disk fails here and not as SIGBUS on a store). `write_fault`: write the pages and
-// fault every one in writable now; else each faults in when first written. Null on failure.
+// fault every one in writable now; else each faults in when first written. Null on failure
+// (errno set; ESHUTDOWN once `record` has finished). The file is extended under its OFD write
+// lock, which `record` also takes to close a still-running process's streams
+// (CutRunningProcess): the two never interleave.
 uint8_t* MapPacket(const char* path, uint64_t off, uint64_t bytes, bool write_fault);
+// Opens a stream file read-write under its OFD write lock (blocking); -1 if it cannot be opened.
+int OpenLocked(const char* path);
+// Releases the lock and closes (errno kept).
+void UnlockClose(int fd);
 
 }  // namespace tt::rt

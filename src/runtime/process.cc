@@ -17,6 +17,7 @@
 #include "format/launcher.h"
 #include "format/metadata.h"
 #include "runtime/emit.h"
+#include "runtime/loss_page.h"
 #include "runtime/prepare.h"
 #include "tensortrace/tensortrace.h"
 
@@ -47,6 +48,10 @@ struct Globals {
   uint64_t max_bytes = 0;  // 0: no cap
   std::atomic<uint64_t> bytes{0};
   std::atomic<uint64_t> drops[kDropReasonCount];
+  std::atomic<uint64_t> truncated_names{0};
+  // A LossCause once this process could not create its trace: its events are counted in the
+  // loss page instead (tracing stays on for that). -1: none.
+  std::atomic<int> lost{-1};
   char error[512] = {0};
   pthread_key_t key = 0;
   // "hash=tid," per attached thread, for the metadata's thread_hashes (under lock; full: the
@@ -58,12 +63,20 @@ constinit Globals g;
 
 thread_local bool t_attaching __attribute__((tls_model("initial-exec"))) = false;
 // This thread could not get a stream (size cap, disk): its events are dropped and counted,
-// without trying again for each one.
+// without trying again for each one, with the reason it could not.
 thread_local bool t_no_stream __attribute__((tls_model("initial-exec"))) = false;
+thread_local DropReason t_no_stream_reason __attribute__((tls_model("initial-exec"))) =
+    kDropNoSpace;
 
 const char* const kDropReasonText[kDropReasonCount] = {
-    "re-entered from a signal handler", "no buffer space (size cap, disk or memory)",
-    "name table full", "CUPTI dropped device records (buffer cap or CUPTI's own limit)"};
+    "re-entered from a signal handler",
+    "no buffer space (size cap, disk or memory)",
+    "name table full",
+    "CUPTI dropped device records (buffer cap or CUPTI's own limit)",
+    "disk full",
+    "no file descriptors",
+    "permission denied",
+    "recording had ended (written after record finished)"};
 
 uint64_t EnvBytes(const char* name, uint64_t dflt) {
   const char* v = std::getenv(name);
@@ -99,14 +112,39 @@ std::string ReadCmdline() {
   return out;
 }
 
-void WriteMetadata() {
+// False (errno kept, the error noted) if it could not be written.
+bool WriteMetadata() {
   try {
     // No fsync: it would cost the traced program milliseconds at its start and exit, and the
     // page cache keeps the file through any crash of the process (write and close are checked).
     WriteFileAtomic(*g.dir + "/metadata", GenerateMetadata(*g.meta), /*sync=*/false);
+    return true;
   } catch (const std::exception& e) {
+    int err = errno;
     DisableTracing(e.what());
+    errno = err;
+    return false;
   }
+}
+
+// This process cannot create its trace (`err` from the call that failed). With the loss page,
+// tracing stays on and every event is counted there as lost, with the cause; without it,
+// tracing is off. Removes what was made of the process directory. Returns false.
+bool LoseTrace(int err, const char* what) {
+  std::snprintf(g.error, sizeof g.error, "%s: %s", what, std::strerror(err));
+  if (g.dir && !g.dir->empty()) {
+    unlink((*g.dir + "/metadata").c_str());
+    rmdir(g.dir->c_str());
+    g.dir->clear();
+  }
+  g.initialised = false;
+  if (!HaveLossPage() || RecordingEnded()) {
+    SetState(kOff);
+    return false;
+  }
+  g.lost.store(LossCauseOfErrno(err));
+  SetState(kOn);
+  return false;
 }
 
 void ClockOffsetEvent(const char* clock, int64_t off) {
@@ -151,6 +189,10 @@ void AtForkChild() {
   if (g.proc) CloseStream(g.proc);
   g.proc = nullptr;
   t_stream = nullptr;
+  t_no_stream = false;
+  g.lost.store(-1);
+  g.truncated_names.store(0);
+  ForgetLossSlot();
   g.initialised = false;
   g.finished = false;
   if (g.dir) g.dir->clear();
@@ -159,10 +201,27 @@ void AtForkChild() {
   if (g_state.load() == kOn) SetState(kPendingChild);
 }
 
+// Says once, on stderr, that this process could not start its trace.
+void ReportLostTrace() {
+  int lost = g.lost.load();
+  if (lost >= 0)
+    std::fprintf(stderr,
+                 "tensortrace: process %d cannot write its trace (%s: %s); its events are "
+                 "counted as lost\n",
+                 getpid(), LossCauseText(static_cast<uint32_t>(lost)), g.error);
+  else if (!RecordingEnded())
+    std::fprintf(stderr, "tensortrace: tracing is off in process %d: %s\n", getpid(),
+                 g.error[0] ? g.error : "initialisation failed");
+}
+
 // Creates this process's directory, metadata and process stream. Caller holds the lock
 // (or is the only thread, at load time).
 bool InitProcess() {
   g.pid = static_cast<uint32_t>(getpid());
+  if (RecordingEnded()) {  // a process started after record finished is not traced
+    SetState(kOff);
+    return false;
+  }
   InitClock();
   InitClassTable();
   if (!InitInternTable()) {
@@ -174,12 +233,7 @@ bool InitProcess() {
   for (;; ++gen) {
     dir = *g.root + "/p" + std::to_string(g.pid) + (gen ? "." + std::to_string(gen) : "");
     if (MakeDirectory(dir)) break;
-    if (errno != EEXIST || gen > 1000) {
-      std::snprintf(g.error, sizeof g.error, "cannot create %s: %s", dir.c_str(),
-                    std::strerror(errno));
-      SetState(kOff);
-      return false;
-    }
+    if (errno != EEXIST || gen > 1000) return LoseTrace(errno, "cannot create its directory");
   }
   *g.dir = dir;
   ProcessMeta& m = *g.meta;
@@ -202,12 +256,9 @@ bool InitProcess() {
   m.session = session ? session : UuidToString(RandomUuid());
   m.start_realtime_ns = ReadClockNs(CLOCK_REALTIME);
   g.initialised = true;
-  WriteMetadata();
+  if (!WriteMetadata()) return LoseTrace(errno, "cannot write its metadata");
   g.proc = OpenStream(layout::TrackKind::kProcess, g.pid, "proc", 64 << 10);
-  if (!g.proc) {
-    DisableTracing("cannot create the process stream");
-    return false;
-  }
+  if (!g.proc) return LoseTrace(errno, "cannot create the process stream");
   ClockOffsetEvent("realtime", m.offset_start_ns);
   return true;
 }
@@ -225,10 +276,9 @@ __attribute__((constructor)) void LoadTimeInit() {
   g.max_bytes = EnvBytes("TENSORTRACE_MAX_BYTES", 0);
   if (pthread_key_create(&g.key, ThreadKeyDestructor) != 0) return;
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
+  MapLossPage(dir);
   SetState(kOn);
-  if (!InitProcess())
-    std::fprintf(stderr, "tensortrace: tracing is off in process %d: %s\n", getpid(),
-                 g.error[0] ? g.error : "initialisation failed");
+  if (!InitProcess()) ReportLostTrace();
 }
 
 __attribute__((destructor)) void UnloadTimeFinish() { FinishProcess(); }
@@ -268,6 +318,22 @@ void CountDropReason(DropReason r, uint64_t n) {
   g.drops[r].fetch_add(n, std::memory_order_relaxed);
 }
 
+DropReason DropReasonOfErrno(int err) {
+  if (err == ESHUTDOWN) return kDropEnded;
+  switch (LossCauseOfErrno(err)) {
+    case kLossDiskFull:
+      return kDropDiskFull;
+    case kLossNoFds:
+      return kDropNoFds;
+    case kLossPermission:
+      return kDropPermission;
+    default:
+      return kDropNoSpace;
+  }
+}
+
+void CountTruncatedName() { g.truncated_names.fetch_add(1, std::memory_order_relaxed); }
+
 void DisableTracing(const char* why) {
   if (g.error[0] == 0) std::snprintf(g.error, sizeof g.error, "%s", why);
   SetState(kOff);
@@ -279,21 +345,29 @@ Stream* AttachThread() {
     return nullptr;
   }
   if (t_no_stream) {
-    CountDropReason(kDropNoSpace, 1);
+    CountDropReason(t_no_stream_reason, 1);
     return nullptr;
   }
   t_attaching = true;
   Stream* s = nullptr;
   if (g_state.load() == kPendingChild) {
     Lock();
-    if (g_state.load() == kPendingChild && InitProcess()) SetState(kOn);
+    if (g_state.load() == kPendingChild) {
+      if (InitProcess())
+        SetState(kOn);
+      else
+        ReportLostTrace();
+    }
     Unlock();
   }
-  if (g_state.load() == kOn) {
+  if (int lost = g.lost.load(std::memory_order_relaxed); lost >= 0) {
+    CountLost(static_cast<LossCause>(lost), 1);  // this process has no trace to write into
+  } else if (g_state.load() == kOn) {
     auto tid = static_cast<uint64_t>(syscall(SYS_gettid));
     s = OpenStream(layout::TrackKind::kThread, tid, "t", g.packet_bytes);
     if (!s) {
-      CountDropReason(kDropNoSpace, 1);
+      t_no_stream_reason = DropReasonOfErrno(errno);
+      CountDropReason(t_no_stream_reason, 1);
       t_no_stream = true;
     } else {
       // TensorFlow's profiler names its host lines by std::hash<std::thread::id> (libstdc++'s,
@@ -363,6 +437,7 @@ void FinishProcess() {
   g.meta->end_offset_by = "process";
   g.meta->tracing_error = g.error;
   g.meta->thread_hashes = g.thread_hashes;
+  g.meta->truncated_names = g.truncated_names.load();
   g.meta->classes.clear();
   ListClasses(&g.meta->classes);
   WriteMetadata();

@@ -41,8 +41,25 @@ uint64_t DefaultPacketBytes();
 
 // Drop reasons kept for the summary written at exit.
 // kDropCupti: device records CUPTI dropped, or that the CUPTI source had no buffer for.
-enum DropReason { kDropBusy, kDropNoSpace, kDropNames, kDropCupti, kDropReasonCount };
+// kDropDiskFull, kDropNoFds, kDropPermission: a stream file could not be created or extended
+// (ENOSPC/EDQUOT, EMFILE/ENFILE, EACCES/EPERM/EROFS); kDropEnded: `record` had finished.
+enum DropReason {
+  kDropBusy,
+  kDropNoSpace,
+  kDropNames,
+  kDropCupti,
+  kDropDiskFull,
+  kDropNoFds,
+  kDropPermission,
+  kDropEnded,
+  kDropReasonCount
+};
 void CountDropReason(DropReason r, uint64_t n);
+// The reason of a failed stream operation from its errno (ESHUTDOWN: `record` had finished;
+// anything unnamed: kDropNoSpace).
+DropReason DropReasonOfErrno(int err);
+// Names longer than kMaxNameLen, cut to it when interned (once per name; intern.cc).
+void CountTruncatedName();
 
 // A source event in the process stream: what a collector saw (e.g. an ITT domain), listed by
 // `info`. Nothing when tracing is off.

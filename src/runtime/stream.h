@@ -35,6 +35,7 @@ struct Stream {
   std::atomic<int32_t> request_cpu{-1};
   uint64_t discarded = 0;  // cumulative drops, as the packet context reports them
   bool failed = false;     // no further packet can be had
+  int fail_errno = 0;      // why (DropReasonOfErrno)
   uint64_t file_off = 0;
   uint64_t packet_bytes = 0;
   uint64_t seq = 0;
@@ -58,5 +59,7 @@ void CloseStream(Stream* s);
 
 // Counts a dropped event in the stream's packet context.
 void CountDrop(Stream* s, uint64_t n);
+// An event dropped because no next packet could be had: counted with its reason.
+void CountNoRoom(Stream* s);
 
 }  // namespace tt::rt

@@ -10,6 +10,7 @@
 
 #include "core/files.h"
 #include "runtime/emit.h"
+#include "runtime/loss_page.h"
 #include "runtime/prepare.h"
 
 namespace tt::rt {
@@ -36,7 +37,9 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
     if (fd >= 0 || errno != EEXIST) break;
   }
   if (fd < 0) {
+    int e = errno;
     CloseStream(s);
+    errno = e;
     return nullptr;
   }
   fchmod(fd, kFileMode);  // whatever the program's umask: the preparer reopens it O_RDWR
@@ -50,32 +53,48 @@ Stream* OpenStream(layout::TrackKind kind, uint64_t track_id, const char* prefix
   s->info.pid = Pid();
   s->last_ts = first_ts == UINT64_MAX ? NowNs(&s->anchor) : first_ts;
   if (!NextPacket(s, 0)) {
+    int e = errno;
     unlink(s->path);
     CloseStream(s);
+    errno = e;
     return nullptr;
   }
   return s;
 }
 
+// Marks `s` as unable to get a packet, for the reason `err` (an errno); false.
+static bool Fail(Stream* s, int err) {
+  s->failed = true;
+  s->fail_errno = err;
+  errno = err;
+  return false;
+}
+
 bool NextPacket(Stream* s, uint64_t need) {
-  if (s->failed || need + layout::kPacketHeaderSize > s->packet_bytes) return false;
+  if (s->failed) {
+    errno = s->fail_errno;
+    return false;
+  }
+  if (need + layout::kPacketHeaderSize > s->packet_bytes) {
+    errno = EFBIG;
+    return false;
+  }
+  // Once `record` has finished, nothing is added to a stream it closed (loss_page.h).
+  if (RecordingEnded()) return Fail(s, ESHUTDOWN);
   uint64_t bytes = s->packet_bytes;
   uint8_t* old = s->base;
   uint64_t off = old ? s->file_off + bytes : 0;
   uint8_t* m = old ? TakeSpare(s, off) : nullptr;
   if (!m) {
-    if (!ReservePacketBytes(bytes)) {
-      s->failed = true;
-      return false;
-    }
+    if (!ReservePacketBytes(bytes)) return Fail(s, EFBIG);  // the size cap
     // A stream that filled a packet is busy: its next one is written and faulted in now, which
     // costs a fraction of faulting its pages one by one later. A new stream's first packet is
     // left to fault in as it is used, since most threads write far less than a packet.
     m = MapPacket(s->path, off, bytes, old != nullptr);
     if (!m) {
+      int e = errno;
       ReleasePacketBytes(bytes);
-      s->failed = true;
-      return false;
+      return Fail(s, e);
     }
   }
   s->info.seq = old ? s->info.seq + 1 : 0;
@@ -97,6 +116,11 @@ void CloseStream(Stream* s) {
   if (s->base) munmap(s->base, s->packet_bytes);
   s->~Stream();
   munmap(s, sizeof(Stream));
+}
+
+void CountNoRoom(Stream* s) {
+  CountDropReason(s->failed ? DropReasonOfErrno(s->fail_errno) : kDropNoSpace, 1);
+  CountDrop(s, 1);
 }
 
 void CountDrop(Stream* s, uint64_t n) {

@@ -1,0 +1,15 @@
+// record's side of the loss page (format/loss_page.h): created before the command starts,
+// marked ended when the command and the children waited for are done.
+#pragma once
+#include <string>
+
+namespace tt::cli {
+
+// Creates DIR/losses, its blocks allocated, and leaves a descriptor to it open for the command
+// (TENSORTRACE_LOSSES_FD). -1 (and a warning) if it cannot: the recording goes on without it.
+int CreateLossPage(const std::string& dir, bool quiet);
+
+// Tells every traced process that the recording has ended: none maps a further packet.
+void EndLossPage(int fd);
+
+}  // namespace tt::cli
