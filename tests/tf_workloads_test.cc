@@ -141,11 +141,9 @@ class OpCollector {
 // "name:type" contains one of the group's words, with a non-zero duration inside the step.
 // Names count too: oneDNN builds fuse BiasAdd and Relu into _MklNativeFusedMatMul, whose name
 // is still the model's "dense/Relu".
-// inside = false (JAX): dispatch is asynchronous, the XLA ops run after the jitted call that
-// marks the step has returned; then each group needs a non-zero op per step, after the first.
+// (A JAX step runs from its call through the XLA execution it caused, so its ops are inside.)
 void ExpectOpsInEveryStep(const Recording& rec,
-                          const std::vector<std::vector<std::string>>& required,
-                          bool inside = true) {
+                          const std::vector<std::vector<std::string>>& required) {
   model::TraceModel m = model::LoadModel(rec.trace);
   std::vector<std::string> names;
   if (!rec.step_name.empty()) names.push_back(rec.step_name);
@@ -167,15 +165,6 @@ void ExpectOpsInEveryStep(const Recording& rec,
       if (o.name.find(want) != std::string::npos) return true;
     return false;
   };
-  if (!inside) {
-    for (const auto& group : required) {
-      size_t n = 0;
-      for (const auto& o : ops)
-        n += o.start >= steps[0].start && o.end > o.start && matches(o, group);
-      EXPECT_GE(n, steps.size()) << group[0] << "; op types: " << all;
-    }
-    return;
-  }
   for (const auto& step : steps) {
     for (const auto& group : required) {
       bool found = false;
@@ -219,12 +208,12 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
   std::vector<std::string> files;
   for (const auto& pid : ListDirectory(rec.trace + "/xspace"))
     for (const auto& run : ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile"))
-      for (const auto& f :
-           ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run))
+      for (const auto& f : ListDirectory(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run))
         if (f.ends_with(".xplane.pb"))
           files.push_back(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run + "/" + f);
   ASSERT_FALSE(files.empty());
-  std::vector<std::string> cmd = {Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_op_stats.py"};
+  std::vector<std::string> cmd = {Python(),
+                                  std::string(TT_SOURCE_DIR) + "/tests/xprof_op_stats.py"};
   cmd.insert(cmd.end(), files.begin(), files.end());
   auto x = RunCmd(cmd, {}, 240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
@@ -252,10 +241,10 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
     if (size_t c = n.rfind(':'); c != std::string::npos) type_of[n.substr(0, c)] = n.substr(c + 1);
   }
   std::map<std::string, int64_t> allocations_naming;
-  ASSERT_EQ(RunCmd({TT_CLI, "export", rec.trace, "--format", "csv", "-o", rec.trace + ".csv"},
-                   {}, 240)
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", rec.trace, "--format", "csv", "-o", rec.trace + ".csv"}, {}, 240)
+          .status,
+      0);
   std::istringstream csv(ReadFile(rec.trace + ".csv"));
   for (std::string line; std::getline(csv, line);) {
     size_t at = line.find(";tf_op=");
@@ -266,8 +255,7 @@ void ExpectOpViewEqualsXprof(const Recording& rec) {
   for (const auto& [self, type] : top) {
     ASSERT_TRUE(by_type.count(type)) << type << " is not in the op view";
     const json& row = by_type[type];
-    EXPECT_EQ(row["occurrence"].get<int64_t>() + allocations_naming[type], xprof[type][0])
-        << type;
+    EXPECT_EQ(row["occurrence"].get<int64_t>() + allocations_naming[type], xprof[type][0]) << type;
     EXPECT_NEAR(row["self_micros"].get<double>(), self, 0.01 * self) << type;
     EXPECT_NEAR(row["share"].get<double>(), 100 * self / xprof_total, 1.0) << type;
   }
@@ -330,9 +318,15 @@ TEST(TfWorkloads, KerasCnnFitWithPrimitivesInItsOpsAndAReport) {
 TEST(TfWorkloads, CustomTfFunctionLoopWithGradientTape) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
-  // A plain tf.function call carries no step annotation: the loop's function is named.
-  Recording rec = RecordProgram(d, "tf_custom_loop.py", "train_step");
+  // A plain tf.function call carries no step annotation: the loop's repeated call is the step.
+  Recording rec = RecordProgram(d, "tf_custom_loop.py");
   ExpectSteps(rec);
+  json steps = Stats(rec.trace, "step");
+  for (const auto& row : steps["rows"]) EXPECT_EQ(row["source"], "repeated-call") << row.dump();
+  ASSERT_FALSE(steps["notes"].empty());
+  EXPECT_NE(steps["notes"].back().get<std::string>().find("repeated call train_step"),
+            std::string::npos)
+      << steps["notes"].dump();
   ExpectOpsInEveryStep(rec, {{"MatMul"}, {"BiasAdd"}, {"Relu"}});
   ExpectAllocations(rec);
   ExpectBabeltraceReads(rec);
@@ -380,12 +374,12 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
   double ours = 100 * input / total;
   EXPECT_GT(ours, 40) << "an input-bound job";
 
-  ASSERT_EQ(RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240)
-                .status,
-            0);
-  auto x = RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py",
-                   d / "logs"},
-                  {}, 240);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240).status,
+      0);
+  auto x =
+      RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py", d / "logs"},
+             {}, 240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
   ASSERT_EQ(x.status, 0) << x.err.substr(0, 2000);
   EXPECT_NEAR(ours, std::stod(x.out), 5.0) << "xprof: " << x.out;
@@ -400,10 +394,43 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
 TEST(TfWorkloads, JaxJitTrainingLoop) {
   REQUIRE_MODULE("jax");
   TempDir d;
-  // No step annotation either: the jitted function's call is the step.
-  Recording rec = RecordProgram(d, "jax_train_loop.py", "PjitFunction(update)");
+  // No step annotation either: the jitted function's repeated call is the step, and it runs
+  // through the XLA execution it caused (on another thread, after the call returned).
+  Recording rec = RecordProgram(d, "jax_train_loop.py");
   ExpectSteps(rec);
-  ExpectOpsInEveryStep(rec, {{"dot"}, {"fusion"}}, false);
+  ExpectOpsInEveryStep(rec, {{"dot"}, {"fusion"}});
+  json steps = Stats(rec.trace, "step");
+  ASSERT_FALSE(steps["notes"].empty());
+  EXPECT_NE(steps["notes"].back().get<std::string>().find(
+                "repeated call PjitFunction(update), each from the call through the XLA "
+                "execution it caused (" +
+                std::to_string(rec.steps) + " linked"),
+            std::string::npos)
+      << steps["notes"].dump();
+  // Step-limited stats hold the XLA ops of exactly the steps asked for: each execution runs
+  // each op once, so steps 2..4 hold 3/N of the ops of all N steps, which hold all of them.
+  auto occurrences = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> a{TT_CLI, "stats", rec.trace, "--view", "op", "--json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    auto r = RunCmd(a, {}, 120);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::map<std::string, int64_t> n;  // by kind of XLA op: "dot", "fusion" (ynn_fusion, ...)
+    if (r.status == 0)
+      for (const auto& row : json::parse(r.out)["rows"])
+        for (const char* kind : {"dot", "fusion"})
+          if (row["name"].get<std::string>().find(kind) != std::string::npos)
+            n[kind] += row["occurrence"].get<int64_t>();
+    return n;
+  };
+  auto whole = occurrences({}), all_steps = occurrences({"--steps", "0:"}),
+       three = occurrences({"--steps", "2:4"});
+  ASSERT_GT(whole["dot"], 0);
+  ASSERT_GT(whole["fusion"], 0);
+  EXPECT_EQ(whole["dot"] % rec.steps, 0) << whole["dot"];
+  for (const char* type : {"dot", "fusion"}) {
+    EXPECT_EQ(all_steps[type], whole[type]) << type;
+    EXPECT_EQ(three[type] * rec.steps, whole[type] * 3) << type;
+  }
   // JAX's CPU client reports no MemoryAllocation events: nothing to check for memory here.
   ExpectBabeltraceReads(rec);
 }

@@ -59,6 +59,10 @@ class Capture:
         self.prev_signal = {}
         self.exporting = None  # the thread inside _export (a signal then waits for it)
         self.pending_signal = None
+        # Windows end between two steps where the adapter numbers them (Keras 3): the window
+        # thread marks one due and the next step's end writes it (between_steps).
+        self.due = False
+        self.steps_seen = False  # a step ended since the window thread last looked
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -127,16 +131,41 @@ class Capture:
             with self.lock:
                 if self.done or not self.active:
                     return
-                try:
-                    self._export()
-                    self.adapter.start(self.logdir, self.config)
-                    self.active = True
-                    self.write_json("error", "capturing window %d; the process ended before the "
-                                    "profiler was stopped" % (self.windows + 1))
-                except Exception as e:
-                    self.done = True
-                    self._report(e, "while starting a new capture window")
+                if self.steps_seen:
+                    # Steps are running: the next one's end closes the window, so that no
+                    # step falls in the gap while the window is written.
+                    self.steps_seen = False
+                    self.due = True
+                    continue
+                # No step ended for a whole window (not Keras, or between fits): now.
+                self.due = False
+                if not self._next_window():
                     return
+
+    def between_steps(self):
+        """Called by the adapter after each step: writes a due window there."""
+        self.steps_seen = True
+        if not self.due:
+            return
+        with self.lock:
+            if self.done or not self.active or not self.due:
+                return
+            self.due = False
+            self._next_window()
+
+    def _next_window(self):
+        """Ends the current window (its XSpace written) and starts the next; False on error."""
+        try:
+            self._export()
+            self.adapter.start(self.logdir, self.config)
+            self.active = True
+            self.write_json("error", "capturing window %d; the process ended before the "
+                            "profiler was stopped" % (self.windows + 1))
+            return True
+        except Exception as e:
+            self.done = True
+            self._report(e, "while starting a new capture window")
+            return False
 
     def stop(self, status="captured", message="stopped"):
         with self.lock:
@@ -247,6 +276,8 @@ def on_framework_imported(framework, module):
         _capture.write_json("no_framework", adapter.unavailable_reason)
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
+    if hasattr(adapter, "number_steps"):
+        adapter.number_steps(_capture.between_steps)
     adapter.when_ready(_capture.start, _capture.start_failed)
 
 

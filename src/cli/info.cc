@@ -3,11 +3,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/steps.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "model/inventory.h"
 #include "core/time.h"
+#include "model/inventory.h"
 
 namespace tt::cli {
 
@@ -31,6 +32,41 @@ counted.
   -h, --help  this help
 )";
 
+// The steps of one process as stats finds them (analysis/steps.h), so that info and stats agree.
+struct ProcessSteps {
+  size_t count = 0;
+  int64_t first = 0, last = 0;
+  std::string source;  // "marker", "step-name", "repeated-call"
+  std::string how;     // one line: how they were found
+};
+
+// Per process of the summary (matched to the model's by pid, exec and start time).
+std::vector<ProcessSteps> StepsOf(const TraceSummary& s, const model::TraceModel& m) {
+  std::vector<analysis::Step> steps = analysis::FindSteps(m, {}, 0);
+  std::vector<std::string> how = analysis::DescribeStepSources(m, steps);
+  std::vector<ProcessSteps> out(s.processes.size());
+  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
+    const ProcessMeta& a = s.processes[pi].meta;
+    for (size_t mp = 0; mp < m.processes.size(); ++mp) {
+      const ProcessMeta& b = m.processes[mp].meta;
+      if (a.pid != b.pid || a.exec_generation != b.exec_generation ||
+          a.start_realtime_ns != b.start_realtime_ns)
+        continue;
+      ProcessSteps& ps = out[pi];
+      for (const auto& st : steps) {
+        if (st.process != mp) continue;
+        ps.first = ps.count ? std::min(ps.first, st.number) : st.number;
+        ps.last = ps.count ? std::max(ps.last, st.number) : st.number;
+        ps.source = analysis::StepSourceName(st.source);
+        ps.count++;
+      }
+      ps.how = how[mp];
+      break;
+    }
+  }
+  return out;
+}
+
 // The captures of each process (by index): a pid's captures go to its newest image, the one
 // that was running Python. Captures of pids without a process are returned in `unmatched`.
 std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
@@ -52,7 +88,8 @@ std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
   return by_proc;
 }
 
-nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
+nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
+                      const std::vector<ProcessSteps>& steps) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
@@ -72,7 +109,8 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
                          {"file", t.file}});
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
-      if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
+      if (p.by_category[c])
+        cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
     json offsets = json::array();
     for (const auto& [clock, off] : p.clock_offsets)
       offsets.push_back({{"clock", clock}, {"offset_ns", off}});
@@ -106,6 +144,12 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"notes", p.notes},
         {"tracing_error", p.meta.tracing_error},
         {"frameworks", frameworks},
+        {"steps",
+         {{"count", steps[pi].count},
+          {"first", steps[pi].first},
+          {"last", steps[pi].last},
+          {"source", steps[pi].source},
+          {"how", steps[pi].how}}},
         {"threads", threads},
     });
   }
@@ -132,17 +176,19 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
           {"frameworks_without_process", orphans}};
 }
 
-void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
+void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
+               const std::vector<ProcessSteps>& steps) {
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
   uint64_t drops = 0;
   for (const auto& p : s.processes) drops += Drops(p);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
   std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
-  std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
-              s.processes.size(), static_cast<unsigned long long>(s.threads),
-              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
-              FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  std::printf(
+      "totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
+      s.processes.size(), static_cast<unsigned long long>(s.threads),
+      static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
+      FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
     std::printf(
@@ -153,8 +199,9 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
     uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
     std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
                 p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)" : "");
-    std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
-                FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
+    std::printf("  events     %llu over %s, %llu names\n",
+                static_cast<unsigned long long>(p.events), FormatDuration(pspan).c_str(),
+                static_cast<unsigned long long>(p.strings));
     std::string cats;
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c])
@@ -185,6 +232,9 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
       std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
     for (const auto* c : by_proc[pi])
       std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
+    if (steps[pi].count)
+      std::printf("  steps      %lld:%lld, %s\n", static_cast<long long>(steps[pi].first),
+                  static_cast<long long>(steps[pi].last), TerminalSafe(steps[pi].how).c_str());
     for (const auto& t : p.threads)
       std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
                   static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
@@ -234,14 +284,18 @@ int Info(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
-  TraceSummary s = Summarise(OpenTrace(dir));
+  TraceSummary s;
+  model::TraceModel m = model::LoadModel(OpenTrace(dir), &s);
+  std::vector<ProcessSteps> steps = StepsOf(s, m);
   auto caps = LoadFrameworkCaptures(dir);
   // Names come from the traced program (and from damaged files): bytes that are not UTF-8
   // become U+FFFD rather than failing the whole output.
   if (json)
-    std::cout << ToJson(s, caps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
-  else PrintText(s, caps);
+    std::cout
+        << ToJson(s, caps, steps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
+  else
+    PrintText(s, caps, steps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()
