@@ -9,7 +9,9 @@ Options come from the environment that `tensortrace record` sets:
   TENSORTRACE_TF_HOST_LEVEL   host tracer level 1..3 (default 2)
   TENSORTRACE_PYTHON_TRACER   1: the framework's Python tracer on
   TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
-  TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds
+  TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds (between two
+                              steps where the adapter numbers them: Keras 3)
+Adapters may number the framework's steps (tf_adapter.py: Keras 3's train/test/predict calls).
 """
 import importlib
 import os
@@ -63,6 +65,7 @@ class Capture:
         # thread marks one due and the next step's end writes it (between_steps).
         self.due = False
         self.steps_seen = False  # a step ended since the window thread last looked
+        self.in_step = False  # a numbered step runs now
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -131,7 +134,7 @@ class Capture:
             with self.lock:
                 if self.done or not self.active:
                     return
-                if self.steps_seen:
+                if self.in_step or self.steps_seen:
                     # Steps are running: the next one's end closes the window, so that no
                     # step falls in the gap while the window is written.
                     self.steps_seen = False
@@ -142,8 +145,13 @@ class Capture:
                 if not self._next_window():
                     return
 
+    def step_starts(self):
+        """Called by the adapter before each step it numbers."""
+        self.in_step = True
+
     def between_steps(self):
         """Called by the adapter after each step: writes a due window there."""
+        self.in_step = False
         self.steps_seen = True
         if not self.due:
             return
@@ -277,7 +285,7 @@ def on_framework_imported(framework, module):
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
     if hasattr(adapter, "number_steps"):
-        adapter.number_steps(_capture.between_steps)
+        adapter.number_steps(_capture.step_starts, _capture.between_steps)
     adapter.when_ready(_capture.start, _capture.start_failed)
 
 

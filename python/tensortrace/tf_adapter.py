@@ -63,13 +63,14 @@ class Adapter:
             targets.append((self._p.start_server, "tf.profiler.experimental.server.start"))
         rebind({fn: wrap(fn, what) for fn, what in targets})
 
-    def number_steps(self, between_steps):
+    def number_steps(self, step_starts, between_steps):
         """Keras 3 (TensorFlow backend): each call of a model's train, test or predict function
         runs inside a TraceMe "train"/"test"/"predict" with step_num, counted from 0 over the
         process's calls (what Keras 2 wrote itself, and the position tensortrace gives the
         steps of a whole capture). So `record --steps A:B` and capture windows keep the
-        program's step numbers. between_steps() runs after each step (a due capture window
-        ends there, between two steps). The program's results are unchanged."""
+        program's step numbers. step_starts() runs before each step and between_steps() after
+        it (a due capture window ends there, between two steps, never inside one). The
+        program's results are unchanged."""
         from _tensortrace import import_hook
 
         try:
@@ -81,10 +82,12 @@ class Adapter:
         def counted(fn, marker):
             @functools.wraps(fn)
             def step(*args, **kwargs):
-                with Trace(marker, step_num=next(counter), _r=1):
-                    result = fn(*args, **kwargs)
-                between_steps()
-                return result
+                step_starts()
+                try:
+                    with Trace(marker, step_num=next(counter), _r=1):
+                        return fn(*args, **kwargs)
+                finally:
+                    between_steps()
 
             step._tensortrace_step = True
             return step
