@@ -105,6 +105,29 @@ json InfoSteps(const std::string& trace) {
   return found;
 }
 
+// One imported track per thread whatever the number of capture windows: no two share a name
+// (line names hold the thread's id).
+void ExpectOneTrackPerThread(const std::string& trace) {
+  model::TraceModel m = model::LoadModel(trace);
+  std::map<std::string, int> names;
+  size_t imported = 0;
+  for (const auto& t : m.tracks)
+    if (t.kind == layout::TrackKind::kImported && !t.name.starts_with("allocator ")) {
+      ++imported;
+      ++names[t.name];
+    }
+  EXPECT_GT(imported, 0u);
+  for (const auto& [name, n] : names) EXPECT_EQ(n, 1) << name << " has " << n << " tracks";
+}
+
+int64_t Windows(const std::string& trace) {
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  int64_t windows = 0;
+  for (const auto& p : info["processes"])
+    for (const auto& f : p["frameworks"]) windows += f["windows"].get<int64_t>();
+  return windows;
+}
+
 // Keras 3 fit (2 epochs), evaluate and predict, captured in 1 s windows while training pauses
 // 0.15 s after each step: every step is found with no --step-name, numbered 0..N-1 in the
 // order the program ran them (none lost in a gap between windows: they end between steps),
@@ -120,11 +143,7 @@ TEST(Steps, KerasFitEvaluatePredictInWindowsLoseNoStep) {
   EXPECT_EQ(StepNumbers(trace, &sources), Range(0, said["steps"] - 1));
   EXPECT_EQ(sources, std::set<std::string>{"marker"});
 
-  json info = RunJson({TT_CLI, "info", trace, "--json"});
-  int64_t windows = 0;
-  for (const auto& p : info["processes"])
-    for (const auto& f : p["frameworks"]) windows += f["windows"].get<int64_t>();
-  EXPECT_GE(windows, 2) << "the run should span several capture windows";
+  EXPECT_GE(Windows(trace), 2) << "the run should span several capture windows";
   json steps = InfoSteps(trace);
   EXPECT_EQ(steps["count"], said["steps"]) << steps.dump();
   EXPECT_EQ(steps["first"], 0);
@@ -133,17 +152,7 @@ TEST(Steps, KerasFitEvaluatePredictInWindowsLoseNoStep) {
   EXPECT_NE(steps["how"].get<std::string>().find("none missing"), std::string::npos)
       << steps.dump();
 
-  // One imported track per thread: no two share a name (line names hold the thread's id).
-  model::TraceModel m = model::LoadModel(trace);
-  std::map<std::string, int> names;
-  size_t imported = 0;
-  for (const auto& t : m.tracks)
-    if (t.kind == layout::TrackKind::kImported && !t.name.starts_with("allocator ")) {
-      ++imported;
-      ++names[t.name];
-    }
-  EXPECT_GT(imported, 0u);
-  for (const auto& [name, n] : names) EXPECT_EQ(n, 1) << name << " has " << n << " tracks";
+  ExpectOneTrackPerThread(trace);
 }
 
 // record --steps 5:10 on a Keras 3 fit: the trace holds exactly steps 5..10 (the program's
@@ -182,6 +191,37 @@ TEST(Steps, KerasRecordStepsKeepsOnlyThoseSteps) {
   for (const auto& t : m.tracks) model::ScanTrack(m, t, nullptr, scan);
   EXPECT_GT(scan.ops, 0u);
   EXPECT_EQ(scan.outside, 0u) << "of " << scan.ops << " ops";
+}
+
+// A JAX loop (16 steps, each waited for, then 0.3 s of sleep) in 1 s capture windows: its
+// windows switch whenever they are due, so info reports each gap between two windows with the
+// steps on either side, in order; a step may be lost in a gap, at most one per gap (a gap
+// lasts milliseconds), and each thread keeps one track.
+TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
+  REQUIRE_MODULE("jax");
+  TempDir d;
+  std::string trace = d / "t";
+  auto said = Record(trace, "jax_train_loop.py", {"--window-s", "1"}, {"16", "0.3"});
+  ASSERT_EQ(said["steps"], 16);
+  int64_t windows = Windows(trace);
+  EXPECT_GE(windows, 2);
+  json steps = InfoSteps(trace);
+  ASSERT_EQ(static_cast<int64_t>(steps["gaps"].size()), windows - 1) << steps.dump();
+  EXPECT_GE(steps["count"].get<int64_t>(), 16 - (windows - 1)) << steps.dump();
+  EXPECT_LE(steps["count"].get<int64_t>(), 16);
+  int64_t previous = -1;
+  for (const auto& g : steps["gaps"]) {
+    EXPECT_LT(g["start_ns"].get<uint64_t>(), g["end_ns"].get<uint64_t>());
+    EXPECT_GE(g["after_step"].get<int64_t>(), previous) << steps.dump();
+    EXPECT_GT(g["before_step"].get<int64_t>(), g["after_step"].get<int64_t>()) << steps.dump();
+    previous = g["before_step"];
+  }
+  auto text = RunCmd({TT_CLI, "info", trace});
+  EXPECT_NE(text.out.find("  gaps       " + std::to_string(windows - 1) +
+                          " between capture windows (not captured): "),
+            std::string::npos)
+      << text.out;
+  ExpectOneTrackPerThread(trace);
 }
 
 // A custom loop under MirroredStrategy on 2 logical CPUs: its tf.function, called once per

@@ -16,6 +16,7 @@ Adapters may number the framework's steps (tf_adapter.py: Keras 3's train/test/p
 import importlib
 import os
 import sys
+import time
 
 from _tensortrace import frameworks
 
@@ -66,6 +67,8 @@ class Capture:
         self.due = False
         self.steps_seen = False  # a step ended since the window thread last looked
         self.in_step = False  # a numbered step runs now
+        self.window_times = []  # [start, end] realtime ns of each window written
+        self.window_start = None
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -80,6 +83,10 @@ class Capture:
             "steps": self.config.steps,
             "window_s": self.config.window_s,
             "windows": self.windows,
+            # Per window written: [first, last] CLOCK_REALTIME ns it surely covers (from its
+            # profiler's start returning to its stop being asked): events between two windows
+            # are lost, and `info` says which steps were around each gap.
+            "window_times": self.window_times,
             "status": status,
             "message": message,
         }
@@ -98,6 +105,7 @@ class Capture:
                 "error", "the profiler was started but the process ended before it was stopped "
                 "(SIGKILL, os._exit or a crash)")
             self.adapter.start(self.logdir, self.config)
+            self.window_start = time.time_ns()
             self.active = True
         import atexit
 
@@ -121,7 +129,10 @@ class Capture:
         self.active = False
         self.exporting = threading.get_ident()
         try:
+            end = time.time_ns()
             self.adapter.stop()
+            if self.window_start is not None:
+                self.window_times.append([self.window_start, end])
             self.last_export = int(time.time())
             self.windows += 1
         finally:
@@ -166,6 +177,7 @@ class Capture:
         try:
             self._export()
             self.adapter.start(self.logdir, self.config)
+            self.window_start = time.time_ns()
             self.active = True
             self.write_json("error", "capturing window %d; the process ended before the "
                             "profiler was stopped" % (self.windows + 1))

@@ -293,6 +293,32 @@ std::vector<bool> SelectSteps(const std::vector<Step>& steps, const std::optiona
   return keep;
 }
 
+std::vector<CaptureGap> CaptureGaps(const std::vector<Step>& steps, size_t process,
+                                    std::vector<std::pair<uint64_t, uint64_t>> windows) {
+  std::erase_if(windows, [](const auto& w) { return w.second <= w.first; });
+  std::sort(windows.begin(), windows.end());
+  std::vector<CaptureGap> gaps;
+  for (size_t i = 1; i < windows.size(); ++i) {
+    if (windows[i].first <= windows[i - 1].second) continue;
+    CaptureGap g{windows[i - 1].second, windows[i].first, -1, -1, {}};
+    uint64_t after_end = 0, before_start = UINT64_MAX;
+    for (const Step& s : steps) {
+      if (s.process != process) continue;
+      if (s.end <= g.start && s.end >= after_end) {
+        after_end = s.end;
+        g.after = s.number;
+      } else if (s.start >= g.end && s.start < before_start) {
+        before_start = s.start;
+        g.before = s.number;
+      } else if (s.start < g.end && s.end > g.start) {
+        g.cut.push_back(s.number);
+      }
+    }
+    gaps.push_back(g);
+  }
+  return gaps;
+}
+
 std::vector<Window> StepParts(const Step& s) {
   // The call, and the execution it caused (other steps' calls may run between them).
   if (s.exec_end && s.exec_start > s.call_end)

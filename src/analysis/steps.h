@@ -108,6 +108,19 @@ const char* StepSourceName(StepSource s);  // "marker", "step-name", "repeated-c
 std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
                             unsigned threads);
 
+// A gap between two capture windows (record --window-s): the profiler was off, its events
+// are not in the trace. after/before: the numbers of the last step that ended before it and
+// the first that started after it (-1: none); cut: steps that overlap it (partly captured).
+struct CaptureGap {
+  uint64_t start = 0, end = 0;
+  int64_t after = -1, before = -1;
+  std::vector<int64_t> cut;
+};
+// The gaps between the capture windows of one process (`windows`: each window's start and end
+// on the trace clock, in any order; 0, 0 for an unknown one), with the steps around them.
+std::vector<CaptureGap> CaptureGaps(const std::vector<Step>& steps, size_t process,
+                                    std::vector<std::pair<uint64_t, uint64_t>> windows);
+
 // The parts of a step's time: [start, end], or (a JAX step with its execution linked) its call
 // and its execution, merged where they overlap.
 std::vector<Window> StepParts(const Step& s);

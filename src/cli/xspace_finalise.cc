@@ -78,11 +78,8 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
       r.errors.push_back(e.what());
     }
     r.errors.insert(r.errors.begin(), early.begin(), early.end());
-    nlohmann::json j = {{"files", r.files},
-                        {"events", r.events},
-                        {"tracks", r.tracks},
-                        {"steps", r.steps},
-                        {"errors", r.errors}};
+    nlohmann::json j = {{"files", r.files}, {"events", r.events},   {"tracks", r.tracks},
+                        {"steps", r.steps}, {"windows", r.windows}, {"errors", r.errors}};
     try {
       WriteFileAtomic(logdir + "/import.json", j.dump(2) + "\n");
     } catch (const Error& e) {

@@ -132,16 +132,19 @@ class SpaceImporter {
 
   void Import(const xp::XSpace& space) {
     // Newer profilers store line times relative to the session start (Task Environment).
-    int64_t base = 0;
+    int64_t base = 0, stop = 0;
     for (const auto& plane : space.planes()) {
       if (plane.name() != "Task Environment") continue;
       for (const auto& s : plane.stats()) {
         auto it = plane.stat_metadata().find(s.metadata_id());
-        if (it != plane.stat_metadata().end() &&
-            it->second.name() == keys::xstat::kProfileStartTime)
-          base = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
+        if (it == plane.stat_metadata().end()) continue;
+        int64_t v = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
+        if (it->second.name() == keys::xstat::kProfileStartTime) base = v;
+        if (it->second.name() == keys::xstat::kProfileStopTime) stop = v;
       }
     }
+    first_ = UINT64_MAX;
+    last_ = 0;
     if (steps_) FindKeptSteps(space, base);
     for (const auto& plane : space.planes()) {
       bool device = plane.name().rfind("/device:", 0) == 0;
@@ -155,6 +158,13 @@ class SpaceImporter {
         if (line.events_size() > 0) ImportLine(plane, line, device, device_index, base);
     }
     for (const auto& e : space.errors()) out_->errors.push_back(file_ + ": profiler error: " + e);
+    // The window this file covers (record's info reports the gaps between windows).
+    if (base > 0 && stop > base)
+      out_->windows.emplace_back(t_->clock.Convert(base), t_->clock.Convert(stop));
+    else if (first_ <= last_)
+      out_->windows.emplace_back(first_, last_);
+    else
+      out_->windows.emplace_back(0, 0);
   }
 
   void FinishAllocators() {
@@ -405,6 +415,8 @@ class SpaceImporter {
           md->second.display_name() != md->second.name())
         AddStr(&args, keys::kDisplayName, md->second.display_name());
       if (k.step) out_->steps++;
+      first_ = std::min(first_, it.start);
+      last_ = std::max(last_, it.end);
       it.nargs = static_cast<uint32_t>(args.size() - it.args);
       items.push_back(it);
     }
@@ -449,6 +461,7 @@ class SpaceImporter {
   size_t arg_begin_ = 0;                             // where the current item's arguments start
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
+  uint64_t first_ = UINT64_MAX, last_ = 0;           // the file's imported events' extent
 };
 
 // The process stream of the import: where the data came from, the XSpace clock's offset,

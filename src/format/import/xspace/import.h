@@ -11,10 +11,13 @@
 namespace tt {
 
 struct XSpaceImport {
-  uint64_t files = 0;               // files imported (at least in part)
-  uint64_t events = 0;              // slices and instants written
-  uint64_t tracks = 0;              // streams written (lines, allocator counters)
-  uint64_t steps = 0;               // step slices written
+  uint64_t files = 0;   // files imported (at least in part)
+  uint64_t events = 0;  // slices and instants written
+  uint64_t tracks = 0;  // streams written (lines, allocator counters)
+  uint64_t steps = 0;   // step slices written
+  // Per file (capture window), in order: the time it covers on the trace clock (the profile's
+  // start and stop where the file says, else its events' extent); 0, 0 when unknown.
+  std::vector<std::pair<uint64_t, uint64_t>> windows;
   std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
 };
 
