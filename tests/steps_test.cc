@@ -207,14 +207,18 @@ TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
   EXPECT_GE(windows, 2);
   json steps = InfoSteps(trace);
   ASSERT_EQ(static_cast<int64_t>(steps["gaps"].size()), windows - 1) << steps.dump();
-  EXPECT_GE(steps["count"].get<int64_t>(), 16 - (windows - 1)) << steps.dump();
+  // At most one step lost per gap, or at the very end (the last window may hold none).
+  EXPECT_GE(steps["count"].get<int64_t>(), 16 - windows) << steps.dump();
   EXPECT_LE(steps["count"].get<int64_t>(), 16);
   int64_t previous = -1;
-  for (const auto& g : steps["gaps"]) {
+  for (size_t i = 0; i < steps["gaps"].size(); ++i) {
+    const json& g = steps["gaps"][i];
     EXPECT_LT(g["start_ns"].get<uint64_t>(), g["end_ns"].get<uint64_t>());
     EXPECT_GE(g["after_step"].get<int64_t>(), previous) << steps.dump();
-    EXPECT_GT(g["before_step"].get<int64_t>(), g["after_step"].get<int64_t>()) << steps.dump();
-    previous = g["before_step"];
+    if (i + 1 < steps["gaps"].size() || g["before_step"] != -1) {
+      EXPECT_GT(g["before_step"].get<int64_t>(), g["after_step"].get<int64_t>()) << steps.dump();
+    }
+    previous = g["after_step"];
   }
   auto text = RunCmd({TT_CLI, "info", trace});
   EXPECT_NE(text.out.find("  gaps       " + std::to_string(windows - 1) +
@@ -222,6 +226,37 @@ TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
             std::string::npos)
       << text.out;
   ExpectOneTrackPerThread(trace);
+}
+
+// The gaps between capture windows (given out of order, one unknown), each with the last step
+// before it, the first after it and the steps it cuts; another process's steps do not count.
+TEST(Steps, CaptureGapsNameTheStepsAroundEachGap) {
+  std::vector<analysis::Step> steps;
+  auto add = [&](uint64_t start, uint64_t end, int64_t number, size_t process) {
+    analysis::Step s;
+    s.start = start;
+    s.end = end;
+    s.number = number;
+    s.process = process;
+    steps.push_back(s);
+  };
+  add(10, 50, 0, 0);
+  add(60, 120, 1, 0);  // cut by the gap 100..150
+  add(160, 200, 2, 0);
+  add(250, 310, 3, 0);  // cut by the gap 300..320
+  add(330, 390, 4, 0);
+  add(130, 140, 7, 1);  // in the first gap, of another process
+  auto gaps = analysis::CaptureGaps(steps, 0, {{320, 400}, {0, 0}, {0, 100}, {150, 300}});
+  ASSERT_EQ(gaps.size(), 2u);
+  EXPECT_EQ(gaps[0].start, 100u);
+  EXPECT_EQ(gaps[0].end, 150u);
+  EXPECT_EQ(gaps[0].after, 0);
+  EXPECT_EQ(gaps[0].before, 2);
+  EXPECT_EQ(gaps[0].cut, std::vector<int64_t>{1});
+  EXPECT_EQ(gaps[1].after, 2);
+  EXPECT_EQ(gaps[1].before, 4);
+  EXPECT_EQ(gaps[1].cut, std::vector<int64_t>{3});
+  EXPECT_TRUE(analysis::CaptureGaps(steps, 0, {{0, 100}}).empty());
 }
 
 // A custom loop under MirroredStrategy on 2 logical CPUs: its tf.function, called once per

@@ -81,13 +81,10 @@ void KeepOuter(std::vector<Step>& f, Nested nested, std::vector<Step>* out) {
   }
 }
 
-// The repeated call of one process: of its outermost tf.function / jitted calls (none inside
-// another on its thread), those of the name called most often (at least twice; a tie goes to
-// the name called first).
-std::vector<Step> RepeatedCall(std::vector<Step>& calls) {
-  std::vector<Step> outer;
-  KeepOuter(
-      calls, [](const Step&, const Step&) { return true; }, &outer);
+// The repeated call of one process: of its outermost tf.function / jitted calls (`outer`: none
+// inside another on its thread), those of the name called most often (at least twice; a tie
+// goes to the name called first).
+std::vector<Step> RepeatedCall(const std::vector<Step>& outer) {
   std::map<uint32_t, std::pair<size_t, uint64_t>> count;  // name -> (calls, first start)
   for (const Step& c : outer) {
     auto [it, fresh] = count.try_emplace(c.name, 0, c.start);
@@ -104,6 +101,8 @@ std::vector<Step> RepeatedCall(std::vector<Step>& calls) {
   std::vector<Step> steps;
   for (const Step& c : outer)
     if (best && c.name == best) steps.push_back(c);
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.start < b.start; });
   return steps;
 }
 
@@ -186,7 +185,9 @@ std::vector<Step> StepScans::Finish() {
   std::vector<std::vector<XlaRun>> runs(m_.processes.size());
   for (auto& t : tracks) {
     if (has_steps[t.process]) continue;
-    calls[t.process].insert(calls[t.process].end(), t.calls.begin(), t.calls.end());
+    // Only calls inside no other call of their own thread.
+    KeepOuter(
+        t.calls, [](const Step&, const Step&) { return true; }, &calls[t.process]);
     runs[t.process].insert(runs[t.process].end(), t.runs.begin(), t.runs.end());
   }
   for (size_t p = 0; p < m_.processes.size(); ++p) {
