@@ -89,7 +89,7 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet) {
     std::cerr << "tensortrace: XSpace of process " << pid << ": ";
     if (r.files)
       std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
-                << r.tracks << " tracks, " << r.steps << " steps";
+                << r.tracks << " tracks, " << r.steps << " step events";
     else
       std::cerr << "nothing imported";
     if (!r.errors.empty())
