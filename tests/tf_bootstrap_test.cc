@@ -506,7 +506,7 @@ TEST(TfBootstrap, InfoShowsCaptureAndImportPerProcess) {
                        "Python tracer, steps 1:4 (m)"),
             std::string::npos)
       << t.out;
-  EXPECT_NE(t.out.find("imported   2 file(s), 1234 events, 7 tracks, 4 steps, 1 error(s)"),
+  EXPECT_NE(t.out.find("imported   2 file(s), 1234 events, 7 tracks, 4 step events, 1 error(s)"),
             std::string::npos)
       << t.out;
   EXPECT_NE(t.out.find("import error: bad thing"), std::string::npos);

@@ -125,11 +125,9 @@ class OpCollector {
 // "name:type" contains one of the group's words, with a non-zero duration inside the step.
 // Names count too: oneDNN builds fuse BiasAdd and Relu into _MklNativeFusedMatMul, whose name
 // is still the model's "dense/Relu".
-// inside = false (JAX): dispatch is asynchronous, the XLA ops run after the jitted call that
-// marks the step has returned; then each group needs a non-zero op per step, after the first.
+// (A JAX step runs from its call through the XLA execution it caused, so its ops are inside.)
 void ExpectOpsInEveryStep(const Recording& rec,
-                          const std::vector<std::vector<std::string>>& required,
-                          bool inside = true) {
+                          const std::vector<std::vector<std::string>>& required) {
   model::TraceModel m = model::LoadModel(rec.trace);
   std::vector<std::string> names;
   if (!rec.step_name.empty()) names.push_back(rec.step_name);
@@ -151,15 +149,6 @@ void ExpectOpsInEveryStep(const Recording& rec,
       if (o.name.find(want) != std::string::npos) return true;
     return false;
   };
-  if (!inside) {
-    for (const auto& group : required) {
-      size_t n = 0;
-      for (const auto& o : ops)
-        n += o.start >= steps[0].start && o.end > o.start && matches(o, group);
-      EXPECT_GE(n, steps.size()) << group[0] << "; op types: " << all;
-    }
-    return;
-  }
   for (const auto& step : steps) {
     for (const auto& group : required) {
       bool found = false;
@@ -313,9 +302,15 @@ TEST(TfWorkloads, KerasCnnFitWithPrimitivesInItsOpsAndAReport) {
 TEST(TfWorkloads, CustomTfFunctionLoopWithGradientTape) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
-  // A plain tf.function call carries no step annotation: the loop's function is named.
-  Recording rec = RecordProgram(d, "tf_custom_loop.py", "train_step");
+  // A plain tf.function call carries no step annotation: the loop's repeated call is the step.
+  Recording rec = RecordProgram(d, "tf_custom_loop.py");
   ExpectSteps(rec);
+  json steps = Stats(rec.trace, "step");
+  for (const auto& row : steps["rows"]) EXPECT_EQ(row["source"], "repeated-call") << row.dump();
+  ASSERT_FALSE(steps["notes"].empty());
+  EXPECT_NE(steps["notes"].back().get<std::string>().find("repeated call train_step"),
+            std::string::npos)
+      << steps["notes"].dump();
   ExpectOpsInEveryStep(rec, {{"MatMul"}, {"BiasAdd"}, {"Relu"}});
   ExpectAllocations(rec);
   ExpectBabeltraceReads(rec);
@@ -383,10 +378,44 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
 TEST(TfWorkloads, JaxJitTrainingLoop) {
   REQUIRE_MODULE("jax");
   TempDir d;
-  // No step annotation either: the jitted function's call is the step.
-  Recording rec = RecordProgram(d, "jax_train_loop.py", "PjitFunction(update)");
+  // No step annotation either: the jitted function's repeated call is the step, and it runs
+  // through the XLA execution it caused (on another thread, after the call returned).
+  Recording rec = RecordProgram(d, "jax_train_loop.py");
   ExpectSteps(rec);
-  ExpectOpsInEveryStep(rec, {{"dot"}, {"fusion"}}, false);
+  ExpectOpsInEveryStep(rec, {{"dot"}, {"fusion"}});
+  json steps = Stats(rec.trace, "step");
+  ASSERT_FALSE(steps["notes"].empty());
+  EXPECT_NE(steps["notes"].back().get<std::string>().find(
+                "repeated call PjitFunction(update), each from the call through the XLA "
+                "execution it caused (" +
+                std::to_string(rec.steps) + " linked"),
+            std::string::npos)
+      << steps["notes"].dump();
+  // Step-limited stats hold the XLA ops of exactly the steps asked for: each execution runs
+  // each op once, so steps 2..4 hold 3/N of the ops of all N steps, which hold all of them.
+  auto occurrences = [&](const std::vector<std::string>& extra) {
+    std::vector<std::string> a{TT_CLI, "stats", rec.trace, "--view", "op", "--json"};
+    a.insert(a.end(), extra.begin(), extra.end());
+    auto r = RunCmd(a, {}, 120);
+    EXPECT_EQ(r.status, 0) << r.err;
+    std::map<std::string, int64_t> n;  // by kind of XLA op: "dot", "fusion" (ynn_fusion, ...)
+    json j = r.status == 0 ? json::parse(r.out) : json::object();
+    if (j.contains("rows"))
+      for (const auto& row : j["rows"])
+        for (const char* kind : {"dot", "fusion"})
+          if (row["name"].get<std::string>().find(kind) != std::string::npos)
+            n[kind] += row["occurrence"].get<int64_t>();
+    return n;
+  };
+  auto whole = occurrences({}), all_steps = occurrences({"--steps", "0:"}),
+       three = occurrences({"--steps", "2:4"});
+  ASSERT_GT(whole["dot"], 0);
+  ASSERT_GT(whole["fusion"], 0);
+  EXPECT_EQ(whole["dot"] % rec.steps, 0) << whole["dot"];
+  for (const char* type : {"dot", "fusion"}) {
+    EXPECT_EQ(all_steps[type], whole[type]) << type;
+    EXPECT_EQ(three[type] * rec.steps, whole[type] * 3) << type;
+  }
   // JAX's CPU client reports no MemoryAllocation events: nothing to check for memory here.
   ExpectBabeltraceReads(rec);
 }

@@ -9,11 +9,14 @@ Options come from the environment that `tensortrace record` sets:
   TENSORTRACE_TF_HOST_LEVEL   host tracer level 1..3 (default 2)
   TENSORTRACE_PYTHON_TRACER   1: the framework's Python tracer on
   TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
-  TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds
+  TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds (between two
+                              steps where the adapter numbers them: Keras 3)
+Adapters may number the framework's steps (tf_adapter.py: Keras 3's train/test/predict calls).
 """
 import importlib
 import os
 import sys
+import time
 
 from _tensortrace import frameworks
 
@@ -59,6 +62,13 @@ class Capture:
         self.prev_signal = {}
         self.exporting = None  # the thread inside _export (a signal then waits for it)
         self.pending_signal = None
+        # Windows end between two steps where the adapter numbers them (Keras 3): the window
+        # thread marks one due and the next step's end writes it (between_steps).
+        self.due = False
+        self.steps_seen = False  # a step ended since the window thread last looked
+        self.in_step = False  # a numbered step runs now
+        self.window_times = []  # [start, end] realtime ns of each window written
+        self.window_start = None
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -73,6 +83,10 @@ class Capture:
             "steps": self.config.steps,
             "window_s": self.config.window_s,
             "windows": self.windows,
+            # Per window written: [first, last] CLOCK_REALTIME ns it surely covers (from its
+            # profiler's start returning to its stop being asked): events between two windows
+            # are lost, and `info` says which steps were around each gap.
+            "window_times": self.window_times,
             "status": status,
             "message": message,
         }
@@ -91,6 +105,7 @@ class Capture:
                 "error", "the profiler was started but the process ended before it was stopped "
                 "(SIGKILL, os._exit or a crash)")
             self.adapter.start(self.logdir, self.config)
+            self.window_start = time.time_ns()
             self.active = True
         import atexit
 
@@ -114,7 +129,10 @@ class Capture:
         self.active = False
         self.exporting = threading.get_ident()
         try:
+            end = time.time_ns()
             self.adapter.stop()
+            if self.window_start is not None:
+                self.window_times.append([self.window_start, end])
             self.last_export = int(time.time())
             self.windows += 1
         finally:
@@ -124,27 +142,60 @@ class Capture:
 
     def _windows(self):
         while not self.wake.wait(self.config.window_s):
-            if not self.rotate():
+            with self.lock:
+                if self.done or not self.active:
+                    return
+                if self.in_step or self.steps_seen:
+                    # Steps are running: the next one's end closes the window, so that no
+                    # step falls in the gap while the window is written.
+                    self.steps_seen = False
+                    self.due = True
+                    continue
+                # No step ended for a whole window (not Keras, or between fits): now.
+                self.due = False
+                if not self._next_window():
+                    return
+
+    def step_starts(self):
+        """Called by the adapter before each step it numbers."""
+        self.in_step = True
+
+    def between_steps(self):
+        """Called by the adapter after each step: writes a due window there."""
+        self.in_step = False
+        self.steps_seen = True
+        if not self.due:
+            return
+        with self.lock:
+            if self.done or not self.active or not self.due:
                 return
+            self.due = False
+            self._next_window()
 
     def rotate(self):
-        """Ends the capture window and starts the next; False when capturing is over. Called by
-        the window thread, or on the program's own thread by an adapter that switches windows
-        at step boundaries (torch_adapter.py: Kineto stops only on the thread it started on)."""
+        """Ends the window and starts the next now, on the calling thread; False when capturing
+        is over. For adapters that switch windows at their own step boundaries and cannot be
+        stopped from the window thread (torch_adapter.py: Kineto stops only on the thread it
+        started on; no window thread runs for them)."""
         with self.lock:
             if self.done or not self.active:
                 return False
-            try:
-                self._export()
-                self.adapter.start(self.logdir, self.config)
-                self.active = True
-                self.write_json("error", "capturing window %d; the process ended before the "
-                                "profiler was stopped" % (self.windows + 1))
-            except Exception as e:
-                self.done = True
-                self._report(e, "while starting a new capture window")
-                return False
-        return True
+            return self._next_window()
+
+    def _next_window(self):
+        """Ends the current window (its XSpace written) and starts the next; False on error."""
+        try:
+            self._export()
+            self.adapter.start(self.logdir, self.config)
+            self.window_start = time.time_ns()
+            self.active = True
+            self.write_json("error", "capturing window %d; the process ended before the "
+                            "profiler was stopped" % (self.windows + 1))
+            return True
+        except Exception as e:
+            self.done = True
+            self._report(e, "while starting a new capture window")
+            return False
 
     def stop(self, status="captured", message="stopped"):
         with self.lock:
@@ -255,6 +306,8 @@ def on_framework_imported(framework, module):
         _capture.write_json("no_framework", adapter.unavailable_reason)
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
+    if hasattr(adapter, "number_steps"):
+        adapter.number_steps(_capture.step_starts, _capture.between_steps)
     if getattr(adapter, "narrows_steps", False):
         # The adapter counts steps itself: it starts at step A, stops after step B, and switches
         # windows at the first step boundary after each window_s seconds.

@@ -1,5 +1,7 @@
-"""TensorFlow's profiler (tf.profiler.experimental), started and stopped for tensortrace."""
+"""TensorFlow's profiler (tf.profiler.experimental), started and stopped for tensortrace; and
+Keras 3's steps numbered (its step functions carry no step number of their own)."""
 import functools
+import itertools
 
 from _tensortrace.rebind import rebind
 
@@ -60,3 +62,61 @@ class Adapter:
         if hasattr(self._p, "start_server"):
             targets.append((self._p.start_server, "tf.profiler.experimental.server.start"))
         rebind({fn: wrap(fn, what) for fn, what in targets})
+
+    def number_steps(self, step_starts, between_steps):
+        """Keras 3 (TensorFlow backend): each call of a model's train, test or predict function
+        runs inside a TraceMe "train"/"test"/"predict" with step_num, counted from 0 over the
+        process's calls (what Keras 2 wrote itself, and the position tensortrace gives the
+        steps of a whole capture). So `record --steps A:B` and capture windows keep the
+        program's step numbers. step_starts() runs before each step and between_steps() after
+        it (a due capture window ends there, between two steps, never inside one). The
+        program's results are unchanged."""
+        from _tensortrace import import_hook
+
+        try:
+            from tensorflow.python.profiler.trace import Trace
+        except Exception:
+            return
+        counter = itertools.count()
+
+        def counted(fn, marker):
+            @functools.wraps(fn)
+            def step(*args, **kwargs):
+                step_starts()
+                try:
+                    with Trace(marker, step_num=next(counter), _r=1):
+                        return fn(*args, **kwargs)
+                finally:
+                    between_steps()
+
+            step._tensortrace_step = True
+            return step
+
+        def wrap_maker(cls, maker_name, attr, marker):
+            orig = getattr(cls, maker_name, None)
+            if orig is None or getattr(orig, "_tensortrace_step", False):
+                return
+
+            @functools.wraps(orig)
+            def maker(self, *args, **kwargs):
+                fn = orig(self, *args, **kwargs)
+                f = getattr(self, attr, None)
+                if callable(f) and not getattr(f, "_tensortrace_step", False):
+                    setattr(self, attr, counted(f, marker))
+                return getattr(self, attr, fn) if fn is f else fn
+
+            maker._tensortrace_step = True
+            setattr(cls, maker_name, maker)
+
+        def on_trainer(module):
+            cls = getattr(module, "TensorFlowTrainer", None)
+            if cls is None:
+                return
+            for maker_name, attr, marker in (
+                    ("make_train_function", "train_function", "train"),
+                    ("make_test_function", "test_function", "test"),
+                    ("make_predict_function", "predict_function", "predict")):
+                wrap_maker(cls, maker_name, attr, marker)
+
+        on_trainer.__name__ = "numbering Keras steps"
+        import_hook.when_imported("keras.src.backend.tensorflow.trainer", on_trainer)

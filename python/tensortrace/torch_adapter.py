@@ -10,8 +10,9 @@ present, Kineto records the CUDA activities too (see cuda_activity below).
 Steps: a global optimizer-step hook counts the program's optimizer.step() calls (the loop's
 iterations). Each window's file is named <window>-s<first step>.pt.trace.json, so the importer
 numbers the steps of every window as the loop did. With --steps A:B, Kineto runs only from the
-end of step A-1 (from the start where A is 0) to the end of step B: memory stays bounded by the
-steps asked for."""
+start of step A (from the start where A is 0) to the start of step B+1: memory stays bounded by
+the steps asked for. Windows and --steps switch at the loop's next zero_grad() or DataLoader
+fetch after a step ended (see when_ready)."""
 import functools
 import os
 
@@ -34,6 +35,7 @@ class Adapter:
         self._dir = None
         self._window = 0
         self.steps_done = 0  # optimizer.step() calls so far (the hook below)
+        self._due = None  # start, stop or rotate, for the next safe point (when_ready)
         self._first_step = 0  # steps done when the running window started
         try:
             from torch.autograd import profiler
@@ -75,9 +77,14 @@ class Adapter:
         prof.kineto_results.save(path)
 
     def when_ready(self, start, on_error, stop=None, steps=None, rotate=None, window_s=None):
-        """Starts now, or (--steps A:B with A > 0) at the end of step A-1; stops (`stop`) at the
-        end of step B; with window_s, a new window (`rotate`) at the end of the first step after
-        each window_s seconds. All from the optimizer-step hook, on the program's thread."""
+        """Starts now, or (--steps A:B with A > 0) at step A; stops (`stop`) after step B; with
+        window_s, a new window (`rotate`) after the first step that ends each window_s seconds.
+
+        The optimizer-step hook only decides: it runs inside the optimizer's own
+        record_function range, and a Kineto session stopped or started while a range is open
+        corrupts the heap when the range closes. The decision is carried out at the next safe
+        point on the program's thread, before any range opens: the next optimizer zero_grad()
+        or DataLoader fetch (safe_point below), whichever comes first."""
         import time
 
         first, last = _step_range(steps)
@@ -89,26 +96,49 @@ class Adapter:
             except Exception as e:
                 on_error(e)
 
+        def rotate_now():
+            rotate()
+            window_start[0] = time.monotonic()
+
         def on_step(*_):
             self.steps_done += 1
             if first > 0 and self.steps_done == first:
-                window_start[0] = time.monotonic()
-                run()
+                self._due = run
             elif last is not None and self.steps_done == last + 1 and stop is not None:
-                stop()
+                self._due = stop
             elif window_s and self._prof is not None and rotate is not None and (
                     time.monotonic() - window_start[0] >= window_s):
-                rotate()
-                window_start[0] = time.monotonic()
+                self._due = rotate_now
 
         try:
             from torch.optim.optimizer import register_optimizer_step_post_hook
 
+            self._wrap_safe_points()
             register_optimizer_step_post_hook(on_step)
         except Exception:
             first, last = 0, None  # no hook: the whole run, filtered at import
         if first == 0:
             run()
+
+    def _safe_point(self):
+        due, self._due = self._due, None
+        if due is not None:
+            due()
+
+    def _wrap_safe_points(self):
+        """Optimizer.zero_grad and the DataLoader iterator's __next__ open their
+        record_function ranges inside: a wrapper around them runs before any range is open."""
+        from torch.optim import Optimizer
+        from torch.utils.data.dataloader import _BaseDataLoaderIter
+
+        for cls, attr in ((Optimizer, "zero_grad"), (_BaseDataLoaderIter, "__next__")):
+            orig = getattr(cls, attr)
+
+            def wrapped(*args, _orig=orig, **kwargs):
+                self._safe_point()
+                return _orig(*args, **kwargs)
+
+            setattr(cls, attr, functools.wraps(orig)(wrapped))
 
     def mark_dataloader_fetches(self):
         """Each batch a DataLoader fetches (in a worker process, or in the loop's process with

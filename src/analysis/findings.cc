@@ -93,7 +93,7 @@ void StepFindings(const FindingInputs& in, std::vector<Finding>* out) {
   size_t dev_steps = 0;
   std::vector<uint64_t> durations;
   for (const auto& s : in.steps) {
-    uint64_t d = s.end - s.start;
+    uint64_t d = s.Duration();
     durations.push_back(d);
     total += d;
     comm += s.communication;

@@ -199,7 +199,7 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
         continue;
       }
       d.run.warmup_steps++;
-      d.run.warmup_ns += b.end - b.start;
+      d.run.warmup_ns += b.Duration();
     }
     d.steps.steps = std::move(kept);
   }

@@ -39,6 +39,10 @@ struct StepBreakdown {
   int64_t number = 0;
   size_t process = 0;
   uint64_t start = 0, end = 0;
+  // The step's own time: end - start, less (JAX) the time between its call's end and the start
+  // of the XLA execution it caused, when the host ran other steps' calls.
+  uint64_t duration = 0;
+  uint64_t Duration() const { return duration ? duration : end - start; }
   // Host time, each instant counted once, in this order of precedence: waiting for input,
   // compiling, computing (ops, primitives, Python), communicating, the framework's runtime;
   // host_idle is what none of them covers.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include "analysis/parallel.h"
 #include "core/error.h"
@@ -21,59 +22,179 @@ bool InWindows(const std::vector<Window>& w, uint64_t ts) {
 }
 
 void StepTrackScan::OnSlice(const model::Slice& s) {
-  if (s.category != Category::kStep && !names->count(s.name)) return;
+  if (s.category == Category::kFrameworkOp && !keys->names.count(s.name)) {
+    // An XLA op of one run of a compiled program: the run's extent on this track (its ops are
+    // contiguous on the track, so one entry per run).
+    if (!keys->run_id || !s.args.count) return;
+    std::optional<int64_t> run = model::ArgInt(s.args, keys->run_id);
+    uint32_t module = run ? model::ArgStr(s.args, keys->hlo_module) : 0;
+    if (!module) return;
+    if (runs.empty() || runs.back().module != module || runs.back().run != *run)
+      runs.push_back({module, *run, s.start, s.end});
+    runs.back().start = std::min(runs.back().start, s.start);
+    runs.back().end = std::max(runs.back().end, s.end);
+    return;
+  }
+  bool marker = s.category == Category::kStep;
+  if (!marker && !keys->names.count(s.name)) {
+    bool call = (s.name < keys->jax_call.size() && keys->jax_call[s.name]) ||
+                (s.category == Category::kUser && keys->tf_function && s.args.count &&
+                 model::ArgStr(s.args, keys->tf_function));
+    if (call)
+      calls.push_back({s.start, s.end, -1, process, false, false, s.name, StepSource::kRepeatedCall,
+                       s.end, 0, 0});
+    return;
+  }
   Step st;
   st.start = s.start;
-  st.end = s.end;
+  st.end = st.call_end = s.end;
   st.process = process;
-  st.marker = s.category == Category::kStep;
+  st.marker = marker;
+  st.source = marker ? StepSource::kMarker : StepSource::kStepName;
   st.name = s.name;
   Arg a;
-  if (model::ArgNumber(s.args, step_key, &a) && a.type != layout::ArgType::kFloat)
+  if (model::ArgNumber(s.args, keys->step, &a) && a.type != layout::ArgType::kFloat) {
     st.number = a.v.i;
+    st.numbered = true;
+  }
   found.push_back(st);
 }
 
-StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>& step_names)
-    : names_(m.processes.size()) {
-  std::vector<uint32_t> step_key(m.processes.size(), 0);
-  for (size_t p = 0; p < m.processes.size(); ++p)
-    for (uint32_t i = 1; i < m.processes[p].names.size(); ++i) {
-      const std::string& n = m.processes[p].names[i];
-      if (std::find(step_names.begin(), step_names.end(), n) != step_names.end())
-        names_[p].insert(i);
-      if (n == keys::kStep) step_key[p] = i;
+namespace {
+
+// Sorts f by start (enclosing first) and keeps the steps that `nested(enclosing, inner)` does
+// not drop, appending them to out.
+template <typename Nested>
+void KeepOuter(std::vector<Step>& f, Nested nested, std::vector<Step>* out) {
+  std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
+    return a.start != b.start ? a.start < b.start : a.end > b.end;
+  });
+  std::vector<const Step*> open;  // kept steps that may enclose later ones
+  for (const Step& s : f) {
+    while (!open.empty() && open.back()->end < s.start) open.pop_back();
+    bool drop = false;
+    for (const Step* e : open)
+      if (e->end >= s.end && nested(*e, s)) drop = true;
+    if (drop) continue;
+    out->push_back(s);
+    open.push_back(&s);
+  }
+}
+
+// The repeated call of one process: of its outermost tf.function / jitted calls (`outer`: none
+// inside another on its thread), those of the name called most often (at least twice; a tie
+// goes to the name called first).
+std::vector<Step> RepeatedCall(const std::vector<Step>& outer) {
+  std::map<uint32_t, std::pair<size_t, uint64_t>> count;  // name -> (calls, first start)
+  for (const Step& c : outer) {
+    auto [it, fresh] = count.try_emplace(c.name, 0, c.start);
+    it->second.first++;
+    it->second.second = std::min(it->second.second, c.start);
+  }
+  uint32_t best = 0;
+  std::pair<size_t, uint64_t> most{1, 0};
+  for (const auto& [name, n] : count)
+    if (n.first > most.first || (n.first == most.first && best && n.second < most.second)) {
+      best = name;
+      most = n;
     }
+  std::vector<Step> steps;
+  for (const Step& c : outer)
+    if (best && c.name == best) steps.push_back(c);
+  std::sort(steps.begin(), steps.end(),
+            [](const Step& a, const Step& b) { return a.start < b.start; });
+  return steps;
+}
+
+// A JAX step runs from its call through the XLA execution it caused: "PjitFunction(f)" runs
+// the module "jit_f". Its runs (merged over tracks by run id) are taken in order of start,
+// each by the first call (in order) that started before it: the CPU client runs one
+// program's executions one after the other, in the order they were dispatched.
+void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
+                    std::vector<Step>* steps) {
+  if (steps->empty()) return;
+  std::string_view call = p.Name(steps->front().name);
+  if (!call.starts_with("PjitFunction(") || !call.ends_with(")")) return;
+  std::string module = "jit_" + std::string(call.substr(13, call.size() - 14));
+  std::map<int64_t, XlaRun> by_run;
+  for (const XlaRun& r : runs) {
+    if (p.Name(r.module) != module) continue;
+    auto [it, fresh] = by_run.try_emplace(r.run, r);
+    it->second.start = std::min(it->second.start, r.start);
+    it->second.end = std::max(it->second.end, r.end);
+  }
+  std::vector<XlaRun> order;
+  for (const auto& [id, r] : by_run) order.push_back(r);
+  std::sort(order.begin(), order.end(),
+            [](const XlaRun& a, const XlaRun& b) { return a.start < b.start; });
+  size_t j = 0;
+  for (Step& s : *steps) {
+    while (j < order.size() && order[j].start < s.start) ++j;
+    if (j == order.size()) break;
+    s.exec_start = order[j].start;
+    s.exec_end = order[j].end;
+    s.end = std::max(s.end, s.exec_end);
+    ++j;
+  }
+}
+
+}  // namespace
+
+StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>& step_names)
+    : m_(m), keys_(m.processes.size()) {
+  for (size_t p = 0; p < m.processes.size(); ++p) {
+    const model::Process& proc = m.processes[p];
+    StepKeys& k = keys_[p];
+    k.jax_call.assign(proc.names.size(), false);
+    for (uint32_t i = 1; i < proc.names.size(); ++i) {
+      const std::string& n = proc.names[i];
+      if (std::find(step_names.begin(), step_names.end(), n) != step_names.end()) k.names.insert(i);
+      k.jax_call[i] = n.starts_with("PjitFunction(") || n.starts_with("PmapFunction(");
+    }
+    k.step = model::KeyId(proc, keys::kStep);
+    k.tf_function = model::KeyId(proc, keys::xstat::kTfFunctionCall);
+    k.run_id = model::KeyId(proc, keys::xstat::kRunId);
+    k.hlo_module = model::KeyId(proc, keys::xstat::kHloModule);
+  }
   for (size_t i = 0; i < m.tracks.size(); ++i)
     if (m.tracks[i].kind != layout::TrackKind::kDevice) {
       size_t p = m.tracks[i].process;
-      tracks.push_back({&names_[p], step_key[p], p, {}});
+      tracks.push_back({&keys_[p], p, {}, {}, {}});
       track_index.push_back(i);
     }
 }
 
 std::vector<Step> StepScans::Finish() {
   std::vector<Step> steps;
+  std::vector<bool> has_steps(m_.processes.size(), false);
   for (auto& t : tracks) {
-    std::vector<Step>& f = t.found;
     // A step inside an enclosing step of its thread is not a step of its own when both are
     // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
     // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event
     // inside another of the same name). Other nested steps (--step-name NAME inside a step
     // marker) are kept as asked.
-    std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
-      return a.start != b.start ? a.start < b.start : a.end > b.end;
-    });
-    std::vector<const Step*> open;  // kept steps that may enclose later ones
-    for (const Step& s : f) {
-      while (!open.empty() && open.back()->end < s.start) open.pop_back();
-      bool nested = false;
-      for (const Step* e : open)
-        if (e->end >= s.end && ((e->marker && s.marker) || e->name == s.name)) nested = true;
-      if (nested) continue;
-      steps.push_back(s);
-      open.push_back(&s);
-    }
+    size_t before = steps.size();
+    KeepOuter(
+        t.found,
+        [](const Step& e, const Step& s) { return (e.marker && s.marker) || e.name == s.name; },
+        &steps);
+    if (steps.size() > before) has_steps[t.process] = true;
+  }
+  // A process with no marked step: its loop's repeated call.
+  std::vector<std::vector<Step>> calls(m_.processes.size());
+  std::vector<std::vector<XlaRun>> runs(m_.processes.size());
+  for (auto& t : tracks) {
+    if (has_steps[t.process]) continue;
+    // Only calls inside no other call of their own thread.
+    KeepOuter(
+        t.calls, [](const Step&, const Step&) { return true; }, &calls[t.process]);
+    runs[t.process].insert(runs[t.process].end(), t.runs.begin(), t.runs.end());
+  }
+  for (size_t p = 0; p < m_.processes.size(); ++p) {
+    if (has_steps[p] || calls[p].empty()) continue;
+    std::vector<Step> found = RepeatedCall(calls[p]);
+    LinkExecutions(m_.processes[p], runs[p], &found);
+    steps.insert(steps.end(), found.begin(), found.end());
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.process < b.process || (a.process == b.process && a.start < b.start);
@@ -86,6 +207,72 @@ std::vector<Step> StepScans::Finish() {
   return steps;
 }
 
+const char* StepSourceName(StepSource s) {
+  switch (s) {
+    case StepSource::kMarker:
+      return "marker";
+    case StepSource::kStepName:
+      return "step-name";
+    case StepSource::kRepeatedCall:
+      return "repeated-call";
+  }
+  return "?";
+}
+
+namespace {
+
+// "; numbered by the program: none missing", or the numbers missing between its first and
+// last step (in a gap between capture windows, or dropped by a filter), or "by position".
+std::string Numbering(std::vector<int64_t> numbers, bool all_numbered) {
+  if (!all_numbered) return "; numbered by position";
+  std::sort(numbers.begin(), numbers.end());
+  std::string missing;
+  uint64_t count = 0;
+  for (size_t i = 1; i < numbers.size(); ++i)
+    for (int64_t n = numbers[i - 1] + 1; n < numbers[i]; ++n)
+      if (++count <= 20) missing += (missing.empty() ? "" : ", ") + std::to_string(n);
+  if (count > 20) missing += " and " + std::to_string(count - 20) + " more";
+  return "; numbered by the program: " +
+         (count ? std::to_string(count) + " missing (" + missing + ")" : "none missing");
+}
+
+}  // namespace
+
+std::vector<std::string> DescribeStepSources(const model::TraceModel& m,
+                                             const std::vector<Step>& steps) {
+  size_t n = m.processes.size();
+  std::vector<std::string> out(n);
+  std::vector<std::map<std::string, size_t>> names(n);
+  std::vector<std::vector<int64_t>> numbers(n);
+  std::vector<size_t> linked(n);
+  std::vector<bool> all_numbered(n, true);
+  std::vector<StepSource> source(n);
+  for (const Step& s : steps) {
+    numbers[s.process].push_back(s.number);
+    all_numbered[s.process] = all_numbered[s.process] && s.numbered;
+    linked[s.process] += s.exec_end > 0;
+    source[s.process] = s.source;
+    names[s.process][std::string(m.processes[s.process].Name(s.name))]++;
+  }
+  for (size_t p = 0; p < n; ++p) {
+    size_t count = numbers[p].size();
+    if (!count) continue;
+    std::string list;
+    for (const auto& [name, k] : names[p])
+      list +=
+          (list.empty() ? "" : ", ") + name + (names[p].size() > 1 ? " x" + std::to_string(k) : "");
+    const char* how = source[p] == StepSource::kMarker     ? "framework step markers "
+                      : source[p] == StepSource::kStepName ? "--step-name "
+                                                           : "the loop's repeated call ";
+    out[p] = std::to_string(count) + (count == 1 ? " step" : " steps") + " from " + how + list;
+    if (linked[p])
+      out[p] += ", each from the call through the XLA execution it caused (" +
+                std::to_string(linked[p]) + " linked by run order)";
+    out[p] += Numbering(numbers[p], all_numbered[p]);
+  }
+  return out;
+}
+
 std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::string>& step_names,
                             unsigned threads) {
   StepScans scans(m, step_names);
@@ -95,8 +282,8 @@ std::vector<Step> FindSteps(const model::TraceModel& m, const std::vector<std::s
   return scans.Finish();
 }
 
-std::vector<bool> SelectSteps(const std::vector<Step>& steps,
-                              const std::optional<StepRange>& range, uint64_t skip_warmup) {
+std::vector<bool> SelectSteps(const std::vector<Step>& steps, const std::optional<StepRange>& range,
+                              uint64_t skip_warmup) {
   std::vector<bool> keep(steps.size());
   std::map<size_t, uint64_t> seen;
   for (size_t i = 0; i < steps.size(); ++i) {
@@ -105,6 +292,39 @@ std::vector<bool> SelectSteps(const std::vector<Step>& steps,
               (!range || (s.number >= range->first && s.number <= range->last));
   }
   return keep;
+}
+
+std::vector<CaptureGap> CaptureGaps(const std::vector<Step>& steps, size_t process,
+                                    std::vector<std::pair<uint64_t, uint64_t>> windows) {
+  std::erase_if(windows, [](const auto& w) { return w.second <= w.first; });
+  std::sort(windows.begin(), windows.end());
+  std::vector<CaptureGap> gaps;
+  for (size_t i = 1; i < windows.size(); ++i) {
+    if (windows[i].first <= windows[i - 1].second) continue;
+    CaptureGap g{windows[i - 1].second, windows[i].first, -1, -1, {}};
+    uint64_t after_end = 0, before_start = UINT64_MAX;
+    for (const Step& s : steps) {
+      if (s.process != process) continue;
+      if (s.end <= g.start && s.end >= after_end) {
+        after_end = s.end;
+        g.after = s.number;
+      } else if (s.start >= g.end && s.start < before_start) {
+        before_start = s.start;
+        g.before = s.number;
+      } else if (s.start < g.end && s.end > g.start) {
+        g.cut.push_back(s.number);
+      }
+    }
+    gaps.push_back(g);
+  }
+  return gaps;
+}
+
+std::vector<Window> StepParts(const Step& s) {
+  // The call, and the execution it caused (other steps' calls may run between them).
+  if (s.exec_end && s.exec_start > s.call_end)
+    return {{s.start, s.call_end}, {s.exec_start, s.exec_end}};
+  return {{s.start, s.end}};
 }
 
 Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps,
@@ -118,12 +338,22 @@ Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps
   size_t kept = 0;
   for (size_t i = 0; i < steps.size(); ++i)
     if (keep[i]) {
-      w[steps[i].process].push_back({steps[i].start, steps[i].end});
+      for (const Window& part : StepParts(steps[i])) w[steps[i].process].push_back(part);
       ++kept;
     }
   if (kept == 0) throw Error("no step matches the selection (--steps / --skip-warmup)");
   for (auto& v : w) {
-    std::sort(v.begin(), v.end(), [](const Window& a, const Window& b) { return a.start < b.start; });
+    std::sort(v.begin(), v.end(),
+              [](const Window& a, const Window& b) { return a.start < b.start; });
+    // Overlapping windows merged, so that InWindows' one look at the last window that starts
+    // before a time is enough.
+    std::vector<Window> merged;
+    for (const Window& x : v)
+      if (!merged.empty() && x.start <= merged.back().end)
+        merged.back().end = std::max(merged.back().end, x.end);
+      else
+        merged.push_back(x);
+    v = std::move(merged);
     if (v.empty()) v.push_back({1, 0});  // a process with no selected step keeps nothing
   }
   return w;

@@ -124,7 +124,7 @@ std::string FrameworkCaptureText(const FrameworkCapture& c) {
     s += "  imported   " + std::to_string(Get<int64_t>(c.import, "files", 0)) + " file(s), " +
          std::to_string(Get<int64_t>(c.import, "events", 0)) + " events, " +
          std::to_string(Get<int64_t>(c.import, "tracks", 0)) + " tracks, " +
-         std::to_string(Get<int64_t>(c.import, "steps", 0)) + " steps, " +
+         std::to_string(Get<int64_t>(c.import, "steps", 0)) + " step events, " +
          std::to_string(errors.size()) + " error(s)\n";
     for (const auto& e : errors) s += "  import error: " + e + "\n";
   }

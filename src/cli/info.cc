@@ -3,11 +3,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "analysis/steps.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "model/inventory.h"
 #include "core/time.h"
+#include "model/inventory.h"
 
 namespace tt::cli {
 
@@ -45,6 +46,47 @@ std::string RankText(const ProcessMeta& m) {
   if (m.world_size >= 0) t += " of " + std::to_string(m.world_size);
   if (m.local_rank >= 0) t += ", local rank " + std::to_string(m.local_rank);
   return t + " (" + TerminalSafe(m.rank_source) + ")";
+}
+
+// The steps of one process as stats finds them (analysis/steps.h), so that info and stats agree.
+struct ProcessSteps {
+  size_t count = 0;
+  int64_t first = 0, last = 0;
+  std::string source;                      // "marker", "step-name", "repeated-call"
+  std::string how;                         // one line: how they were found
+  std::vector<analysis::CaptureGap> gaps;  // between capture windows
+};
+
+// The capture windows of c on the trace clock: the times the bootstrap knows each window
+// covered (capture.json "window_times", CLOCK_REALTIME), else what the import saw of each
+// file (import.json "windows"). A damaged file gives none.
+void AddWindows(const FrameworkCapture& c, const ProcessMeta& meta,
+                std::vector<std::pair<uint64_t, uint64_t>>* out) {
+  try {
+    if (c.capture.is_object() && c.capture.contains("window_times")) {
+      for (const auto& w : c.capture["window_times"])
+        out->emplace_back(w.at(0).get<uint64_t>() - static_cast<uint64_t>(meta.offset_start_ns),
+                          w.at(1).get<uint64_t>() - static_cast<uint64_t>(meta.offset_start_ns));
+    } else if (c.import.is_object() && c.import.contains("windows")) {
+      for (const auto& w : c.import["windows"])
+        out->emplace_back(w.at(0).get<uint64_t>(), w.at(1).get<uint64_t>());
+    }
+  } catch (const nlohmann::json::exception&) {
+  }
+}
+
+// One gap, in words: "0.612 s after step 11, before step 12 (cut: 12)".
+std::string GapText(const analysis::CaptureGap& g) {
+  std::string t = FormatDuration(g.end - g.start);
+  if (g.after >= 0) t += " after step " + std::to_string(g.after);
+  if (g.before >= 0)
+    t += std::string(g.after >= 0 ? "," : "") + " before step " + std::to_string(g.before);
+  if (!g.cut.empty()) {
+    t += " (steps cut:";
+    for (int64_t n : g.cut) t += " " + std::to_string(n);
+    t += ")";
+  }
+  return t;
 }
 
 // The captures of each process (by index): a pid's captures go to its newest image, the one
@@ -96,7 +138,67 @@ void PrintLost(const TraceSummary& s) {
   }
 }
 
-nlohmann::json ThreadsJson(const model::ProcessSummary& p) {
+// Per process of the summary (matched to the model's by pid, exec and start time).
+std::vector<ProcessSteps> StepsOf(const TraceSummary& s, const model::TraceModel& m,
+                                  const std::vector<FrameworkCapture>& caps) {
+  std::vector<const FrameworkCapture*> unmatched;
+  auto by_proc = MatchCaptures(s, caps, &unmatched);
+  std::vector<analysis::Step> steps = analysis::FindSteps(m, {}, 0);
+  std::vector<std::string> how = analysis::DescribeStepSources(m, steps);
+  std::vector<ProcessSteps> out(s.processes.size());
+  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
+    const ProcessMeta& a = s.processes[pi].meta;
+    for (size_t mp = 0; mp < m.processes.size(); ++mp) {
+      const ProcessMeta& b = m.processes[mp].meta;
+      if (a.pid != b.pid || a.exec_generation != b.exec_generation ||
+          a.start_realtime_ns != b.start_realtime_ns)
+        continue;
+      ProcessSteps& ps = out[pi];
+      for (const auto& st : steps) {
+        if (st.process != mp) continue;
+        ps.first = ps.count ? std::min(ps.first, st.number) : st.number;
+        ps.last = ps.count ? std::max(ps.last, st.number) : st.number;
+        ps.source = analysis::StepSourceName(st.source);
+        ps.count++;
+      }
+      ps.how = how[mp];
+      std::vector<std::pair<uint64_t, uint64_t>> windows;
+      for (const auto* c : by_proc[pi]) AddWindows(*c, a, &windows);
+      ps.gaps = analysis::CaptureGaps(steps, mp, windows);
+      break;
+    }
+  }
+  return out;
+}
+
+void PrintSteps(const ProcessSteps& ps) {
+  if (ps.count)
+    std::printf("  steps      %lld:%lld, %s\n", static_cast<long long>(ps.first),
+                static_cast<long long>(ps.last), TerminalSafe(ps.how).c_str());
+  if (ps.gaps.empty()) return;
+  std::string gaps;
+  for (const auto& g : ps.gaps) gaps += (gaps.empty() ? "" : "; ") + GapText(g);
+  std::printf("  gaps       %zu between capture windows (not captured): %s\n", ps.gaps.size(),
+              gaps.c_str());
+}
+
+nlohmann::json GapsJson(const std::vector<analysis::CaptureGap>& gaps) {
+  nlohmann::json j = nlohmann::json::array();
+  for (const auto& g : gaps)
+    j.push_back({{"start_ns", g.start},
+                 {"end_ns", g.end},
+                 {"after_step", g.after},
+                 {"before_step", g.before},
+                 {"cut_steps", g.cut}});
+  return j;
+}
+
+nlohmann::json StepsJson(const ProcessSteps& ps) {
+  return {{"count", ps.count},   {"first", ps.first}, {"last", ps.last},
+          {"source", ps.source}, {"how", ps.how},     {"gaps", GapsJson(ps.gaps)}};
+}
+
+nlohmann::json ThreadsJson(const ProcessSummary& p) {
   nlohmann::json threads = nlohmann::json::array();
   for (const auto& t : p.threads)
     threads.push_back({{"tid", t.tid},
@@ -109,7 +211,8 @@ nlohmann::json ThreadsJson(const model::ProcessSummary& p) {
   return threads;
 }
 
-nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
+nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
+                      const std::vector<ProcessSteps>& steps) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
@@ -118,9 +221,11 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
     const auto& p = s.processes[pi];
     json frameworks = json::array();
     for (const auto* c : by_proc[pi]) frameworks.push_back(FrameworkCaptureJson(*c));
+    json threads = ThreadsJson(p);
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
-      if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
+      if (p.by_category[c])
+        cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
     json offsets = json::array();
     for (const auto& [clock, off] : p.clock_offsets)
       offsets.push_back({{"clock", clock}, {"offset_ns", off}});
@@ -156,7 +261,8 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"notes", p.notes},
         {"tracing_error", p.meta.tracing_error},
         {"frameworks", frameworks},
-        {"threads", ThreadsJson(p)},
+        {"steps", StepsJson(steps[pi])},
+        {"threads", threads},
     });
   }
   json problems = json::array();
@@ -182,16 +288,18 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
           {"frameworks_without_process", orphans}};
 }
 
-void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
+void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
+               const std::vector<ProcessSteps>& steps) {
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
   uint64_t drops = model::TotalDrops(s);
   uint64_t span = s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns;
   std::printf("trace      %s\n", TerminalSafe(s.path).c_str());
-  std::printf("totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
-              s.processes.size(), static_cast<unsigned long long>(s.threads),
-              static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
-              FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  std::printf(
+      "totals     %zu processes, %llu threads, %llu events, %llu dropped, %s span, %llu bytes\n",
+      s.processes.size(), static_cast<unsigned long long>(s.threads),
+      static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
+      FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
     std::printf(
@@ -241,6 +349,7 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
       std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
     for (const auto* c : by_proc[pi])
       std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
+    PrintSteps(steps[pi]);
     for (const auto& t : p.threads)
       std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
                   static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
@@ -291,14 +400,18 @@ int Info(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
-  TraceSummary s = Summarise(OpenTrace(dir));
+  TraceSummary s;
+  model::TraceModel m = model::LoadModel(OpenTrace(dir), &s);
   auto caps = LoadFrameworkCaptures(dir);
+  std::vector<ProcessSteps> steps = StepsOf(s, m, caps);
   // Names come from the traced program (and from damaged files): bytes that are not UTF-8
   // become U+FFFD rather than failing the whole output.
   if (json)
-    std::cout << ToJson(s, caps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
-  else PrintText(s, caps);
+    std::cout
+        << ToJson(s, caps, steps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+        << "\n";
+  else
+    PrintText(s, caps, steps);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()

@@ -13,11 +13,19 @@ the trace.
   --python-tracer          the profiler's Python function tracer too (slow). TensorFlow 2.21
                            ignores both options (it says "expects an i value" on stderr and
                            keeps level 2, no Python tracer); JAX applies them
-  --steps A:B              keep only training steps A to B (inclusive; A: or :B open): the
-                           profiler captures the whole run and record's import drops the rest
+  --steps A:B              keep only steps A to B (inclusive; A: or :B open), by the numbers
+                           the framework gives them (Keras 3's are counted by record from 0:
+                           the process's train, test and predict calls): the profiler captures
+                           the whole run and record's import keeps the events inside those
+                           steps (and every allocation). Without numbered steps (a custom
+                           tf.function loop, JAX) everything is kept: select with
+                           `stats --steps`
   --window-s N             capture in windows of N seconds (at least 1): the profiler's data
                            is written and its memory freed every N seconds (default: one
-                           window); events in the short gaps between windows are lost
+                           window). With Keras 3 a window ends between two steps (the program
+                           waits while it is written), so no step is lost; otherwise events in
+                           the short gaps between windows are lost, and `info` names the
+                           numbered steps missing. A thread keeps one track across windows
 )";
 
 bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {

@@ -83,11 +83,8 @@ XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_
     r.errors.push_back(ValidUtf8(e.what()));
   }
   r.errors.insert(r.errors.begin(), early.begin(), early.end());
-  nlohmann::json j = {{"files", r.files},
-                      {"events", r.events},
-                      {"tracks", r.tracks},
-                      {"steps", r.steps},
-                      {"errors", r.errors}};
+  nlohmann::json j = {{"files", r.files}, {"events", r.events},   {"tracks", r.tracks},
+                      {"steps", r.steps}, {"windows", r.windows}, {"errors", r.errors}};
   try {
     // `replace`: a stray invalid byte must cost a character, not the whole file.
     WriteFileAtomic(logdir + "/import.json",
@@ -104,7 +101,7 @@ void PrintResult(int64_t pid, const XSpaceImport& r) {
             << ": ";
   if (r.files)
     std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
-              << r.tracks << " tracks, " << r.steps << " steps";
+              << r.tracks << " tracks, " << r.steps << " step events";
   else
     std::cerr << "nothing imported";
   if (!r.errors.empty())

@@ -232,7 +232,7 @@ std::string Steps(const ReportData& d) {
   for (size_t i : pick) {
     const auto& b = steps[i];
     labels.push_back((several ? std::to_string(b.process) + ":" : "") + std::to_string(b.number));
-    marks.push_back(static_cast<double>(b.end - b.start));
+    marks.push_back(static_cast<double>(b.Duration()));
     host.values.push_back(static_cast<double>(b.host_compute));
   }
   using B = analysis::StepBreakdown;
@@ -248,7 +248,7 @@ std::string Steps(const ReportData& d) {
     series("compilation", "#9e9ac8", [](const B& b) { return b.compile; });
     stack.push_back(host);
     series("communication", "#756bb1", [](const B& b) {
-      uint64_t d = b.end - b.start, other = b.input + b.compile + b.host_compute + b.runtime +
+      uint64_t d = b.Duration(), other = b.input + b.compile + b.host_compute + b.runtime +
                                             b.host_idle;
       return d > other ? d - other : uint64_t{0};
     });
@@ -281,7 +281,7 @@ std::string Steps(const ReportData& d) {
     return Us(t / n);
   };
   double dur = 0;
-  for (const auto& b : steps) dur += static_cast<double>(b.end - b.start);
+  for (const auto& b : steps) dur += static_cast<double>(b.Duration());
   s += "<div class=\"wide\"><table id=\"step-averages\">" +
        Header({"steps", "avg duration (us)", "input (us)", "compilation (us)",
                "host compute (us)", "runtime (us)", "host idle (us)", "device compute (us)",

@@ -227,6 +227,12 @@ inline constexpr char kPeakBytesInUse[] = "peak_bytes_in_use";
 inline constexpr char kBytesReserved[] = "bytes_reserved";
 // Bytes available (0 from the export).
 inline constexpr char kBytesAvailable[] = "bytes_available";
+// A tf.function call's TraceMe: how it was called ("traced-nonXla", "notTraced-nonXla", ...).
+inline constexpr char kTfFunctionCall[] = "tf_function_call";
+// An XLA CPU op's execution (one per run of a compiled program).
+inline constexpr char kRunId[] = "run_id";
+// An XLA CPU op's HLO module ("jit_update" for JAX's jax.jit of `update`).
+inline constexpr char kHloModule[] = "hlo_module";
 // Task Environment: the epoch of relative times.
 inline constexpr char kProfileStartTime[] = "profile_start_time";
 // Task Environment: the capture's end.
@@ -237,7 +243,7 @@ inline constexpr char kProfileStopTime[] = "profile_stop_time";
 inline constexpr std::string_view kAll[] = {
     kStepNum, kIterNum, kGroupId, kRootLevel, kId, kTfOp, kHloOp, kHloCategory, kAllocationBytes,
     kRequestedBytes, kAddr, kAllocatorName, kBytesAllocated, kPeakBytesInUse, kBytesReserved,
-    kBytesAvailable, kProfileStartTime, kProfileStopTime,
+    kBytesAvailable, kTfFunctionCall, kRunId, kHloModule, kProfileStartTime, kProfileStopTime,
 };
 // clang-format on
 }  // namespace xstat

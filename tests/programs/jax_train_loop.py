@@ -1,10 +1,18 @@
 """A jax.jit training loop (a two-layer MLP, plain gradient descent) on synthetic data, on the
-CPU, for tests/tf_workloads_test.cc. No profiler calls. Prints "steps N" and "weight_bytes B"."""
+CPU, for tests/tf_workloads_test.cc and steps_test.cc. No profiler calls. Prints "steps N" and
+"weight_bytes B".
+
+usage: jax_train_loop.py [STEPS [PAUSE]]   (default 8 steps; PAUSE: seconds each step's end
+waits for its result and then sleeps, so that a run spans several capture windows)"""
+import sys
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-STEPS, BATCH = 8, 32
+STEPS, BATCH = int(sys.argv[1]) if len(sys.argv) > 1 else 8, 32
+PAUSE = float(sys.argv[2]) if len(sys.argv) > 2 else 0
 rng = np.random.default_rng(0)
 x = jnp.asarray(rng.normal(size=(BATCH, 64)).astype("float32"))
 y = jnp.asarray(rng.normal(size=(BATCH, 1)).astype("float32"))
@@ -29,6 +37,9 @@ def update(p, x, y):
 
 for _ in range(STEPS):
     params = update(params, x, y)
+    if PAUSE:
+        jax.block_until_ready(params)
+        time.sleep(PAUSE)
 jax.block_until_ready(params)
 print("steps", STEPS)
 print("weight_bytes", sum(v.size * v.dtype.itemsize for v in params.values()))

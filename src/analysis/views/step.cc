@@ -55,46 +55,56 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
   return v;
 }
 
+// The breakdown of one part of a step's time (added to b).
+void AddPart(const Window& w, const ProcessIntervals& p, StepBreakdown* b) {
+  uint64_t from = w.start, to = w.end;
+  uint64_t i = UnionLength(p.i, from, to), ic = UnionLength(p.ic, from, to);
+  uint64_t ich = UnionLength(p.ich, from, to), ichm = UnionLength(p.ichm, from, to);
+  uint64_t ichmr = UnionLength(p.ichmr, from, to);
+  b->duration += to - from;
+  b->input += i;
+  b->compile += ic - i;
+  b->host_compute += ich - ic;
+  b->runtime += ichmr - ichm;
+  b->host_idle += (to - from) - ichmr;
+  b->device_compute += UnionLength(p.device, from, to);
+  b->copies += UnionLength(p.copy, from, to);
+  b->communication += UnionLength(p.comm, from, to);
+  if (!p.has_device) return;
+  uint64_t dev_busy = UnionLength(p.busy, from, to);
+  uint64_t idle = (to - from) - dev_busy;
+  uint64_t host = UnionLength(p.host, from, to);
+  uint64_t busy_and_host = OverlapLength(p.busy, p.host, from, to);
+  uint64_t host_during_idle = host - std::min(host, busy_and_host);
+  uint64_t host_bound = std::min(idle, host_during_idle);
+  b->device_idle_host_bound += host_bound;
+  b->device_idle_waiting += idle - host_bound;
+}
+
+// A step's breakdown over its parts: [start, end], or a JAX step's call and the execution it
+// caused (not the other steps' calls the host made between them).
 StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
   StepBreakdown b;
   b.number = s.number;
   b.process = s.process;
   b.start = s.start;
   b.end = s.end;
-  uint64_t i = UnionLength(p.i, s.start, s.end), ic = UnionLength(p.ic, s.start, s.end);
-  uint64_t ich = UnionLength(p.ich, s.start, s.end), ichm = UnionLength(p.ichm, s.start, s.end);
-  uint64_t ichmr = UnionLength(p.ichmr, s.start, s.end);
-  b.input = i;
-  b.compile = ic - i;
-  b.host_compute = ich - ic;
-  b.runtime = ichmr - ichm;
-  b.host_idle = (s.end - s.start) - ichmr;
-  b.warmup = b.compile > 0;
-  b.device_compute = UnionLength(p.device, s.start, s.end);
-  b.copies = UnionLength(p.copy, s.start, s.end);
-  b.communication = UnionLength(p.comm, s.start, s.end);
   b.has_device = p.has_device;
-  if (b.has_device) {
-    uint64_t dev_busy = UnionLength(p.busy, s.start, s.end);
-    uint64_t idle = (s.end - s.start) - dev_busy;
-    uint64_t host = UnionLength(p.host, s.start, s.end);
-    uint64_t busy_and_host = OverlapLength(p.busy, p.host, s.start, s.end);
-    uint64_t host_during_idle = host - std::min(host, busy_and_host);
-    b.device_idle_host_bound = std::min(idle, host_during_idle);
-    b.device_idle_waiting = idle - b.device_idle_host_bound;
-  }
+  for (const Window& w : StepParts(s)) AddPart(w, p, &b);
+  b.warmup = b.compile > 0;
   return b;
 }
 
-Row StepRow(const StepBreakdown& b, const model::TraceModel& m) {
+Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
   Row r;
   r.name = std::to_string(b.number);
+  r.text = {{"source", StepSourceName(s.source)}};
   auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1e3; };
-  r.self_ns = b.end - b.start;
+  r.self_ns = b.Duration();
   r.numbers = {{"step", static_cast<double>(b.number)},
                {"pid", static_cast<double>(m.processes[b.process].meta.pid)},
                {"start_ns", static_cast<double>(b.start)},
-               {"duration_micros", us(b.end - b.start)},
+               {"duration_micros", us(b.Duration())},
                {"warmup", b.warmup ? 1.0 : 0.0},
                {"input_micros", us(b.input)},
                {"compile_micros", us(b.compile)},
@@ -113,12 +123,19 @@ void Finish(Aggregates& a, Result* r) {
   std::vector<ProcessIntervals> iv = Gather(a);
   std::vector<bool> keep = SelectSteps(a.steps, a.sel.steps, a.sel.skip_warmup);
   for (size_t i = 0; i < a.steps.size(); ++i)
-    if (keep[i]) r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
-  for (const auto& b : r->steps) r->rows.push_back(StepRow(b, *a.m));
+    if (keep[i]) {
+      r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
+      r->rows.push_back(StepRow(r->steps.back(), a.steps[i], *a.m));
+    }
   if (r->steps.empty())
     r->notes.push_back(a.steps.empty() ? "no steps in this trace (name the annotation that marks "
                                          "a step with --step-name NAME)"
                                        : "no step matches the selection");
+  // How each process's steps were found (after the reason for none, which the report shows).
+  std::vector<std::string> how = DescribeStepSources(*a.m, a.steps);
+  for (size_t p = 0; p < how.size(); ++p)
+    if (!how[p].empty())
+      r->notes.push_back("process " + std::to_string(a.m->processes[p].meta.pid) + ": " + how[p]);
 }
 
 }  // namespace
@@ -131,6 +148,7 @@ extern const ViewDef kStepView = {
         "warm-up steps (holding tracing or compilation) marked",
     .fields = {{"step", ColumnKind::kCount},
                {"pid", ColumnKind::kCount},
+               {"source", ColumnKind::kText},
                {"warmup", ColumnKind::kBool},
                {"duration_micros", ColumnKind::kMicros},
                {"input_micros", ColumnKind::kMicros},
@@ -143,8 +161,8 @@ extern const ViewDef kStepView = {
                {"communication_micros", ColumnKind::kMicros},
                {"device_idle_host_bound_micros", ColumnKind::kMicros},
                {"device_idle_waiting_micros", ColumnKind::kMicros}},
-    .columns = {"step", "pid", "warmup", "duration_micros", "input_micros", "compile_micros",
-                "host_compute_micros", "runtime_micros", "host_idle_micros",
+    .columns = {"step", "pid", "source", "warmup", "duration_micros", "input_micros",
+                "compile_micros", "host_compute_micros", "runtime_micros", "host_idle_micros",
                 "device_compute_micros", "copies_micros", "communication_micros",
                 "device_idle_host_bound_micros", "device_idle_waiting_micros"},
     .common_fields = false,

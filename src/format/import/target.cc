@@ -31,9 +31,13 @@ void ParseThreadHashes(std::string_view hashes, std::unordered_map<int64_t, uint
   }
 }
 
-std::string UniquePath(const std::string& dir, const std::string& base) {
+// A path in dir not taken yet, nor `reserved` (streams still being written).
+std::string UniquePath(const std::string& dir, const std::string& base,
+                       std::set<std::string>* reserved) {
   std::string p = dir + "/" + base;
-  for (int k = 1; PathExists(p); ++k) p = dir + "/" + base + "." + std::to_string(k);
+  for (int k = 1; PathExists(p) || reserved->count(p); ++k)
+    p = dir + "/" + base + "." + std::to_string(k);
+  reserved->insert(p);
   return p;
 }
 
@@ -54,7 +58,7 @@ StreamFileWriter ImportTarget::NewStream(const std::string& prefix, uint64_t tra
   info.kind = kind;
   info.track_id = track;
   info.pid = static_cast<uint32_t>(proc.meta.pid);
-  return StreamFileWriter(UniquePath(proc.dir, prefix + std::to_string(track)), info);
+  return StreamFileWriter(UniquePath(proc.dir, prefix + std::to_string(track), &paths), info);
 }
 
 void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::string& what,
@@ -110,7 +114,7 @@ void FinishImport(ImportTarget* t, const std::string& source, const std::vector<
   info.kind = layout::TrackKind::kProcess;
   info.track_id = static_cast<uint64_t>(t->proc.meta.pid);
   info.pid = static_cast<uint32_t>(t->proc.meta.pid);
-  StreamFileWriter w(UniquePath(t->proc.dir, source), info);
+  StreamFileWriter w(UniquePath(t->proc.dir, source, &t->paths), info);
   uint64_t ts = t->clock.Convert(static_cast<int64_t>(t->proc.meta.start_realtime_ns));
   for (const auto& f : files)
     w.Event(layout::kSource, ts, source.size() + f.size() + 2, [&](uint8_t* p) {

@@ -5,7 +5,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <set>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "format/event_class.h"
@@ -22,6 +24,9 @@ struct ImportResult {
   uint64_t events = 0;              // slices and instants written
   uint64_t tracks = 0;              // streams written (threads, devices, allocator counters)
   uint64_t steps = 0;               // step slices written
+  // Per file (capture window), in order: the time it covers on the trace clock (the profile's
+  // start and stop where the file says, else its events' extent); 0, 0 when unknown.
+  std::vector<std::pair<uint64_t, uint64_t>> windows;
   std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
   bool kineto = false;              // a PyTorch profile (else XSpace), for messages
 };
@@ -37,6 +42,7 @@ struct ImportTarget {
   uint64_t earliest = 0, latest = 0;
   std::unordered_map<int64_t, uint64_t> tid_of_hash;  // from the metadata's thread_hashes
   uint64_t lost_names = 0;                            // names the full name table refused
+  std::set<std::string> paths;  // of the new streams: taken, even before they are written
 
   // The name's id in the process (0, counted as lost, when the table is full).
   uint32_t Name(std::string_view s);

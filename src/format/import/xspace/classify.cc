@@ -83,7 +83,8 @@ static bool ParseInt(std::string_view s, int64_t* out) {
 static bool IsStepName(std::string_view n) {
   return n == "train" || n == "test" || n == "predict" || n == "TraceContext" ||
          n == "SessionRun" || n == "Session::Run" || n == "multi_step_on_iterator" ||
-         n == "one_step_on_iterator" || n == "one_step_on_data";
+         n == "one_step_on_iterator" || n == "one_step_on_data" ||
+         n == "one_step_on_data_distributed";  // Keras 3 predict
 }
 
 XEventKind ClassifyXEvent(PlaneKind plane, std::string_view line, std::string_view name,

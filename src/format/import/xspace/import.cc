@@ -6,7 +6,9 @@
 #include <bit>
 #include <charconv>
 #include <map>
+#include <set>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -55,24 +57,37 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
 
 namespace {
 
+// What the files of one import share: one stream per thread (or device line) and per
+// allocator, whatever the number of capture windows (files) its events came in, written at
+// the end. Windows are imported in time order, so each stream stays in time order.
+struct SharedStreams {
+  std::map<std::tuple<bool, uint32_t, int64_t, std::string>, StreamFileWriter> lines;
+  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators;
+};
+
 class SpaceImporter {
  public:
   SpaceImporter(ImportTarget* t, const std::string& file,
-                const std::optional<XSpaceStepFilter>& steps, XSpaceImport* out)
-      : t_(t), file_(file), steps_(steps), out_(out) {}
+                const std::optional<XSpaceStepFilter>& steps, SharedStreams* shared,
+                XSpaceImport* out)
+      : t_(t), file_(file), steps_(steps), shared_(shared), out_(out) {}
 
   void Import(const xp::XSpace& space) {
     // Newer profilers store line times relative to the session start (Task Environment).
-    int64_t base = 0;
+    int64_t base = 0, stop = 0;
     for (const auto& plane : space.planes()) {
       if (plane.name() != "Task Environment") continue;
       for (const auto& s : plane.stats()) {
         auto it = plane.stat_metadata().find(s.metadata_id());
-        if (it != plane.stat_metadata().end() &&
-            it->second.name() == keys::xstat::kProfileStartTime)
-          base = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
+        if (it == plane.stat_metadata().end()) continue;
+        int64_t v = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
+        if (it->second.name() == keys::xstat::kProfileStartTime) base = v;
+        if (it->second.name() == keys::xstat::kProfileStopTime) stop = v;
       }
     }
+    first_ = UINT64_MAX;
+    last_ = 0;
+    if (steps_) FindKeptSteps(space, base);
     for (const auto& plane : space.planes()) {
       bool device = plane.name().rfind("/device:", 0) == 0;
       uint32_t device_index = 0;
@@ -86,11 +101,18 @@ class SpaceImporter {
     }
     for (const auto& e : space.errors())
       out_->errors.push_back(ValidUtf8(file_) + ": profiler error: " + e);
+    // The window this file covers (record's info reports the gaps between windows).
+    if (base > 0 && stop > base)
+      out_->windows.emplace_back(t_->clock.Convert(base), t_->clock.Convert(stop));
+    else if (first_ <= last_)
+      out_->windows.emplace_back(first_, last_);
+    else
+      out_->windows.emplace_back(0, 0);
   }
 
   void FinishAllocators() {
     uint32_t key = Name(keys::kBytesInUse);
-    for (auto& [alloc, samples] : allocators_) {
+    for (auto& [alloc, samples] : shared_->allocators) {
       std::stable_sort(samples.begin(), samples.end());
       StreamFileWriter w = t_->NewStream("xa", 0, layout::TrackKind::kImported);
       PutThreadName(w, samples.front().first, "allocator " + alloc);
@@ -100,7 +122,16 @@ class SpaceImporter {
       w.Finish();
       out_->tracks++;
     }
-    allocators_.clear();
+    shared_->allocators.clear();
+  }
+
+  // Writes the streams of every line (after the last file).
+  void FinishLines() {
+    for (auto& [key, w] : shared_->lines) {
+      w.Finish();
+      out_->tracks++;
+    }
+    shared_->lines.clear();
   }
 
  private:
@@ -183,11 +214,62 @@ class SpaceImporter {
     }
   }
 
+  // A time of a line's event on the trace clock. Rounding the ends (not the durations) down
+  // keeps children inside their parents; wide arithmetic and clamping keep absurd times (a
+  // damaged file) from overflowing.
+  uint64_t At(__int128 line_ns, __int128 ps) const {
+    __int128 ns = line_ns + ps / 1000;
+    return t_->clock.Convert(static_cast<int64_t>(std::clamp<__int128>(ns, 0, INT64_MAX)));
+  }
+  static __int128 LineStart(const xp::XLine& line, int64_t base) {
+    __int128 line_ns = line.timestamp_ns();
+    if (base > 0 && line_ns < base) line_ns += base;
+    return line_ns;
+  }
+
+  // record --steps A:B: the time windows of the kept (numbered) step markers of this file,
+  // on every host line. A file whose steps carry no number keeps everything (only its
+  // numbered markers would be filtered).
+  void FindKeptSteps(const xp::XSpace& space, int64_t base) {
+    kept_.clear();
+    numbered_ = false;
+    std::vector<XStatValue> stats;
+    for (const auto& plane : space.planes()) {
+      if (plane.name().rfind("/device:", 0) == 0) continue;
+      for (const auto& line : plane.lines()) {
+        const std::string& ln = line.display_name().empty() ? line.name() : line.display_name();
+        for (const auto& ev : line.events()) {
+          auto md = plane.event_metadata().find(ev.metadata_id());
+          if (md == plane.event_metadata().end()) continue;
+          std::string_view name = md->second.name();
+          stats.clear();
+          Resolve(plane, md->second.stats(), &stats);
+          Resolve(plane, ev.stats(), &stats);
+          SplitTraceMeName(&name, &stats);
+          XEventKind k = ClassifyXEvent(PlaneKind::kHost, ln, name, stats);
+          if (!k.step || k.step_number < 0) continue;
+          numbered_ = true;
+          if (k.step_number < steps_->first || k.step_number > steps_->last) continue;
+          __int128 line_ns = LineStart(line, base);
+          kept_.push_back({At(line_ns, ev.offset_ps()),
+                           At(line_ns, ev.offset_ps() + std::max<int64_t>(ev.duration_ps(), 0))});
+        }
+      }
+    }
+    std::sort(kept_.begin(), kept_.end());
+  }
+  // Whether an event starting at `start` stays under the step filter: inside a kept step, or
+  // an allocation (bytes in use need every one), or no numbered step to filter by.
+  bool KeptByStepFilter(const XEventKind& k, uint64_t start) const {
+    if (!steps_ || !numbered_ || k.category == Category::kAllocation) return true;
+    auto it = std::upper_bound(kept_.begin(), kept_.end(), std::make_pair(start, UINT64_MAX));
+    return it != kept_.begin() && start <= std::prev(it)->second;
+  }
+
   void ImportLine(const xp::XPlane& plane, const xp::XLine& line, bool device,
                   uint32_t device_index, int64_t base) {
     const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
-    __int128 line_ns = line.timestamp_ns();
-    if (base > 0 && line_ns < base) line_ns += base;
+    __int128 line_ns = LineStart(line, base);
     PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
     std::vector<LineEvent> items;
     std::vector<Arg> args;  // every item's arguments, one after the other
@@ -209,14 +291,9 @@ class SpaceImporter {
         continue;
       LineEvent it;
       __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
-      // Rounding the ends (not the durations) down keeps children inside their parents; wide
-      // arithmetic and clamping keep absurd times (a damaged file) from overflowing.
-      auto at = [&](__int128 ps) {
-        __int128 ns = line_ns + ps / 1000;
-        return t_->clock.Convert(static_cast<int64_t>(std::clamp<__int128>(ns, 0, INT64_MAX)));
-      };
-      it.start = at(off);
-      it.end = k.instant ? it.start : at(off + dur);
+      it.start = At(line_ns, off);
+      it.end = k.instant ? it.start : At(line_ns, off + dur);
+      if (!KeptByStepFilter(k, it.start)) continue;
       if (it.start < t_->earliest || it.start > t_->latest) {
         out_of_time_++;
         continue;
@@ -256,13 +333,15 @@ class SpaceImporter {
         const XStatValue* alloc = FindStat(stats, keys::xstat::kAllocatorName);
         if (StatInt(stats, keys::xstat::kBytesAllocated, &n) && alloc &&
             alloc->type == XStatValue::kString)
-          allocators_[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
+          shared_->allocators[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
       }
       for (const auto& s : stats) AddArg(&args, s.key, s);
       if (md != plane.event_metadata().end() && !md->second.display_name().empty() &&
           md->second.display_name() != md->second.name())
         AddStr(&args, keys::kDisplayName, md->second.display_name());
       if (k.step) out_->steps++;
+      first_ = std::min(first_, it.start);
+      last_ = std::max(last_, it.end);
       it.nargs = static_cast<uint32_t>(args.size() - it.args);
       items.push_back(it);
     }
@@ -281,14 +360,17 @@ class SpaceImporter {
       if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
         track = it->second;
     }
-    StreamFileWriter w = t_->NewStream(device ? "xd" : "x", track, kind);
-    uint64_t first = UINT64_MAX;
-    for (const auto& it : items) first = std::min(first, it.start);
-    PutThreadName(w, first, line_name);
-    WriteLineEvents(w, items, args, &t_->classes);
-    w.Finish();
+    // The same thread in a later window (file) continues its stream.
+    auto key = std::make_tuple(device, device_index, line.id(), line_name);
+    auto at = shared_->lines.find(key);
+    if (at == shared_->lines.end()) {
+      at = shared_->lines.emplace(key, t_->NewStream(device ? "xd" : "x", track, kind)).first;
+      uint64_t first = UINT64_MAX;
+      for (const auto& it : items) first = std::min(first, it.start);
+      PutThreadName(at->second, first, line_name);
+    }
+    WriteLineEvents(at->second, items, args, &t_->classes);
     out_->events += items.size();
-    out_->tracks++;
   }
 
  public:
@@ -298,9 +380,12 @@ class SpaceImporter {
   ImportTarget* t_;
   std::string file_;
   const std::optional<XSpaceStepFilter>& steps_;
+  SharedStreams* shared_;
   XSpaceImport* out_;
-  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
-  size_t arg_begin_ = 0;  // where the current item's arguments start
+  size_t arg_begin_ = 0;                             // where the current item's arguments start
+  std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
+  bool numbered_ = false;                            // the file has numbered step markers
+  uint64_t first_ = UINT64_MAX, last_ = 0;           // the file's imported events' extent
 };
 
 }  // namespace
@@ -313,6 +398,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   XSpaceImport out;
   std::vector<std::string> imported;
   uint64_t out_of_time = 0;
+  SharedStreams shared;
   for (const auto& f : files) {
     std::string data;
     try {
@@ -339,12 +425,16 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                            " bytes; truncated or not an .xplane.pb); skipped");
       continue;
     }
-    SpaceImporter imp(&t, BaseName(f), steps, &out);
+    SpaceImporter imp(&t, BaseName(f), steps, &shared, &out);
     imp.Import(space);
-    imp.FinishAllocators();
     out_of_time += imp.out_of_time_;
     out.files++;
     imported.push_back(f);
+  }
+  {
+    SpaceImporter last(&t, "", steps, &shared, &out);
+    last.FinishLines();
+    last.FinishAllocators();
   }
   if (out_of_time)
     out.errors.push_back(std::to_string(out_of_time) +
