@@ -6,8 +6,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
-#include "model/inventory.h"
+#include "cli/memory.h"
 #include "core/time.h"
+#include "model/inventory.h"
 
 namespace tt::cli {
 
@@ -52,6 +53,13 @@ std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
   return by_proc;
 }
 
+// With no allocation event in the trace: why, and which option of record captures them.
+std::string MemoryNote(const TraceSummary& s) {
+  for (const auto& p : s.processes)
+    if (p.by_category[static_cast<size_t>(layout::Category::kAllocation)]) return "";
+  return MemoryMissingNote(s.path);
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
@@ -69,6 +77,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
                          {"first_ns", t.first_ns},
                          {"last_ns", t.last_ns},
                          {"dropped", t.discarded},
+                         {"imported", t.imported},
                          {"file", t.file}});
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
@@ -86,6 +95,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"start_realtime_ns", p.meta.start_realtime_ns},
         {"end_state", p.meta.end_state},
         {"events", p.events},
+        {"thread_count", p.thread_count},
         {"events_by_category", cats},
         {"events_by_kind", p.by_kind},
         {"strings", p.strings},
@@ -116,6 +126,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
   for (const auto& p : s.processes) drops += Drops(p);
   json orphans = json::array();
   for (const auto* c : unmatched) orphans.push_back(FrameworkCaptureJson(*c));
+  std::string note = MemoryNote(s);
   return {{"schema", "tensortrace.info/1"},
           {"path", s.path},
           {"processes", procs},
@@ -129,6 +140,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
             {"last_ns", s.last_ns},
             {"duration_ns", s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns}}},
           {"problems", problems},
+          {"memory_note", note.empty() ? json(nullptr) : json(note)},
           {"frameworks_without_process", orphans}};
 }
 
@@ -143,6 +155,8 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
               s.processes.size(), static_cast<unsigned long long>(s.threads),
               static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
               FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
+  if (std::string note = MemoryNote(s); !note.empty())
+    std::printf("memory     %s\n", TerminalSafe(note).c_str());
   for (size_t pi = 0; pi < s.processes.size(); ++pi) {
     const auto& p = s.processes[pi];
     std::printf(
@@ -185,11 +199,13 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps)
       std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
     for (const auto* c : by_proc[pi])
       std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
+    std::printf("  threads    %llu\n", static_cast<unsigned long long>(p.thread_count));
     for (const auto& t : p.threads)
-      std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
+      std::printf("  thread %-8llu %-16s %10llu events, %llu dropped%s\n",
                   static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
                   static_cast<unsigned long long>(t.events),
-                  static_cast<unsigned long long>(t.discarded));
+                  static_cast<unsigned long long>(t.discarded),
+                  t.imported ? " (imported from the framework's profiler)" : "");
   }
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",

@@ -42,7 +42,8 @@ namespace {
 
 const char kRecordHelp[] = R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
                           [--wait-children SECONDS] [--quiet] [--tf-host-level 1|2|3]
-                          [--python-tracer] [--steps A:B] [--window-s N] [--sources LIST]
+                          [--python-tracer] [--steps A:B] [--window-s N]
+                          [--tf-cpu-allocator bfc|default] [--sources LIST]
                           -- COMMAND [ARGS...]
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace

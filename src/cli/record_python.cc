@@ -18,6 +18,13 @@ the trace.
   --window-s N             capture in windows of N seconds (at least 1): the profiler's data
                            is written and its memory freed every N seconds (default: one
                            window); events in the short gaps between windows are lost
+  --tf-cpu-allocator bfc|default
+                           TensorFlow's CPU allocator. With oneDNN off (TF_ENABLE_ONEDNN_OPTS=0,
+                           or TensorFlow's default on a CPU without AVX-512) its default
+                           allocator reports no allocation to the profiler; bfc makes it a BFC
+                           allocator (TF_CPU_ALLOCATOR_USE_BFC=true), which reports each one, so
+                           `tensortrace memory` has them. It changes the program's allocator
+                           (not what it computes). default: as TensorFlow decides (the default)
 )";
 
 bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
@@ -32,6 +39,10 @@ bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
     analysis::StepRange r = ParseStepRange(v);
     o->steps = std::to_string(r.first) + ":" +
                (r.last == INT64_MAX ? std::string() : std::to_string(r.last));
+  } else if (a.Option("--tf-cpu-allocator", &v)) {
+    if (v != "bfc" && v != "default")
+      throw Error("record: --tf-cpu-allocator must be bfc or default, got '" + v + "'");
+    o->tf_cpu_allocator = v;
   } else if (a.Option("--window-s", &v)) {
     o->window_s = ParseSeconds("--window-s", v);
     // The profiler names each window's directory by the second it was written in.
