@@ -243,6 +243,26 @@ TEST(TfMemory, OneDnnOnAllocationsAndPrimitivesCountedOnce) {
   EXPECT_GE(linked, prims) << links.dump();
   EXPECT_GT(links.value("primitive->op: nesting on its thread", 0), 0) << links.dump();
   EXPECT_GT(links.value("primitive->op: pool thread of an execution", 0), 0) << links.dump();
+
+  // babeltrace2 shows every event's name as text, the imported ops' included (the metadata
+  // declares the process's names): no name field holds a bare number.
+  if (!test::HaveBabeltrace()) GTEST_SKIP() << "babeltrace2 not installed";
+  auto bt = RunCmd({"babeltrace2", rec.trace}, {}, 240);
+  ASSERT_EQ(bt.status, 0) << bt.err.substr(0, 2000);
+  EXPECT_EQ(bt.err, "");
+  std::istringstream lines(bt.out);
+  size_t numeric = 0, named_ops = 0;
+  std::string first;
+  for (std::string l; std::getline(lines, l);) {
+    size_t at = l.find("name = ");
+    if (at == std::string::npos) continue;
+    char c = l[at + 7];
+    if (c >= '0' && c <= '9' && numeric++ == 0) first = l.substr(0, 300);
+    named_ops += l.find("name = ( \"StatefulPartitionedCall/") != std::string::npos &&
+                 l.find("Conv2D") != std::string::npos;
+  }
+  EXPECT_EQ(numeric, 0u) << first;
+  EXPECT_GT(named_ops, 0u) << "no convolution op named as text";
 }
 
 }  // namespace

@@ -323,6 +323,23 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
   return repaired;
 }
 
+// Every ended process's names in its metadata, so that babeltrace2 shows each event's name as
+// text (format/repair.h, DeclareNames). A process still running keeps its metadata.
+void DeclareNamesOfEndedProcesses(const std::string& dir) {
+  try {
+    for (const auto& p : OpenTrace(dir).processes) {
+      if (p.meta.end_state == "running") continue;
+      try {
+        DeclareNames(p);
+      } catch (const Error& e) {
+        std::cerr << "tensortrace record: warning: " << e.what() << "\n";
+      }
+    }
+  } catch (const Error&) {
+    // No trace at all: WriteSession says so.
+  }
+}
+
 // Writes the session file (tensortrace.json) and prints the summary.
 void WriteSession(const std::string& dir, const RecordOptions& o, const Session& session,
                   int exit_code, uint64_t end_mono, size_t repaired, int exec_errno) {
@@ -379,6 +396,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
   ImportCapturedXSpace(dir, o.quiet);
+  DeclareNamesOfEndedProcesses(dir);
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;
 }
