@@ -60,6 +60,20 @@ std::string MemoryNote(const TraceSummary& s) {
   return MemoryMissingNote(s.path);
 }
 
+nlohmann::json ThreadsJson(const ProcessSummary& p) {
+  nlohmann::json threads = nlohmann::json::array();
+  for (const auto& t : p.threads)
+    threads.push_back({{"tid", t.tid},
+                       {"name", t.name},
+                       {"events", t.events},
+                       {"first_ns", t.first_ns},
+                       {"last_ns", t.last_ns},
+                       {"dropped", t.discarded},
+                       {"imported", t.imported},
+                       {"file", t.file}});
+  return threads;
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
@@ -69,16 +83,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
     const auto& p = s.processes[pi];
     json frameworks = json::array();
     for (const auto* c : by_proc[pi]) frameworks.push_back(FrameworkCaptureJson(*c));
-    json threads = json::array();
-    for (const auto& t : p.threads)
-      threads.push_back({{"tid", t.tid},
-                         {"name", t.name},
-                         {"events", t.events},
-                         {"first_ns", t.first_ns},
-                         {"last_ns", t.last_ns},
-                         {"dropped", t.discarded},
-                         {"imported", t.imported},
-                         {"file", t.file}});
+    json threads = ThreadsJson(p);
     json cats = json::object();
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c]) cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
