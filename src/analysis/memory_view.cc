@@ -36,7 +36,7 @@ class ProcessReplay {
  public:
   ProcessReplay(const model::TraceModel& m, size_t p, const MemoryScans& scans,
                 const std::vector<int>& scan_of_track)
-      : m_(m), proc_(m.processes[p]), scans_(scans), scan_of_track_(scan_of_track) {}
+      : proc_(m.processes[p]), scans_(scans), scan_of_track_(scan_of_track) {}
 
   // The first replay: peaks, ops, bins, the allocator's own numbers, what was never freed.
   void Totals(std::vector<MemoryEvent>* ev) {
@@ -134,7 +134,6 @@ class ProcessReplay {
     g.bytes = SatAdd(g.bytes, e.bytes);
   }
 
-  const model::TraceModel& m_;
   const model::Process& proc_;
   const MemoryScans& scans_;
   const std::vector<int>& scan_of_track_;
