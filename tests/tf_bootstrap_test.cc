@@ -364,6 +364,8 @@ TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
       {{"--window-s", "0.5"}, "--window-s"},
       {{"--window-s", "-3"}, "--window-s"},
       {{"--window-s", "x"}, "--window-s"},
+      {{"--tf-cpu-allocator", "pool"}, "--tf-cpu-allocator"},
+      {{"--tf-cpu-allocator"}, "--tf-cpu-allocator"},
   };
   for (const auto& [opts, name] : cases) {
     auto r = RunCmd(Record(d / "t", opts, {TT_PROGRAM, "exit", "0"}));
@@ -374,7 +376,8 @@ TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
   }
   auto help = RunCmd({TT_CLI, "record", "--help"});
   EXPECT_EQ(help.status, 0);
-  for (const char* o : {"--tf-host-level", "--python-tracer", "--steps", "--window-s"})
+  for (const char* o :
+       {"--tf-host-level", "--python-tracer", "--steps", "--window-s", "--tf-cpu-allocator"})
     EXPECT_NE(help.out.find(o), std::string::npos) << o;
 }
 
