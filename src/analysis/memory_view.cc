@@ -51,7 +51,7 @@ class ProcessReplay {
     ReplayProcess(
         ev,
         [&](const MemoryChange& c) {
-          State& s = states_[c.allocator];
+          State& s = StateOf(c.allocator);
           if (s.changes++ >= s.peak_change) return;
           if (c.event->is_free)
             s.live.erase(c.allocation);
@@ -61,9 +61,15 @@ class ProcessReplay {
         &unmatched);
   }
   void Finish(AllocatorView* v);
-  std::map<uint32_t, State> states_;  // by allocator id
+  // By the allocator's name, as the fold keys them (one text may have several ids).
+  std::map<std::string, State> states_;
 
  private:
+  State& StateOf(uint32_t allocator) {
+    auto [it, fresh] = by_id_.try_emplace(allocator, nullptr);
+    if (fresh) it->second = &states_[allocator ? std::string(proc_.Name(allocator)) : "default"];
+    return *it->second;
+  }
   const MemoryDetail* DetailOf(const MemoryEvent& e) const {
     if (!e.detail) return nullptr;
     const auto& t = scans_.tracks[static_cast<size_t>(scan_of_track_[e.track])];
@@ -73,7 +79,7 @@ class ProcessReplay {
     return e && e->op ? std::string(proc_.Name(e->op)) : "(no op)";
   }
   void Total(const MemoryChange& c) {
-    State& s = states_[c.allocator];
+    State& s = StateOf(c.allocator);
     s.changes++;
     s.cur = SatAdd(s.cur, c.delta);
     const MemoryDetail* d = DetailOf(*c.event);
@@ -135,6 +141,7 @@ class ProcessReplay {
   }
 
   const model::Process& proc_;
+  std::unordered_map<uint32_t, State*> by_id_;
   const MemoryScans& scans_;
   const std::vector<int>& scan_of_track_;
 };
@@ -145,10 +152,7 @@ void BiggestFirst(std::vector<T>* v) {
 }
 
 void ProcessReplay::Finish(AllocatorView* v) {
-  auto it = std::find_if(states_.begin(), states_.end(), [&](const auto& kv) {
-    std::string name = kv.first ? std::string(proc_.Name(kv.first)) : "default";
-    return name == v->memory.allocator;
-  });
+  auto it = states_.find(v->memory.allocator);
   if (it == states_.end()) return;
   State& s = it->second;
   std::map<std::string, MemoryLive> by;
@@ -178,25 +182,23 @@ void ProcessReplay::Finish(AllocatorView* v) {
 }
 
 // What was never freed, by op: the first replay's live allocations at its end.
-void Residuals(const std::map<uint32_t, State>& states, const model::Process& proc,
+void Residuals(const std::map<std::string, State>& states, const model::Process& proc,
                AllocatorView* v) {
-  for (const auto& [id, s] : states) {
-    std::string name = id ? std::string(proc.Name(id)) : "default";
-    if (name != v->memory.allocator) continue;
-    std::map<std::string, std::pair<uint64_t, int64_t>> by;
-    for (const auto& [e, yes] : s.live) {
-      auto& r = by[e->op ? std::string(proc.Name(e->op)) : "(no op)"];
-      r.first++;
-      r.second = SatAdd(r.second, e->bytes);
-      v->residual_allocations++;
-      v->residual = SatAdd(v->residual, e->bytes);
-    }
-    for (auto& row : v->ops) {
-      auto r = by.find(row.op);
-      if (r == by.end()) continue;
-      row.residual_allocations = r->second.first;
-      row.residual = r->second.second;
-    }
+  auto it = states.find(v->memory.allocator);
+  if (it == states.end()) return;
+  std::map<std::string, std::pair<uint64_t, int64_t>> by;
+  for (const auto& [e, yes] : it->second.live) {
+    auto& r = by[e->op ? std::string(proc.Name(e->op)) : "(no op)"];
+    r.first++;
+    r.second = SatAdd(r.second, e->bytes);
+    v->residual_allocations++;
+    v->residual = SatAdd(v->residual, e->bytes);
+  }
+  for (auto& row : v->ops) {
+    auto r = by.find(row.op);
+    if (r == by.end()) continue;
+    row.residual_allocations = r->second.first;
+    row.residual = r->second.second;
   }
 }
 
@@ -238,7 +240,7 @@ MemoryView ComputeMemoryView(const model::TraceModel& m, size_t max_points, unsi
     if (scans.kept[p].empty()) continue;
     ProcessReplay replay(m, p, scans, scan_of_track);
     replay.Totals(&scans.kept[p]);
-    std::map<uint32_t, State> totals_live;  // the first replay's live sets: never freed
+    std::map<std::string, State> totals_live;  // the first replay's live sets: never freed
     for (auto& [id, s] : replay.states_) totals_live[id].live = s.live;
     replay.LiveAtPeak(&scans.kept[p]);
     for (auto& av : v.allocators) {
