@@ -9,6 +9,11 @@ namespace tt::analysis {
 
 namespace {
 
+// Threads' clocks may disagree by a little (a virtual machine's CPUs' TSCs differ by up to a few
+// hundred ns): a pool share of a short primitive can seem to start just after its execution
+// ended. A share may start this long after its execution's recorded end.
+constexpr uint64_t kSkewNs = 1000;
+
 // One task while a process's tasks are resolved.
 struct Task {
   PrimSpan* s;
@@ -43,7 +48,7 @@ void ResolveProcess(const PassContext& c, std::vector<Task>& tasks) {
     const PrimSpan& s = *t.s;
     if (s.domain) t.a->prim_domains[s.name].insert(s.domain);
     std::vector<Running>& r = running[s.name];
-    std::erase_if(r, [&](const Running& e) { return e.end < s.start; });
+    std::erase_if(r, [&](const Running& e) { return e.end + kSkewNs < s.start; });
     auto owner = std::find_if(r.begin(), r.end(), [&](const Running& e) { return e.tid != t.tid; });
     if (!s.op && owner != r.end()) {
       auto& pool = owner->a->prim_pool[{s.name, owner->op}];

@@ -5,8 +5,9 @@
 // and again on each pool thread that runs a share of its parallel work (a thread may run
 // several shares, one after the other), each nested in time in the execution. So, per process,
 // in start order: a task that has no op on its own thread and starts while an execution of the
-// same primitive runs on another thread is that execution's pool share (its op is the
-// execution's op); every other task is an execution. An execution's op is the innermost op open
+// same primitive runs on another thread (or within 1 us of its end: threads' clocks differ a
+// little) is that execution's pool share (its op is the execution's op); every other task is an
+// execution. An execution's op is the innermost op open
 // on its thread, on any of the thread's tracks (the XSpace import writes TensorFlow's ops of
 // thread T into an imported stream of T, the runtime writes T's primitives into T's own).
 #pragma once
