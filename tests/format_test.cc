@@ -479,5 +479,30 @@ TEST(Format, MetadataTakesOnlyClassDeclarationsAfterTheFixedOnes) {
                Error);
 }
 
+// The process's names as an enumeration that every name field uses (babeltrace2 then shows
+// them as text); our parser takes the metadata back, and a name that cannot be a label (empty,
+// a control character, invalid UTF-8) is left out and stays a number.
+TEST(Format, MetadataDeclaresNamesAsAnEnumeration) {
+  ProcessMeta m = TestMeta();
+  m.names = {"", "EagerExecute", "a \"quoted\" name", "bad\x01", "\xff\xfe", "dense/MatMul:MatMul"};
+  std::string text = GenerateMetadata(m);
+  EXPECT_NE(text.find("enum name_t : uint32_t {\n  \"EagerExecute\" = 1,\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\"a \\\"quoted\\\" name\" = 2,"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"dense/MatMul:MatMul\" = 5\n};"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\"bad"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\xff"), std::string::npos) << text;
+  EXPECT_NE(text.find("enum name_t name; enum category_t category; uint8_t nargs;"),
+            std::string::npos);
+  EXPECT_NE(text.find("enum name_t key;"), std::string::npos);
+  EXPECT_NE(text.find("enum name_t str;"), std::string::npos);
+  ProcessMeta back = ParseMetadata(text, "m");
+  EXPECT_EQ(back.pid, m.pid);
+  EXPECT_TRUE(back.names.empty());  // names come from the process streams
+  // Without names the declarations are the plain ones, as before.
+  m.names.clear();
+  EXPECT_EQ(GenerateMetadata(m).find("name_t"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace tt

@@ -166,11 +166,24 @@ TEST_F(Dnnl, StatsPrimitiveViewShowsTheOpsThatRanThem) {
   std::map<std::string, json> rows;
   for (const auto& row : j["rows"]) rows[row["name"]] = row;
   ASSERT_EQ(rows.size(), 4u) << j.dump();
+  // Each execution once, however many OpenMP threads opened its task (their tasks are its
+  // pool_tasks), each linked to the range it ran in, and each an execution by its ITT domain.
   for (const auto& [op, want] : kDnnlOps) {
     const json& row = rows[want.first];
-    EXPECT_GE(row["occurrence"].get<double>(), want.second) << want.first;
-    EXPECT_NE(row["ops"].get<std::string>().find(op), std::string::npos) << row.dump();
+    EXPECT_EQ(row["occurrence"].get<int64_t>(), want.second) << want.first;
+    EXPECT_EQ(row["ops"].get<std::string>(), op) << row.dump();
+    EXPECT_EQ(row["phase"], "execute") << row.dump();
   }
+  int64_t executions = 0, tasks = 0, slices = 0;
+  for (const auto& [op, want] : kDnnlOps) executions += want.second;
+  for (const auto& row : j["rows"]) tasks += row["pool_tasks"].get<int64_t>();
+  // Every primitive slice of the trace is an execution or one of its pool threads' tasks.
+  auto v = test::LoadTrace(*dir_ / "t");
+  const test::ProcView* p = v.FindByCmdline("tt_dnnl_job");
+  ASSERT_NE(p, nullptr);
+  for (const auto& s : Slices(*p)) slices += s.category == Category::kPrimitive;
+  EXPECT_EQ(executions + tasks, slices);
+  EXPECT_EQ(j["links"].value("primitive->op: nesting on its thread", 0), executions) << j.dump();
 }
 
 TEST_F(Dnnl, BabeltraceReadsTheTrace) { ExpectBabeltraceReads(*dir_ / "t"); }

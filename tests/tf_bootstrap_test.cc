@@ -26,6 +26,11 @@ namespace fs = std::filesystem;
 using test::RunCmd;
 using test::TempDir;
 
+// What TensorFlow does by default depends on the CPU (oneDNN is on by default only with
+// AVX-512): the TensorFlow recordings here pin it off, so every machine runs the same code
+// (tf_workloads_test and tf_memory_test record with it on).
+const std::map<std::string, std::string> kOneDnnOff = {{"TF_ENABLE_ONEDNN_OPTS", "0"}};
+
 // The interpreter itself (not a pyenv or venv shim that would start more processes).
 const std::string& Python() {
   static const std::string exe = [] {
@@ -133,7 +138,7 @@ TEST(TfBootstrap, KerasFitIsCapturedWithTheFrameworksOwnProfiler) {
   TempDir d;
   auto r = RunCmd(Record(d / "t", {"--steps", "2:5", "--tf-host-level", "2"},
                          {Python(), Program("keras_job.py")}),
-                  {}, 110);
+                  kOneDnnOff, 110);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out, "done\n");
   EXPECT_EQ(r.err.find("tensortrace: warning"), std::string::npos) << r.err;
@@ -189,7 +194,7 @@ TEST(TfBootstrap, ProgramsOwnProfilerWinsWithOneWarning) {
   TempDir d;
   auto r =
       RunCmd(Record(d / "t", {}, {Python(), Program("keras_job.py"), "--own-profile", d / "own"}),
-             {}, 110);
+             kOneDnnOff, 110);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(CountSubstr(r.err, "tensortrace: warning"), 1u) << r.err;
   EXPECT_NE(r.err.find("tf.profiler.experimental.start"), std::string::npos) << r.err;
@@ -206,7 +211,8 @@ TEST(TfBootstrap, ProgramsOwnProfilerWinsWithOneWarning) {
 TEST(TfBootstrap, UncaughtExceptionKeepsExitStatusAndCapture) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
-  auto r = RunCmd(Record(d / "t", {}, {Python(), Program("keras_job.py"), "--raise"}), {}, 110);
+  auto r =
+      RunCmd(Record(d / "t", {}, {Python(), Program("keras_job.py"), "--raise"}), kOneDnnOff, 110);
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("RuntimeError: keras_job: raising as asked"), std::string::npos) << r.err;
   std::string cap = OnlyCaptureDir(d / "t");
@@ -224,7 +230,7 @@ TEST(TfBootstrap, SigtermWritesTheCaptureInWindows) {
   int out = -1;
   int pid = test::Spawn(
       Record(d / "t", {"--window-s", "1"}, {Python(), Program("keras_job.py"), "--sleep", "30"}),
-      &out);
+      &out, kOneDnnOff);
   std::string line = test::ReadLine(out, 100);
   EXPECT_EQ(line.substr(0, 8), "training");
   // Two windows written while the program runs (the test waits for their files, whatever the
@@ -362,6 +368,8 @@ TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
       {{"--window-s", "0.5"}, "--window-s"},
       {{"--window-s", "-3"}, "--window-s"},
       {{"--window-s", "x"}, "--window-s"},
+      {{"--tf-cpu-allocator", "pool"}, "--tf-cpu-allocator"},
+      {{"--tf-cpu-allocator"}, "--tf-cpu-allocator"},
   };
   for (const auto& [opts, name] : cases) {
     auto r = RunCmd(Record(d / "t", opts, {TT_PROGRAM, "exit", "0"}));
@@ -372,7 +380,8 @@ TEST(TfBootstrap, BadOptionValuesGiveOneLine) {
   }
   auto help = RunCmd({TT_CLI, "record", "--help"});
   EXPECT_EQ(help.status, 0);
-  for (const char* o : {"--tf-host-level", "--python-tracer", "--steps", "--window-s"})
+  for (const char* o :
+       {"--tf-host-level", "--python-tracer", "--steps", "--window-s", "--tf-cpu-allocator"})
     EXPECT_NE(help.out.find(o), std::string::npos) << o;
 }
 

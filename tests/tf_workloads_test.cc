@@ -416,7 +416,15 @@ TEST(TfWorkloads, JaxJitTrainingLoop) {
     EXPECT_EQ(all_steps[type], whole[type]) << type;
     EXPECT_EQ(three[type] * rec.steps, whole[type] * 3) << type;
   }
-  // JAX's CPU client reports no MemoryAllocation events: nothing to check for memory here.
+  // JAX's CPU client reports no MemoryAllocation events: info and memory say so, as a note.
+  auto info = RunCmd({TT_CLI, "info", rec.trace, "--json"}, {}, 120);
+  ASSERT_EQ(info.status, 0) << info.err;
+  json note = json::parse(info.out)["memory_note"];
+  ASSERT_TRUE(note.is_string()) << info.out.substr(0, 2000);
+  EXPECT_NE(note.get<std::string>().find("JAX's CPU client"), std::string::npos) << note;
+  auto mem = RunCmd({TT_CLI, "memory", rec.trace}, {}, 120);
+  EXPECT_EQ(mem.status, 0) << mem.err;
+  EXPECT_EQ(mem.out, "note: " + note.get<std::string>() + "\n");
   ExpectBabeltraceReads(rec);
 }
 

@@ -4,6 +4,8 @@
 // src/analysis/views/registry.cc for the real ones).
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "analysis/stats.h"
 #include "analysis/views/view.h"
 #include "core/error.h"
@@ -15,6 +17,7 @@ namespace {
 
 using analysis::Result;
 using analysis::Row;
+using nlohmann::json;
 using test::RunCmd;
 using test::TempDir;
 
@@ -232,6 +235,55 @@ TEST_F(Views, ANewViewIsOneDefinitionAndOneRegistration) {
   ASSERT_EQ(both.size(), 2u);
   EXPECT_EQ(both[0].rows.size(), 2u);
   EXPECT_EQ(both[1].rows.size(), 2u);
+}
+
+// `tensortrace memory` on the same trace, with exact numbers: step 0 allocates 1000 bytes at
+// 0x1000 inside a/w:Conv2D; step 1 allocates 3000 at 0x1001 there, then frees 0x1000. So the
+// peak is 4000, both allocations live at it, 3000 never freed; 1000 is in BFC bin 1 (512 B),
+// 3000 in bin 3 (2 KiB). A pid the trace does not hold is one line and exit 2.
+TEST_F(Views, MemoryCommandPeakLiveAtItResidualAndBins) {
+  auto r = RunCmd({TT_CLI, "memory", dir_->path(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_TRUE(j["note"].is_null());
+  ASSERT_EQ(j["allocators"].size(), 1u) << r.out;
+  const json& a = j["allocators"][0];
+  EXPECT_EQ(a["allocator"], "default");
+  EXPECT_EQ(a["allocations"], 2);
+  EXPECT_EQ(a["frees"], 1);
+  EXPECT_EQ(a["peak_bytes"], 4000);
+  EXPECT_EQ(a["peak_op"], "a/w:Conv2D");
+  EXPECT_EQ(a["final_bytes"], 3000);
+  EXPECT_EQ(a["residual_bytes"], 3000);
+  EXPECT_EQ(a["residual_allocations"], 1);
+  ASSERT_EQ(a["live_at_peak"].size(), 1u);
+  EXPECT_EQ(a["live_at_peak"][0]["op"], "a/w:Conv2D");
+  EXPECT_EQ(a["live_at_peak"][0]["allocations"], 2);
+  EXPECT_EQ(a["live_at_peak"][0]["bytes"], 4000);
+  ASSERT_EQ(a["ops"].size(), 1u);
+  EXPECT_EQ(a["ops"][0]["bytes"], 4000);
+  EXPECT_EQ(a["ops"][0]["peak_bytes"], 4000);
+  EXPECT_EQ(a["ops"][0]["residual_bytes"], 3000);
+  ASSERT_EQ(a["bins"].size(), 2u);
+  EXPECT_EQ(a["bins"][0]["bin"], 1);
+  EXPECT_EQ(a["bins"][0]["min_bytes"], 512);
+  EXPECT_EQ(a["bins"][0]["bytes"], 1000);
+  EXPECT_EQ(a["bins"][0]["live_at_peak"], 1);
+  EXPECT_EQ(a["bins"][1]["bin"], 3);
+  EXPECT_EQ(a["bins"][1]["live_bytes_at_peak"], 3000);
+  EXPECT_TRUE(a["allocator_report"].is_null());  // the runtime's events carry no BFC stats
+  std::vector<int64_t> bytes;
+  for (const auto& s : a["series"]) bytes.push_back(s[1]);
+  EXPECT_EQ(bytes, (std::vector<int64_t>{1000, 4000, 3000}));
+  auto bad = RunCmd({TT_CLI, "memory", dir_->path(), "--pid", "999999999"});
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_EQ(test::CountLines(bad.err), 1u) << bad.err;
+  auto help = RunCmd({TT_CLI, "memory", "--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("docs/memory-json.md"), std::string::npos);
+  auto none = RunCmd({TT_CLI, "memory"});
+  EXPECT_EQ(none.status, 2);
+  EXPECT_EQ(test::CountLines(none.err), 1u) << none.err;
 }
 
 }  // namespace

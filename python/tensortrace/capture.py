@@ -89,6 +89,9 @@ class Capture:
             "window_times": self.window_times,
             "status": status,
             "message": message,
+            # What decides TensorFlow's CPU allocator (and so whether it reports allocations).
+            "env": {k: os.environ.get(k) for k in ("TF_ENABLE_ONEDNN_OPTS",
+                                                   "TF_CPU_ALLOCATOR_USE_BFC")},
         }
         os.makedirs(self.logdir, exist_ok=True)
         tmp = os.path.join(self.logdir, ".capture.json.tmp")

@@ -45,11 +45,11 @@ Agg& DenseAggs::Get(uint32_t id, bool samples) {
 NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_names) {
   NameKeys k;
   std::tie(k.correlation, k.external, k.bytes, k.addr, k.kind, k.op, k.grid, k.block, k.registers,
-           k.shared_static, k.shared_dynamic) =
+           k.shared_static, k.shared_dynamic, k.domain) =
       std::tuple_cat(
           model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId, keys::kBytes, keys::kAddr,
                             keys::kKind, keys::kOp, keys::kGrid, keys::kBlock, keys::kRegisters,
-                            keys::kStaticShared, keys::kDynamicShared}));
+                            keys::kStaticShared, keys::kDynamicShared, keys::kDomain}));
   for (uint32_t i = 1; i < p.names.size(); ++i)
     if (!p.names[i].empty() &&
         std::find(step_names.begin(), step_names.end(), p.names[i]) != step_names.end())

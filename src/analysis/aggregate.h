@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -84,6 +85,14 @@ struct Pending {
   uint64_t corr;  // launches: their correlation id
 };
 
+// A primitive slice (a oneDNN primitive's ITT task), counted once every host track has been
+// read: an execution, or a pool thread's share of an execution on another thread.
+struct PrimSpan {
+  uint64_t start, end, self;
+  uint32_t name, op;  // op: the innermost op open on its thread (0: none yet)
+  uint32_t domain;    // its ITT domain's name id (0: not recorded)
+};
+
 // Tags of TrackAgg::kernel_by: an op id, or the API that launched it, or nothing.
 constexpr uint64_t kTagApi = uint64_t{1} << 32, kTagNone = uint64_t{2} << 32;
 
@@ -91,8 +100,14 @@ constexpr uint64_t kTagApi = uint64_t{1} << 32, kTagNone = uint64_t{2} << 32;
 struct TrackAgg {
   size_t track = 0;
   ThreadOps op_spans;  // only on threads with several tracks
-  std::vector<Pending> pending_prims, pending_launches;
-  uint64_t prims_in_op = 0;
+  std::vector<Pending> pending_launches;
+  std::vector<PrimSpan> prim_spans;  // until ResolvePrimitives
+  // Executions linked to an op by nesting on their thread; pool threads' tasks folded into an
+  // execution (with an op, and in all).
+  uint64_t prims_in_op = 0, pool_linked = 0, pool_tasks = 0;
+  // Per (primitive, op): the pool threads' tasks of its executions and their time (ns).
+  std::map<std::pair<uint32_t, uint32_t>, std::pair<uint64_t, uint64_t>> prim_pool;
+  std::map<uint32_t, std::set<uint32_t>> prim_domains;  // primitive -> ITT domain ids
   DenseAggs ops, apis, kernels;
   DenseAggs runtime;  // runtime, compile, input and communication ranges by name
   std::map<std::pair<uint32_t, uint32_t>, Agg> prims;    // (primitive, op)

@@ -8,6 +8,7 @@
 #include "analysis/allocations.h"
 #include "analysis/parallel.h"
 #include "analysis/pass_context.h"
+#include "analysis/primitives.h"
 #include "format/keys.h"
 #include "model/scan.h"
 
@@ -24,21 +25,10 @@ bool IsStep(const Slice& s, const NameKeys& k) {
   return s.category == Category::kStep || k.step_names.count(s.name);
 }
 
-void AddPrimitive(const PassContext& c, TrackAgg* a, uint32_t name, uint32_t op, uint64_t d,
-                  uint64_t self) {
-  auto [it, fresh] = a->prims.try_emplace({name, op});
-  if (fresh) it->second.incl.KeepSamples(c.needs.prim_samples);
-  Agg& g = it->second;
-  g.incl.Add(d);
-  g.self += self;
-  g.cpu += d;
-  if (op) a->prims_in_op++;
-}
-
-// Links the primitives and launches that found no op on their own track to the innermost
-// framework op of any track of the same (process, tid): the XSpace import writes TensorFlow's
-// ops of thread T into an imported stream of T, the runtime writes T's primitives and launches
-// into T's own stream.
+// Links the launches that found no op on their own track to the innermost framework op of any
+// track of the same (process, tid): the XSpace import writes TensorFlow's ops of thread T into
+// an imported stream of T, the runtime writes T's launches into T's own stream. Then the
+// primitives (primitives.cc), which need the same ops.
 void LinkAcrossTracks(const PassContext& c, std::vector<TrackAgg>* hagg) {
   std::map<std::pair<size_t, uint64_t>, ThreadOps> threads;
   for (auto& a : *hagg) {
@@ -48,19 +38,17 @@ void LinkAcrossTracks(const PassContext& c, std::vector<TrackAgg>* hagg) {
   }
   for (auto& [key, ops] : threads) ops.Build();
   for (auto& a : *hagg) {
-    if (a.pending_prims.empty() && a.pending_launches.empty()) continue;
+    if (a.pending_launches.empty()) continue;
     const Track& t = c.m.tracks[a.track];
     auto it = threads.find({t.process, t.id});
     auto op_of = [&](const Pending& p) -> uint32_t {
       return it == threads.end() ? 0 : it->second.Innermost(p.start, p.end);
     };
-    for (const Pending& p : a.pending_prims)
-      AddPrimitive(c, &a, p.name, op_of(p), p.end - p.start, p.self);
     for (const Pending& p : a.pending_launches)
       a.launches.push_back({p.corr, uint64_t{p.name} << 32 | op_of(p)});
-    std::vector<Pending>().swap(a.pending_prims);
     std::vector<Pending>().swap(a.pending_launches);
   }
+  ResolvePrimitives(c, threads, hagg);
 }
 
 class HostVisitor {
@@ -107,11 +95,8 @@ class HostVisitor {
         OnApi(s);
         break;
       case Category::kPrimitive:
-        if (!s.op && shared_) {
-          a_->pending_prims.push_back({s.start, s.end, s.Self(), s.name, 0});
-        } else {
-          AddPrimitive(c_, a_, s.name, s.op, s.Duration(), s.Self());
-        }
+        a_->prim_spans.push_back(
+            {s.start, s.end, s.Self(), s.name, s.op, ArgStr(s.args, k_.domain)});
         break;
       case Category::kCommunication:  // NCCL's ranges, a backend's (gloo) collectives
         OnRuntime(s, meaning);

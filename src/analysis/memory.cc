@@ -18,13 +18,21 @@ namespace {
 
 struct Keys {
   uint32_t bytes = 0, bytes_allocated = 0, addr = 0, allocator = 0, allocator_name = 0, op = 0;
+  // The memory command's details (TensorFlow's allocation stats).
+  uint32_t requested = 0, reserved = 0, peak = 0, fragmentation = 0, shape = 0, region = 0,
+           dtype = 0;
 };
 
 Keys KeysOf(const model::Process& p) {
+  namespace x = keys::xstat;
   auto [bytes, bytes_allocated, addr, allocator, allocator_name, op] =
       model::KeyIds(p, {keys::kBytes, keys::kBytesAllocated, keys::kAddr, keys::kAllocator,
                         keys::kAllocatorName, keys::kOp});
-  return {bytes, bytes_allocated, addr, allocator, allocator_name, op};
+  auto [requested, reserved, peak, fragmentation, shape, region, dtype] =
+      model::KeyIds(p, {x::kRequestedBytes, x::kBytesReserved, x::kPeakBytesInUse,
+                        x::kFragmentation, x::kShape, x::kRegionType, x::kDataType});
+  return {bytes, bytes_allocated, addr,  allocator, allocator_name, op, requested, reserved,
+          peak,  fragmentation,   shape, region,    dtype};
 }
 
 bool Int(const model::ArgsView& a, uint32_t key, int64_t* out) {
@@ -72,48 +80,67 @@ struct Running {
   }
 };
 
-// One process's allocation events, in time order, folded into its allocators' series.
+// One process's allocation events folded into its allocators' series.
 void FoldProcess(const model::TraceModel& m, size_t p, std::vector<Event>& ev, uint64_t first,
                  uint64_t span, size_t max_points, MemoryResult* r,
                  std::map<std::pair<size_t, std::string>, Running>* by) {
-  // Each track is in time order; a stable sort keeps a thread's own order at equal times.
-  std::stable_sort(ev.begin(), ev.end(),
-                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
   const model::Process& proc = m.processes[p];
-  auto running = [&](const Event& e) -> Running& {
-    return (*by)[{p, e.allocator ? std::string(proc.Name(e.allocator)) : "default"}];
+  auto running = [&](uint32_t allocator) -> Running& {
+    return (*by)[{p, allocator ? std::string(proc.Name(allocator)) : "default"}];
   };
-  std::unordered_map<uint64_t, std::pair<Running*, int64_t>> live;  // addr -> (alloc, bytes)
-  for (const Event& e : ev) {
-    r->events++;
-    Running* run = nullptr;
-    int64_t delta = 0;
-    if (!e.is_free) {
-      if (e.bytes <= 0) continue;
-      run = &running(e);
-      run->a.allocations++;
-      delta = e.bytes;
-      if (e.has_addr) live[e.addr] = {run, e.bytes};
-    } else {
-      auto it = e.has_addr ? live.find(e.addr) : live.end();
-      if (it != live.end()) {
-        run = it->second.first;
-        delta = -it->second.second;
-        live.erase(it);
-      } else if (e.bytes > 0) {
-        run = &running(e);
-        delta = -e.bytes;
-      } else {
-        running(e).a.unmatched_frees++;
-        continue;
-      }
-      run->a.frees++;
-    }
-    run->Add(m, proc, e, delta, first, span, max_points);
-  }
+  r->events += ev.size();
+  std::map<uint32_t, uint64_t> unmatched;
+  ReplayProcess(
+      &ev,
+      [&](const MemoryChange& c) {
+        Running& run = running(c.allocator);
+        if (c.event->is_free)
+          run.a.frees++;
+        else
+          run.a.allocations++;
+        run.Add(m, proc, *c.event, c.delta, first, span, max_points);
+      },
+      &unmatched);
+  for (const auto& [allocator, n] : unmatched) running(allocator).a.unmatched_frees += n;
 }
 
 }  // namespace
+
+void ReplayProcess(std::vector<MemoryEvent>* events,
+                   const std::function<void(const MemoryChange&)>& f,
+                   std::map<uint32_t, uint64_t>* unmatched) {
+  std::vector<Event>& ev = *events;
+  // Each track is in time order; a stable sort keeps a thread's own order at equal times.
+  std::stable_sort(ev.begin(), ev.end(),
+                   [](const Event& a, const Event& b) { return a.ts < b.ts; });
+  std::unordered_map<uint64_t, const Event*> live;  // addr -> its allocation
+  for (const Event& e : ev) {
+    MemoryChange c;
+    c.event = &e;
+    if (!e.is_free) {
+      if (e.bytes <= 0) continue;
+      c.allocation = &e;
+      c.allocator = e.allocator;
+      c.delta = e.bytes;
+      if (e.has_addr) live[e.addr] = &e;
+    } else {
+      auto it = e.has_addr ? live.find(e.addr) : live.end();
+      if (it != live.end()) {
+        c.allocation = it->second;
+        c.allocator = it->second->allocator;
+        c.delta = -it->second->bytes;
+        live.erase(it);
+      } else if (e.bytes > 0) {
+        c.allocator = e.allocator;
+        c.delta = -e.bytes;
+      } else {
+        (*unmatched)[e.allocator]++;
+        continue;
+      }
+    }
+    f(c);
+  }
+}
 
 void MemoryTrackScan::OnSlice(const model::Slice& s) {
   first = std::min(first, s.start);
@@ -140,14 +167,35 @@ void MemoryTrackScan::OnPoint(const model::Point& p) {
   if (!e.allocator) e.allocator = model::ArgStr(p.args, k.allocator_name);
   // The innermost op slice open on this thread; an "op" argument only when none is open.
   e.op = p.op ? p.op : model::ArgStr(p.args, k.op);
+  if (keep_details) {
+    MemoryDetail d;
+    Int(p.args, k.requested, &d.requested);
+    Int(p.args, k.reserved, &d.reserved);
+    Int(p.args, k.peak, &d.allocator_peak);
+    Int(p.args, k.bytes_allocated, &d.held);
+    Arg x;
+    if (model::ArgNumber(p.args, k.fragmentation, &x))
+      d.fragmentation = x.type == layout::ArgType::kFloat ? x.v.f : static_cast<double>(x.v.i);
+    if (!(d.fragmentation >= 0 && d.fragmentation <= 1)) d.fragmentation = -1;  // NaN: 0/0
+    d.shape = model::ArgStr(p.args, k.shape);
+    d.region = model::ArgStr(p.args, k.region);
+    int64_t dtype = -1;
+    if (Int(p.args, k.dtype, &dtype) && dtype >= 0 && dtype < 1000)
+      d.dtype = static_cast<int32_t>(dtype);
+    details.push_back(d);
+    e.detail = static_cast<uint32_t>(details.size());
+  }
   events.push_back(e);
 }
 
-MemoryScans::MemoryScans(const model::TraceModel& m) : m_(m) {
+MemoryScans::MemoryScans(const model::TraceModel& m, bool details) : m_(m), details_(details) {
   for (const auto& p : m.processes) keys_.push_back(std::make_shared<Keys>(KeysOf(p)));
   for (size_t i = 0; i < m.tracks.size(); ++i)
-    if (m.tracks[i].kind != layout::TrackKind::kDevice)
+    if (m.tracks[i].kind != layout::TrackKind::kDevice) {
       tracks.emplace_back(m, i, keys_[m.tracks[i].process].get());
+      tracks.back().keep_details = details;
+    }
+  if (details) kept.resize(m.processes.size());
 }
 
 MemoryResult MemoryScans::Fold(size_t max_points) {
@@ -174,11 +222,12 @@ MemoryResult MemoryScans::Fold(size_t max_points) {
     if (ev.empty()) continue;
     ++processes_with_allocs;
     FoldProcess(m_, p, ev, first, span, max_points, &r, &by);
+    if (details_) kept[p] = std::move(ev);
   }
   for (auto& [key, x] : by) {
     x.Flush();
     x.a.process = key.first;
-    x.a.name = key.second;
+    x.a.name = x.a.allocator = key.second;
     if (processes_with_allocs > 1)
       x.a.name += " (pid " + std::to_string(m_.processes[key.first].meta.pid) + ")";
     x.a.final_bytes = x.cur;

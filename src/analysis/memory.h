@@ -5,6 +5,8 @@
 // byte count uses that.
 #pragma once
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -20,8 +22,9 @@ struct MemorySample {
 };
 
 struct AllocatorMemory {
-  std::string name;  // the "allocator" argument, else "default"; "(pid N)" added when the
-                     // trace holds several processes with allocations
+  std::string name;       // the "allocator" argument, else "default"; "(pid N)" added when the
+                          // trace holds several processes with allocations
+  std::string allocator;  // the allocator's own name ("default" when the events give none)
   size_t process = 0;
   std::vector<MemorySample> series;  // in time order, at most about 2 * max_points samples
   int64_t peak = 0;
@@ -44,8 +47,39 @@ struct MemoryEvent {
   int64_t bytes = 0;               // -1: not given
   uint32_t allocator = 0, op = 0;  // interned ids of the event's process (0: none)
   uint32_t track = 0;
+  uint32_t detail = 0;  // 1 + its index in its track's MemoryTrackScan::details (0: none kept)
   bool is_free = false, has_addr = false;
 };
+
+// What else an allocation event says (TensorFlow's BFC allocator writes all of it), kept only
+// for the memory command (MemoryScans with details).
+struct MemoryDetail {
+  int64_t requested = -1;          // bytes the op asked for (requested_bytes)
+  int64_t reserved = -1;           // the allocator's bytes reserved after the event
+  int64_t allocator_peak = -1;     // the allocator's own peak so far (peak_bytes_in_use)
+  int64_t held = -1;               // the allocator's bytes in use after it (bytes_allocated)
+  double fragmentation = -1;       // the allocator's fragmentation after it (0..1)
+  uint32_t shape = 0, region = 0;  // interned texts ("[16,26,26,16]", "output"); 0: none
+  int32_t dtype = -1;              // TensorFlow DataType enum; -1: none
+};
+
+// One change of an allocator's bytes in use, as the fold decides it: an allocation, a free
+// matched by address (`allocation` is then the allocation it frees), or a free of an unknown
+// address that carries its own byte count (`allocation` null). A free that matches nothing and
+// has no byte count changes nothing and is not told.
+struct MemoryChange {
+  const MemoryEvent* event = nullptr;
+  const MemoryEvent* allocation = nullptr;
+  uint32_t allocator = 0;  // the allocation's allocator (0: "default")
+  int64_t delta = 0;
+};
+
+// One process's allocation events in time order (a stable sort by time: a thread's own order
+// at equal times) and the changes they make, in that order. unmatched: frees that change
+// nothing, per allocator id.
+void ReplayProcess(std::vector<MemoryEvent>* events,
+                   const std::function<void(const MemoryChange&)>& f,
+                   std::map<uint32_t, uint64_t>* unmatched);
 
 // The visitor of one host track's scan (model::ScanTrack): the time span of its events and its
 // allocation events. A caller that scans the track for other reasons too can drive it.
@@ -59,6 +93,8 @@ class MemoryTrackScan {
   void OnPoint(const model::Point& p);
   uint64_t first = UINT64_MAX, last = 0;
   std::vector<MemoryEvent> events;
+  std::vector<MemoryDetail> details;  // when keep_details
+  bool keep_details = false;
 
  private:
   const model::TraceModel* m_;
@@ -70,13 +106,17 @@ class MemoryTrackScan {
 // caller, each exactly once), then Fold() once they all are.
 class MemoryScans {
  public:
-  explicit MemoryScans(const model::TraceModel& m);
+  // details: keep each event's MemoryDetail too, and each process's events after Fold.
+  explicit MemoryScans(const model::TraceModel& m, bool details = false);
   std::vector<MemoryTrackScan> tracks;  // in track order
   MemoryResult Fold(size_t max_points);
+  // With details, after Fold: each process's events in time order (empty without any).
+  std::vector<std::vector<MemoryEvent>> kept;
 
  private:
   const model::TraceModel& m_;
   std::vector<std::shared_ptr<const void>> keys_;  // per process
+  bool details_;
 };
 
 // One streaming pass over the host tracks; memory grows with the number of allocation events

@@ -44,6 +44,7 @@ struct ReportData {
   std::vector<Finding> findings;
   std::vector<std::string> problems;  // damaged parts skipped, as one line each
   size_t top = 20;                    // rows per table
+  std::string memory_note;  // with no allocation event: why, and which option captures them
 };
 
 struct ReportOptions {

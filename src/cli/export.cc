@@ -3,6 +3,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "core/files.h"
 #include "export/formats.h"
 #include "model/model.h"
@@ -14,7 +15,7 @@ namespace {
 const char kExportUsage[] =
     R"(usage: tensortrace export DIR --format perfetto|chrome|csv|xspace -o PATH
                           [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--max-events N]
+                          [--max-events N] [--pid P]...
 
 Writes the trace in DIR to PATH. Every format streams: memory does not grow with the number of
 events (xspace holds the names and the steps, and sorts its events in a temporary file beside
@@ -26,6 +27,7 @@ const char kExportSelection[] = R"(
 selection:
   --steps A:B, --skip-warmup N, --step-name NAME   as in `tensortrace stats`
   --max-events N   only the N earliest events (Chrome's viewer struggles past ~1.5 million)
+  --pid P          only process P (each of its exec images); repeat for several
   -h, --help       this help
 
 The file appears only when complete; on any error nothing is left at PATH.
@@ -45,6 +47,7 @@ std::string ExportHelp() {
 
 struct ExportArgs {
   std::string dir, format, out;
+  std::vector<int64_t> pids;
   bool gzip = false;
   exporter::Selection sel;
 };
@@ -61,6 +64,7 @@ bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
     } else if (a.Option("-o", &e->out) || a.Option("--output", &e->out)) {
     } else if (a.Flag("--gzip")) {
       e->gzip = true;
+    } else if (ParsePidOption(a, &e->pids)) {
     } else if (a.Option("--steps", &v)) {
       e->sel.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
@@ -96,7 +100,7 @@ int Export(const std::vector<std::string>& argv) {
     if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
     if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
-  model::TraceModel m = model::LoadModel(e.dir);
+  model::TraceModel m = model::LoadModel(OpenTraceOfPids(e.dir, e.pids));
   std::vector<Problem> problems = m.problems;
   exporter::ExportOutcome o = f->write(m, e.sel, e.out, e.gzip, &problems);
   for (const auto& line : o.lines) std::cerr << "tensortrace export: " << line << "\n";

@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
+#include "cli/memory.h"
 #include "core/time.h"
 #include "model/inventory.h"
 
@@ -198,6 +199,13 @@ nlohmann::json StepsJson(const ProcessSteps& ps) {
           {"source", ps.source}, {"how", ps.how},     {"gaps", GapsJson(ps.gaps)}};
 }
 
+// With no allocation event in the trace: why, and which option of record captures them.
+std::string MemoryNote(const TraceSummary& s) {
+  for (const auto& p : s.processes)
+    if (p.by_category[static_cast<size_t>(layout::Category::kAllocation)]) return "";
+  return MemoryMissingNote(s.path);
+}
+
 nlohmann::json ThreadsJson(const ProcessSummary& p) {
   nlohmann::json threads = nlohmann::json::array();
   for (const auto& t : p.threads)
@@ -207,6 +215,7 @@ nlohmann::json ThreadsJson(const ProcessSummary& p) {
                        {"first_ns", t.first_ns},
                        {"last_ns", t.last_ns},
                        {"dropped", t.discarded},
+                       {"imported", t.imported},
                        {"file", t.file}});
   return threads;
 }
@@ -240,6 +249,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"start_realtime_ns", p.meta.start_realtime_ns},
         {"end_state", p.meta.end_state},
         {"events", p.events},
+        {"thread_count", p.thread_count},
         {"events_by_category", cats},
         {"events_by_kind", p.by_kind},
         {"strings", p.strings},
@@ -271,6 +281,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
   uint64_t drops = model::TotalDrops(s);
   json orphans = json::array();
   for (const auto* c : unmatched) orphans.push_back(FrameworkCaptureJson(*c));
+  std::string note = MemoryNote(s);
   return {{"schema", "tensortrace.info/1"},
           {"path", s.path},
           {"processes", procs},
@@ -285,7 +296,68 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
             {"duration_ns", s.first_ns == UINT64_MAX ? 0 : s.last_ns - s.first_ns}}},
           {"problems", problems},
           {"lost_processes", LostJson(s)},
+          {"memory_note", note.empty() ? json(nullptr) : json(note)},
           {"frameworks_without_process", orphans}};
+}
+
+// One process of the table.
+void PrintProcess(const ProcessSummary& p, const std::vector<const FrameworkCapture*>& caps,
+                  const ProcessSteps& steps) {
+  std::printf(
+      "\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
+      static_cast<long long>(p.meta.ppid),
+      p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str() : "",
+      TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
+  uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
+  if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
+  std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
+              p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)"
+              : p.meta.end_state == "cut"
+                  ? " (by record: still running when record ended; no packet after that)"
+                  : "");
+  std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
+              FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
+  if (p.meta.truncated_names)
+    std::printf("  names cut  %llu (longer than 4096 bytes; cut to 4096)\n",
+                static_cast<unsigned long long>(p.meta.truncated_names));
+  std::string cats;
+  for (size_t c = 0; c < p.by_category.size(); ++c)
+    if (p.by_category[c])
+      cats += std::string(cats.empty() ? "" : ", ") +
+              layout::CategoryName(static_cast<layout::Category>(c)) + " " +
+              std::to_string(p.by_category[c]);
+  std::printf("  categories %s\n", cats.empty() ? "(none)" : cats.c_str());
+  std::string srcs;
+  for (const auto& src : p.sources) srcs += (srcs.empty() ? "" : ", ") + src;
+  std::printf("  sources    %s\n", srcs.empty() ? "(none produced events)" : srcs.c_str());
+  for (const auto& [src, seen] : p.source_details) {
+    std::string all;
+    for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
+    std::printf("  %-10s %s\n", TerminalSafe(src == "itt" ? "itt domains" : src).c_str(),
+                TerminalSafe(all).c_str());
+  }
+  std::printf("  dropped    %llu", static_cast<unsigned long long>(Drops(p)));
+  for (const auto& [why, n] : p.drop_reasons)
+    std::printf(" [%s: %llu]", TerminalSafe(why).c_str(), static_cast<unsigned long long>(n));
+  std::printf("\n  clock      CLOCK_MONOTONIC (boot %s); realtime offset %lld ns at start, ",
+              p.meta.clock_uuid.c_str(), static_cast<long long>(p.meta.offset_start_ns));
+  if (p.meta.offset_end_ns)
+    std::printf("%lld ns at end (measured by %s)\n", static_cast<long long>(p.meta.offset_end_ns),
+                p.meta.end_offset_by.c_str());
+  else
+    std::printf("end not recorded\n");
+  if (!p.meta.tracing_error.empty())
+    std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
+  for (const auto* c : caps)
+    std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
+  PrintSteps(steps);
+  std::printf("  threads    %llu\n", static_cast<unsigned long long>(p.thread_count));
+  for (const auto& t : p.threads)
+    std::printf("  thread %-8llu %-16s %10llu events, %llu dropped%s\n",
+                static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
+                static_cast<unsigned long long>(t.events),
+                static_cast<unsigned long long>(t.discarded),
+                t.imported ? " (imported from the framework's profiler)" : "");
 }
 
 void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
@@ -300,62 +372,10 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
       s.processes.size(), static_cast<unsigned long long>(s.threads),
       static_cast<unsigned long long>(s.events), static_cast<unsigned long long>(drops),
       FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
-  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
-    const auto& p = s.processes[pi];
-    std::printf(
-        "\nprocess %lld (parent %lld%s) on %s: %s\n", static_cast<long long>(p.meta.pid),
-        static_cast<long long>(p.meta.ppid),
-        p.meta.exec_generation ? (", exec #" + std::to_string(p.meta.exec_generation)).c_str() : "",
-        TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
-    uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
-    if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
-    std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
-                p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)"
-                : p.meta.end_state == "cut"
-                    ? " (by record: still running when record ended; no packet after that)"
-                    : "");
-    std::printf("  events     %llu over %s, %llu names\n", static_cast<unsigned long long>(p.events),
-                FormatDuration(pspan).c_str(), static_cast<unsigned long long>(p.strings));
-    if (p.meta.truncated_names)
-      std::printf("  names cut  %llu (longer than 4096 bytes; cut to 4096)\n",
-                  static_cast<unsigned long long>(p.meta.truncated_names));
-    std::string cats;
-    for (size_t c = 0; c < p.by_category.size(); ++c)
-      if (p.by_category[c])
-        cats += std::string(cats.empty() ? "" : ", ") +
-                layout::CategoryName(static_cast<layout::Category>(c)) + " " +
-                std::to_string(p.by_category[c]);
-    std::printf("  categories %s\n", cats.empty() ? "(none)" : cats.c_str());
-    std::string srcs;
-    for (const auto& src : p.sources) srcs += (srcs.empty() ? "" : ", ") + src;
-    std::printf("  sources    %s\n", srcs.empty() ? "(none produced events)" : srcs.c_str());
-    for (const auto& [src, seen] : p.source_details) {
-      std::string all;
-      for (const auto& s : seen) all += (all.empty() ? "" : ", ") + s;
-      std::printf("  %-10s %s\n", TerminalSafe(src == "itt" ? "itt domains" : src).c_str(),
-                  TerminalSafe(all).c_str());
-    }
-    std::printf("  dropped    %llu", static_cast<unsigned long long>(Drops(p)));
-    for (const auto& [why, n] : p.drop_reasons)
-      std::printf(" [%s: %llu]", TerminalSafe(why).c_str(), static_cast<unsigned long long>(n));
-    std::printf("\n  clock      CLOCK_MONOTONIC (boot %s); realtime offset %lld ns at start, ",
-                p.meta.clock_uuid.c_str(), static_cast<long long>(p.meta.offset_start_ns));
-    if (p.meta.offset_end_ns)
-      std::printf("%lld ns at end (measured by %s)\n", static_cast<long long>(p.meta.offset_end_ns),
-                  p.meta.end_offset_by.c_str());
-    else
-      std::printf("end not recorded\n");
-    if (!p.meta.tracing_error.empty())
-      std::printf("  error      tracing stopped: %s\n", TerminalSafe(p.meta.tracing_error).c_str());
-    for (const auto* c : by_proc[pi])
-      std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
-    PrintSteps(steps[pi]);
-    for (const auto& t : p.threads)
-      std::printf("  thread %-8llu %-16s %10llu events, %llu dropped\n",
-                  static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
-                  static_cast<unsigned long long>(t.events),
-                  static_cast<unsigned long long>(t.discarded));
-  }
+  if (std::string note = MemoryNote(s); !note.empty())
+    std::printf("memory     %s\n", TerminalSafe(note).c_str());
+  for (size_t pi = 0; pi < s.processes.size(); ++pi)
+    PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
   PrintLost(s);
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",

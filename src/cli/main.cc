@@ -22,6 +22,8 @@ commands:
                             chrome://tracing), CSV, or an XSpace for TensorBoard
   report DIR -o PATH        a self-contained HTML report: summary, step time, top ops and
                             kernels, memory over time, copies, a timeline, findings
+  memory DIR                per allocator: bytes in use over time, the peak and what was
+                            live at it, bytes by op, chunks by bin, fragmentation
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -46,6 +48,7 @@ int main(int argc, char** argv) {
     if (cmd == "stats") return tt::cli::Stats(rest);
     if (cmd == "export") return tt::cli::Export(rest);
     if (cmd == "report") return tt::cli::Report(rest);
+    if (cmd == "memory") return tt::cli::Memory(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

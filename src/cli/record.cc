@@ -47,7 +47,8 @@ const char kRecordHelp[] =
     R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
                           [--wait-children SECONDS] [--import-max-size BYTES] [--quiet]
                           [--tf-host-level 1|2|3]
-                          [--python-tracer] [--steps A:B] [--window-s N] [--sources LIST]
+                          [--python-tracer] [--steps A:B] [--window-s N]
+                          [--tf-cpu-allocator bfc|default] [--sources LIST]
                           -- COMMAND [ARGS...]
 
 Runs COMMAND with tracing on in it and in every process it starts, and writes one trace
@@ -362,6 +363,23 @@ void PrintLosses(const TraceSummary& sum) {
     std::cerr << "tensortrace: " << cut << " name(s) longer than 4096 bytes were cut to 4096\n";
 }
 
+// Every ended process's names in its metadata, so that babeltrace2 shows each event's name as
+// text (format/repair.h, DeclareNames). A process still running keeps its metadata.
+void DeclareNamesOfEndedProcesses(const std::string& dir) {
+  try {
+    for (const auto& p : OpenTrace(dir).processes) {
+      if (p.meta.end_state == "running") continue;
+      try {
+        DeclareNames(p);
+      } catch (const Error& e) {
+        std::cerr << "tensortrace record: warning: " << e.what() << "\n";
+      }
+    }
+  } catch (const Error&) {
+    // No trace at all: WriteSession says so.
+  }
+}
+
 // Writes the session file (tensortrace.json) and prints the summary.
 void WriteSession(const std::string& dir, const RecordOptions& o, const Session& session,
                   int exit_code, uint64_t end_mono, size_t repaired, int exec_errno) {
@@ -421,6 +439,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
   ImportCapturedXSpace(dir, o.quiet, o.import_max);
+  DeclareNamesOfEndedProcesses(dir);
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;
 }

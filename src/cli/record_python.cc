@@ -26,6 +26,13 @@ the trace.
                            waits while it is written), so no step is lost; otherwise events in
                            the short gaps between windows are lost, and `info` names the
                            numbered steps missing. A thread keeps one track across windows
+  --tf-cpu-allocator bfc|default
+                           TensorFlow's CPU allocator. With oneDNN off (TF_ENABLE_ONEDNN_OPTS=0,
+                           or TensorFlow's default on a CPU without AVX-512) its default
+                           allocator reports no allocation to the profiler; bfc makes it a BFC
+                           allocator (TF_CPU_ALLOCATOR_USE_BFC=true), which reports each one, so
+                           `tensortrace memory` has them. It changes the program's allocator
+                           (not what it computes). default: as TensorFlow decides (the default)
 )";
 
 bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
@@ -40,6 +47,10 @@ bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
     analysis::StepRange r = ParseStepRange(v);
     o->steps = std::to_string(r.first) + ":" +
                (r.last == INT64_MAX ? std::string() : std::to_string(r.last));
+  } else if (a.Option("--tf-cpu-allocator", &v)) {
+    if (v != "bfc" && v != "default")
+      throw Error("record: --tf-cpu-allocator must be bfc or default, got '" + v + "'");
+    o->tf_cpu_allocator = v;
   } else if (a.Option("--window-s", &v)) {
     o->window_s = ParseSeconds("--window-s", v);
     // The profiler names each window's directory by the second it was written in.

@@ -8,6 +8,8 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
+#include "cli/memory.h"
+#include "cli/pids.h"
 #include "core/files.h"
 #include "export/report_html.h"
 #include "model/inventory.h"
@@ -25,7 +27,7 @@ namespace {
 
 const char kReportHelp[] =
     R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
-                          [--step-name NAME] [--include-warmup] [--top N]
+                          [--step-name NAME] [--include-warmup] [--top N] [--pid P]...
 
 Writes one self-contained HTML page about the trace in DIR to PATH: it loads nothing from the
 network (inline styles and SVG charts, no script) and prints well.
@@ -38,7 +40,8 @@ network (inline styles and SVG charts, no script) and prints well.
   step time          per step: host compute, device compute, copies, communication, device
                      idle (host-bound or waiting), as stacked bars
   top ops, kernels   as in `tensortrace stats --view op` and `--view kernel`
-  memory over time   bytes in use per allocator, the peak and the op running at it
+  memory over time   bytes in use per allocator, the peak and the op running at it (with
+                     no allocation event: why, and which option of record captures them)
   copies             as in `tensortrace stats --view memcpy`, with bandwidth
   timeline           the step of median duration, one row per thread and GPU stream (with no
                      steps: the first process's whole run)
@@ -52,11 +55,13 @@ options:
                      compilation) in the step chart, averages and findings; by default they
                      are left out, with a note of their number and time
   --top N            rows in the ops, kernels and copies tables (default 20)
+  --pid P            only process P (each of its exec images); repeat for several
   -h, --help         this help
 )";
 
 struct ReportArgs {
   std::string dir, out;
+  std::vector<int64_t> pids;
   analysis::ReportOptions ro;
 };
 
@@ -71,6 +76,7 @@ bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
       return false;
     } else if (a.Option("-o", &r->out) || a.Option("--output", &r->out)) {
     } else if (a.Option("--title", &r->ro.title)) {
+    } else if (ParsePidOption(a, &r->pids)) {
     } else if (a.Option("--steps", &v)) {
       opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
@@ -118,7 +124,7 @@ int Report(const std::vector<std::string>& argv) {
   analysis::ReportOptions& ro = r.ro;
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
-  model::TraceModel m = model::LoadModel(OpenTrace(dir), &sum);
+  model::TraceModel m = model::LoadModel(OpenTraceOfPids(dir, r.pids), &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)
@@ -131,6 +137,7 @@ int Report(const std::vector<std::string>& argv) {
   ro.versions = CaptureVersions(dir);
   ro.progress = [](const char* what) { std::cerr << "tensortrace report: " << what << "\n"; };
   analysis::ReportData d = analysis::BuildReport(m, sum, ro);
+  if (d.memory.allocators.empty()) d.memory_note = MemoryMissingNote(dir, r.pids);
   exporter::WriteReportHtml(d, sink);
   sink.Commit();
   std::cerr << "tensortrace report: wrote " << r.out << " (" << sink.bytes() << " bytes, "

@@ -14,6 +14,7 @@
 #include "analysis/views/view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "core/csv.h"
 #include "model/model.h"
 
@@ -28,7 +29,8 @@ namespace {
 const char kStatsUsage[] =
     R"(usage: tensortrace stats DIR [--view V] [--select FIELDS] [--order-by FIELD] [--top N]
                          [--filter REGEX] [--exclude REGEX] [--min-micros X] [--max-depth D]
-                         [--steps A:B] [--skip-warmup N] [--step-name NAME] [--json | --csv]
+                         [--steps A:B] [--skip-warmup N] [--step-name NAME] [--pid P]...
+                         [--json | --csv]
 
 Statistics over the trace in DIR, one row per group, like tfprof's views.
 
@@ -48,6 +50,7 @@ selection:
   --skip-warmup N   leave out each process's first N steps
   --step-name NAME  an annotation that marks one step (repeatable); framework step events
                     are found without it
+  --pid P           only process P (each of its exec images); repeat for several
   --filter REGEX / --exclude REGEX   rows whose name matches / does not match
   --min-micros X    rows with at least X microseconds (micros)
   --top N           the first N rows after ordering (default: all)
@@ -108,6 +111,7 @@ struct StatsArgs {
   analysis::Options opt;
   const ViewDef* view = nullptr;
   std::string dir, select, order_by, filter, exclude;
+  std::vector<int64_t> pids;
   bool json = false, csv = false;
   size_t top = SIZE_MAX;
   double min_micros = -1;
@@ -134,6 +138,7 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
       s->min_micros = ParseNonNegativeDouble("--min-micros", v);
     } else if (a.Option("--max-depth", &v)) {
       s->max_depth = static_cast<int>(ParseUint("--max-depth", v, INT_MAX));
+    } else if (ParsePidOption(a, &s->pids)) {
     } else if (a.Option("--steps", &v)) {
       s->opt.steps = ParseStepRange(v);
     } else if (a.Option("--skip-warmup", &v)) {
@@ -373,7 +378,7 @@ int Stats(const std::vector<std::string>& argv) {
   StatsArgs s;
   if (!ParseStatsArgs(argv, &s)) return 0;
   Shaper shaper(s);
-  model::TraceModel m = model::LoadModel(s.dir);
+  model::TraceModel m = model::LoadModel(OpenTraceOfPids(s.dir, s.pids));
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);

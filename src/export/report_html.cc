@@ -336,7 +336,8 @@ std::string Memory(const ReportData& d) {
     return s +
            None(
                "No memory allocation events (MemoryAllocation / MemoryDeallocation) in "
-               "this trace.") +
+               "this trace." +
+               (d.memory_note.empty() ? std::string() : " " + d.memory_note + ".")) +
            "</section>\n";
   const char* colours[] = {"#3182bd", "#e6550d", "#31a354", "#756bb1", "#636363", "#d6616b"};
   const char* dashes[] = {"", "6 3", "2 3", "10 3 2 3", "1 2", "12 6"};

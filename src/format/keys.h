@@ -233,6 +233,14 @@ inline constexpr char kTfFunctionCall[] = "tf_function_call";
 inline constexpr char kRunId[] = "run_id";
 // An XLA CPU op's HLO module ("jit_update" for JAX's jax.jit of `update`).
 inline constexpr char kHloModule[] = "hlo_module";
+// The allocator's fragmentation after an allocation or free (0..1; BFC allocators).
+inline constexpr char kFragmentation[] = "fragmentation";
+// What an allocation holds: "output", "temp", "persist"... (TensorFlow).
+inline constexpr char kRegionType[] = "region_type";
+// The allocated tensor's TensorFlow DataType (an enum number).
+inline constexpr char kDataType[] = "data_type";
+// The allocated tensor's shape, "[d0,d1,...]".
+inline constexpr char kShape[] = "shape";
 // Task Environment: the epoch of relative times.
 inline constexpr char kProfileStartTime[] = "profile_start_time";
 // Task Environment: the capture's end.
@@ -243,7 +251,8 @@ inline constexpr char kProfileStopTime[] = "profile_stop_time";
 inline constexpr std::string_view kAll[] = {
     kStepNum, kIterNum, kGroupId, kRootLevel, kId, kTfOp, kHloOp, kHloCategory, kAllocationBytes,
     kRequestedBytes, kAddr, kAllocatorName, kBytesAllocated, kPeakBytesInUse, kBytesReserved,
-    kBytesAvailable, kTfFunctionCall, kRunId, kHloModule, kProfileStartTime, kProfileStopTime,
+    kBytesAvailable, kTfFunctionCall, kRunId, kHloModule, kFragmentation, kRegionType, kDataType,
+    kShape, kProfileStartTime, kProfileStopTime,
 };
 // clang-format on
 }  // namespace xstat

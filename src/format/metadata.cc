@@ -131,11 +131,48 @@ static const char kClassDef[] = R"(event { id = 13; name = "event_class_def"; st
   struct { uint32_t key; enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type; } args[nargs]; }; };
 )";
 
-std::string StreamDeclarations(uint32_t version) {
+// Replaces every `from` in *s by `to`.
+static void ReplaceAll(std::string* s, const std::string& from, const std::string& to) {
+  for (size_t at = s->find(from); at != std::string::npos; at = s->find(from, at + to.size()))
+    s->replace(at, from.size(), to);
+}
+
+std::string StreamDeclarations(uint32_t version, const std::string& names_enum) {
   std::string out = kStream;
   out.replace(out.find("%ARG_T%"), 7, version >= 2 ? kArgV2 : kArgV1);
   if (version >= 3) out += kClassDef;
+  if (names_enum.empty()) return out;
+  // Every field that holds an interned name: events' names, argument keys, string values.
+  ReplaceAll(&out, "uint32_t name; enum category_t", "enum name_t name; enum category_t");
+  ReplaceAll(&out, "uint32_t key;", "enum name_t key;");
+  ReplaceAll(&out, "uint32_t str;", "enum name_t str;");
+  size_t after_clock_types = out.find("\n", out.find("uint64_clock_t;")) + 1;
+  out.insert(after_clock_types, names_enum);
   return out;
+}
+
+// Whether a name can be an enumeration label that every CTF reader takes: printable UTF-8.
+static bool LabelOk(const std::string& s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size();) {
+    auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+    if (n == 0 || i + n > s.size() || (n == 1 && (c < 0x20 || c == 0x7f))) return false;
+    for (size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(s[i + k]) >> 6) != 2) return false;
+    if (n == 2 && c < 0xc2) return false;  // overlong
+    i += n;
+  }
+  return true;
+}
+
+std::string NamesEnum(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t id = 1; id < names.size(); ++id)
+    if (LabelOk(names[id])) out += "  " + TsdlQuote(names[id]) + " = " + std::to_string(id) + ",\n";
+  if (out.empty()) return "";
+  out.erase(out.size() - 2, 1);  // the last mapping's comma
+  return "enum name_t : uint32_t {\n" + out + "};\n";
 }
 
 // A TSDL identifier for an argument key; babeltrace2 shows it without the leading underscore.
@@ -151,7 +188,7 @@ static std::string FieldName(const std::string& key, std::vector<std::string>* u
 }
 
 // One line per class: `event { id; name = "KIND:NAME"; fields }`.
-std::string ClassDeclaration(const EventClass& c) {
+std::string ClassDeclaration(const EventClass& c, bool named) {
   static const char* const kWireTypes[] = {"int64_t", "uint64_t", "double",  "uint32_t", "int8_t",
                                            "int16_t", "int32_t",  "uint32_t", "float"};
   std::ostringstream o;
@@ -171,7 +208,8 @@ std::string ClassDeclaration(const EventClass& c) {
   for (uint32_t i = 0; i < c.nargs; ++i) {
     uint8_t w = c.shape[i * layout::kArgHeadSize + 4];
     const std::string& key = i < c.key_texts.size() ? c.key_texts[i] : std::string();
-    o << " " << kWireTypes[w < 9 ? w : 0] << " " << FieldName(key, &used) << ";";
+    const char* type = w == 3 && named ? "enum name_t" : kWireTypes[w < 9 ? w : 0];
+    o << " " << type << " " << FieldName(key, &used) << ";";
   }
   o << " }; };\n";
   return o.str();
@@ -215,8 +253,9 @@ std::string GenerateMetadata(const ProcessMeta& m) {
   o << "clock {\n  name = \"monotonic\";\n  uuid = \"" << m.clock_uuid << "\";\n"
     << "  description = \"CLOCK_MONOTONIC\";\n  freq = 1000000000;\n  precision = 1;\n"
     << "  offset_s = " << off_s << ";\n  offset = " << off_ns << ";\n  absolute = FALSE;\n};\n";
-  o << StreamDeclarations(m.layout_version);
-  for (const EventClass& c : m.classes) o << ClassDeclaration(c);
+  std::string names = NamesEnum(m.names);
+  o << StreamDeclarations(m.layout_version, names);
+  for (const EventClass& c : m.classes) o << ClassDeclaration(c, !names.empty());
   return o.str();
 }
 

@@ -41,14 +41,23 @@ struct ProcessMeta {
   // declared as events of the metadata after the fixed ones. Not parsed from the metadata:
   // the reader takes them from the process stream.
   std::vector<EventClass> classes;
+  // The process's interned names by id (from its process streams' string_defs), when known:
+  // GenerateMetadata declares them as an enumeration (name_t) that every name field uses, so
+  // CTF readers (babeltrace2, Trace Compass) show each name as text. Not parsed from the
+  // metadata: the reader takes names from the process streams.
+  std::vector<std::string> names;
 };
 
 // The complete TSDL metadata for `meta`, in its layout version.
 std::string GenerateMetadata(const ProcessMeta& meta);
-// The stream, type and fixed event declarations of a layout version (what follows `clock`).
-std::string StreamDeclarations(uint32_t version);
+// The stream, type and fixed event declarations of a layout version (what follows `clock`);
+// with `names_enum` (NamesEnum's text, empty: none) it comes first and the name fields use it.
+std::string StreamDeclarations(uint32_t version, const std::string& names_enum = "");
 // The declaration (one line) of an event class, as GenerateMetadata writes it.
-std::string ClassDeclaration(const EventClass& c);
+std::string ClassDeclaration(const EventClass& c, bool named = false);
+// The `enum name_t` declaration of these names (one mapping per line); empty when none of
+// them can be a label (empty, or not printable UTF-8: those stay numbers).
+std::string NamesEnum(const std::vector<std::string>& names);
 
 // Parses metadata this code generated. Throws tt::Error naming `path` and the line on failure.
 ProcessMeta ParseMetadata(const std::string& text, const std::string& path);

@@ -182,4 +182,22 @@ uint64_t CompactStreams(const ProcessTrace& proc) {
   return saved;
 }
 
+void DeclareNames(const ProcessTrace& proc) {
+  ProcessMeta m = proc.meta;
+  std::vector<Problem> ignored;  // damage is the reader's to report
+  for (const auto& s : proc.streams) {
+    std::string base = s.substr(s.rfind('/') + 1);
+    if (base.rfind("proc", 0) != 0 && base.rfind("xspace", 0) != 0) continue;
+    StreamDecoder dec(s, proc.meta, &ignored);
+    RawEvent ev;
+    while (dec.Next(&ev)) {
+      if (dec.header().kind != layout::TrackKind::kProcess) break;
+      if (ev.id != layout::kStringDef || ev.name >= (1u << 24)) continue;
+      if (ev.name >= m.names.size()) m.names.resize(ev.name + 1);
+      m.names[ev.name] = std::string(ev.s1);
+    }
+  }
+  WriteFileAtomic(proc.dir + "/metadata", GenerateMetadata(m));
+}
+
 }  // namespace tt

@@ -28,4 +28,9 @@ RepairReport CutRunningProcess(const ProcessTrace& proc, int64_t offset_end_ns);
 // wrote a few KB would otherwise keep a whole packet of zeros). Returns the bytes saved.
 uint64_t CompactStreams(const ProcessTrace& proc);
 
+// For a process that has ended: writes its metadata again with its names declared
+// (ProcessMeta::names), so that CTF readers show every event's name, argument key and string
+// value as text, imported events included. `proc` as OpenTrace gives it (its classes read).
+void DeclareNames(const ProcessTrace& proc);
+
 }  // namespace tt

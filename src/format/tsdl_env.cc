@@ -151,7 +151,14 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   // The stream and fixed event declarations must be exactly what this layout version writes;
   // after them come only event class declarations, one line each.
   m.layout_version = static_cast<uint32_t>(version);
-  std::string decl = StreamDeclarations(m.layout_version);
+  // The names' enumeration, when the metadata declares one, is part of the declarations.
+  std::string names;
+  if (size_t e = text.find("\nenum name_t : uint32_t {\n"); e != std::string::npos) {
+    size_t end = text.find("\n};\n", e);
+    if (end == std::string::npos) Fail(path, 0, "the names' enumeration is not closed");
+    names = text.substr(e + 1, end + 4 - (e + 1));
+  }
+  std::string decl = StreamDeclarations(m.layout_version, names);
   size_t at = text.find("\ntypealias integer { size = 32; align = 8; signed = false; map");
   if (at == std::string::npos || text.compare(at, decl.size(), decl) != 0)
     Fail(path, 0, "stream or event declarations differ from this version's layout");

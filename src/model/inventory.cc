@@ -1,6 +1,7 @@
 #include "model/inventory.h"
 
 #include <algorithm>
+#include <set>
 
 namespace tt::model {
 
@@ -87,14 +88,24 @@ void TallyStreamEnd(const StreamHeader& h, ThreadSummary&& th, ProcessSummary* p
     ps->first_ns = std::min(ps->first_ns, th.first_ns);
     ps->last_ns = std::max(ps->last_ns, th.last_ns);
   }
-  if (h.packets > 0 && h.kind == TrackKind::kThread) ps->threads.push_back(std::move(th));
+  // An imported host line is a thread (its tid, or a made-up id for a line with none); an
+  // imported allocator's counter stream ("allocator NAME") is not.
+  bool imported_thread = h.kind == TrackKind::kImported && !th.name.starts_with("allocator ");
+  th.imported = h.kind == TrackKind::kImported;
+  if (h.packets > 0 && (h.kind == TrackKind::kThread || imported_thread))
+    ps->threads.push_back(std::move(th));
 }
 
 void AddProcessSummary(ProcessSummary&& ps, TraceSummary* t) {
   std::sort(ps.threads.begin(), ps.threads.end(),
-            [](const ThreadSummary& a, const ThreadSummary& b) { return a.tid < b.tid; });
+            [](const ThreadSummary& a, const ThreadSummary& b) {
+              return a.tid != b.tid ? a.tid < b.tid : a.imported < b.imported;
+            });
+  std::set<uint64_t> tids;
+  for (const auto& th : ps.threads) tids.insert(th.tid);
+  ps.thread_count = tids.size();
   t->events += ps.events;
-  t->threads += ps.threads.size();
+  t->threads += ps.thread_count;
   t->discarded += ps.discarded;
   if (ps.first_ns != UINT64_MAX) {
     t->first_ns = std::min(t->first_ns, ps.first_ns);

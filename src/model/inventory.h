@@ -21,13 +21,17 @@ struct ThreadSummary {
   uint64_t events = 0;
   uint64_t first_ns = 0, last_ns = 0;
   uint64_t discarded = 0;
+  // A host line of a framework profiler's capture (imported at the end of record), not a
+  // stream the thread wrote itself; the same tid may have both.
+  bool imported = false;
 };
 
 struct ProcessSummary {
   std::string dir;
   ProcessMeta meta;
-  std::vector<ThreadSummary> threads;
-  uint64_t events = 0;  // every event record, definitions included
+  std::vector<ThreadSummary> threads;  // thread streams and imported host lines, by tid
+  uint64_t thread_count = 0;           // distinct tids among them
+  uint64_t events = 0;                 // every event record, definitions included
   std::array<uint64_t, static_cast<size_t>(layout::Category::kCount)> by_category{};
   std::map<std::string, uint64_t> by_kind;  // event class name -> count
   std::map<std::string, uint64_t> drop_reasons;
@@ -44,7 +48,8 @@ struct TraceSummary {
   std::string path;
   std::vector<ProcessSummary> processes;
   std::vector<Problem> problems;
-  uint64_t events = 0, threads = 0, discarded = 0;
+  uint64_t events = 0, discarded = 0;
+  uint64_t threads = 0;  // distinct threads of each process, imported host lines included
   uint64_t first_ns = UINT64_MAX, last_ns = 0;
   uint64_t bytes = 0;
   // Processes that could not write a trace of their own, from the loss page: their events are

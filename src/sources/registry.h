@@ -11,12 +11,14 @@
 namespace tt::sources {
 
 // The framework profilers' settings (record's --tf-host-level, --python-tracer, --steps,
-// --window-s), handed to the Python bootstrap.
+// --window-s), handed to the Python bootstrap, and TensorFlow's CPU allocator
+// (--tf-cpu-allocator), handed to TensorFlow.
 struct PythonOptions {
   int host_level = 2;          // --tf-host-level
   bool python_tracer = false;  // --python-tracer
   std::string steps;           // --steps, normalised to "A:B" ("A:" when open); empty: all
   double window_s = 0;         // --window-s; 0: one window for the whole run
+  std::string tf_cpu_allocator;  // --tf-cpu-allocator: "bfc", "default"; empty: not given
 };
 
 // What arming needs from `record`.

@@ -2,9 +2,9 @@
 // INTEL_LIBITTNOTIFY64 (`record` names libtensortrace.so, the library it preloads) and calls its
 // __itt_api_init, which fills the static part's table of function pointers with the functions
 // below. Each one is a thin adapter over the runtime's emitters:
-//   task / region begin-end        nested slices on the calling thread; oneDNN domains give
-//                                  primitive slices named by the task (the primitive kind),
-//                                  other domains user slices with a "domain" argument
+//   task / region begin-end        nested slices on the calling thread, with a "domain"
+//                                  argument; oneDNN domains give primitive slices named by the
+//                                  task (the primitive kind), other domains user slices
 //   metadata_add / metadata_str_add  an instant named by the key inside the open task
 //   frame_begin/end/submit_v3      step slices named by the domain (so --step-name works)
 //   counters                       counter events;  thread_set_name: the thread's name
@@ -66,7 +66,8 @@ void BeginSlice(const Domain* d, const char* name) {
   ++t_open;
   Category cat = CategoryOf(d);
   Arg a;
-  if (cat == Category::kUser && DomainArg(d, &a))
+  // A primitive carries its domain too: oneDNN's says what the task is (execution).
+  if ((cat == Category::kUser || cat == Category::kPrimitive) && DomainArg(d, &a))
     rt::EmitBeginArgs(name, cat, &a, 1);
   else
     rt::EmitBegin(name, cat);

@@ -58,6 +58,11 @@ void ArmPython(const ArmOptions& ao) {
     setenv("TENSORTRACE_WINDOW_S", std::to_string(o.window_s).c_str(), 1);
   else
     unsetenv("TENSORTRACE_WINDOW_S");
+  // TensorFlow reads it when it makes its CPU allocator: a BFC allocator reports each
+  // allocation to its profiler, the default one (oneDNN off) none. It changes the program's
+  // allocator, so only on request; "default" takes back a setting the environment made.
+  if (o.tf_cpu_allocator == "bfc") setenv("TF_CPU_ALLOCATOR_USE_BFC", "true", 1);
+  if (o.tf_cpu_allocator == "default") unsetenv("TF_CPU_ALLOCATOR_USE_BFC");
 }
 
 }  // namespace tt::sources

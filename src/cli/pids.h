@@ -1,0 +1,24 @@
+// `--pid P` (repeatable) of stats, memory, report and export: the trace narrowed to those
+// processes before anything reads it, so every analysis and export sees only them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cli/args.h"
+#include "format/reader.h"
+
+namespace tt::cli {
+
+// The help line of the option, for each command's --help.
+extern const char kPidHelp[];
+
+// Consumes `--pid P` if it is next (P a whole number); throws tt::Error on a bad value.
+bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids);
+
+// Opens the trace in `dir` keeping only the processes (every exec image) of `pids`; all of
+// them when `pids` is empty. A pid the trace does not hold throws tt::Error with one line that
+// lists the pids it does hold.
+TraceDir OpenTraceOfPids(const std::string& dir, const std::vector<int64_t>& pids);
+
+}  // namespace tt::cli
