@@ -21,33 +21,10 @@ namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::HaveModule;
+using test::Python;
 using test::RunCmd;
 using test::TempDir;
-
-const std::string& Python() {
-  static const std::string exe = [] {
-    auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
-    std::string s = r.status == 0 ? r.out : "";
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }();
-  return exe;
-}
-
-bool HaveModule(const std::string& module) {
-  if (Python().empty()) return false;
-  return RunCmd({Python(), "-c",
-                 "import importlib.util, sys; sys.exit(importlib.util.find_spec('" + module +
-                     "') is None)"})
-             .status == 0;
-}
-
-#define REQUIRE_MODULE(m)                                \
-  do {                                                   \
-    if (!HaveModule(m)) {                                \
-      GTEST_SKIP() << m " is not importable by python3"; \
-    }                                                    \
-  } while (0)
 
 // Records tests/programs/<program> (oneDNN pinned on, so every CPU records the same events);
 // returns the numbers the program printed ("steps N", ...).

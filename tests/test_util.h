@@ -39,6 +39,16 @@ bool HaveModule(const std::string& module);
 
 }  // namespace tt::test
 
+// Skips the test where python3 cannot import `m`.
+#define REQUIRE_MODULE(m)                                \
+  do {                                                   \
+    if (!::tt::test::HaveModule(m)) {                    \
+      GTEST_SKIP() << m " is not importable by python3"; \
+    }                                                    \
+  } while (0)
+
+namespace tt::test {}  // namespace tt::test
+
 namespace tt::test {
 
 // Starts argv with stdout on a pipe; the caller reads *out_fd and reaps with Wait().

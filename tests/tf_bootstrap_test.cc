@@ -23,6 +23,8 @@ namespace tt {
 namespace {
 
 namespace fs = std::filesystem;
+using test::HaveModule;
+using test::Python;
 using test::RunCmd;
 using test::TempDir;
 
@@ -30,34 +32,6 @@ using test::TempDir;
 // AVX-512): the TensorFlow recordings here pin it off, so every machine runs the same code
 // (tf_workloads_test and tf_memory_test record with it on).
 const std::map<std::string, std::string> kOneDnnOff = {{"TF_ENABLE_ONEDNN_OPTS", "0"}};
-
-// The interpreter itself (not a pyenv or venv shim that would start more processes).
-const std::string& Python() {
-  static const std::string exe = [] {
-    auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
-    std::string s = r.status == 0 ? r.out : "";
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }();
-  return exe;
-}
-
-// Whether `module` can be imported. find_spec, not an import: importing TensorFlow just to
-// decide costs as much as a test.
-bool HaveModule(const std::string& module) {
-  if (Python().empty()) return false;
-  return RunCmd({Python(), "-c",
-                 "import importlib.util, sys; sys.exit(importlib.util.find_spec('" + module +
-                     "') is None)"})
-             .status == 0;
-}
-
-#define REQUIRE_MODULE(m)                                \
-  do {                                                   \
-    if (!HaveModule(m)) {                                \
-      GTEST_SKIP() << m " is not importable by python3"; \
-    }                                                    \
-  } while (0)
 
 std::string Program(const std::string& name) {
   return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;

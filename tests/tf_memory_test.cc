@@ -20,18 +20,10 @@ namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::HaveModule;
+using test::Python;
 using test::RunCmd;
 using test::TempDir;
-
-const std::string& Python() {
-  static const std::string exe = [] {
-    auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
-    std::string s = r.status == 0 ? r.out : "";
-    while (!s.empty() && s.back() == '\n') s.pop_back();
-    return s;
-  }();
-  return exe;
-}
 
 bool HaveTensorflow() {
   return !Python().empty() &&

@@ -28,13 +28,6 @@ using test::TempDir;
 using test::HaveModule;
 using test::Python;
 
-#define REQUIRE_MODULE(m)                                \
-  do {                                                   \
-    if (!HaveModule(m)) {                                \
-      GTEST_SKIP() << m " is not importable by python3"; \
-    }                                                    \
-  } while (0)
-
 // One program recorded: the trace, and what the program says it ran.
 struct Recording {
   std::string trace;

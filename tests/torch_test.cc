@@ -27,13 +27,6 @@ using test::Python;
 using test::RunCmd;
 using test::TempDir;
 
-#define REQUIRE_TORCH()                                     \
-  do {                                                      \
-    if (!HaveModule("torch")) {                             \
-      GTEST_SKIP() << "torch is not importable by python3"; \
-    }                                                       \
-  } while (0)
-
 std::string Program(const std::string& name) {
   return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
 }
@@ -121,7 +114,7 @@ void ExpectMatchesTorchProfiler(const TorchRun& run, const std::vector<std::stri
 }
 
 TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   TorchRun run = RecordWithReference(d, "torch_cnn.py");
   ExpectMatchesTorchProfiler(run, {"aten::mkldnn_convolution", "aten::convolution_backward",
@@ -148,7 +141,7 @@ TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
 }
 
 TEST(TorchWorkloads, TransformerEncoderLoopMatchesTorchProfiler) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   TorchRun run = RecordWithReference(d, "torch_transformer.py");
   ExpectMatchesTorchProfiler(run, {"aten::embedding", "aten::embedding_dense_backward",
@@ -166,7 +159,7 @@ bool InNetworkNamespace(std::vector<std::string> argv, test::RunResult* r) {
 }
 
 TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   std::string trace = d / "t";
   test::RunResult r;
@@ -227,7 +220,7 @@ size_t Count(const std::string& s, const std::string& what) {
 }
 
 TEST(TorchWorkloads, ProgramsOwnProfilerWorksAndOursStepsAsideOnce) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   std::string trace = d / "t";
   auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_cnn.py")},
@@ -243,7 +236,7 @@ TEST(TorchWorkloads, ProgramsOwnProfilerWorksAndOursStepsAsideOnce) {
 }
 
 TEST(TorchWorkloads, CrashMidStepKeepsTheExitStatusAndATraceThatReads) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   std::string trace = d / "t";
   auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_cnn.py")},
@@ -307,7 +300,7 @@ std::vector<int64_t> StepNumbers(const std::string& trace) {
 }
 
 TEST(TorchWorkloads, StepsAToBCaptureOnlyThoseSteps) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   std::string trace = d / "t";
   auto r = RunCmd(
@@ -325,7 +318,7 @@ TEST(TorchWorkloads, StepsAToBCaptureOnlyThoseSteps) {
 }
 
 TEST(TorchWorkloads, WindowsSwitchAtStepBoundariesAndKeepEveryStep) {
-  REQUIRE_TORCH();
+  REQUIRE_MODULE("torch");
   TempDir d;
   std::string trace = d / "t";
   auto r = RunCmd(

@@ -1,14 +1,17 @@
 #include "format/import/target.h"
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
 #include "format/import/untrusted.h"
+#include "format/keys.h"
 #include "format/layout.h"
 #include "format/metadata.h"
+#include "format/slice_order.h"
 
 namespace tt {
 
@@ -104,6 +107,22 @@ void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::stri
 void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
   w.Event(layout::kThreadName, ts, name.size() + 1,
           [&](uint8_t* p) { return PutStr(p, name.data(), name.size()); });
+}
+
+void WriteAllocatorCounters(ImportTarget* t, const std::string& prefix, AllocatorSamples* samples,
+                            ImportResult* out) {
+  uint32_t key = t->Name(keys::kBytesInUse);
+  for (auto& [alloc, series] : *samples) {
+    std::stable_sort(series.begin(), series.end());
+    StreamFileWriter w = t->NewStream(prefix, 0, layout::TrackKind::kImported);
+    PutThreadName(w, series.front().first, "allocator " + alloc);
+    for (const auto& [ts, v] : series)
+      PutNamedEvent(w, &t->classes, layout::kCounter, ts, key, layout::Category::kAllocation,
+                    std::bit_cast<uint64_t>(v), nullptr, 0);
+    w.Finish();
+    out->tracks++;
+  }
+  samples->clear();
 }
 
 void FinishImport(ImportTarget* t, const std::string& source, const std::vector<std::string>& files,

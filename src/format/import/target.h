@@ -3,9 +3,10 @@
 // streams for it, and the closing process stream that declares the new names and classes.
 #pragma once
 #include <cstdint>
+#include <map>
+#include <set>
 #include <string>
 #include <string_view>
-#include <set>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -20,10 +21,10 @@ namespace tt {
 
 // What one import wrote, for import.json and record's line.
 struct ImportResult {
-  uint64_t files = 0;               // files imported (at least in part)
-  uint64_t events = 0;              // slices and instants written
-  uint64_t tracks = 0;              // streams written (threads, devices, allocator counters)
-  uint64_t steps = 0;               // step slices written
+  uint64_t files = 0;   // files imported (at least in part)
+  uint64_t events = 0;  // slices and instants written
+  uint64_t tracks = 0;  // streams written (threads, devices, allocator counters)
+  uint64_t steps = 0;   // step slices written
   // Per file (capture window), in order: the time it covers on the trace clock (the profile's
   // start and stop where the file says, else its events' extent); 0, 0 when unknown.
   std::vector<std::pair<uint64_t, uint64_t>> windows;
@@ -57,6 +58,14 @@ void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::stri
                       ImportTarget* t);
 
 void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name);
+
+// An allocator's bytes held over time: (trace time, bytes) samples.
+using AllocatorSamples = std::map<std::string, std::vector<std::pair<uint64_t, double>>>;
+
+// One imported stream per allocator (file prefix `prefix`, "xa" or "ka") holding the counter
+// `bytes in use` at each sample; counts the tracks in `out`.
+void WriteAllocatorCounters(ImportTarget* t, const std::string& prefix, AllocatorSamples* samples,
+                            ImportResult* out);
 
 // The import's process stream (file `source` in the process directory): the source files, the
 // foreign clock's offset, the new names and classes, and a warning note per error; then the

@@ -137,7 +137,7 @@ class KinetoImporter {
   void Finish() {
     SynthesizeSteps();
     for (auto& [key, tl] : timelines_) WriteTimeline(&tl);
-    WriteAllocators();
+    WriteAllocatorCounters(t_, "ka", &allocators_, out_);
   }
 
   uint64_t out_of_time = 0;
@@ -451,26 +451,12 @@ class KinetoImporter {
     out_->tracks++;
   }
 
-  void WriteAllocators() {
-    uint32_t key = t_->Name(keys::kBytesInUse);
-    for (auto& [alloc, samples] : allocators_) {
-      std::stable_sort(samples.begin(), samples.end());
-      StreamFileWriter w = t_->NewStream("ka", 0, layout::TrackKind::kImported);
-      PutThreadName(w, samples.front().first, "allocator " + alloc);
-      for (const auto& [ts, v] : samples)
-        PutNamedEvent(w, &t_->classes, layout::kCounter, ts, key, Category::kAllocation,
-                      std::bit_cast<uint64_t>(v), nullptr, 0);
-      w.Finish();
-      out_->tracks++;
-    }
-  }
-
   ImportTarget* t_;
   const std::optional<KinetoStepFilter>& steps_;
   ImportResult* out_;
   uint64_t base_ns_ = 0;
   std::map<std::pair<bool, uint64_t>, Timeline> timelines_;
-  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators_;
+  AllocatorSamples allocators_;
   std::vector<OptStep> optimizer_steps_;
   bool has_step_markers_ = false;
   size_t window_ = 0;                       // the file being imported

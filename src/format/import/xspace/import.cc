@@ -62,7 +62,7 @@ namespace {
 // the end. Windows are imported in time order, so each stream stays in time order.
 struct SharedStreams {
   std::map<std::tuple<bool, uint32_t, int64_t, std::string>, StreamFileWriter> lines;
-  std::map<std::string, std::vector<std::pair<uint64_t, double>>> allocators;
+  AllocatorSamples allocators;
 };
 
 class SpaceImporter {
@@ -110,20 +110,7 @@ class SpaceImporter {
       out_->windows.emplace_back(0, 0);
   }
 
-  void FinishAllocators() {
-    uint32_t key = Name(keys::kBytesInUse);
-    for (auto& [alloc, samples] : shared_->allocators) {
-      std::stable_sort(samples.begin(), samples.end());
-      StreamFileWriter w = t_->NewStream("xa", 0, layout::TrackKind::kImported);
-      PutThreadName(w, samples.front().first, "allocator " + alloc);
-      for (const auto& [ts, v] : samples)
-        PutNamedEvent(w, &t_->classes, layout::kCounter, ts, key, Category::kAllocation,
-                      std::bit_cast<uint64_t>(v), nullptr, 0);
-      w.Finish();
-      out_->tracks++;
-    }
-    shared_->allocators.clear();
-  }
+  void FinishAllocators() { WriteAllocatorCounters(t_, "xa", &shared_->allocators, out_); }
 
   // Writes the streams of every line (after the last file).
   void FinishLines() {
