@@ -346,5 +346,39 @@ TEST(TorchWorkloads, WindowsSwitchAtStepBoundariesAndKeepEveryStep) {
   EXPECT_EQ(repeated, 0u);
 }
 
+TEST(TorchWorkloads, PythonTracerAddsPythonFunctions) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  std::map<std::string, int64_t> python;
+  for (bool tracer : {false, true}) {
+    std::string trace = d / (tracer ? "with" : "without");
+    std::vector<std::string> argv{TT_CLI, "record", "-o", trace};
+    if (tracer) argv.push_back("--python-tracer");
+    argv.insert(argv.end(), {"--", Python(), Program("torch_transformer.py")});
+    auto r = RunCmd(argv, {}, 280);
+    ASSERT_EQ(r.status, 0) << r.err;
+    json info = RunJson({TT_CLI, "info", trace, "--json"});
+    for (const auto& p : info["processes"])
+      python[trace] += p["events_by_category"].value("python", int64_t{0});
+  }
+  EXPECT_EQ(python[d / "without"], 0);
+  EXPECT_GT(python[d / "with"], 1000);
+}
+
+// Who holds CUPTI (torch_adapter.cuda_activity): Kineto records CUDA only where a GPU is
+// present and record's own CUDA source is not armed (a process has one CUPTI subscriber).
+TEST(TorchWorkloads, KinetoTakesCuptiOnlyWhereOurCudaSourceIsOff) {
+  if (Python().empty()) GTEST_SKIP() << "no python3";
+  std::string code =
+      "import sys; sys.path.insert(0, sys.argv[1]); import torch_adapter as a\n"
+      "ours = {'CUDA_INJECTION64_PATH': '/x/libtensortrace.so'}\n"
+      "print(a.cuda_activity(ours, True), a.cuda_activity({}, True),"
+      " a.cuda_activity({'CUDA_INJECTION64_PATH': '/x/libother.so'}, True),"
+      " a.cuda_activity({}, False))";
+  auto r = RunCmd({Python(), "-c", code, std::string(TT_SOURCE_DIR) + "/python/tensortrace"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "False True True False\n");
+}
+
 }  // namespace
 }  // namespace tt
