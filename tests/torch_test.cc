@@ -380,5 +380,25 @@ TEST(TorchWorkloads, KinetoTakesCuptiOnlyWhereOurCudaSourceIsOff) {
   EXPECT_EQ(r.out, "False True True False\n");
 }
 
+TEST(TorchWorkloads, TorchCompileStepIsWarmUp) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program("torch_compiled.py")}, {},
+                  400);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json steps = RunJson({TT_CLI, "stats", trace, "--view", "step", "--json"});
+  ASSERT_EQ(static_cast<int64_t>(steps["rows"].size()), Said(r.out)["steps"]) << steps.dump();
+  // The first step compiles (Dynamo, Inductor): most of it is compilation, and it is warm-up;
+  // the others run the compiled code.
+  const json& first = steps["rows"][0];
+  EXPECT_TRUE(first["warmup"].get<bool>());
+  EXPECT_GT(first["compile_micros"].get<double>(), 0.5 * first["duration_micros"].get<double>());
+  for (size_t k = 1; k < steps["rows"].size(); ++k) {
+    EXPECT_FALSE(steps["rows"][k]["warmup"].get<bool>()) << k;
+    EXPECT_EQ(steps["rows"][k]["compile_micros"].get<double>(), 0.0) << k;
+  }
+}
+
 }  // namespace
 }  // namespace tt

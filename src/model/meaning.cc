@@ -40,6 +40,10 @@ bool IsCompileName(std::string_view n) {
          n.find("Compiler::") != std::string_view::npos ||
          n.find("Client::Compile") != std::string_view::npos ||
          n.find("JitCompiler") != std::string_view::npos || n.starts_with("ThunkEmitter::") ||
+         // torch.compile: Dynamo's and Inductor's timed phases, their data, the async compiles
+         n.ends_with("(dynamo_timed)") || n.find(": compile_id=") != std::string_view::npos ||
+         n.starts_with("async_compile.") || n == "dynamo" || n == "entire_frame_compile" ||
+         n.starts_with("compile_attempt_") ||
          (n.ends_with("Pass") && n.find(' ') == n.npos);
 }
 
@@ -69,6 +73,7 @@ bool IsRuntimeName(std::string_view n) {
                            "tf.constant",
                            "PjitFunction(",
                            "TaskDispatcher::",
+                           "TorchDynamo Cache Lookup",
                            "ThunkExecutor::",
                            "CommonPjRt",
                            "DevicePut",
@@ -104,6 +109,8 @@ Meaning OfAnnotation(std::string_view n) {
 }
 
 Meaning OfFrameworkOp(std::string_view name) {
+  // torch.compile's phases reach Kineto as ops ("entire_frame_compile", "... (dynamo_timed)").
+  if (IsCompileName(name)) return Meaning::kCompile;
   std::string type = OpTypeOf(name);
   if (IsInputOpType(type)) return Meaning::kInput;
   if (IsCommunicationOpType(type)) return Meaning::kCommunication;
