@@ -67,6 +67,14 @@ TEST(Losses, ChildForkedAfterSetuidCountsItsEventsAsPermissionDenied) {
                           ": no trace (it could not write one); dropped [permission denied: 1000]"),
             std::string::npos)
       << text.out;
+  // The report's run summary counts them too, as info's totals do.
+  auto rep = RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}, {}, 120);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  std::string html = ReadFile(d / "r.html");
+  std::string want = std::to_string(info["totals"]["dropped"].get<uint64_t>());
+  if (want.size() > 3) want.insert(want.size() - 3, ",");
+  EXPECT_NE(html.find("dropped events</dt><dd>" + want + "</dd>"), std::string::npos)
+      << html.substr(html.find("dropped events"), 80);
 }
 
 TEST(Losses, ImageExecutedAfterSetuidCountsThroughTheInheritedDescriptor) {

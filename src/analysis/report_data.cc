@@ -47,9 +47,9 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
     if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
     for (const auto& [src, details] : p.source_details)
       for (const auto& detail : details) AddVersion(&run, {src, detail});
-    run.dropped += model::Drops(p);
   }
   run.hosts.assign(hosts.begin(), hosts.end());
+  run.dropped = model::TotalDrops(sum);  // processes that could not write a trace included
   for (const auto& v : o.versions) AddVersion(&run, v);
   run.duration_ns = sum.last_ns - sum.first_ns;
   run.events = sum.events;
