@@ -187,7 +187,7 @@ TEST(ReportOptions, StepNameFindsStepsByThatName) {
   std::string named = Report(d / "t", d / "named.html", {"--step-name", "leaf"});
   EXPECT_NE(none.find("<dt>steps</dt><dd>0</dd>"), std::string::npos);
   EXPECT_NE(named.find("<dt>steps</dt><dd>7</dd>"), std::string::npos);
-  EXPECT_EQ(ChartSteps(named).size(), 7u);
+  // (Not the chart's bars: a "leaf" range lasts nanoseconds, and a step of 0 ns draws none.)
 }
 
 // --include-warmup: the step that compiles is a warm-up step, left out of the chart unless asked.
