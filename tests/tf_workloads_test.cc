@@ -341,8 +341,12 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
   json steps = Stats(rec.trace, "step");
   ASSERT_FALSE(steps["rows"].empty());
   EXPECT_TRUE(steps["rows"][0]["warmup"].get<bool>()) << steps["rows"][0].dump();
+  // The share over the steps xprof's overview samples: the warm-up left out, as the report
+  // does, and the last step, which xprof leaves out (on a run where the last step waited
+  // little, 46.8% without it, as xprof said, against 41.7% with it).
   double input = 0, total = 0;
-  for (const auto& row : steps["rows"]) {
+  for (size_t k = 0; k + 1 < steps["rows"].size(); ++k) {
+    const json& row = steps["rows"][k];
     if (row["warmup"].get<bool>()) continue;
     input += row["input_micros"].get<double>();
     total += row["duration_micros"].get<double>();
