@@ -21,6 +21,11 @@ ds = (tf.data.Dataset.from_tensor_slices((x, y))
       .map(lambda a, b: (tf.py_function(slow, [a], tf.float32), b))
       .map(lambda a, b: (tf.ensure_shape(a, (16,)), b))
       .batch(1))
+# No prefetch at all: tf.data injects one by default, which fills while the first step traces
+# (more elements on a slower machine), so the share of waiting varied from run to run.
+options = tf.data.Options()
+options.experimental_optimization.inject_prefetch = False
+ds = ds.with_options(options)
 model = tf.keras.Sequential([tf.keras.Input(shape=(16,)), tf.keras.layers.Dense(1)])
 model.compile(optimizer="sgd", loss="mse")
 model.fit(ds, epochs=1, verbose=0)
