@@ -17,7 +17,7 @@ commands:
   record -- CMD [ARGS...]   run CMD and trace it and every process it starts
   info DIR                  what a trace holds: processes, threads, events, drops, clocks
   stats DIR [--view V]      tfprof-style views: op, name, scope, kernel, api, memcpy,
-                            primitive, step, thread
+                            primitive, step, thread, runtime
   export DIR --format F -o PATH   the trace as a Perfetto trace, Chrome JSON (Perfetto UI,
                             chrome://tracing), CSV, or an XSpace for TensorBoard
   report DIR -o PATH        a self-contained HTML report: summary, step time, top ops and
