@@ -95,6 +95,11 @@ TEST(Losses, ImageExecutedAfterSetuidCountsThroughTheInheritedDescriptor) {
 }
 
 TEST(Losses, NoFileDescriptorsIsNamedInTheProcessAndItsChild) {
+#if defined(__SANITIZE_ADDRESS__)
+  // Under RLIMIT_NOFILE=3 the sanitizers' runtime has no descriptor of its own: UBSan's vptr
+  // check of a caught tt::Error then fails in the program ("memory cannot be printed").
+  GTEST_SKIP() << "not under the sanitizers (they need file descriptors)";
+#endif
   TempDir d;
   auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_LOSS_JOB, "nofile", "300"});
   ASSERT_EQ(r.status, 0) << r.out << r.err;
