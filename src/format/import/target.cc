@@ -44,9 +44,19 @@ std::string UniquePath(const std::string& dir, const std::string& base,
   return p;
 }
 
+// A stream's strings end at their NUL: one inside a foreign name (a damaged or hostile
+// profile) would end it early and shift every byte after it. It is written as the text \x00.
+std::string WithoutNul(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) c ? out.push_back(c) : out.append("\\x00");
+  return out;
+}
+
 }  // namespace
 
 uint32_t ImportTarget::Name(std::string_view s) {
+  if (s.find('\0') != std::string_view::npos) return Name(WithoutNul(s));
   uint32_t id = names.Intern(s);
   if (!id) lost_names++;
   return id;
@@ -105,8 +115,9 @@ void LoadImportTarget(const std::string& trace_dir, int64_t pid, const std::stri
 }
 
 void PutThreadName(StreamFileWriter& w, uint64_t ts, const std::string& name) {
-  w.Event(layout::kThreadName, ts, name.size() + 1,
-          [&](uint8_t* p) { return PutStr(p, name.data(), name.size()); });
+  std::string text = WithoutNul(name);
+  w.Event(layout::kThreadName, ts, text.size() + 1,
+          [&](uint8_t* p) { return PutStr(p, text.data(), text.size()); });
 }
 
 void WriteAllocatorCounters(ImportTarget* t, const std::string& prefix, AllocatorSamples* samples,
