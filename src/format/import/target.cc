@@ -49,7 +49,12 @@ std::string UniquePath(const std::string& dir, const std::string& base,
 std::string WithoutNul(std::string_view s) {
   std::string out;
   out.reserve(s.size());
-  for (char c : s) c ? out.push_back(c) : out.append("\\x00");
+  for (char c : s) {
+    if (c)
+      out.push_back(c);
+    else
+      out.append("\\x00");
+  }
   return out;
 }
 
