@@ -174,12 +174,14 @@ void FinishImport(ImportTarget* t, const std::string& source, const std::vector<
     w.Event(layout::kEventClassDef, ts, 9 + c.nargs * layout::kArgHeadSize, [&](uint8_t* p) {
       return PutClassDef(p, c.id, c.kind, c.name, c.category, c.nargs, c.shape);
     });
-  for (const auto& e : errors)
+  for (const auto& error : errors) {
+    std::string e = WithoutNul(error);  // a profile's own error text may hold one
     w.Event(layout::kNote, ts, 1 + source.size() + 1 + e.size() + 1, [&](uint8_t* p) {
       p = PutU8(p, static_cast<uint8_t>(layout::Severity::kWarning));
       p = PutStr(p, source.data(), source.size());
       return PutStr(p, e.data(), e.size());
     });
+  }
   w.Finish();
   if (!t->classes.added().empty()) {
     // Declare the new classes for other CTF readers: the metadata again, from the process's
