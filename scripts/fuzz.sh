@@ -70,5 +70,5 @@ echo "== fuzzing the reader for $half s"
 echo "== fuzzing the XSpace import for $half s"
 "$dir/fuzz/xspace_fuzzer" -timeout=10 -rss_limit_mb=2048 -max_len=200000 \
   -artifact_prefix="$dir/artifacts/xspace-" -print_final_stats=1 -max_total_time="$half" \
-  "$dir/xspace-corpus" "$dir/xspace-seeds"
+  "$dir/xspace-corpus" "$dir/xspace-seeds" fuzz/xspace-crashes
 echo "fuzz: no crash, timeout, leak or sanitizer report in $secs s"
