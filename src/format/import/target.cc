@@ -142,7 +142,17 @@ void WriteAllocatorCounters(ImportTarget* t, const std::string& prefix, Allocato
 }
 
 void FinishImport(ImportTarget* t, const std::string& source, const std::vector<std::string>& files,
-                  int64_t clock_offset, const std::vector<std::string>& errors) {
+                  uint64_t out_of_time, ImportResult* out) {
+  if (out_of_time)
+    out->errors.push_back(std::to_string(out_of_time) +
+                          " events dropped: their times are more than a year away from the "
+                          "process's start (a damaged file, or one from another run)");
+  if (t->lost_names)
+    out->errors.push_back(std::to_string(t->lost_names) +
+                          " events or arguments dropped: the process's name table is full");
+  const std::vector<std::string>& errors = out->errors;
+  int64_t clock_offset =
+      t->clock.OffsetAt(t->clock.Convert(static_cast<int64_t>(t->proc.meta.start_realtime_ns)));
   PacketInfo info;
   info.uuid = t->proc.meta.trace_uuid;
   info.stream_instance = ++t->instance;

@@ -68,10 +68,12 @@ void WriteAllocatorCounters(ImportTarget* t, const std::string& prefix, Allocato
                             ImportResult* out);
 
 // The import's process stream (file `source` in the process directory): the source files, the
-// foreign clock's offset, the new names and classes, and a warning note per error; then the
-// metadata again when classes were added, so other CTF readers know them.
+// foreign (realtime) clock's offset, the new names and classes, and a warning note per error of
+// `out`, after adding what was lost (`out_of_time` events far from the process's lifetime, and
+// names the full table refused); then the metadata again when classes were added, so other CTF
+// readers know them.
 void FinishImport(ImportTarget* t, const std::string& source, const std::vector<std::string>& files,
-                  int64_t clock_offset, const std::vector<std::string>& errors);
+                  uint64_t out_of_time, ImportResult* out);
 
 std::string BaseName(const std::string& path);
 

@@ -498,16 +498,7 @@ ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
     imported.push_back(ValidUtf8(BaseName(f)));
   }
   imp.Finish();
-  if (imp.out_of_time)
-    out.errors.push_back(std::to_string(imp.out_of_time) +
-                         " events dropped: their times are more than a year away from the "
-                         "process's start (a damaged file, or one from another run)");
-  if (t.lost_names)
-    out.errors.push_back(std::to_string(t.lost_names) +
-                         " events or arguments dropped: the process's name table is full");
-  int64_t offset =
-      t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
-  FinishImport(&t, "kineto", imported, offset, out.errors);
+  FinishImport(&t, "kineto", imported, imp.out_of_time, &out);
   return out;
 }
 

@@ -423,18 +423,9 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
     last.FinishLines();
     last.FinishAllocators();
   }
-  if (out_of_time)
-    out.errors.push_back(std::to_string(out_of_time) +
-                         " events dropped: their times are more than a year away from the "
-                         "process's start (a damaged file, or one from another run)");
-  if (t.lost_names)
-    out.errors.push_back(std::to_string(t.lost_names) +
-                         " events or arguments dropped: the process's name table is full");
-  int64_t offset =
-      t.clock.OffsetAt(t.clock.Convert(static_cast<int64_t>(t.proc.meta.start_realtime_ns)));
   std::vector<std::string> names;
   for (const auto& f : imported) names.push_back(ValidUtf8(BaseName(f)));
-  FinishImport(&t, "xspace", names, offset, out.errors);
+  FinishImport(&t, "xspace", names, out_of_time, &out);
   return out;
 }
 
