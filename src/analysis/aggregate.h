@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "analysis/allocations.h"
+#include "analysis/code_index.h"
 #include "analysis/correlate.h"
 #include "analysis/intervals.h"
 #include "analysis/steps.h"
@@ -33,6 +34,7 @@ struct Needs {
   bool dev_samples = false;      // ... of kernels and copies
   bool intervals = false;        // host, device, copy and communication intervals (step view)
   bool steps = false;            // the steps themselves
+  bool code = false;             // op time by the Python stack behind each op (code view)
   void Add(const Needs& o) {
     op_samples |= o.op_samples;
     runtime_samples |= o.runtime_samples;
@@ -41,6 +43,7 @@ struct Needs {
     dev_samples |= o.dev_samples;
     intervals |= o.intervals;
     steps |= o.steps;
+    code |= o.code;
   }
 };
 
@@ -49,6 +52,7 @@ struct Selection {
   uint64_t skip_warmup = 0;
   std::vector<std::string> step_names;  // user annotations that mark steps
   unsigned threads = 0;                 // 0: one per core
+  bool all_frames = false;              // the code view: library frames unfolded
   bool active() const { return steps.has_value() || skip_warmup > 0; }
 };
 
@@ -123,6 +127,8 @@ struct TrackAgg {
   std::vector<Interval> input, compile, runtime_iv;  // ... by meaning (host tracks)
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;
+  // The code view: op self time and count by the Python stack (code_index.h) behind each op.
+  std::unordered_map<uint32_t, Summary> code;
 };
 
 struct Aggregates {
@@ -133,6 +139,7 @@ struct Aggregates {
   // Per process: ops from every host track, with their device time and memory.
   std::vector<std::unordered_map<uint32_t, Agg>> ops;
   std::vector<Step> steps;                // when needed or selecting
+  CodeIndex code;                         // when needed: the Python source's stacks
   std::map<std::string, uint64_t> links;  // correlation method -> links made
   uint64_t unlinked = 0, device_activities = 0, events = 0;
 };

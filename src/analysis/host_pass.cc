@@ -4,6 +4,7 @@
 // same thread.
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "analysis/allocations.h"
 #include "analysis/parallel.h"
@@ -60,7 +61,10 @@ class HostVisitor {
         a_(a),
         t_(t),
         proc_(c.m.processes[t.process]),
-        shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {}
+        shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {
+    if (c.code && !c.code->processes[t.process].Empty())
+      stacks_.emplace(c.code->processes[t.process], proc_);
+  }
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
     model::Meaning m = MeaningIn(s);
@@ -71,9 +75,28 @@ class HostVisitor {
       ancestor =
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
     open_.push_back({m, op_like, in_compile, ancestor, 0});
+    if (s.category == Category::kFrameworkOp) ++fw_open_;
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
+    bool fw_outermost = s.category == Category::kFrameworkOp && fw_open_ > 0 && --fw_open_ == 0;
+    Visit(s);
+    if (!code_pending_.empty() && (fw_outermost || fw_open_ == 0)) FlushCode(s);
+  }
+  void OnPoint(const Point& p) {
+    Touch(p.ts, p.ts);
+    if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
+    int64_t bytes = ArgInt(p.args, k_.bytes, 0);
+    uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
+    // The op open on the thread (its full "node:Type" name), as the memory view takes it; the
+    // event's "op" argument (TensorFlow's node name, without the type) only when none is open.
+    uint32_t op = p.op ? p.op : ArgStr(p.args, k_.op);
+    bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
+    a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
+  }
+
+ private:
+  void Visit(const Slice& s) {
     Touch(s.start, s.end);
     bool outermost_op = false;
     model::Meaning meaning = model::Meaning::kAnnotation;
@@ -105,19 +128,7 @@ class HostVisitor {
         break;
     }
   }
-  void OnPoint(const Point& p) {
-    Touch(p.ts, p.ts);
-    if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
-    int64_t bytes = ArgInt(p.args, k_.bytes, 0);
-    uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
-    // The op open on the thread (its full "node:Type" name), as the memory view takes it; the
-    // event's "op" argument (TensorFlow's node name, without the type) only when none is open.
-    uint32_t op = p.op ? p.op : ArgStr(p.args, k_.op);
-    bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
-    a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
-  }
 
- private:
   // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
   // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
   // A range inside compilation (an XLA pass: "simplification", "Inliner") is compilation too.
@@ -171,6 +182,7 @@ class HostVisitor {
     g.incl.Add(s.Duration());
     g.self += self;
     g.cpu += s.Duration();
+    if (stacks_) code_pending_.push_back(self);
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
   }
@@ -195,6 +207,15 @@ class HostVisitor {
     else
       a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
   }
+  // The code view: the ops inside a framework op ran within the same call from Python as it
+  // did, so they go to the stack of the outermost one, with its interval (code_index.h).
+  void FlushCode(const Slice& outer) {
+    auto [it, fresh] =
+        a_->code.try_emplace(stacks_->Of(outer.name, t_.id, outer.start, outer.end));
+    if (fresh) it->second.KeepSamples(false);
+    for (uint64_t self : code_pending_) it->second.Add(self);
+    code_pending_.clear();
+  }
   void Touch(uint64_t a, uint64_t b) {
     ++a_->events;
     a_->first = std::min(a_->first, a);
@@ -207,6 +228,9 @@ class HostVisitor {
   const Track& t_;
   const model::Process& proc_;
   bool shared_;
+  std::optional<OpStacks> stacks_;      // the code view's attribution (when asked for)
+  std::vector<uint64_t> code_pending_;  // self times of ops inside the open framework op
+  uint32_t fw_open_ = 0;                // framework-op slices open now
   struct Open {
     model::Meaning meaning;  // decided once, when it opens (MeaningIn)
     bool op_like;

@@ -26,6 +26,7 @@ struct PassContext {
   // Per track: whether another host track has the same (process, tid) (an imported stream).
   std::vector<char> shared_thread;
   const TrackRiders* riders = nullptr;  // visitors driven along the scans (aggregate.h)
+  const CodeIndex* code = nullptr;      // the Python stacks, when the code view is asked for
 };
 
 // Scans track t with the pass's visitor v, and the track's rider, if any, along (one read).

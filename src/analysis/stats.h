@@ -22,6 +22,7 @@ struct Options {
   uint64_t skip_warmup = 0;
   std::vector<std::string> step_names;  // user annotations that mark steps
   unsigned threads = 0;                 // 0: one per core
+  bool all_frames = false;              // the code view: library frames unfolded
 };
 
 struct Row {

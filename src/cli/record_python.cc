@@ -4,7 +4,11 @@
 namespace tt::cli {
 
 const char kPythonCaptureHelp[] =
-    R"(TensorFlow and JAX: in every Python process, once `tensorflow` is imported (`jax`: once it
+    R"(Python (any framework): a thread of tensortrace's reads every thread's Python stack each few
+milliseconds and records it when it changed, and TensorFlow's graph functions record where
+each op was created; `stats --view code` maps op time to the program's lines.
+  --python-sample-ms N     the sampling period in milliseconds (default 5; 0: no sampling)
+TensorFlow and JAX: in every Python process, once `tensorflow` is imported (`jax`: once it
 first sets up its backends), the framework's own profiler runs until the process ends or the
 program starts that profiler itself; record then converts what it wrote (DIR/xspace/PID/) into
 the trace.
@@ -51,6 +55,10 @@ bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
     if (v != "bfc" && v != "default")
       throw Error("record: --tf-cpu-allocator must be bfc or default, got '" + v + "'");
     o->tf_cpu_allocator = v;
+  } else if (a.Option("--python-sample-ms", &v)) {
+    o->sample_ms = ParseNonNegativeDouble("--python-sample-ms", v, 1000, "milliseconds");
+    if (o->sample_ms != 0 && o->sample_ms < 0.5)
+      throw Error("record: --python-sample-ms must be 0 (off) or at least 0.5, got " + v);
   } else if (a.Option("--window-s", &v)) {
     o->window_s = ParseSeconds("--window-s", v);
     // The profiler names each window's directory by the second it was written in.

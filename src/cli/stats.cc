@@ -30,6 +30,7 @@ const char kStatsUsage[] =
     R"(usage: tensortrace stats DIR [--view V] [--select FIELDS] [--order-by FIELD] [--top N]
                          [--filter REGEX] [--exclude REGEX] [--min-micros X] [--max-depth D]
                          [--steps A:B] [--skip-warmup N] [--step-name NAME] [--pid P]...
+                         [--all-frames]
                          [--json | --csv]
 
 Statistics over the trace in DIR, one row per group, like tfprof's views.
@@ -53,6 +54,7 @@ selection:
   --pid P           only process P (each of its exec images); repeat for several
   --filter REGEX / --exclude REGEX   rows whose name matches / does not match
   --min-micros X    rows with at least X microseconds (micros)
+  --all-frames      the code view: every Python frame (library frames are folded by default)
   --top N           the first N rows after ordering (default: all)
   --json, --csv     machine-readable output (schema: docs/stats-json.md)
   -h, --help        this help
@@ -145,6 +147,8 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
       s->opt.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       s->opt.step_names.push_back(v);
+    } else if (a.Flag("--all-frames")) {
+      s->opt.all_frames = true;
     } else if (a.Flag("--json")) {
       s->json = true;
     } else if (a.Flag("--csv")) {

@@ -142,6 +142,20 @@ inline constexpr char kValue5[] = "value5";
 inline constexpr char kValue6[] = "value6";
 // ITT metadata's eighth value.
 inline constexpr char kValue7[] = "value7";
+// The Python source (python.frame, python.sample, python.site).
+// A Python frame's number in its process (python.frame).
+inline constexpr char kFrameId[] = "frame_id";
+// A Python frame's text, "file:line:function" (python.frame).
+inline constexpr char kFrame[] = "frame";
+// A Python stack: its frames' numbers, outermost first, comma-separated.
+inline constexpr char kFrames[] = "frames";
+// The thread a Python sample is of (the sampler writes it into its own stream).
+inline constexpr char kTid[] = "tid";
+// A Python sample's previous look at its thread (CLOCK_MONOTONIC ns), which still saw the
+// stack before: the change happened between then and the sample.
+inline constexpr char kSince[] = "since";
+// When a Python sample's look at the frames was (CLOCK_MONOTONIC ns; the event is written after).
+inline constexpr char kAt[] = "at";
 
 // Every argument key above.
 // clang-format off
@@ -152,7 +166,8 @@ inline constexpr std::string_view kArgKeys[] = {
     kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInNelems, kOutNelems,
-    kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
+    kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7, kFrameId,
+    kFrame, kFrames, kTid, kSince, kAt,
 };
 // clang-format on
 
@@ -177,11 +192,18 @@ inline constexpr char kMemcpy[] = "memcpy";
 inline constexpr char kMemset[] = "memset";
 // Counter of an imported allocator's bytes held.
 inline constexpr char kBytesInUse[] = "bytes in use";
+// The Python source (python instants in the sampler thread's stream): a frame's definition
+// (frame_id, frame), a thread's stack from then on (tid, frames), and where a graph op was
+// created (op_name, frames).
+inline constexpr char kPythonFrame[] = "python.frame";
+inline constexpr char kPythonSample[] = "python.sample";
+inline constexpr char kPythonSite[] = "python.site";
 
 // Every well-known event name above.
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
-    kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse,
+    kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
+    kPythonSample, kPythonSite,
 };
 // clang-format on
 

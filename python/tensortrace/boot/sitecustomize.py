@@ -22,6 +22,9 @@ def _tensortrace_boot():
             from _tensortrace import import_hook
 
             import_hook.install()
+            from _tensortrace import sampler
+
+            sampler.install()
     except Exception as e:  # never let the bootstrap break the program
         sys.stderr.write("tensortrace: warning: Python bootstrap disabled: %r\n" % (e,))
 

@@ -6,14 +6,14 @@
 namespace tt::analysis {
 
 extern const ViewDef kOpView, kNameView, kScopeView, kKernelView, kApiView, kMemcpyView,
-    kPrimitiveView, kStepView, kThreadView, kRuntimeView;
+    kPrimitiveView, kStepView, kThreadView, kRuntimeView, kCodeView;
 
 namespace {
 
 std::vector<const ViewDef*>& Table() {
   static std::vector<const ViewDef*> views = {
       &kOpView,     &kNameView,      &kScopeView, &kKernelView, &kApiView,
-      &kMemcpyView, &kPrimitiveView, &kStepView,  &kThreadView, &kRuntimeView};
+      &kMemcpyView, &kPrimitiveView, &kStepView,  &kThreadView, &kRuntimeView, &kCodeView};
   return views;
 }
 

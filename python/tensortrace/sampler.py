@@ -1,0 +1,220 @@
+"""The Python source: which line of the program each thread is on, for the code view.
+
+A daemon thread of ours ("tensortrace-python") reads every thread's frames each
+TENSORTRACE_PYTHON_SAMPLE_MS milliseconds (default 5; 0: no sampling) and writes a sample when
+a thread's stack changed since it last looked (so an idle or blocked thread costs one
+comparison). Frames are numbered once per process and defined before their first use. It also
+writes where graph ops were created (sites, from TensorFlow's tracing: tf_adapter.py queues
+them), so that ops that run on the runtime's threads find the Python line behind them.
+
+Everything goes through the preloaded runtime's tt_py_* functions (src/sources/python/), on
+this thread only: a thread's trace stream is written by that thread alone. Without the runtime
+(not under `tensortrace record`), nothing starts.
+"""
+import collections
+import os
+import sys
+import threading
+import time
+
+_sampler = None  # this process's Sampler, once started
+_OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+THREAD_NAME = "tensortrace-python"
+
+
+def _warn(text):
+    try:
+        sys.stderr.write("tensortrace: warning: %s\n" % text)
+    except Exception:
+        pass
+
+
+class Sampler:
+    def __init__(self, lib, interval_s):
+        self.lib = lib
+        self.interval = interval_s
+        self.ids = {}  # (code, line) -> frame number
+        self.texts = {}  # (file, line, function) -> frame number (sites)
+        self.count = 0  # frame numbers given
+        self.undefined = []  # (number, text) to write before the next sample or site
+        self.last = {}  # thread ident -> what its innermost frame was at the last sample
+        self.sites = collections.deque()  # (op name, [(file, line, function), ...])
+        self.stop = threading.Event()
+        self.prev_look = 0  # time.monotonic_ns() of the last look
+        self.thread = None
+
+    def start(self):
+        self.thread = threading.Thread(target=self._run, name=THREAD_NAME, daemon=True)
+        self.thread.start()
+
+    def finish(self):
+        """Stops the thread after one last look (at exit)."""
+        t = self.thread
+        if t is None or not t.is_alive():
+            return
+        self.stop.set()
+        t.join(timeout=2.0)
+
+    def _number(self, text):
+        self.count += 1
+        self.undefined.append((self.count, text))
+        return self.count
+
+    def _frame(self, f):
+        """The frame's number; 0 for the bootstrap's own frames (not the program's code)."""
+        code = f.f_code
+        key = (code, f.f_lineno)
+        n = self.ids.get(key)
+        if n is None:
+            if code.co_filename.startswith(_OWN_DIR):
+                n = self.ids[key] = 0
+            else:
+                name = getattr(code, "co_qualname", code.co_name)
+                n = self.ids[key] = self._number("%s:%d:%s" % (code.co_filename, f.f_lineno,
+                                                               name))
+        return n
+
+    def _stack(self, f):
+        ids = []
+        while f is not None:
+            n = self._frame(f)
+            if n:
+                ids.append(n)
+            f = f.f_back
+        ids.reverse()
+        return ",".join(map(str, ids))
+
+    def _define(self):
+        for n, text in self.undefined:
+            self.lib.tt_py_frame(n, text.encode("utf-8", "replace"))
+        self.undefined.clear()
+
+    def _write_sites(self):
+        while self.sites:
+            op, frames = self.sites.popleft()
+            ids = []
+            for fr in frames:
+                if fr[0].startswith(_OWN_DIR):
+                    continue
+                n = self.texts.get(fr)
+                if n is None:
+                    n = self.texts[fr] = self._number("%s:%d:%s" % fr)
+                ids.append(n)
+            self._define()
+            self.lib.tt_py_site(op.encode("utf-8", "replace"), ",".join(map(str, ids)).encode())
+
+    def _sample(self, me):
+        active = threading._active  # ident -> Thread; its native_id is the trace's tid
+        since = self.prev_look
+        frames = sys._current_frames()
+        at = self.prev_look = time.monotonic_ns()  # the trace's clock
+        try:
+            for ident, f in frames.items():
+                if ident == me:
+                    continue
+                # The innermost frame unchanged (same object, line and caller): the same stack.
+                key = (id(f), f.f_lineno, id(f.f_back))
+                last = self.last.get(ident)
+                if last == key:
+                    continue
+                t = active.get(ident)
+                tid = getattr(t, "native_id", None)
+                if tid is None:
+                    continue
+                self.last[ident] = key
+                stack = self._stack(f)
+                self._define()
+                self.lib.tt_py_sample(tid, stack.encode(), since if last is not None else 0, at)
+            for gone in [i for i in self.last if i not in frames]:
+                del self.last[gone]
+        finally:
+            del frames
+
+    def _run(self):
+        try:
+            self.lib.tt_set_thread_name(THREAD_NAME.encode())
+            me = threading.get_ident()
+            wait = self.interval if self.interval > 0 else 0.05
+            while not self.stop.wait(wait):
+                self._write_sites()
+                if self.interval > 0:
+                    self._sample(me)
+            self._write_sites()
+            if self.interval > 0:
+                self._sample(me)
+        except Exception as e:  # never let the source break the program
+            _warn("Python sampling stopped: %r" % (e,))
+
+    def add_sites(self, sites):
+        """Queues (op name, frames) pairs; the sampler thread writes them."""
+        self.sites.extend(sites)
+
+
+def _runtime():
+    import ctypes
+
+    lib = ctypes.CDLL(None)
+    try:
+        if not lib.tt_enabled():
+            return None
+        lib.tt_py_frame.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
+        lib.tt_py_sample.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64,
+                                     ctypes.c_int64]
+        lib.tt_py_site.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.tt_set_thread_name.argtypes = [ctypes.c_char_p]
+        for f in (lib.tt_py_frame, lib.tt_py_sample, lib.tt_py_site, lib.tt_set_thread_name):
+            f.restype = None
+    except AttributeError:  # the runtime is not preloaded (or an older one)
+        return None
+    return lib
+
+
+def interval_from_env(env):
+    text = env.get("TENSORTRACE_PYTHON_SAMPLE_MS", "5")
+    ms = float(text)
+    if ms < 0:
+        raise ValueError("TENSORTRACE_PYTHON_SAMPLE_MS must be 0 (off) or more")
+    return ms / 1000.0
+
+
+def start():
+    """Starts this process's sampler (the bootstrap calls it once; a forked child again)."""
+    global _sampler
+    interval = interval_from_env(os.environ)
+    lib = _runtime()
+    if lib is None:
+        return None
+    _sampler = Sampler(lib, interval)
+    _sampler.start()
+    import atexit
+
+    atexit.register(_sampler.finish)
+    return _sampler
+
+
+def _after_fork():
+    global _sampler
+    if _sampler is None:
+        return
+    _sampler = None  # the parent's thread is not in the child
+    try:
+        start()
+    except Exception as e:
+        _warn("Python sampling not started in the child: %r" % (e,))
+
+
+def add_sites(sites):
+    if _sampler is not None:
+        _sampler.add_sites(sites)
+
+
+def install():
+    """The bootstrap's entry: sampling, and TensorFlow's op creation sites when it loads."""
+    try:
+        if start() is not None:
+            os.register_at_fork(after_in_child=_after_fork)
+            from _tensortrace import tf_sites
+
+            tf_sites.install(add_sites)
+    except Exception as e:
+        _warn("Python sampling not started: %r" % (e,))

@@ -1,0 +1,78 @@
+// The Python source read back (python/tensortrace/sampler.py, sources/python/): per process its
+// frames, each thread's sampled stacks over time, and where graph ops were created; and the
+// stack an op is attributed to (the code view's question: which line of the program made it).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "core/error.h"
+#include "model/model.h"
+
+namespace tt::analysis {
+
+struct CodeFrame {
+  std::string file, function;
+  int64_t line = 0;
+  bool library = false;  // the interpreter's or an installed package's, not the program's own
+};
+
+// A thread's stack from `ts` on; the sampler's previous look (`since`, 0: none) still saw the
+// stack before, so the change happened in (since, ts].
+struct CodeSample {
+  uint64_t ts = 0, since = 0;
+  uint32_t stack = 0;
+  bool operator<(const CodeSample& o) const { return ts < o.ts; }
+};
+
+struct ProcessCode {
+  std::vector<CodeFrame> frames;                  // by index
+  std::vector<std::vector<uint32_t>> stacks;      // by index: frame indices, outermost first
+  std::vector<char> idle;                         // by stack: its thread waits (queue, sleep...)
+  std::unordered_map<uint64_t, std::vector<CodeSample>> samples;  // tid -> samples by time
+  std::unordered_map<std::string, uint32_t> site_of;  // graph node name -> stack index
+  uint64_t main_tid = 0;                              // the process's pid
+  bool Empty() const { return stacks.empty(); }
+};
+
+// The stack index an op [start, end] belongs to, or kNoStack: its creation site (a TensorFlow
+// graph node of that name), else the stack of its own thread when that thread is Python's, else
+// that of the process's Python thread that was not waiting at the time (the main thread first).
+inline constexpr uint32_t kNoStack = UINT32_MAX;
+uint32_t StackOfOp(const ProcessCode& pc, std::string_view node, uint64_t tid, uint64_t start,
+                   uint64_t end);
+
+// StackOfOp for one track's ops, remembering each op name's creation site (one lookup per
+// name, not per op).
+class OpStacks {
+ public:
+  OpStacks(const ProcessCode& pc, const model::Process& proc) : pc_(pc), proc_(proc) {}
+  uint32_t Of(uint32_t name, uint64_t tid, uint64_t start, uint64_t end);
+
+ private:
+  const ProcessCode& pc_;
+  const model::Process& proc_;
+  std::unordered_map<uint32_t, uint32_t> site_;  // op name id -> site stack (kNoStack: none)
+};
+
+// Whether a file is the program's own: not in the standard library, site-packages or
+// dist-packages, and not one of the interpreter's "<frozen ...>" modules.
+bool IsLibraryFile(std::string_view file);
+// The top-level package a library file belongs to ("keras", "torch", "threading").
+std::string LibraryPackage(std::string_view file);
+
+struct CodeIndex {
+  std::vector<ProcessCode> processes;  // indexed like TraceModel::processes
+  bool any = false;                    // some process has Python samples or sites
+};
+
+// Reads the Python source's tracks (named python/tensortrace/sampler.py's THREAD_NAME).
+CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* problems);
+
+// The thread name of the sampler's stream.
+inline constexpr std::string_view kSamplerThread = "tensortrace-python";
+
+}  // namespace tt::analysis

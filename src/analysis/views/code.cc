@@ -1,0 +1,106 @@
+// The code view (tfprof's code view): op time by the Python line behind each op, as a tree of
+// the program's frames (file:line:function), outermost first. Each op's own time (as the op
+// view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
+// the stack its launching thread was sampled on. By default a run of library frames (the
+// interpreter's, installed packages') is folded into one node "[package]"; --all-frames keeps
+// every frame.
+#include <algorithm>
+
+#include "analysis/views/op_rows.h"
+
+namespace tt::analysis {
+
+namespace {
+
+struct Node {
+  std::string name, file, function;
+  int64_t line = 0;
+};
+
+std::string Base(const std::string& file) { return file.substr(file.rfind('/') + 1); }
+
+std::vector<Node> PathOf(const ProcessCode& pc, uint32_t stack, bool all_frames) {
+  if (stack == kNoStack) return {{"(no Python stack)", "", "", 0}};
+  std::vector<Node> path;
+  bool in_library = false;
+  for (uint32_t f : pc.stacks[stack]) {
+    const CodeFrame& fr = pc.frames[f];
+    if (fr.library && !all_frames) {
+      if (!in_library) path.push_back({"[" + LibraryPackage(fr.file) + "]", "", "", 0});
+      in_library = true;
+      continue;
+    }
+    in_library = false;
+    path.push_back({Base(fr.file) + ":" + std::to_string(fr.line) + ":" + fr.function, fr.file,
+                    fr.function, fr.line});
+  }
+  if (path.empty()) path.push_back({"(empty stack)", "", "", 0});
+  return path;
+}
+
+void Insert(std::vector<Row>* level, const std::vector<Node>& path, size_t i, const Summary& s) {
+  if (i >= path.size()) return;
+  auto it = std::find_if(level->begin(), level->end(),
+                         [&](const Row& r) { return r.name == path[i].name; });
+  if (it == level->end()) {
+    Row r;
+    r.name = path[i].name;
+    r.incl.KeepSamples(false);
+    if (!path[i].file.empty()) {
+      r.text = {{"file", path[i].file}, {"function", path[i].function}};
+      r.numbers = {{"line", static_cast<double>(path[i].line)}};
+    }
+    level->push_back(std::move(r));
+    it = level->end() - 1;
+  }
+  it->incl.Merge(s);
+  if (i + 1 == path.size()) it->self_ns += s.total();
+  Insert(&it->children, path, i + 1, s);
+}
+
+void SetInclusiveShares(std::vector<Row>* rows, uint64_t total) {
+  for (auto& x : *rows) {
+    x.share = total ? static_cast<double>(x.incl.total()) / total : 0;
+    SetInclusiveShares(&x.children, total);
+  }
+}
+
+void Finish(Aggregates& a, Result* r) {
+  std::vector<Row> tree;
+  uint64_t total = 0, unattributed = 0;
+  for (auto& t : a.host) {
+    size_t p = a.m->tracks[t.track].process;
+    for (const auto& [stack, s] : t.code) {
+      total += s.total();
+      if (stack == kNoStack) unattributed += s.total();
+      Insert(&tree, PathOf(a.code.processes[p], stack, a.sel.all_frames), 0, s);
+    }
+  }
+  SetInclusiveShares(&tree, total);
+  r->rows = std::move(tree);
+  r->total_ns = total;
+  if (!a.code.any)
+    r->notes.push_back(
+        "no Python stacks in this trace: record a Python program with tensortrace record "
+        "(--python-sample-ms 0 turns the sampler off)");
+  else if (unattributed)
+    r->notes.push_back("op time with no Python stack (no sampled thread then): " +
+                       std::to_string(unattributed / 1000) + " us");
+}
+
+}  // namespace
+
+extern const ViewDef kCodeView = {
+    .name = "code",
+    .help = "op time by the Python line behind each op (where a graph op was created, else its\n"
+            "thread's sampled stack), a tree of file:line:function, outermost first; library\n"
+            "frames folded into [package] (--all-frames unfolds them); micros and share are\n"
+            "inclusive, self_micros the ops whose innermost shown frame is the row",
+    .fields = {{"file", ColumnKind::kText},
+               {"function", ColumnKind::kText},
+               {"line", ColumnKind::kCount}},
+    .columns = {"name", "occurrence", "micros", "self_micros", "share"},
+    .needs = {.code = true},
+    .finish = Finish};
+
+}  // namespace tt::analysis

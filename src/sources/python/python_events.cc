@@ -1,0 +1,65 @@
+// The Python source's events (python/tensortrace/sampler.py calls these through ctypes in the
+// preloaded runtime): what the bootstrap's sampler saw of the interpreter, written into the
+// sampler thread's own stream, since a thread's stream is written only by that thread.
+//   tt_py_frame(id, text)     defines frame `id` ("file:line:function"), once, before any use
+//   tt_py_sample(tid, ids, since, at)
+//                             thread `tid`'s stack changed: its frames' ids, outermost first,
+//                             comma-separated; it holds until the thread's next sample. `at` is
+//                             when the sampler looked and `since` (0: first look) its previous
+//                             look, which still saw the stack before (CLOCK_MONOTONIC ns, the
+//                             trace's clock)
+//   tt_py_site(op, ids)       where a graph op was created (TensorFlow records the Python stack
+//                             of each node it traces): the node's name and that stack's frames
+// The analysis (analysis/code_index) reads them back by these names and keys.
+#include <cstdint>
+
+#include "format/keys.h"
+#include "runtime/emit.h"
+
+using tt::Arg;
+using tt::layout::ArgType;
+using tt::layout::Category;
+
+namespace {
+
+Arg StringArg(const char* key, const char* text) {
+  Arg a;
+  a.key = tt::rt::InternName(key);
+  a.type = ArgType::kString;
+  a.v.str = tt::rt::InternName(text ? text : "");
+  return a;
+}
+
+Arg IntArg(const char* key, int64_t v) {
+  Arg a;
+  a.key = tt::rt::InternName(key);
+  a.type = ArgType::kInt;
+  a.v.i = v;
+  return a;
+}
+
+}  // namespace
+
+extern "C" {
+
+__attribute__((visibility("default"))) void tt_py_frame(uint32_t id, const char* text) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[2] = {IntArg(tt::keys::kFrameId, id), StringArg(tt::keys::kFrame, text)};
+  tt::rt::EmitInstant(tt::keys::kPythonFrame, Category::kPython, args, 2);
+}
+
+__attribute__((visibility("default"))) void tt_py_sample(int64_t tid, const char* frames,
+                                                         int64_t since, int64_t at) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[4] = {IntArg(tt::keys::kTid, tid), StringArg(tt::keys::kFrames, frames),
+                 IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
+  tt::rt::EmitInstant(tt::keys::kPythonSample, Category::kPython, args, 4);
+}
+
+__attribute__((visibility("default"))) void tt_py_site(const char* op, const char* frames) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[2] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kFrames, frames)};
+  tt::rt::EmitInstant(tt::keys::kPythonSite, Category::kPython, args, 2);
+}
+
+}  // extern "C"
