@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -86,8 +87,8 @@ void ExpectForwardBackwardFlows(const TorchRun& run) {
   auto e = RunCmd({TT_CLI, "export", run.trace, "--format", "chrome", "-o", d / "t.json"}, {}, 120);
   ASSERT_EQ(e.status, 0) << e.err;
   json doc = json::parse(ReadFile(d / "t.json"));
-  using Where = std::pair<int64_t, std::string>;  // pid, ts as written
-  std::map<Where, std::set<int64_t>> seqs;         // of the slices that start there
+  using Where = std::pair<int64_t, std::string>;             // pid, ts as written
+  std::map<Where, std::set<int64_t>> seqs;                   // of the slices that start there
   std::map<std::string, std::map<std::string, Where>> ends;  // flow id -> "s"/"f" -> where
   for (const auto& ev : doc["traceEvents"]) {
     std::string ph = ev.value("ph", "");
@@ -164,6 +165,27 @@ TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
     if (row["name"] == "DataLoader fetch" && row["kind"] == "input") fetches = row["occurrence"];
   EXPECT_EQ(fetches, run.said.at("steps")) << rt.dump().substr(0, 2000);
   EXPECT_EQ(RunJson({TT_CLI, "info", run.trace, "--json"})["processes"].size(), 3u);
+  // The scope view is the module hierarchy, each module's ops under it (the backward's outside).
+  json scope = RunJson({TT_CLI, "stats", run.trace, "--view", "scope", "--json"});
+  std::map<std::string, int64_t> calls;  // "module/op" -> calls, for the paths asked below
+  std::function<void(const json&, const std::string&)> walk = [&](const json& rows,
+                                                                  const std::string& path) {
+    for (const auto& row : rows) {
+      std::string p = path.empty() ? row["name"].get<std::string>()
+                                   : path + "/" + row["name"].get<std::string>();
+      calls[p] += row["occurrence"].get<int64_t>();
+      if (row.contains("children")) walk(row["children"], p);
+    }
+  };
+  walk(scope["rows"], "");
+  int64_t n = run.said.at("steps");
+  EXPECT_EQ(calls["Sequential/Conv2d_0/aten::mkldnn_convolution"], n)
+      << scope.dump().substr(0, 3000);
+  EXPECT_EQ(calls["Sequential/ReLU_1/aten::relu"], n);
+  EXPECT_EQ(calls["Sequential/MaxPool2d_2/aten::max_pool2d"], n);
+  EXPECT_EQ(calls["Sequential/Linear_4/aten::addmm"], n);
+  EXPECT_EQ(calls["aten::convolution_backward"], n);
+  EXPECT_EQ(calls["Sequential/Conv2d_0/aten::convolution_backward"], 0);
   // The DataLoader's fetches are the step's input.
   json steps = RunJson({TT_CLI, "stats", run.trace, "--view", "step", "--json"});
   double input = 0;
@@ -220,7 +242,8 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
     EXPECT_EQ(a.value("process_group", ""), "0") << ev.dump();
     EXPECT_EQ(a.value("nranks", int64_t{0}), 2) << ev.dump();
     rank_of[ev["pid"]].insert(a.value("rank", int64_t{-1}));
-    if (a.value("bytes", int64_t{0}) == said["grad_bytes"]) (call ? calls : allreduces)[ev["pid"]]++;
+    if (a.value("bytes", int64_t{0}) == said["grad_bytes"])
+      (call ? calls : allreduces)[ev["pid"]]++;
   }
   ASSERT_EQ(allreduces.size(), 2u) << "ranks with all-reduces";
   for (const auto& [pid, n] : allreduces) EXPECT_EQ(n, said["steps"]) << "process " << pid;
@@ -235,7 +258,8 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
       EXPECT_EQ(p["rank"]["source"], "RANK");
       ranks.insert(p["rank"]["rank"].get<int64_t>());
       EXPECT_EQ(allreduces.count(p["pid"].get<int64_t>()), 1u) << "rank without all-reduces";
-      EXPECT_EQ(rank_of[p["pid"].get<int64_t>()], std::set<int64_t>{p["rank"]["rank"].get<int64_t>()});
+      EXPECT_EQ(rank_of[p["pid"].get<int64_t>()],
+                std::set<int64_t>{p["rank"]["rank"].get<int64_t>()});
     }
   EXPECT_EQ(ranks, (std::set<int64_t>{0, 1}));
 
