@@ -61,8 +61,8 @@ struct Timeline {
   std::string name;
   std::vector<LineEvent> items;
   std::vector<Arg> args;
-  std::vector<uint64_t> fetches;     // starts of DataLoader fetches
-  std::vector<uint64_t> zero_grads;  // starts of optimizer zero_grads
+  std::vector<uint64_t> fetches;         // starts of DataLoader fetches
+  std::vector<uint64_t> zero_grads;      // starts of optimizer zero_grads
   std::map<uint32_t, uint32_t> modules;  // "nn.Module: <path>" range name -> <path>
 };
 
@@ -122,7 +122,8 @@ int64_t Nelems(const json& dims) {
   if (!dims.is_array() || dims.empty() || !dims[0].is_array() || dims[0].empty()) return -1;
   auto count = [](const json& shape) {
     int64_t n = 1;
-    for (const auto& d : shape) n = d.is_number_integer() && d.get<int64_t>() >= 0 ? n * d.get<int64_t>() : -1;
+    for (const auto& d : shape)
+      n = d.is_number_integer() && d.get<int64_t>() >= 0 ? n * d.get<int64_t>() : -1;
     return n;
   };
   if (!dims[0][0].is_array()) return count(dims[0]);
@@ -266,7 +267,8 @@ class KinetoImporter {
     uint64_t start;
     const json& d = Field(e, "dur");
     if (!Time(Field(e, "ts"), &start) || !d.is_number() || !(d.get<double>() > 0)) return;
-    profile_ = {start, start + static_cast<uint64_t>(std::llround(std::min(d.get<double>(), 1e12) * 1e3))};
+    profile_ = {start,
+                start + static_cast<uint64_t>(std::llround(std::min(d.get<double>(), 1e12) * 1e3))};
   }
 
   void NameThread(const json& e) {
@@ -451,8 +453,8 @@ class KinetoImporter {
     for (auto& [id, f] : flow_ends_) {
       if (!f.out.tl || !f.in.tl) continue;
       ++flows_;
-      for (auto [end, phase] : {std::pair{f.out, layout::FlowPhase::kOut},
-                                std::pair{f.in, layout::FlowPhase::kIn}}) {
+      for (auto [end, phase] :
+           {std::pair{f.out, layout::FlowPhase::kOut}, std::pair{f.in, layout::FlowPhase::kIn}}) {
         LineEvent ev;
         ev.start = ev.end = end.ts;
         ev.instant = ev.flow = true;
