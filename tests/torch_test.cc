@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -79,6 +80,36 @@ TorchRun RecordWithReference(const TempDir& d, const std::string& program) {
   return run;
 }
 
+// Every forward op that torch's own trace links to its autograd node is one flow of the export:
+// it starts at an op and ends at a node with the op's sequence number, in the op's process.
+void ExpectForwardBackwardFlows(const TorchRun& run) {
+  TempDir d;
+  auto e = RunCmd({TT_CLI, "export", run.trace, "--format", "chrome", "-o", d / "t.json"}, {}, 120);
+  ASSERT_EQ(e.status, 0) << e.err;
+  json doc = json::parse(ReadFile(d / "t.json"));
+  using Where = std::pair<int64_t, std::string>;             // pid, ts as written
+  std::map<Where, std::set<int64_t>> seqs;                   // of the slices that start there
+  std::map<std::string, std::map<std::string, Where>> ends;  // flow id -> "s"/"f" -> where
+  for (const auto& ev : doc["traceEvents"]) {
+    std::string ph = ev.value("ph", "");
+    Where w{ev.value("pid", int64_t{0}), ev.value("ts", json()).dump()};
+    if (ph == "X" && ev.contains("args") && ev["args"].contains("seq"))
+      seqs[w].insert(ev["args"]["seq"].get<int64_t>());
+    if ((ph == "s" || ph == "f") && ev.value("cat", "") == "flow") ends[ev["id"]][ph] = w;
+  }
+  int64_t whole = 0, linked = 0;
+  for (const auto& [id, both] : ends) {
+    if (both.size() != 2) continue;
+    whole++;
+    const auto &from = seqs[both.at("s")], &to = seqs[both.at("f")];
+    linked += std::any_of(from.begin(), from.end(), [&](int64_t q) { return to.count(q) > 0; });
+  }
+  EXPECT_EQ(ends.size(), static_cast<size_t>(whole)) << "flows with one end";
+  EXPECT_GT(run.reference["fwdbwd"].get<int64_t>(), 0);
+  EXPECT_EQ(whole, run.reference["fwdbwd"].get<int64_t>());
+  EXPECT_EQ(linked, whole);
+}
+
 // The trace against torch.profiler's own answers: one step per iteration found with no help,
 // the same aten ops with the same calls (both profiles cover the program from `import torch`
 // on), `training_ops` once per step inside the steps, and the same memory peak.
@@ -111,6 +142,7 @@ void ExpectMatchesTorchProfiler(const TorchRun& run, const std::vector<std::stri
     if (a.name == "cpu") peak = a.peak;
   EXPECT_GE(peak, run.said.at("weight_bytes"));
   EXPECT_EQ(peak, run.reference["peak"].get<int64_t>());
+  ExpectForwardBackwardFlows(run);
 }
 
 TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
@@ -133,6 +165,27 @@ TEST(TorchWorkloads, CnnLoopWithDataLoaderMatchesTorchProfiler) {
     if (row["name"] == "DataLoader fetch" && row["kind"] == "input") fetches = row["occurrence"];
   EXPECT_EQ(fetches, run.said.at("steps")) << rt.dump().substr(0, 2000);
   EXPECT_EQ(RunJson({TT_CLI, "info", run.trace, "--json"})["processes"].size(), 3u);
+  // The scope view is the module hierarchy, each module's ops under it (the backward's outside).
+  json scope = RunJson({TT_CLI, "stats", run.trace, "--view", "scope", "--json"});
+  std::map<std::string, int64_t> calls;  // "module/op" -> calls, for the paths asked below
+  std::function<void(const json&, const std::string&)> walk = [&](const json& rows,
+                                                                  const std::string& path) {
+    for (const auto& row : rows) {
+      std::string p = path.empty() ? row["name"].get<std::string>()
+                                   : path + "/" + row["name"].get<std::string>();
+      calls[p] += row["occurrence"].get<int64_t>();
+      if (row.contains("children")) walk(row["children"], p);
+    }
+  };
+  walk(scope["rows"], "");
+  int64_t n = run.said.at("steps");
+  EXPECT_EQ(calls["Sequential/Conv2d_0/aten::mkldnn_convolution"], n)
+      << scope.dump().substr(0, 3000);
+  EXPECT_EQ(calls["Sequential/ReLU_1/aten::relu"], n);
+  EXPECT_EQ(calls["Sequential/MaxPool2d_2/aten::max_pool2d"], n);
+  EXPECT_EQ(calls["Sequential/Linear_4/aten::addmm"], n);
+  EXPECT_EQ(calls["aten::convolution_backward"], n);
+  EXPECT_EQ(calls["Sequential/Conv2d_0/aten::convolution_backward"], 0);
   // The DataLoader's fetches are the step's input.
   json steps = RunJson({TT_CLI, "stats", run.trace, "--view", "step", "--json"});
   double input = 0;
@@ -174,15 +227,27 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
   auto e = RunCmd({TT_CLI, "export", trace, "--format", "chrome", "-o", d / "t.json"}, {}, 120);
   ASSERT_EQ(e.status, 0) << e.err;
   json doc = json::parse(ReadFile(d / "t.json"));
-  std::map<int64_t, int64_t> allreduces;  // pid -> all-reduces of the whole bucket
+  // The program's calls (c10d::allreduce_) carry them too, with the element type of the range
+  // that ran each; both name the process's one group, its rank and the world size.
+  std::map<int64_t, int64_t> allreduces, calls;  // pid -> all-reduces of the whole bucket
+  std::map<int64_t, std::set<int64_t>> rank_of;  // pid -> ranks its collectives name
   for (const auto& ev : doc["traceEvents"]) {
-    if (ev.value("name", "") != "gloo:all_reduce") continue;
-    EXPECT_EQ(ev["cat"], "communication");
-    EXPECT_EQ(ev["args"]["collective"], "all_reduce");
-    if (ev["args"].value("bytes", int64_t{0}) == said["grad_bytes"]) allreduces[ev["pid"]]++;
+    std::string name = ev.value("name", "");
+    if (name != "gloo:all_reduce" && name != "c10d::allreduce_") continue;
+    const json& a = ev["args"];
+    bool call = name == "c10d::allreduce_";
+    EXPECT_EQ(ev["cat"], call ? "framework_op" : "communication");
+    EXPECT_EQ(a["collective"], call ? "allreduce" : "all_reduce");
+    EXPECT_EQ(a.value("dtype", ""), "float") << ev.dump();
+    EXPECT_EQ(a.value("process_group", ""), "0") << ev.dump();
+    EXPECT_EQ(a.value("nranks", int64_t{0}), 2) << ev.dump();
+    rank_of[ev["pid"]].insert(a.value("rank", int64_t{-1}));
+    if (a.value("bytes", int64_t{0}) == said["grad_bytes"])
+      (call ? calls : allreduces)[ev["pid"]]++;
   }
   ASSERT_EQ(allreduces.size(), 2u) << "ranks with all-reduces";
   for (const auto& [pid, n] : allreduces) EXPECT_EQ(n, said["steps"]) << "process " << pid;
+  EXPECT_EQ(calls, allreduces);
 
   // Each rank's process carries the rank torchrun-style variables gave it.
   json info = RunJson({TT_CLI, "info", trace, "--json"});
@@ -193,6 +258,8 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
       EXPECT_EQ(p["rank"]["source"], "RANK");
       ranks.insert(p["rank"]["rank"].get<int64_t>());
       EXPECT_EQ(allreduces.count(p["pid"].get<int64_t>()), 1u) << "rank without all-reduces";
+      EXPECT_EQ(rank_of[p["pid"].get<int64_t>()],
+                std::set<int64_t>{p["rank"]["rank"].get<int64_t>()});
     }
   EXPECT_EQ(ranks, (std::set<int64_t>{0, 1}));
 

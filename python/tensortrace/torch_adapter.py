@@ -37,6 +37,7 @@ class Adapter:
         self.steps_done = 0  # optimizer.step() calls so far (the hook below)
         self._due = None  # start, stop or rotate, for the next safe point (when_ready)
         self._first_step = 0  # steps done when the running window started
+        self._dist = None  # the last distributed_info() seen (the group may be gone at stop)
         try:
             from torch.autograd import profiler
 
@@ -70,11 +71,28 @@ class Adapter:
         prof, self._prof = self._prof, None
         if prof is None:
             return
+        self._note_distributed()
+        if self._dist:
+            try:  # as torch.profiler does: the importer reads ranks and groups from it
+                import json
+
+                self._torch.autograd._add_metadata_json("distributedInfo",
+                                                        json.dumps(self._dist))
+            except Exception:
+                pass
         prof.__exit__(None, None, None)
         # Kineto's own JSON, without torch's Python-side parsing of every event.
         path = os.path.join(self._dir, "%d-s%d.pt.trace.json" % (self._window, self._first_step))
         self._window += 1
         prof.kineto_results.save(path)
+
+    def _note_distributed(self):
+        try:
+            info = distributed_info(self._torch)
+            if info:
+                self._dist = info
+        except Exception:
+            pass
 
     def when_ready(self, start, on_error, stop=None, steps=None, rotate=None, window_s=None):
         """Starts now, or (--steps A:B with A > 0) at step A; stops (`stop`) after step B; with
@@ -102,6 +120,8 @@ class Adapter:
 
         def on_step(*_):
             self.steps_done += 1
+            if self._dist is None:
+                self._note_distributed()  # the program may destroy its group before we stop
             if first > 0 and self.steps_done == first:
                 self._due = run
             elif last is not None and self.steps_done == last + 1 and stop is not None:
@@ -181,6 +201,67 @@ class Adapter:
             self.mark_dataloader_fetches()
         except Exception:
             pass  # no runtime symbols (not preloaded) or another torch layout: no marks
+        try:
+            mark_modules(self._torch)
+        except Exception:
+            pass  # a torch without global module hooks: no module scopes
+
+
+MODULE_PREFIX = "nn.Module: "
+
+
+def mark_modules(torch):
+    """Each nn.Module call becomes a range "nn.Module: <path>" of torch's own profiler (a
+    RecordFunction, so Kineto records it on the thread of the ops it holds), where <path> is the
+    module hierarchy, "Sequential/Conv2d_0" (class and attribute name under its caller): the
+    importer gives each op the path of the module around it (the scope view). Global forward
+    hooks; about 2 us per module call (docs/torch.md)."""
+    import threading
+
+    from torch.nn.modules import module as nn_module
+
+    fast = torch._C._profiler._RecordFunctionFast
+    local = threading.local()  # .stack: (path, open range, module) of the calls in progress
+    names = {}  # (id(caller), id(module)) -> path
+
+    def path_of(mod, stack):
+        caller = stack[-1][0] if stack else None
+        key = (id(stack[-1][2]) if stack else 0, id(mod))
+        path = names.get(key)
+        if path is None:
+            name = type(mod).__name__
+            if stack:
+                attr = next((k for k, v in stack[-1][2]._modules.items() if v is mod), None)
+                name = caller + "/" + (name + "_" + attr if attr is not None else name)
+            path = names[key] = name
+        return path
+
+    def pre(mod, args):
+        stack = local.__dict__.setdefault("stack", [])
+        path = path_of(mod, stack)
+        rf = fast(MODULE_PREFIX + path)
+        rf.__enter__()
+        stack.append((path, rf, mod))
+
+    def post(mod, args, out):
+        stack = local.__dict__.get("stack")
+        if stack and stack[-1][2] is mod:
+            stack.pop()[1].__exit__(None, None, None)
+
+    nn_module.register_module_forward_pre_hook(pre)
+    nn_module.register_module_forward_hook(post, always_call=True)
+
+
+def distributed_info(torch):
+    """torch.profiler's "distributedInfo" (backend, rank, world size, process groups) while the
+    default process group exists, else None: gloo's collectives carry no record_param_comms
+    event, so the trace's own metadata names the group, rank and world size."""
+    dist = torch.distributed
+    if not dist.is_available() or not dist.is_initialized():
+        return None
+    return {"backend": dist.get_backend(), "rank": dist.get_rank(),
+            "world_size": dist.get_world_size(), "pg_count": dist.get_pg_count(),
+            "pg_config": dist.distributed_c10d._get_all_pg_configs()}
 
 
 def _step_range(steps):

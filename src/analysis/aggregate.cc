@@ -50,6 +50,7 @@ NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_na
           model::KeyIds(p, {keys::kCorrelationId, keys::kExternalId, keys::kBytes, keys::kAddr,
                             keys::kKind, keys::kOp, keys::kGrid, keys::kBlock, keys::kRegisters,
                             keys::kStaticShared, keys::kDynamicShared, keys::kDomain}));
+  k.module = model::KeyIds(p, {keys::kModule})[0];
   for (uint32_t i = 1; i < p.names.size(); ++i)
     if (!p.names[i].empty() &&
         std::find(step_names.begin(), step_names.end(), p.names[i]) != step_names.end())
@@ -104,6 +105,15 @@ void MergeHostOps(Aggregates* a) {
       it->second.Merge(g);
     }
     t.ops = DenseAggs();
+    if (a->needs.scopes) {
+      a->scoped.resize(np);
+      for (auto& [key, g] : t.scoped) {
+        auto [it, fresh] = a->scoped[p].try_emplace(key);
+        if (fresh) it->second.incl.KeepSamples(a->needs.op_samples);
+        it->second.Merge(g);
+      }
+    }
+    t.scoped = {};
   }
   for (size_t p = 0; p < np; ++p) {
     std::vector<std::vector<AllocEvent>*> runs;

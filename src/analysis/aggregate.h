@@ -35,6 +35,7 @@ struct Needs {
   bool intervals = false;        // host, device, copy and communication intervals (step view)
   bool steps = false;            // the steps themselves
   bool code = false;             // op time by the Python stack behind each op (code view)
+  bool scopes = false;           // ops per (module, name): PyTorch's module hierarchy
   void Add(const Needs& o) {
     op_samples |= o.op_samples;
     runtime_samples |= o.runtime_samples;
@@ -44,6 +45,7 @@ struct Needs {
     intervals |= o.intervals;
     steps |= o.steps;
     code |= o.code;
+    scopes |= o.scopes;
   }
 };
 
@@ -114,6 +116,7 @@ struct TrackAgg {
   std::map<uint32_t, std::set<uint32_t>> prim_domains;  // primitive -> ITT domain ids
   DenseAggs ops, apis, kernels;
   DenseAggs runtime;  // runtime, compile, input and communication ranges by name
+  std::unordered_map<uint64_t, Agg> scoped;              // module << 32 | op name (needs.scopes)
   std::map<std::pair<uint32_t, uint32_t>, Agg> prims;    // (primitive, op)
   std::unordered_map<std::string, Agg> copies;           // kind -> agg
   std::vector<std::pair<uint64_t, uint64_t>> launches;   // correlation id -> api << 32 | op
@@ -138,6 +141,8 @@ struct Aggregates {
   std::vector<TrackAgg> host, device;
   // Per process: ops from every host track, with their device time and memory.
   std::vector<std::unordered_map<uint32_t, Agg>> ops;
+  // Per process, with needs.scopes: ops by module (its `module` argument, 0: none) and name.
+  std::vector<std::unordered_map<uint64_t, Agg>> scoped;
   std::vector<Step> steps;                // when needed or selecting
   CodeIndex code;                         // when needed: the Python source's stacks
   std::map<std::string, uint64_t> links;  // correlation method -> links made

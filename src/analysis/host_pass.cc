@@ -185,6 +185,14 @@ class HostVisitor {
     if (stacks_) code_pending_.push_back(self);
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
+    if (c_.needs.scopes) {
+      uint64_t key = uint64_t{k_.module ? ArgStr(s.args, k_.module) : 0} << 32 | s.name;
+      auto [it, fresh] = a_->scoped.try_emplace(key);
+      if (fresh) it->second.incl.KeepSamples(c_.needs.op_samples);
+      it->second.incl.Add(s.Duration());
+      it->second.self += self;
+      it->second.cpu += s.Duration();
+    }
   }
   void OnRuntime(const Slice& s, model::Meaning meaning) {
     Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);

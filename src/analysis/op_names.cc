@@ -15,7 +15,10 @@ std::vector<std::string> ScopePath(const std::string& name) {
   if (name.starts_with("EagerLocalExecute: ")) return {"(eager)", OpType(name)};
   std::string n = name.substr(0, name.find('#'));
   size_t c = n.rfind(':');
-  if (c != std::string::npos && c > 0) n = n.substr(0, c);
+  // A C++-qualified leaf (PyTorch's "Sequential/Linear_4/aten::addmm") is the op, no type.
+  bool qualified =
+      c != std::string::npos && c > 0 && n[c - 1] == ':' && n.find('/', c) == std::string::npos;
+  if (c != std::string::npos && c > 0 && !qualified) n = n.substr(0, c);
   std::vector<std::string> parts;
   size_t start = 0;
   while (start <= n.size()) {

@@ -12,7 +12,7 @@ namespace tt::analysis {
 // Interned ids of the argument keys the pass reads, per process (0 if never interned).
 struct NameKeys {
   uint32_t correlation = 0, external = 0, bytes = 0, addr = 0, kind = 0, op = 0, grid = 0,
-           block = 0, registers = 0, shared_static = 0, shared_dynamic = 0, domain = 0;
+           block = 0, registers = 0, shared_static = 0, shared_dynamic = 0, domain = 0, module = 0;
   std::set<uint32_t> step_names;
 };
 NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_names);

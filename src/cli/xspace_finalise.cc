@@ -83,8 +83,9 @@ XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_
     r.errors.push_back(ValidUtf8(e.what()));
   }
   r.errors.insert(r.errors.begin(), early.begin(), early.end());
-  nlohmann::json j = {{"files", r.files}, {"events", r.events},   {"tracks", r.tracks},
-                      {"steps", r.steps}, {"windows", r.windows}, {"errors", r.errors}};
+  nlohmann::json j = {{"files", r.files},  {"events", r.events}, {"tracks", r.tracks},
+                      {"steps", r.steps},  {"flows", r.flows},   {"windows", r.windows},
+                      {"errors", r.errors}};
   try {
     // `replace`: a stray invalid byte must cost a character, not the whole file.
     WriteFileAtomic(logdir + "/import.json",

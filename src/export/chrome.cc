@@ -71,6 +71,16 @@ class ChromeVisitor : public EventVisitor {
            "\"" + Args(p, pt.args) + "}");
     }
   }
+  // A trace's own flow (a forward op to its backward node): "s" where it starts, "f" bound to
+  // the slice it ends in; each whole flow counts once.
+  void OnFlow(const model::Process& p, const model::Track&, const model::Flow& f) override {
+    bool in = f.phase == layout::FlowPhase::kIn;
+    const char* ph = in ? "f\",\"bp\":\"e\"" : (f.phase == layout::FlowPhase::kOut ? "s\"" : "t\"");
+    Line(std::string("{\"ph\":\"") + ph + "," + head_ + ",\"ts\":" + Micros(f.ts) + ",\"id\":\"" +
+         std::to_string(p.meta.pid) + ":" + std::to_string(f.id) +
+         "\",\"name\":\"flow\",\"cat\":\"flow\"}");
+    flows += in;
+  }
   void Start() { out_.Write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"); }
   void End() { out_.Write("\n]}\n"); }
 

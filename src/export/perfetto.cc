@@ -55,7 +55,7 @@ uint64_t Mix(uint64_t kind, uint64_t a, uint64_t b) {
   x ^= x >> 31;
   return x ? x : 1;
 }
-enum FlowKind : uint64_t { kLaunchFlow = 1, kExternalFlow, kNestedFlow };
+enum FlowKind : uint64_t { kLaunchFlow = 1, kExternalFlow, kNestedFlow, kTraceFlow };
 
 // A framework op (or user range) whose BEGIN packet waits until it ends, so that it can carry
 // the flows to the device work of the launches nested in it (only known then). Its subtree's
@@ -236,6 +236,20 @@ class PerfettoVisitor : public EventVisitor {
     Packet();
   }
 
+  // A trace's own flow (a forward op to its backward node): an instant "flow" at each end,
+  // inside the slice it binds to, carries it (the slice's BEGIN may be written already).
+  void OnFlow(const model::Process& p, const model::Track&, const model::Flow& f) override {
+    flows_.clear();
+    terminating_.clear();
+    bool in = f.phase == layout::FlowPhase::kIn;
+    (in ? terminating_ : flows_).push_back(Mix(kTraceFlow, pi_, f.id));
+    counts.flows += in;
+    Event(p, event::kInstant, f.ts, 0, layout::Category::kUser, nullptr);  // named "flow"
+    flows_.clear();
+    terminating_.clear();
+    Packet();
+  }
+
   void EndTrack() {
     // Whatever a damaged stream left open was closed by the scanner; this is a safety net.
     while (!deferred_.empty()) {
@@ -331,7 +345,7 @@ class PerfettoVisitor : public EventVisitor {
       if (Interned(p, name, 1, interned::kEventNames, in))
         wire::Uint(event_, event::kNameIid, name);
       else
-        wire::String(event_, event::kName, p.Name(name));
+        wire::String(event_, event::kName, name ? p.Name(name) : "flow");  // 0: OnFlow's
       if (args && args->count) Annotations(p, *args, in);
     }
     for (uint64_t f : flows_) wire::Fixed64(event_, event::kFlowIds, f);

@@ -92,6 +92,11 @@ struct Filter {
     if (earliest) Count(p.ts);
     if (out) out->OnPoint(proc, track, p);
   }
+  void OnFlow(const model::Flow& f) {
+    // Not an event of its own: kept or not as the slice it binds to (which starts with it).
+    if (out && (!windows || analysis::InWindows(*windows, f.ts)) && f.ts <= cutoff)
+      out->OnFlow(proc, track, f);
+  }
   void Count(uint64_t ts) {
     if (earliest->size() < limit) {
       earliest->push(ts);

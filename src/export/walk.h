@@ -45,6 +45,8 @@ class EventVisitor {
   virtual void EndProcess(const model::Process&, size_t /*index*/, const Chosen& /*chosen*/) {}
   virtual void OnSlice(const model::Process&, const model::Track&, const model::Slice&) = 0;
   virtual void OnPoint(const model::Process&, const model::Track&, const model::Point&) = 0;
+  // One end of a flow, right after the slice it binds to opened (model/scan.h).
+  virtual void OnFlow(const model::Process&, const model::Track&, const model::Flow&) {}
 };
 
 // Throws tt::Error when steps are asked for and none can be selected, or when the selection is

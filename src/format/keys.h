@@ -126,6 +126,8 @@ inline constexpr char kProcessGroup[] = "process_group";
 inline constexpr char kInNelems[] = "in_nelems";
 // A collective's output element count.
 inline constexpr char kOutNelems[] = "out_nelems";
+// The nn.Module path around a PyTorch op ("Sequential/Conv2d_0"): the scope view's hierarchy.
+inline constexpr char kModule[] = "module";
 // Bytes the allocator reserves after the event (PyTorch).
 inline constexpr char kBytesReserved[] = "bytes_reserved";
 // ITT metadata's second value (value2... follow).
@@ -166,8 +168,8 @@ inline constexpr std::string_view kArgKeys[] = {
     kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInNelems, kOutNelems,
-    kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7, kFrameId,
-    kFrame, kFrames, kTid, kSince, kAt,
+    kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
+    kFrameId, kFrame, kFrames, kTid, kSince, kAt,
 };
 // clang-format on
 

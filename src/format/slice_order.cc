@@ -51,7 +51,10 @@ void WriteLineEvents(StreamFileWriter& w, std::vector<LineEvent>& items,
     flush(it.start);
     const Arg* a = args.data() + it.args;
     uint32_t n = it.nargs;
-    if (it.instant) {
+    if (it.flow) {
+      w.Event(layout::kFlow, it.start, 9,
+              [&](uint8_t* p) { return PutU8(PutU64(p, it.flow_id), it.flow_phase); });
+    } else if (it.instant) {
       PutNamedEvent(w, classes, layout::kInstant, it.start, it.name, it.category, 0, a, n);
     } else if (open.empty() || it.end <= open.back()) {
       PutNamedEvent(w, classes, layout::kSliceBeginArgs, it.start, it.name, it.category, 0, a, n);

@@ -15,6 +15,11 @@ struct LineEvent {
   uint32_t name = 0;
   layout::Category category = layout::Category::kUser;
   bool instant = false;
+  // A flow event (layout::kFlow) at `start`, with `flow_id` and `flow_phase`: written after the
+  // slices that begin at the same time, so that it binds to the innermost of them.
+  bool flow = false;
+  uint8_t flow_phase = 0;
+  uint64_t flow_id = 0;
   size_t args = 0;  // first argument in the line's argument array
   uint32_t nargs = 0;
 };

@@ -51,9 +51,17 @@ struct Point {  // an instant or a counter sample
   bool counter = false;
 };
 
+// One end of a flow (an arrow between two slices, e.g. a forward op to its backward node): it
+// binds to the innermost slice open at `ts` on its track. Ids are per process.
+struct Flow {
+  uint64_t ts = 0;
+  uint64_t id = 0;
+  layout::FlowPhase phase = layout::FlowPhase::kOut;
+};
+
 // Visitor: OnSlice(const Slice&) is called when a slice ends (children before parents);
 // OnPoint(const Point&) for instants and counters; OnBegin(const Slice&) when a slice opens
-// (its end is not known yet); optionally OnThreadName(std::string_view).
+// (its end is not known yet); optionally OnThreadName(std::string_view) and OnFlow(const Flow&).
 template <typename V>
 void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit);
 
@@ -71,6 +79,12 @@ struct FanOut {
   }
   void OnPoint(const Point& p) {
     std::apply([&](auto&... v) { (v.OnPoint(p), ...); }, visitors);
+  }
+  void OnFlow(const Flow& f) {
+    auto one = [&](auto& v) {
+      if constexpr (requires { v.OnFlow(f); }) v.OnFlow(f);
+    };
+    std::apply([&](auto&... v) { (one(v), ...); }, visitors);
   }
   void OnThreadName(std::string_view n) {
     auto one = [&](auto& v) {
@@ -158,6 +172,10 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         visit.OnPoint(p);
         break;
       }
+      case kFlow:
+        if constexpr (requires(Flow f) { visit.OnFlow(f); })
+          visit.OnFlow(Flow{ev.ts, ev.u64, static_cast<FlowPhase>(ev.small)});
+        break;
       case kThreadName:
         if constexpr (requires { visit.OnThreadName(ev.s1); }) visit.OnThreadName(ev.s1);
         break;

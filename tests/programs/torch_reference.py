@@ -3,7 +3,8 @@ TT_TORCH_REFERENCE=PATH the program's work runs inside torch.profiler with the a
 tensortrace's bootstrap asks Kineto for (CPU, shapes, memory; started where the bootstrap starts
 it, right after `import torch`), and PATH receives op calls per name, the peak of its memory
 events' total allocated bytes (torch's own total: the shared-memory batches of DataLoader
-workers keep theirs apart) and the steps the work returned."""
+workers keep theirs apart), the forward ops linked to their backward node (its "fwdbwd" flows
+that have both ends) and the steps the work returned."""
 import json
 import os
 
@@ -24,11 +25,16 @@ def run(work):
         events = json.load(f)["traceEvents"]
     peak = max((e["args"]["Total Allocated"] for e in events if e.get("name") == "[memory]"),
                default=0)
+    ends = {}
+    for e in events:
+        if e.get("cat") == "fwdbwd" and e.get("ph") in ("s", "f"):
+            ends.setdefault(e["id"], set()).add(e["ph"])
+    fwdbwd = sum(1 for v in ends.values() if v == {"s", "f"})
     ops = {}
     for e in prof.events():
         ops[e.name] = ops.get(e.name, 0) + 1
     with open(path, "w") as f:
-        json.dump({"ops": ops, "peak": peak, "steps": steps}, f)
+        json.dump({"ops": ops, "peak": peak, "fwdbwd": fwdbwd, "steps": steps}, f)
     return steps, weights
 
 

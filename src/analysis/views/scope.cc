@@ -1,6 +1,7 @@
 // The scope view (tfprof's scope view): the op name hierarchy "a/b/c:T" as a tree whose every
 // node sums its subtree.
 #include <algorithm>
+#include <map>
 
 #include "analysis/op_names.h"
 #include "analysis/views/op_rows.h"
@@ -38,8 +39,30 @@ void SetTreeShares(std::vector<Row>* rows, uint64_t total) {
 
 std::string FullName(const std::string& name) { return name; }
 
+// PyTorch ops with the module around them: "Sequential/Conv2d_0/aten::conv2d" (the others by
+// name). False when no op has a module.
+bool ModuleRows(Aggregates& a, Result* r) {
+  std::map<std::string, Agg> by;
+  bool any = false;
+  uint64_t total = 0;
+  for (size_t p = 0; p < a.scoped.size(); ++p)
+    for (auto& [key, g] : a.scoped[p]) {
+      const model::Process& proc = a.m->processes[p];
+      uint32_t module = static_cast<uint32_t>(key >> 32);
+      any |= module != 0;
+      std::string name(proc.Name(static_cast<uint32_t>(key)));
+      if (module) name = std::string(proc.Name(module)) + "/" + name;
+      total += g.self;
+      by[name].Merge(g);
+    }
+  if (!any) return false;
+  for (auto& [name, g] : by) r->rows.push_back(MakeRow(name, g));
+  SetShares(&r->rows, total, r);
+  return true;
+}
+
 void Finish(Aggregates& a, Result* r) {
-  FinishOpRows(a, r, FullName);
+  if (!ModuleRows(a, r)) FinishOpRows(a, r, FullName);
   std::vector<Row> tree;
   for (const auto& row : r->rows) InsertScope(&tree, ScopePath(row.name), 0, row);
   SetTreeShares(&tree, r->total_ns);
@@ -48,7 +71,15 @@ void Finish(Aggregates& a, Result* r) {
 
 }  // namespace
 
-extern const ViewDef kScopeView = OpLikeView(
-    "scope", "the op name hierarchy (\"a/b/c:T\") as a tree; --max-depth D cuts it", Finish);
+ViewDef ScopeView() {
+  ViewDef v = OpLikeView("scope",
+                         "the op name hierarchy (\"a/b/c:T\"; PyTorch: the nn.Module hierarchy,\n"
+                         "\"Sequential/Conv2d_0/aten::conv2d\") as a tree; --max-depth D cuts it",
+                         Finish);
+  v.needs.scopes = true;
+  return v;
+}
+
+extern const ViewDef kScopeView = ScopeView();
 
 }  // namespace tt::analysis

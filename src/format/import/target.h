@@ -25,6 +25,7 @@ struct ImportResult {
   uint64_t events = 0;  // slices and instants written
   uint64_t tracks = 0;  // streams written (threads, devices, allocator counters)
   uint64_t steps = 0;   // step slices written
+  uint64_t flows = 0;   // flows written (each a pair of flow events)
   // Per file (capture window), in order: the time it covers on the trace clock (the profile's
   // start and stop where the file says, else its events' extent); 0, 0 when unknown.
   std::vector<std::pair<uint64_t, uint64_t>> windows;

@@ -9,12 +9,19 @@ using layout::Category;
 namespace {
 
 constexpr std::string_view kProfilerStep = "ProfilerStep#";
+constexpr std::string_view kModulePrefix = "nn.Module: ";
 
 }  // namespace
 
 KinetoKind ClassifyKineto(std::string_view cat, std::string_view name) {
   KinetoKind k;
   bool backend = name.starts_with("gloo:") || name.starts_with("nccl:");
+  if (name.starts_with(kModulePrefix)) {
+    // A Python call (Kineto's Python tracer names its own module frames so too), not an op.
+    k.category = Category::kPython;
+    k.module = true;
+    return k;
+  }
   if ((cat == "cpu_op" || cat == "operator") && !backend) {
     k.category = Category::kFrameworkOp;
     k.op = true;

@@ -17,6 +17,7 @@ struct KinetoKind {
   bool step = false;    // ProfilerStep#N
   int64_t step_number = -1;
   bool optimizer_step = false;  // "Optimizer.step#SGD.step": the loop's step, when no ProfilerStep
+  bool module = false;          // "nn.Module: <path>", the bootstrap's range of one module call
   bool comm = false;  // record_param_comms, or a backend's range ("gloo:all_reduce"): a collective
 };
 

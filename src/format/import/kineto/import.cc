@@ -61,8 +61,9 @@ struct Timeline {
   std::string name;
   std::vector<LineEvent> items;
   std::vector<Arg> args;
-  std::vector<uint64_t> fetches;     // starts of DataLoader fetches
-  std::vector<uint64_t> zero_grads;  // starts of optimizer zero_grads
+  std::vector<uint64_t> fetches;         // starts of DataLoader fetches
+  std::vector<uint64_t> zero_grads;      // starts of optimizer zero_grads
+  std::map<uint32_t, uint32_t> modules;  // "nn.Module: <path>" range name -> <path>
 };
 
 // A member of a JSON object, or null.
@@ -115,6 +116,39 @@ int64_t InputBytes(const json& dims, const json& types) {
   return total;
 }
 
+// The elements of an op's first tensor input, or of the tensors of its first TensorList input
+// (c10d's ops take one: [[[2212]]]); -1 when unknown.
+int64_t Nelems(const json& dims) {
+  if (!dims.is_array() || dims.empty() || !dims[0].is_array() || dims[0].empty()) return -1;
+  auto count = [](const json& shape) {
+    int64_t n = 1;
+    for (const auto& d : shape)
+      n = d.is_number_integer() && d.get<int64_t>() >= 0 ? n * d.get<int64_t>() : -1;
+    return n;
+  };
+  if (!dims[0][0].is_array()) return count(dims[0]);
+  int64_t total = 0;
+  for (const auto& t : dims[0]) {
+    if (!t.is_array() || count(t) < 0) return -1;
+    total += count(t);
+  }
+  return total;
+}
+
+std::string FirstType(const json& types) {
+  return types.is_array() && !types.empty() && types[0].is_string() ? types[0].get<std::string>()
+                                                                    : std::string();
+}
+
+// "c10d::allreduce_" and "gloo:all_reduce" -> "allreduce": one collective's two names.
+std::string CollectiveKey(std::string_view name) {
+  name.remove_prefix(name.rfind(':') == std::string_view::npos ? 0 : name.rfind(':') + 1);
+  std::string key;
+  for (char c : name)
+    if (c != '_') key.push_back(c);
+  return key;
+}
+
 class KinetoImporter {
  public:
   KinetoImporter(ImportTarget* t, const std::optional<KinetoStepFilter>& steps, ImportResult* out)
@@ -130,12 +164,21 @@ class KinetoImporter {
       base_ns_ = b->get<uint64_t>();
     auto evs = doc.find("traceEvents");
     if (evs == doc.end() || !evs->is_array()) throw Error("no traceEvents array");
+    ReadDistributedInfo(Field(doc, "distributedInfo"));
+    flow_ends_.clear();
+    profile_ = {UINT64_MAX, 0};
+    extent_ = {UINT64_MAX, 0};
     for (const auto& e : *evs)
       if (e.is_object()) ImportEvent(e);
+    WriteFlows();
+    // The window this file covers: Kineto's own span of the profile, else its events' extent.
+    auto w = profile_.first < profile_.second ? profile_ : extent_;
+    out_->windows.push_back(w.first < w.second ? w : std::pair<uint64_t, uint64_t>{0, 0});
   }
 
   void Finish() {
     SynthesizeSteps();
+    PairCollectives();
     for (auto& [key, tl] : timelines_) WriteTimeline(&tl);
     WriteAllocatorCounters(t_, "ka", &allocators_, out_);
   }
@@ -176,8 +219,11 @@ class KinetoImporter {
       return;
     }
     if (ph == "i" && name == "[memory]") return Memory(e);
+    std::string cat = FieldStr(e, "cat");
+    if ((ph == "s" || ph == "f") && cat == "fwdbwd") return FlowEnd(e, ph == "s");
     if (ph != "X") return;
-    KinetoKind k = ClassifyKineto(FieldStr(e, "cat"), name);
+    if (cat == "Trace") return ProfileSpan(e);
+    KinetoKind k = ClassifyKineto(cat, name);
     if (k.skip) return;
     if (k.step && steps_ && k.step_number >= 0 &&
         (k.step_number < steps_->first || k.step_number > steps_->last))
@@ -196,6 +242,7 @@ class KinetoImporter {
       return;
     }
     ev.end = std::min(ev.start + dur_ns, t_->latest);
+    extent_ = {std::min(extent_.first, ev.start), std::max(extent_.second, ev.end)};
     ev.name = t_->Name(name);
     if (!ev.name) return;
     ev.category = k.category;
@@ -208,7 +255,20 @@ class KinetoImporter {
     if (name.starts_with("enumerate(DataLoader)")) tl->fetches.push_back(ev.start);
     if (name.starts_with("Optimizer.zero_grad#")) tl->zero_grads.push_back(ev.start);
     if (k.category == Category::kStep) has_step_markers_ = true;
+    if (k.module && name.size() > 11) tl->modules.emplace(ev.name, t_->Name(name.substr(11)));
+    if (k.comm || name.starts_with("c10d::"))
+      comms_.push_back({tl, tl->items.size(), name, Nelems(Field(Field(e, "args"), "Input Dims")),
+                        FirstType(Field(Field(e, "args"), "Input type"))});
     tl->items.push_back(ev);
+  }
+
+  // Kineto's "PyTorch Profiler (N)" span: from the profile's start to its stop.
+  void ProfileSpan(const json& e) {
+    uint64_t start;
+    const json& d = Field(e, "dur");
+    if (!Time(Field(e, "ts"), &start) || !d.is_number() || !(d.get<double>() > 0)) return;
+    profile_ = {start,
+                start + static_cast<uint64_t>(std::llround(std::min(d.get<double>(), 1e12) * 1e3))};
   }
 
   void NameThread(const json& e) {
@@ -256,6 +316,37 @@ class KinetoImporter {
     num("stream", keys::kStream);
     num("bytes", keys::kBytes);
     if (k.comm) CommArgs(tl, name, a);
+    if (name.starts_with("c10d::")) {
+      std::string coll = name.substr(6);
+      if (coll.ends_with('_')) coll.pop_back();
+      Str(tl, keys::kCollective, coll);
+      if (int64_t n = Nelems(Field(a, "Input Dims")); n >= 0) Int(tl, keys::kInNelems, n);
+      GroupArgs(tl);
+    }
+  }
+
+  // torch.profiler's "distributedInfo" (the bootstrap adds it too): the process's rank and
+  // world size, and its process groups.
+  void ReadDistributedInfo(const json& d) {
+    if (!d.is_object()) return;
+    dist_ = Dist{};
+    dist_.rank = JsonInt(Field(d, "rank"));
+    dist_.world = JsonInt(Field(d, "world_size"));
+    const json& groups = Field(d, "pg_config");
+    if (groups.is_array() && groups.size() == 1) {
+      dist_.group = FieldStr(groups[0], "pg_name");
+      if (int64_t n = JsonInt(Field(groups[0], "pg_size")); n > 0) dist_.world = n;
+    }
+    dist_.known = true;
+  }
+
+  // The group, rank and group size of a collective that names none itself: known only when
+  // the process has one process group (gloo's ranges and c10d's ops do not say which).
+  void GroupArgs(Timeline* tl) {
+    if (!dist_.known || dist_.group.empty()) return;
+    Str(tl, keys::kProcessGroup, dist_.group);
+    if (dist_.rank >= 0) Int(tl, keys::kRank, dist_.rank);
+    if (dist_.world > 0) Int(tl, keys::kNranks, dist_.world);
   }
 
   // record_param_comms (the collective, its sizes and its group), or a backend's range
@@ -266,6 +357,8 @@ class KinetoImporter {
       Str(tl, keys::kCollective, name.substr(name.find(':') + 1));
       if (int64_t b = InputBytes(Field(a, "Input Dims"), Field(a, "Input type")); b > 0)
         Int(tl, keys::kBytes, b);
+      if (std::string t = FirstType(Field(a, "Input type")); !t.empty()) Str(tl, keys::kDtype, t);
+      GroupArgs(tl);
       return;
     }
     std::string coll = str("Collective name"), dtype = str("dtype");
@@ -335,6 +428,118 @@ class KinetoImporter {
       Int(tl, keys::kBytesReserved, r);
     ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
     tl->items.push_back(ev);
+  }
+
+  struct Comm {  // a collective's op or backend range
+    Timeline* tl;
+    size_t item;
+    std::string name;
+    int64_t nelems;
+    std::string dtype;
+  };
+
+  // One end of a forward-to-backward flow ("fwdbwd": "s" at the forward op, "f" at its
+  // autograd node; Kineto's id pairs them within one file).
+  void FlowEnd(const json& e, bool out) {
+    Timeline* tl = TimelineOf(e, false);
+    int64_t id = JsonInt(Field(e, "id"));
+    uint64_t ts;
+    if (!tl || id < 0 || !Time(Field(e, "ts"), &ts)) return;
+    (out ? flow_ends_[id].out : flow_ends_[id].in) = {tl, ts};
+  }
+
+  // The file's whole pairs as flow events, each with an id of its own in the process.
+  void WriteFlows() {
+    for (auto& [id, f] : flow_ends_) {
+      if (!f.out.tl || !f.in.tl) continue;
+      ++flows_;
+      for (auto [end, phase] :
+           {std::pair{f.out, layout::FlowPhase::kOut}, std::pair{f.in, layout::FlowPhase::kIn}}) {
+        LineEvent ev;
+        ev.start = ev.end = end.ts;
+        ev.instant = ev.flow = true;
+        ev.flow_id = flows_;
+        ev.flow_phase = static_cast<uint8_t>(phase);
+        ev.args = end.tl->args.size();
+        end.tl->items.push_back(ev);
+      }
+    }
+    out_->flows = flows_;
+  }
+
+  // c10d's op on the program's thread and the backend's range that ran it (gloo:all_reduce,
+  // on gloo's thread) are one collective: the k-th op of a collective and size with the k-th
+  // range of the same (a process group runs its work in the order it was issued). The op gets
+  // the range's element type and the bytes.
+  void PairCollectives() {
+    std::map<std::pair<std::string, int64_t>, std::vector<Comm*>> ops, ranges;
+    for (auto& c : comms_) {
+      if (c.nelems < 0) continue;
+      bool op = c.name.starts_with("c10d::");
+      if (!op && c.dtype.empty()) continue;
+      (op ? ops : ranges)[{CollectiveKey(c.name), c.nelems}].push_back(&c);
+    }
+    auto by_start = [](const Comm* a, const Comm* b) {
+      return a->tl->items[a->item].start < b->tl->items[b->item].start;
+    };
+    for (auto& [key, list] : ops) {
+      auto it = ranges.find(key);
+      if (it == ranges.end()) continue;
+      std::stable_sort(list.begin(), list.end(), by_start);
+      std::stable_sort(it->second.begin(), it->second.end(), by_start);
+      for (size_t i = 0; i < std::min(list.size(), it->second.size()); ++i) {
+        const std::string& dtype = it->second[i]->dtype;
+        int64_t bytes = key.second * static_cast<int64_t>(DtypeBytes(dtype));
+        AppendArgs(list[i], dtype, bytes);
+      }
+    }
+  }
+
+  void AppendArgs(const Comm* c, const std::string& dtype, int64_t bytes) {
+    Timeline* tl = c->tl;
+    LineEvent& ev = tl->items[c->item];
+    Reopen(tl, &ev);
+    Str(tl, keys::kDtype, dtype);
+    if (bytes > 0) Int(tl, keys::kBytes, bytes);
+    ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+  }
+
+  // An event's arguments again at the end of its timeline's array, so that more can follow
+  // (the caller sets nargs).
+  static void Reopen(Timeline* tl, LineEvent* ev) {
+    size_t first = tl->args.size();
+    for (uint32_t i = 0; i < ev->nargs; ++i) tl->args.push_back(tl->args[ev->args + i]);
+    ev->args = first;
+  }
+
+  // Each op inside a module call (the bootstrap's "nn.Module: <path>" ranges) gets the path of
+  // the innermost one as its `module` argument.
+  void ScopeOps(Timeline* tl) {
+    if (tl->modules.empty()) return;
+    std::vector<LineEvent>& v = tl->items;
+    std::vector<size_t> order(v.size());
+    for (size_t i = 0; i < v.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return v[a].start != v[b].start ? v[a].start < v[b].start : v[a].end > v[b].end;
+    });
+    std::vector<std::pair<uint64_t, uint32_t>> open;  // end, path of the open module calls
+    Arg a;
+    a.key = t_->Name(keys::kModule);
+    a.type = ArgType::kString;
+    for (size_t i : order) {
+      LineEvent& ev = v[i];
+      if (ev.instant) continue;
+      while (!open.empty() && open.back().first <= ev.start) open.pop_back();
+      if (auto m = tl->modules.find(ev.name); m != tl->modules.end() && m->second) {
+        open.emplace_back(ev.end, m->second);
+      } else if (ev.category == Category::kFrameworkOp && !open.empty() && a.key &&
+                 ev.end <= open.back().first) {
+        Reopen(tl, &ev);
+        a.v.str = open.back().second;
+        tl->args.push_back(a);
+        ev.nargs++;
+      }
+    }
   }
 
   struct OptStep {
@@ -431,6 +636,7 @@ class KinetoImporter {
 
   void WriteTimeline(Timeline* tl) {
     if (tl->items.empty()) return;
+    ScopeOps(tl);
     MergeRedispatches(tl);
     uint64_t track = tl->id;
     if (!tl->device && (track == 0 || track > (1u << 22))) track = 0;  // no kernel tid
@@ -447,7 +653,8 @@ class KinetoImporter {
     PutThreadName(w, first, name);
     WriteLineEvents(w, tl->items, tl->args, &t_->classes);
     w.Finish();
-    out_->events += tl->items.size();
+    out_->events += std::count_if(tl->items.begin(), tl->items.end(),
+                                  [](const LineEvent& e) { return !e.flow; });
     out_->tracks++;
   }
 
@@ -463,6 +670,22 @@ class KinetoImporter {
   std::vector<int64_t> window_first_step_;  // per file
   std::vector<uint64_t> window_start_;      // per file: its earliest slice
   std::set<int64_t> shared_addrs_;          // live allocations of "cpu shared memory"
+  struct Dist {
+    bool known = false;
+    std::string group;  // the name of the process's one process group
+    int64_t rank = -1, world = -1;
+  } dist_;
+  struct FlowPoint {
+    Timeline* tl = nullptr;
+    uint64_t ts = 0;
+  };
+  struct FlowEnds {
+    FlowPoint out, in;
+  };
+  std::map<int64_t, FlowEnds> flow_ends_;  // of the file being imported, by Kineto's id
+  uint64_t flows_ = 0;
+  std::pair<uint64_t, uint64_t> profile_, extent_;  // of the file being imported
+  std::vector<Comm> comms_;
 };
 
 json ParseKinetoFile(const std::string& f, uint64_t max_bytes) {
