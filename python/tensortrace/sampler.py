@@ -63,15 +63,14 @@ class Sampler:
     def _frame(self, f):
         """The frame's number; 0 for the bootstrap's own frames (not the program's code)."""
         code = f.f_code
-        key = (code, f.f_lineno)
+        key = (code, f.f_lineno or 0)  # None while a frame starts
         n = self.ids.get(key)
         if n is None:
             if code.co_filename.startswith(_OWN_DIR):
                 n = self.ids[key] = 0
             else:
                 name = getattr(code, "co_qualname", code.co_name)
-                n = self.ids[key] = self._number("%s:%d:%s" % (code.co_filename, f.f_lineno,
-                                                               name))
+                n = self.ids[key] = self._number("%s:%d:%s" % (code.co_filename, key[1], name))
         return n
 
     def _stack(self, f):

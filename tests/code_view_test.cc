@@ -1,0 +1,159 @@
+// The code view (`stats --view code`) on real programs recorded unchanged: a Keras fit, a custom
+// tf.function loop and a PyTorch loop (tests/programs/code_*.py), each with two model
+// functions, small_part and big_part, whose cost differs by a known factor. The view must put
+// at least 90% of op time under the script's own frames, and give each function the time its
+// ops really took: the ground truth comes from the ops' own names (TensorFlow: the layers' and
+// name scopes' ops) or from the program's timing of each call (PyTorch).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::HaveModule;
+using test::Python;
+using test::RunCmd;
+using test::TempDir;
+
+std::string Program(const std::string& name) {
+  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
+}
+
+json StatsJson(const std::vector<std::string>& argv) {
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json::object();
+}
+
+struct CodeTimes {
+  double total = 0, in_script = 0;
+  std::map<std::string, double> by_function;  // micros of each function's outermost nodes
+};
+
+// Walks the code tree: a node in `script` counts (with what is under it) toward in_script once
+// (its outermost one); a function's time is that of its outermost nodes.
+void Walk(const json& rows, const std::string& script, bool under_script,
+          std::set<std::string> open, CodeTimes* t) {
+  for (const auto& r : rows) {
+    double us = r.value("micros", 0.0);
+    std::string file = r.value("file", ""), fn = r.value("function", "");
+    bool here = file == script;
+    if (here && !under_script) t->in_script += us;
+    std::set<std::string> inner = open;
+    if (!fn.empty() && !open.count(fn)) {
+      t->by_function[fn] += us;
+      inner.insert(fn);
+    }
+    if (r.contains("children")) Walk(r["children"], script, under_script || here, inner, t);
+  }
+}
+
+CodeTimes Code(const std::string& trace, const std::string& script) {
+  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
+                      "occurrence,micros,self_micros,file,function,line"});
+  CodeTimes t;
+  t.total = j.value("total_micros", 0.0);
+  Walk(j.value("rows", json::array()), script, false, {}, &t);
+  return t;
+}
+
+// Self time of the ops whose names match each part, by the name view.
+std::map<std::string, double> OpTruth(const std::string& trace,
+                                      const std::map<std::string, std::string>& part_of_scope) {
+  json j = StatsJson({TT_CLI, "stats", trace, "--view", "name", "--json", "--select",
+                      "occurrence,self_micros"});
+  std::map<std::string, double> truth;
+  for (const auto& r : j.value("rows", json::array())) {
+    std::string name = r["name"];
+    if (name.find("gradient") != std::string::npos) continue;  // the backward pass's ops
+    for (const auto& [scope, part] : part_of_scope)
+      if (name.find(scope) != std::string::npos) truth[part] += r["self_micros"].get<double>();
+  }
+  return truth;
+}
+
+void ExpectAttribution(const CodeTimes& code, const std::map<std::string, double>& truth) {
+  ASSERT_GT(code.total, 0);
+  EXPECT_GE(code.in_script, 0.9 * code.total) << code.in_script << " of " << code.total;
+  std::map<std::string, double> got_by;
+  for (const char* part : {"small_part", "big_part"}) {
+    ASSERT_GT(truth.count(part), 0u) << part;
+    ASSERT_GT(code.by_function.count(part), 0u) << part;
+    got_by[part] = code.by_function.at(part);
+    EXPECT_NEAR(got_by[part], truth.at(part), 0.2 * truth.at(part)) << part;
+  }
+  double want = truth.at("big_part") / truth.at("small_part");
+  double got = got_by["big_part"] / got_by["small_part"];
+  EXPECT_NEAR(got, want, 0.2 * want);
+  EXPECT_GT(got, 1.0) << "big_part ranks above small_part";
+}
+
+std::string Record(const TempDir& d, const std::string& program,
+                   const std::map<std::string, std::string>& env = {}, std::string* out = nullptr) {
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program(program)}, env, 400);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("tensortrace: warning"), std::string::npos) << r.err;
+  if (out) *out = r.out;
+  return trace;
+}
+
+TEST(CodeView, KerasFitAttributesEachLayerCallToItsLine) {
+  if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
+  for (const char* onednn : {"0", "1"}) {
+    TempDir d;
+    std::string trace = Record(d, "code_keras.py", {{"TF_ENABLE_ONEDNN_OPTS", onednn}});
+    ExpectAttribution(Code(trace, Program("code_keras.py")),
+                      OpTruth(trace, {{"small_dense", "small_part"}, {"big_dense", "big_part"}}));
+  }
+}
+
+TEST(CodeView, CustomTfFunctionLoopUsesEachOpsCreationSite) {
+  if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
+  TempDir d;
+  std::string trace = Record(d, "code_tf_loop.py", {{"TF_ENABLE_ONEDNN_OPTS", "0"}});
+  ExpectAttribution(Code(trace, Program("code_tf_loop.py")),
+                    OpTruth(trace, {{"small/", "small_part"}, {"big/", "big_part"}}));
+}
+
+TEST(CodeView, TorchLoopSamplesTheLaunchingThread) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  TempDir d;
+  std::string out;
+  std::string trace = Record(d, "code_torch.py", {}, &out);
+  std::map<std::string, double> truth;
+  std::istringstream in(out);
+  std::string key;
+  double ns;
+  while (in >> key >> ns)
+    if (key == "small_ns" || key == "big_ns")
+      truth[key == "small_ns" ? "small_part" : "big_part"] = ns / 1e3;
+  ExpectAttribution(Code(trace, Program("code_torch.py")), truth);
+}
+
+TEST(CodeView, SamplingOffLeavesANote) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "--python-sample-ms", "0", "-o", trace, "--", Python(),
+                   Program("code_torch.py")},
+                  {}, 400);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json"});
+  EXPECT_TRUE(j["rows"].empty()) << j.dump();
+  ASSERT_FALSE(j["notes"].empty());
+  EXPECT_NE(j["notes"][0].get<std::string>().find("no Python stacks"), std::string::npos);
+  auto bad = RunCmd({TT_CLI, "record", "--python-sample-ms", "0.1", "-o", d / "u", "--", "true"});
+  EXPECT_NE(bad.status, 0);
+  EXPECT_NE(bad.err.find("--python-sample-ms"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace tt
