@@ -3,13 +3,15 @@
 interleaving in every round
   untraced   the program alone
   record     under `tensortrace record` with its defaults: runtime preloaded, the ITT collector
-             (oneDNN primitives) and the bootstrap running Kineto (CPU, shapes, memory), imported
-             at the end
+             (oneDNN primitives), the bootstrap running Kineto (CPU, shapes, memory) and the
+             Python sampler (every 5 ms), imported at the end
+  nosample   the same with the Python sampler off (--python-sample-ms 0)
   torchprof  torch.profiler alone with the same activities, started by the program around its
              loop and saved (as the bootstrap does), not traced by us
 Per run: the mean step time after --warmup steps (wall and process CPU). Per round: each traced
 variant's mean over the untraced one; summarised as the median (min..max) over rounds. The
-target: record at most 2 percentage points above torchprof.
+targets: record at most 2 percentage points above torchprof (issue 19), and the sampler's cost
+(record over nosample) at most 2 points (issue 24).
 
 usage: torch_overhead.py [--build DIR] [--rounds N] [--steps N] [--warmup N] [--json FILE]
 """
@@ -23,16 +25,17 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "torch_cnn.py")
-VARIANTS = ["untraced", "record", "torchprof"]
+VARIANTS = ["untraced", "record", "nosample", "torchprof"]
 
 
 def run(variant, args, tmp):
     env = dict(os.environ, TT_BENCH_STEPS=str(args.steps))
     cmd = [sys.executable, PROGRAM]
-    if variant == "record":
+    if variant in ("record", "nosample"):
         trace = os.path.join(tmp, "trace")
+        off = ["--python-sample-ms", "0"] if variant == "nosample" else []
         cmd = [os.path.join(args.build, "tensortrace"), "record", "--quiet", "--force", "-o",
-               trace, "--"] + cmd
+               trace] + off + ["--"] + cmd
     if variant == "torchprof":
         env.update(TT_BENCH_TORCHPROF="1", TT_BENCH_OUT=os.path.join(tmp, "prof.json"))
     out = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -72,6 +75,9 @@ def main():
         rec, prof = out["record"][k]["median"], out["torchprof"][k]["median"]
         print("%s: record x%.3f, torch.profiler alone x%.3f of untraced: record %+.1f points "
               "over torch.profiler (target <= +2.0)" % (label, rec, prof, (rec - prof) * 100))
+        off = out["nosample"][k]["median"]
+        print("%s: record x%.3f, record without the Python sampler x%.3f of untraced: sampling "
+              "%+.1f points (target <= +2.0)" % (label, rec, off, (rec - off) * 100))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)

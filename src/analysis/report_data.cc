@@ -151,11 +151,13 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   if (timeline)
     for (auto& t : timeline->tracks) riders[t.track].timeline = &t;
   std::vector<Result> views =
-      ComputeViews(m, {"step", "op", "kernel", "memcpy"}, o.selection, &steps, problems, &ptrs);
+      ComputeViews(m, {"step", "op", "kernel", "memcpy", "code"}, o.selection, &steps, problems,
+                   &ptrs);
   d->steps = std::move(views[0]);
   d->ops = std::move(views[1]);
   d->kernels = std::move(views[2]);
   d->copies = std::move(views[3]);
+  d->code = std::move(views[4]);
   *facts_out = facts.Finish();
   if (timeline) {
     d->timeline = timeline->Finish();

@@ -37,6 +37,7 @@ struct RunSummary {
 struct ReportData {
   RunSummary run;
   Result steps, ops, kernels, copies;
+  Result code;  // the code view (its tree), for the hottest lines of the program
   MemoryResult memory;
   std::optional<Timeline> timeline;
   int64_t timeline_step = -1;

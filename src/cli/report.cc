@@ -28,6 +28,7 @@ namespace {
 const char kReportHelp[] =
     R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
                           [--step-name NAME] [--include-warmup] [--top N] [--pid P]...
+                          [--all-frames]
 
 Writes one self-contained HTML page about the trace in DIR to PATH: it loads nothing from the
 network (inline styles and SVG charts, no script) and prints well.
@@ -40,6 +41,8 @@ network (inline styles and SVG charts, no script) and prints well.
   step time          per step: host compute, device compute, copies, communication, device
                      idle (host-bound or waiting), as stacked bars
   top ops, kernels   as in `tensortrace stats --view op` and `--view kernel`
+  hottest lines      op time by the innermost line of the program's own files behind each op
+                     (`tensortrace stats --view code`; library frames folded)
   memory over time   bytes in use per allocator, the peak and the op running at it (with
                      no allocation event: why, and which option of record captures them)
   copies             as in `tensortrace stats --view memcpy`, with bandwidth
@@ -54,7 +57,8 @@ options:
   --include-warmup   keep warm-up steps (those holding tf.function tracing or XLA/JAX
                      compilation) in the step chart, averages and findings; by default they
                      are left out, with a note of their number and time
-  --top N            rows in the ops, kernels and copies tables (default 20)
+  --top N            rows in the ops, lines, kernels and copies tables (default 20)
+  --all-frames       hottest lines: library frames count as lines too (not folded)
   --pid P            only process P (each of its exec images); repeat for several
   -h, --help         this help
 )";
@@ -85,6 +89,8 @@ bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
       opt.step_names.push_back(v);
     } else if (a.Flag("--include-warmup")) {
       r->ro.include_warmup = true;
+    } else if (a.Flag("--all-frames")) {
+      opt.all_frames = true;
     } else if (a.Option("--top", &v)) {
       r->ro.top = ParseUint("--top", v);
       if (r->ro.top == 0) throw Error("--top: must be at least 1");

@@ -316,6 +316,57 @@ std::string Ops(const ReportData& d) {
   return s + "</section>\n";
 }
 
+// The code view's frames with their "own" op time: under them, but not under a frame further
+// in that has a file (a folded run of library frames counts as theirs).
+void OwnLineTimes(const std::vector<Row>& rows, std::vector<std::pair<double, const Row*>>* out,
+                  double* under_files) {
+  for (const auto& r : rows) {
+    bool is_line = false;
+    for (const auto& [k, v] : r.text) is_line |= k == "file" && !v.empty();
+    double inner = 0;
+    OwnLineTimes(r.children, out, &inner);
+    double incl = static_cast<double>(r.incl.total());
+    if (is_line) {
+      if (incl > inner) out->push_back({incl - inner, &r});
+      *under_files += incl;
+    } else {
+      *under_files += inner;
+    }
+  }
+}
+
+std::string HotLines(const ReportData& d) {
+  std::string s = "<section id=\"code\"><h2>Hottest lines of the program</h2>\n";
+  std::vector<std::pair<double, const Row*>> lines;
+  double under = 0;
+  OwnLineTimes(d.code.rows, &lines, &under);
+  if (lines.empty())
+    return s + None("No Python stacks in this trace (record a Python program; "
+                    "--python-sample-ms 0 turns the sampler off).") +
+           "</section>\n";
+  std::stable_sort(lines.begin(), lines.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  if (lines.size() > d.top) lines.resize(d.top);
+  double total = static_cast<double>(d.code.total_ns);
+  s += "<p>Op time by the innermost line of the program's own files behind each op (where its "
+       "graph node was created, else the Python stack of the thread that ran or launched it; "
+       "library frames folded, `stats --view code --all-frames` unfolds them). Share is of all "
+       "op time.</p>\n<div class=\"wide\"><table id=\"hot-lines\">" +
+       Header({"line", "function", "file", "op time (us)", "share"}) + "<tbody>\n";
+  for (const auto& [ns, r] : lines) {
+    std::string file, fn;
+    for (const auto& [k, v] : r->text) {
+      if (k == "file") file = v;
+      if (k == "function") fn = v;
+    }
+    char share[32];
+    std::snprintf(share, sizeof share, "%.2f%%", total > 0 ? 100 * ns / total : 0.0);
+    s += "<tr>" + TdName(r->name) + TdName(fn) + TdName(file) + Td(Us(ns)) + Td(share) +
+         "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n</section>\n";
+}
+
 std::string Kernels(const ReportData& d) {
   std::string s = "<section id=\"kernels\"><h2>Top GPU kernels</h2>\n";
   if (d.kernels.rows.empty()) return s + None("No GPU kernels in this trace.") + "</section>\n";
@@ -465,6 +516,7 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
   out.Write(Findings(d.findings));
   out.Write(Steps(d));
   out.Write(Ops(d));
+  out.Write(HotLines(d));
   out.Write(Kernels(d));
   out.Write(Memory(d));
   out.Write(Copies(d));
