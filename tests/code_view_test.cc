@@ -11,6 +11,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/files.h"
 #include "test_util.h"
 
 namespace tt {
@@ -113,6 +114,24 @@ TEST(CodeView, KerasFitAttributesEachLayerCallToItsLine) {
     ExpectAttribution(Code(trace, Program("code_keras.py")),
                       OpTruth(trace, {{"small_dense", "small_part"}, {"big_dense", "big_part"}}));
   }
+}
+
+// The report's hottest lines: the program's own lines, big_part's above small_part's.
+TEST(CodeView, ReportListsTheHottestLinesOfTheProgram) {
+  if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
+  TempDir d;
+  std::string trace = Record(d, "code_tf_loop.py", {{"TF_ENABLE_ONEDNN_OPTS", "0"}});
+  auto r = RunCmd({TT_CLI, "report", trace, "-o", d / "r.html"}, {}, 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(d / "r.html");
+  size_t at = html.find("<table id=\"hot-lines\">");
+  ASSERT_NE(at, std::string::npos);
+  std::string table = html.substr(at, html.find("</table>", at) - at);
+  size_t big = table.find(":big_part<"), small = table.find(":small_part<");
+  ASSERT_NE(big, std::string::npos) << table;
+  ASSERT_NE(small, std::string::npos) << table;
+  EXPECT_LT(big, small) << table;
+  EXPECT_EQ(table.find("site-packages"), std::string::npos) << "library frames are folded";
 }
 
 TEST(CodeView, CustomTfFunctionLoopUsesEachOpsCreationSite) {
