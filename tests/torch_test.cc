@@ -428,8 +428,8 @@ TEST(TorchWorkloads, PythonTracerAddsPythonFunctions) {
     for (const auto& p : info["processes"])
       python[trace] += p["events_by_category"].value("python", int64_t{0});
   }
-  EXPECT_EQ(python[d / "without"], 0);
-  EXPECT_GT(python[d / "with"], 1000);
+  // Without it: the Python sampler's events and the nn.Module ranges only.
+  EXPECT_GT(python[d / "with"], python[d / "without"] + 1000);
 }
 
 // Who holds CUPTI (torch_adapter.cuda_activity): Kineto records CUDA only where a GPU is

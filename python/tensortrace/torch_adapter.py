@@ -217,8 +217,16 @@ def mark_modules(torch):
     importer gives each op the path of the module around it (the scope view). Global forward
     hooks; about 2 us per module call (docs/torch.md)."""
     import threading
+    import warnings
 
     from torch.nn.modules import module as nn_module
+
+    # torch.compile traces the hooks too: there they must do nothing (dynamo cannot follow the
+    # thread-local stack of modules, and fails the compilation), and the warning torch gives
+    # about global hooks is about ours, not the program's.
+    compiling = getattr(getattr(torch, "compiler", None), "is_compiling", lambda: False)
+    warnings.filterwarnings("ignore", message=r"Using `torch\.compile\(module\)` when there are "
+                            r"global hooks")
 
     fast = torch._C._profiler._RecordFunctionFast
     local = threading.local()  # .stack: (path, open range, module) of the calls in progress
@@ -237,6 +245,8 @@ def mark_modules(torch):
         return path
 
     def pre(mod, args):
+        if compiling():
+            return
         stack = local.__dict__.setdefault("stack", [])
         path = path_of(mod, stack)
         rf = fast(MODULE_PREFIX + path)
@@ -244,6 +254,8 @@ def mark_modules(torch):
         stack.append((path, rf, mod))
 
     def post(mod, args, out):
+        if compiling():
+            return
         stack = local.__dict__.get("stack")
         if stack and stack[-1][2] is mod:
             stack.pop()[1].__exit__(None, None, None)
