@@ -50,6 +50,21 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
        Meaning::kRuntime},
       {Category::kUser, "DevicePutWithSharding", Meaning::kRuntime},
       {Category::kFrameworkOp, "dot.2", Meaning::kOp},
+      // JAX's dispatch and the XLA CPU thunk executor's end of an op (jax_train_loop.py)
+      {Category::kUser, "end: dot.2", Meaning::kRuntime},
+      {Category::kUser, "end: broadcast_maximum_fusion", Meaning::kRuntime},
+      {Category::kUser, "ParseArguments", Meaning::kRuntime},
+      {Category::kUser, "Handle inputs", Meaning::kRuntime},
+      {Category::kUser, "Handle input event recording", Meaning::kRuntime},
+      {Category::kUser, "Wait for usage holds", Meaning::kRuntime},
+      {Category::kUser, "Wait for donation holds", Meaning::kRuntime},
+      {Category::kUser, "AllocateOutputBuffersWithInputReuse", Meaning::kRuntime},
+      {Category::kUser, "PythonRefManager::CollectGarbage", Meaning::kRuntime},
+      {Category::kUser, "batched_copy_array_to_devices_with_sharding", Meaning::kRuntime},
+      {Category::kUser, "batched_copy_array_to_devices_with_sharding: assemble device lists",
+       Meaning::kRuntime},
+      {Category::kUser, "BatchedCopyToDeviceWithSharding create batch", Meaning::kRuntime},
+      {Category::kUser, "BatchedCopyToDeviceWithSharding: dispatch", Meaning::kRuntime},
       // PyTorch (Kineto)
       {Category::kFrameworkOp, "aten::mm", Meaning::kOp},
       {Category::kFrameworkOp, "c10d::allreduce_", Meaning::kCommunication},
@@ -86,6 +101,10 @@ TEST(Meaning, OpTypesSplitCleanly) {
   EXPECT_EQ(OpTypeOf("Iterator::Root"), "Iterator::Root");
   EXPECT_EQ(OpTypeOf("step.1 of 3"), "step.1 of 3");
   EXPECT_EQ(OpTypeOf("trailing:"), "trailing:");
+  // A label "what: detail" has no type: never " detail" with its leading space.
+  EXPECT_EQ(OpTypeOf("end: dot.2"), "end: dot.2");
+  EXPECT_EQ(OpTypeOf("BatchedCopyToDeviceWithSharding: dispatch"),
+            "BatchedCopyToDeviceWithSharding: dispatch");
   EXPECT_TRUE(IsOpLike(Meaning::kOp));
   EXPECT_TRUE(IsOpLike(Meaning::kInput));
   EXPECT_FALSE(IsOpLike(Meaning::kRuntime));

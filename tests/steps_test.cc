@@ -170,10 +170,34 @@ TEST(Steps, KerasRecordStepsKeepsOnlyThoseSteps) {
   EXPECT_EQ(scan.outside, 0u) << "of " << scan.ops << " ops";
 }
 
+// The step view's numbers of a loop recorded in capture windows: the program's own (a step lost
+// in a gap leaves its number missing, the others keep theirs): increasing, within 0..steps-1,
+// starting at 0, and info's "how" names exactly the numbers missing between the first and last.
+void ExpectProgramNumbers(const std::string& trace, int64_t steps, const std::string& numbered) {
+  std::set<std::string> sources;
+  std::vector<int64_t> numbers = StepNumbers(trace, &sources);
+  ASSERT_FALSE(numbers.empty());
+  EXPECT_EQ(numbers.front(), 0);
+  EXPECT_LE(numbers.back(), steps - 1);
+  std::string missing;
+  int64_t count = 0;
+  for (size_t i = 1; i < numbers.size(); ++i) {
+    EXPECT_LT(numbers[i - 1], numbers[i]);
+    for (int64_t n = numbers[i - 1] + 1; n < numbers[i]; ++n, ++count)
+      missing += (missing.empty() ? "" : ", ") + std::to_string(n);
+  }
+  std::string how = InfoSteps(trace)["how"];
+  EXPECT_NE(how.find(numbered + (count ? std::to_string(count) + " missing (" + missing + ")"
+                                       : std::string("none missing"))),
+            std::string::npos)
+      << how;
+}
+
 // A JAX loop (16 steps, each waited for, then 0.3 s of sleep) in 1 s capture windows: its
 // windows switch whenever they are due, so info reports each gap between two windows with the
 // steps on either side, in order; a step may be lost in a gap, at most one per gap (a gap
-// lasts milliseconds), and each thread keeps one track.
+// lasts milliseconds), the others keep the program's numbers (its executions' run ids), and
+// each thread keeps one track.
 TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
   REQUIRE_MODULE("jax");
   TempDir d;
@@ -197,6 +221,7 @@ TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
     }
     previous = g["after_step"];
   }
+  ExpectProgramNumbers(trace, 16, "numbered by the program's run ids, from the first step's: ");
   auto text = RunCmd({TT_CLI, "info", trace});
   EXPECT_NE(text.out.find("  gaps       " + std::to_string(windows - 1) +
                           " between capture windows (not captured): "),
@@ -234,6 +259,19 @@ TEST(Steps, CaptureGapsNameTheStepsAroundEachGap) {
   EXPECT_EQ(gaps[1].before, 4);
   EXPECT_EQ(gaps[1].cut, std::vector<int64_t>{3});
   EXPECT_TRUE(analysis::CaptureGaps(steps, 0, {{0, 100}}).empty());
+}
+
+// A custom tf.function loop (16 steps, each then 0.3 s of sleep) in 1 s capture windows: its
+// steps keep the program's numbers (the bootstrap counts the function's calls), a step lost in
+// a gap leaves its number missing.
+TEST(Steps, TfFunctionLoopInWindowsKeepsTheProgramsNumbers) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  std::string trace = d / "t";
+  auto said = Record(trace, "tf_custom_loop.py", {"--window-s", "1"}, {"16", "0.3"});
+  ASSERT_EQ(said["steps"], 16);
+  EXPECT_GE(Windows(trace), 2);
+  ExpectProgramNumbers(trace, 16, "numbered by the program: ");
 }
 
 // A custom loop under MirroredStrategy on 2 logical CPUs: its tf.function, called once per

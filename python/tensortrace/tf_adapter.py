@@ -120,3 +120,50 @@ class Adapter:
 
         on_trainer.__name__ = "numbering Keras steps"
         import_hook.when_imported("keras.src.backend.tensorflow.trainer", on_trainer)
+        number_function_calls()
+
+
+def number_function_calls():
+    """A custom loop's step is its repeated tf.function call, which carries no number: each
+    call's TraceMe (TensorFlow's, named after the function) gets the argument tensortrace_call,
+    the function's calls counted from 0 in this process, so that a call lost between two capture
+    windows leaves its number missing instead of shifting the others'. The program's results
+    are unchanged."""
+    import threading
+    import types
+
+    try:
+        from tensorflow.python.eager.polymorphic_function import polymorphic_function as pf
+        from tensorflow.python.profiler import trace
+    except Exception:
+        return
+    cls = getattr(pf, "Function", None)
+    if cls is None or getattr(cls.__call__, "_tensortrace_step", False) or pf.trace is not trace:
+        return
+    pending = threading.local()  # the number of the call whose TraceMe opens next
+
+    class NumberedTrace(trace.Trace):
+        def __init__(self, name, **kwargs):
+            n = getattr(pending, "n", None)
+            if n is not None:
+                pending.n = None
+                kwargs["tensortrace_call"] = n
+            super().__init__(name, **kwargs)
+
+    orig = cls.__call__
+
+    @functools.wraps(orig)
+    def call(self, *args, **kwargs):
+        n = getattr(self, "_tensortrace_calls", 0)
+        self._tensortrace_calls = n + 1
+        pending.n = n
+        return orig(self, *args, **kwargs)
+
+    call._tensortrace_step = True
+    # The module's own name for the profiler's trace module, with Trace numbered (what else
+    # the module reads from it, as it was).
+    numbered = types.ModuleType(trace.__name__)
+    numbered.__dict__.update(trace.__dict__)
+    numbered.Trace = NumberedTrace
+    pf.trace = numbered
+    cls.__call__ = call

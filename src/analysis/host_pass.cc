@@ -133,7 +133,7 @@ class HostVisitor {
   // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
   // A range inside compilation (an XLA pass: "simplification", "Inliner") is compilation too.
   model::Meaning MeaningIn(const Slice& s) const {
-    model::Meaning m = proc_.MeaningOf(s.category, s.name);
+    model::Meaning m = model::MeaningOfSlice(proc_, s.category, s.name, s.args);
     if (m != model::Meaning::kAnnotation) return m;
     if (!open_.empty() && open_.back().in_compile) return model::Meaning::kCompile;
     if (s.parent_category != Category::kFrameworkOp) return m;

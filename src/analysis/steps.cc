@@ -40,9 +40,19 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
     bool call = (s.name < keys->jax_call.size() && keys->jax_call[s.name]) ||
                 (s.category == Category::kUser && keys->tf_function && s.args.count &&
                  model::ArgStr(s.args, keys->tf_function));
-    if (call)
-      calls.push_back({s.start, s.end, -1, process, false, false, s.name, StepSource::kRepeatedCall,
-                       s.end, 0, 0});
+    if (!call) return;
+    Step st;
+    st.start = s.start;
+    st.end = st.call_end = s.end;
+    st.process = process;
+    st.name = s.name;
+    st.source = StepSource::kRepeatedCall;
+    // The bootstrap's count of this tf.function's calls: the program's step number.
+    if (std::optional<int64_t> n = model::ArgInt(s.args, keys->call_num); n && *n >= 0) {
+      st.number = *n;
+      st.numbered = true;
+    }
+    calls.push_back(st);
     return;
   }
   Step st;
@@ -133,8 +143,30 @@ void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
     if (j == order.size()) break;
     s.exec_start = order[j].start;
     s.exec_end = order[j].end;
+    s.run = order[j].run;
     s.end = std::max(s.end, s.exec_end);
     ++j;
+  }
+}
+
+// JAX's CPU client numbers one compiled program's executions one by one (run_id, a 32-bit
+// count from a start of its own): where every step has its execution linked, a step's number is
+// its run id less the first step's, so that a step lost between capture windows leaves its
+// number missing instead of shifting the later ones.
+void NumberByRun(std::vector<Step>* steps) {
+  if (steps->empty()) return;
+  for (const Step& s : *steps)
+    if (!s.exec_end || s.numbered) return;
+  uint32_t first = static_cast<uint32_t>(steps->front().run);
+  int64_t last = -1;
+  for (const Step& s : *steps) {
+    int64_t n = static_cast<uint32_t>(static_cast<uint32_t>(s.run) - first);
+    if (n <= last) return;  // not one program's runs in order: numbered by position
+    last = n;
+  }
+  for (Step& s : *steps) {
+    s.number = static_cast<uint32_t>(static_cast<uint32_t>(s.run) - first);
+    s.numbered = s.by_run = true;
   }
 }
 
@@ -153,6 +185,7 @@ StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>&
     }
     k.step = model::KeyId(proc, keys::kStep);
     k.tf_function = model::KeyId(proc, keys::xstat::kTfFunctionCall);
+    k.call_num = model::KeyId(proc, keys::xstat::kTensortraceCall);
     k.run_id = model::KeyId(proc, keys::xstat::kRunId);
     k.hlo_module = model::KeyId(proc, keys::xstat::kHloModule);
   }
@@ -194,6 +227,7 @@ std::vector<Step> StepScans::Finish() {
     if (has_steps[p] || calls[p].empty()) continue;
     std::vector<Step> found = RepeatedCall(calls[p]);
     LinkExecutions(m_.processes[p], runs[p], &found);
+    NumberByRun(&found);
     steps.insert(steps.end(), found.begin(), found.end());
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
@@ -223,7 +257,7 @@ namespace {
 
 // "; numbered by the program: none missing", or the numbers missing between its first and
 // last step (in a gap between capture windows, or dropped by a filter), or "by position".
-std::string Numbering(std::vector<int64_t> numbers, bool all_numbered) {
+std::string Numbering(std::vector<int64_t> numbers, bool all_numbered, bool by_run) {
   if (!all_numbered) return "; numbered by position";
   std::sort(numbers.begin(), numbers.end());
   std::string missing;
@@ -232,7 +266,8 @@ std::string Numbering(std::vector<int64_t> numbers, bool all_numbered) {
     for (int64_t n = numbers[i - 1] + 1; n < numbers[i]; ++n)
       if (++count <= 20) missing += (missing.empty() ? "" : ", ") + std::to_string(n);
   if (count > 20) missing += " and " + std::to_string(count - 20) + " more";
-  return "; numbered by the program: " +
+  return std::string(by_run ? "; numbered by the program's run ids, from the first step's: "
+                            : "; numbered by the program: ") +
          (count ? std::to_string(count) + " missing (" + missing + ")" : "none missing");
 }
 
@@ -245,11 +280,12 @@ std::vector<std::string> DescribeStepSources(const model::TraceModel& m,
   std::vector<std::map<std::string, size_t>> names(n);
   std::vector<std::vector<int64_t>> numbers(n);
   std::vector<size_t> linked(n);
-  std::vector<bool> all_numbered(n, true);
+  std::vector<bool> all_numbered(n, true), by_run(n, true);
   std::vector<StepSource> source(n);
   for (const Step& s : steps) {
     numbers[s.process].push_back(s.number);
     all_numbered[s.process] = all_numbered[s.process] && s.numbered;
+    by_run[s.process] = by_run[s.process] && s.by_run;
     linked[s.process] += s.exec_end > 0;
     source[s.process] = s.source;
     names[s.process][std::string(m.processes[s.process].Name(s.name))]++;
@@ -268,7 +304,7 @@ std::vector<std::string> DescribeStepSources(const model::TraceModel& m,
     if (linked[p])
       out[p] += ", each from the call through the XLA execution it caused (" +
                 std::to_string(linked[p]) + " linked by run order)";
-    out[p] += Numbering(numbers[p], all_numbered[p]);
+    out[p] += Numbering(numbers[p], all_numbered[p], by_run[p]);
   }
   return out;
 }

@@ -33,13 +33,17 @@ struct Step {
   int64_t number = -1;  // the step's `step` argument, else its position in its process
   size_t process = 0;
   bool marker = false;    // a step-category slice (not one named by --step-name)
-  bool numbered = false;  // number is the step's `step` argument (the program's count)
+  // number is the program's count: the step's `step` argument, a tf.function call's
+  // tensortrace_call, or (by_run) a JAX step's execution's run id less the first step's.
+  bool numbered = false;
+  bool by_run = false;
   uint32_t name = 0;      // the slice's name id in its process
   StepSource source = StepSource::kMarker;
   // A JAX step: the host call ends at call_end, and the XLA execution it caused runs (later,
   // on another thread) from exec_start to exec_end = end. exec_end 0: none linked.
   uint64_t call_end = 0;
   uint64_t exec_start = 0, exec_end = 0;
+  int64_t run = 0;  // the linked execution's run_id (exec_end > 0)
 };
 
 // One run of a compiled XLA program on one track: its ops' extent.
@@ -63,6 +67,7 @@ struct StepKeys {
   std::set<uint32_t> names;  // --step-name annotations
   uint32_t step = 0;         // the "step" argument key
   uint32_t tf_function = 0;  // the "tf_function_call" argument key
+  uint32_t call_num = 0;     // the "tensortrace_call" argument key
   uint32_t run_id = 0, hlo_module = 0;
   std::vector<bool> jax_call;  // by name id: "PjitFunction(f)", "PmapFunction(f)"
 };

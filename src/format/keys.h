@@ -253,7 +253,11 @@ inline constexpr char kBytesReserved[] = "bytes_reserved";
 inline constexpr char kBytesAvailable[] = "bytes_available";
 // A tf.function call's TraceMe: how it was called ("traced-nonXla", "notTraced-nonXla", ...).
 inline constexpr char kTfFunctionCall[] = "tf_function_call";
-// An XLA CPU op's execution (one per run of a compiled program).
+// A tf.function call's number: that function's calls in the process counted from 0 (written by
+// tensortrace's TensorFlow adapter, python/tensortrace/tf_adapter.py).
+inline constexpr char kTensortraceCall[] = "tensortrace_call";
+// An XLA CPU op's execution (one per run of a compiled program; JAX's CPU client numbers a
+// program's runs one by one).
 inline constexpr char kRunId[] = "run_id";
 // An XLA CPU op's HLO module ("jit_update" for JAX's jax.jit of `update`).
 inline constexpr char kHloModule[] = "hlo_module";
@@ -275,8 +279,8 @@ inline constexpr char kProfileStopTime[] = "profile_stop_time";
 inline constexpr std::string_view kAll[] = {
     kStepNum, kIterNum, kGroupId, kRootLevel, kId, kTfOp, kHloOp, kHloCategory, kAllocationBytes,
     kRequestedBytes, kAddr, kAllocatorName, kBytesAllocated, kPeakBytesInUse, kBytesReserved,
-    kBytesAvailable, kTfFunctionCall, kRunId, kHloModule, kFragmentation, kRegionType, kDataType,
-    kShape, kProfileStartTime, kProfileStopTime,
+    kBytesAvailable, kTfFunctionCall, kTensortraceCall, kRunId, kHloModule, kFragmentation,
+    kRegionType, kDataType, kShape, kProfileStartTime, kProfileStopTime,
 };
 // clang-format on
 }  // namespace xstat

@@ -94,6 +94,19 @@ bool IsRuntimeName(std::string_view n) {
          n.find("Allocator::") != std::string_view::npos;
 }
 
+// JAX's and PjRt's dispatch of a jitted call (argument parsing, input buffers and their holds,
+// output allocation, batched transfers, garbage collection of Python references) and the XLA
+// CPU thunk executor's completion of an op ("end: dot.2", inside the op "dot.2"): runtime, whose
+// time belongs to the call or op it serves.
+bool IsJaxRuntimeName(std::string_view n) {
+  return n.starts_with("end: ") ||
+         StartsWithAny(
+             n, {"ParseArguments", "Handle inputs", "Handle input event recording",
+                 "Wait for usage holds", "Wait for donation holds", "AllocateOutputBuffers",
+                 "PythonRefManager::", "batched_copy_array_to_devices", "BatchedCopyToDevice",
+                 "copy_array_to_devices"});
+}
+
 Meaning OfAnnotation(std::string_view n) {
   // TensorFlow's eager dispatch of one op: the kernel runs inside it, but xprof's framework op
   // stats do not count it as an op (TensorFlow 2.21 writes no op TraceMe for it), so that the
@@ -104,7 +117,7 @@ Meaning OfAnnotation(std::string_view n) {
   }
   if (IsCompileName(n)) return Meaning::kCompile;
   if (IsInputName(n)) return Meaning::kInput;
-  if (IsRuntimeName(n)) return Meaning::kRuntime;
+  if (IsRuntimeName(n) || IsJaxRuntimeName(n)) return Meaning::kRuntime;
   return Meaning::kAnnotation;
 }
 
@@ -165,7 +178,8 @@ std::string OpTypeOf(std::string_view name) {
   if (name.starts_with(kEager)) name.remove_prefix(kEager.size());
   std::string_view n = name.substr(0, name.find('#'));
   size_t c = n.rfind(':');
-  if (c != std::string_view::npos && c + 1 < n.size() && n.find("::") == n.npos)
+  // "node:Type"; not a label "what: detail" (its detail starts with a space, and is no type).
+  if (c != std::string_view::npos && c + 1 < n.size() && n.find("::") == n.npos && n[c + 1] != ' ')
     return std::string(n.substr(c + 1));
   // An XLA instruction "fusion.3": its opcode, without the instance number.
   size_t dot = n.rfind('.');

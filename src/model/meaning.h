@@ -46,7 +46,7 @@ inline bool IsOpLike(Meaning m) {
 bool IsInputWait(std::string_view name);
 
 // An op's type: "scope/node:Type#k=v#" -> "Type", "EagerLocalExecute: Type" -> "Type", an XLA
-// instruction "fusion.3" -> "fusion"; the whole name otherwise.
+// instruction "fusion.3" -> "fusion"; the whole name otherwise (a label "what: detail" too).
 std::string OpTypeOf(std::string_view name);
 
 }  // namespace tt::model

@@ -15,6 +15,7 @@ void Process::DecideMeanings() {
   for (size_t i = 0; i < names.size(); ++i) {
     user_meaning[i] = model::MeaningOf(Category::kUser, names[i]);
     op_meaning[i] = model::MeaningOf(Category::kFrameworkOp, names[i]);
+    if (names[i] == "tf_function_call") tf_function_key = static_cast<uint32_t>(i);
   }
 }
 

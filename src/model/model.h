@@ -45,6 +45,9 @@ struct Process {
   // Fills the per-name meanings from names (LoadModel does).
   void DecideMeanings();
   std::vector<Meaning> user_meaning, op_meaning;  // by name id
+  // The id of the key "tf_function_call" (0: none): a tf.function's call carries it, and a
+  // call is runtime whatever the function's name (model::MeaningOfSlice).
+  uint32_t tf_function_key = 0;
 };
 
 struct TraceModel {

@@ -59,6 +59,19 @@ struct Flow {
   layout::FlowPhase phase = layout::FlowPhase::kOut;
 };
 
+// A slice's meaning: its name's (Process::MeaningOf), but a tf.function's call (the TraceMe
+// TensorFlow writes around it, named after the Python function, with a tf_function_call
+// argument) is runtime: its ops are the compute, xprof counts no op for it.
+inline Meaning MeaningOfSlice(const Process& p, layout::Category c, uint32_t name,
+                              const ArgsView& args) {
+  Meaning m = p.MeaningOf(c, name);
+  Arg a;
+  if (m == Meaning::kAnnotation && c == layout::Category::kUser && p.tf_function_key &&
+      args.count && args.Find(p.tf_function_key, &a))
+    return Meaning::kRuntime;
+  return m;
+}
+
 // Visitor: OnSlice(const Slice&) is called when a slice ends (children before parents);
 // OnPoint(const Point&) for instants and counters; OnBegin(const Slice&) when a slice opens
 // (its end is not known yet); optionally OnThreadName(std::string_view) and OnFlow(const Flow&).
@@ -142,7 +155,7 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
         Slice s = placed(ev);
         s.start = ev.ts;
         stack.push_back(s);
-        ops.push_back(IsOpLike(proc.MeaningOf(s.category, s.name)) ? s.name : s.op);
+        ops.push_back(IsOpLike(MeaningOfSlice(proc, s.category, s.name, s.args)) ? s.name : s.op);
         visit.OnBegin(stack.back());
         break;
       }
