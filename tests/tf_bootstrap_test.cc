@@ -238,7 +238,8 @@ TEST(TfBootstrap, NonFrameworkProgramIsLeftAloneAndUserSitecustomizeRuns) {
   ASSERT_EQ(plain.status, 0) << plain.err;
   EXPECT_EQ(r.out.rfind("user sitecustomize ran\n", 0), 0u) << r.out;
   EXPECT_FALSE(PathExists(d / "t/xspace"));
-  // The bootstrap imports nothing but itself before a framework is imported.
+  // The bootstrap imports nothing but itself before a framework is imported, and ctypes: the
+  // Python sampler (sampler.py) reaches the preloaded runtime through it.
   auto modules = [](const std::string& out) {
     std::string line = out.substr(out.find('\n') + 1);
     std::set<std::string> s;
@@ -252,7 +253,7 @@ TEST(TfBootstrap, NonFrameworkProgramIsLeftAloneAndUserSitecustomizeRuns) {
   auto with = modules(r.out), without = modules(plain.out);
   EXPECT_TRUE(without.count("sitecustomize"));
   for (const auto& m : with) {
-    if (!without.count(m)) {
+    if (!without.count(m) && m.rfind("ctypes", 0) != 0 && m != "_ctypes") {
       EXPECT_EQ(m.rfind("_tensortrace", 0), 0u) << m << " was imported";
     }
   }
