@@ -6,6 +6,7 @@
 // name scopes' ops) or from the program's timing of each call (PyTorch).
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -155,6 +156,39 @@ TEST(CodeView, TorchLoopSamplesTheLaunchingThread) {
     if (key == "small_ns" || key == "big_ns")
       truth[key == "small_ns" ? "small_part" : "big_part"] = ns / 1e3;
   ExpectAttribution(Code(trace, Program("code_torch.py")), truth);
+}
+
+// With --python-tracer, Kineto's Python function events give each op its exact stack: both
+// parts get all their ops (the same number each), and their time.
+TEST(CodeView, TorchPythonTracerGivesExactStacks) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "--python-tracer", "-o", trace, "--", Python(),
+                   Program("code_torch.py")},
+                  {}, 400);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, double> truth;
+  std::istringstream in(r.out);
+  std::string key;
+  double ns;
+  while (in >> key >> ns)
+    if (key == "small_ns" || key == "big_ns")
+      truth[key == "small_ns" ? "small_part" : "big_part"] = ns / 1e3;
+  ExpectAttribution(Code(trace, Program("code_torch.py")), truth);
+  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
+                      "occurrence,function", "--filter", "_part$"});
+  std::map<std::string, int64_t> calls;
+  std::function<void(const json&)> walk = [&](const json& rows) {
+    for (const auto& row : rows) {
+      std::string fn = row.value("function", "");
+      if (fn == "small_part" || fn == "big_part") calls[fn] += row["occurrence"].get<int64_t>();
+      if (row.contains("children")) walk(row["children"]);
+    }
+  };
+  walk(j["rows"]);
+  EXPECT_GT(calls["small_part"], 0);
+  EXPECT_EQ(calls["small_part"], calls["big_part"]) << "the same ops in each part";
 }
 
 TEST(CodeView, SamplingOffLeavesANote) {

@@ -132,6 +132,8 @@ struct TrackAgg {
   std::string thread_name;
   // The code view: op self time and count by the Python stack (code_index.h) behind each op.
   std::unordered_map<uint32_t, Summary> code;
+  // ... by the exact stack a framework's Python tracer gave: its slices' names, '\n'-ended.
+  std::unordered_map<std::string, Summary> code_exact;
 };
 
 struct Aggregates {

@@ -125,6 +125,45 @@ uint32_t At(const std::vector<CodeSample>& v, uint64_t start, uint64_t end) {
 
 }  // namespace
 
+CodeFrame FrameOfSlice(std::string_view name) {
+  CodeFrame f;
+  if (name.starts_with("<built-in ")) {  // "<built-in method relu of type object at 0x...>"
+    std::string_view rest = name.substr(10);
+    rest = rest.substr(rest.find(' ') + 1);
+    f.file = "<built-in>";
+    f.function = std::string(rest.substr(0, rest.find(' ')));
+    f.library = true;
+    return f;
+  }
+  size_t close = name.find("): ");
+  size_t open = close == std::string_view::npos ? close : name.rfind('(', close);
+  int64_t line = 0;
+  if (open != std::string_view::npos &&
+      std::from_chars(name.data() + open + 1, name.data() + close, line).ec == std::errc()) {
+    f.file = std::string(name.substr(0, open));
+    f.line = line;
+    f.function = std::string(name.substr(close + 3));
+  } else {
+    f.file = "<" + std::string(name) + ">";
+    f.function = std::string(name);
+  }
+  // Kineto names a file by its path under its sys.path entry ("torch/nn/x.py"; the script's
+  // "train.py"). The bootstrap's frames are not the program's.
+  f.library = IsLibraryFile(f.file) || f.file.find("/python/tensortrace/") != std::string::npos ||
+              (!f.file.starts_with('/') && f.file.find('/') != std::string::npos);
+  return f;
+}
+
+void ProcessCode::Resolve(CodeFrame* f) const {
+  if (f->file.starts_with('/') || f->file.starts_with('<')) return;
+  auto it = by_tail.find(f->file);
+  if (it == by_tail.end()) return;
+  f->file = it->second->file;
+  f->library = it->second->library;
+}
+
+bool IsPythonFrameName(std::string_view name) { return !name.starts_with("nn.Module: "); }
+
 bool IsLibraryFile(std::string_view file) {
   return file.empty() || file[0] == '<' || file.find("/site-packages/") != file.npos ||
          file.find("/dist-packages/") != file.npos || file.find("/lib/python3") != file.npos ||
@@ -133,6 +172,7 @@ bool IsLibraryFile(std::string_view file) {
 
 std::string LibraryPackage(std::string_view file) {
   if (file.empty() || file[0] == '<') return std::string(file);
+  if (file.find("/python/tensortrace/") != std::string_view::npos) return "tensortrace";
   for (std::string_view dir : {"/site-packages/", "/dist-packages/"}) {
     size_t at = file.find(dir);
     if (at == file.npos) continue;
@@ -204,6 +244,10 @@ CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* proble
     for (size_t t : m.processes[p].tracks)
       if (m.tracks[t].name == kSamplerThread) model::ScanTrack(m, m.tracks[t], problems, r);
     for (auto& [tid, v] : pc.samples) std::stable_sort(v.begin(), v.end());
+    for (const CodeFrame& f : pc.frames)
+      for (size_t slash = f.file.find('/'); slash != std::string::npos;
+           slash = f.file.find('/', slash + 1))
+        pc.by_tail.try_emplace(f.file.substr(slash + 1), &f);
     idx.any |= !pc.Empty();
   }
   return idx;

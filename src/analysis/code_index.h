@@ -35,7 +35,12 @@ struct ProcessCode {
   std::unordered_map<uint64_t, std::vector<CodeSample>> samples;  // tid -> samples by time
   std::unordered_map<std::string, uint32_t> site_of;  // graph node name -> stack index
   uint64_t main_tid = 0;                              // the process's pid
+  // Each sampled file by every tail of its path ("pkg/mod.py", "mod.py"), for Resolve.
+  std::unordered_map<std::string, const CodeFrame*> by_tail;
   bool Empty() const { return stacks.empty(); }
+  // A tracer's frame whose file is relative to its sys.path entry (Kineto's "torch/nn/x.py",
+  // "train.py"): the full path and library-ness of the sampled file it names, if any.
+  void Resolve(CodeFrame* f) const;
 };
 
 // The stack index an op [start, end] belongs to, or kNoStack: its creation site (a TensorFlow
@@ -57,6 +62,13 @@ class OpStacks {
   const model::Process& proc_;
   std::unordered_map<uint32_t, uint32_t> site_;  // op name id -> site stack (kNoStack: none)
 };
+
+// A Python function slice of a framework's tracer as a frame: Kineto's "file.py(12): fn",
+// "<built-in method ...>"; else the whole name as the function (a library frame). A relative
+// file is the program's own only if it has no directory ("train.py", beside the script).
+CodeFrame FrameOfSlice(std::string_view name);
+// Whether a python slice is a function call (not the bootstrap's "nn.Module: ..." ranges).
+bool IsPythonFrameName(std::string_view name);
 
 // Whether a file is the program's own: not in the standard library, site-packages or
 // dist-packages, and not one of the interpreter's "<frozen ...>" modules.

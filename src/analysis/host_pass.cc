@@ -76,10 +76,12 @@ class HostVisitor {
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
     open_.push_back({m, op_like, in_compile, ancestor, 0});
     if (s.category == Category::kFrameworkOp) ++fw_open_;
+    if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
     bool fw_outermost = s.category == Category::kFrameworkOp && fw_open_ > 0 && --fw_open_ == 0;
+    if (c_.code && IsPythonFrame(s) && !py_open_.empty()) py_open_.pop_back();
     Visit(s);
     if (!code_pending_.empty() && (fw_outermost || fw_open_ == 0)) FlushCode(s);
   }
@@ -182,7 +184,7 @@ class HostVisitor {
     g.incl.Add(s.Duration());
     g.self += self;
     g.cpu += s.Duration();
-    if (stacks_) code_pending_.push_back(self);
+    if (c_.code) code_pending_.push_back(self);
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
     if (c_.needs.scopes) {
@@ -217,12 +219,24 @@ class HostVisitor {
   }
   // The code view: the ops inside a framework op ran within the same call from Python as it
   // did, so they go to the stack of the outermost one, with its interval (code_index.h).
+  // A framework's Python tracer (Kineto's with --python-tracer) puts the program's function
+  // calls on the ops' own track: then the ones open around the op are its exact stack.
   void FlushCode(const Slice& outer) {
-    auto [it, fresh] =
-        a_->code.try_emplace(stacks_->Of(outer.name, t_.id, outer.start, outer.end));
-    if (fresh) it->second.KeepSamples(false);
-    for (uint64_t self : code_pending_) it->second.Add(self);
+    Summary* sum = nullptr;
+    if (!py_open_.empty()) {
+      std::string key;
+      for (uint32_t f : py_open_) key.append(proc_.Name(f)).push_back('\n');
+      sum = &a_->code_exact[key];
+    } else if (stacks_) {
+      sum = &a_->code[stacks_->Of(outer.name, t_.id, outer.start, outer.end)];
+    }
+    if (sum && sum->count() == 0) sum->KeepSamples(false);
+    for (uint64_t self : code_pending_)
+      if (sum) sum->Add(self);
     code_pending_.clear();
+  }
+  bool IsPythonFrame(const Slice& s) const {
+    return s.category == Category::kPython && IsPythonFrameName(proc_.Name(s.name));
   }
   void Touch(uint64_t a, uint64_t b) {
     ++a_->events;
@@ -239,6 +253,7 @@ class HostVisitor {
   std::optional<OpStacks> stacks_;      // the code view's attribution (when asked for)
   std::vector<uint64_t> code_pending_;  // self times of ops inside the open framework op
   uint32_t fw_open_ = 0;                // framework-op slices open now
+  std::vector<uint32_t> py_open_;       // Python function slices open now (outermost first)
   struct Open {
     model::Meaning meaning;  // decided once, when it opens (MeaningIn)
     bool op_like;

@@ -19,12 +19,11 @@ struct Node {
 
 std::string Base(const std::string& file) { return file.substr(file.rfind('/') + 1); }
 
-std::vector<Node> PathOf(const ProcessCode& pc, uint32_t stack, bool all_frames) {
-  if (stack == kNoStack) return {{"(no Python stack)", "", "", 0}};
+std::vector<Node> PathOf(const std::vector<const CodeFrame*>& frames, bool all_frames) {
   std::vector<Node> path;
   bool in_library = false;
-  for (uint32_t f : pc.stacks[stack]) {
-    const CodeFrame& fr = pc.frames[f];
+  for (const CodeFrame* f : frames) {
+    const CodeFrame& fr = *f;
     if (fr.library && !all_frames) {
       if (!in_library) path.push_back({"[" + LibraryPackage(fr.file) + "]", "", "", 0});
       in_library = true;
@@ -36,6 +35,27 @@ std::vector<Node> PathOf(const ProcessCode& pc, uint32_t stack, bool all_frames)
   }
   if (path.empty()) path.push_back({"(empty stack)", "", "", 0});
   return path;
+}
+
+std::vector<Node> SampledPath(const ProcessCode& pc, uint32_t stack, bool all_frames) {
+  if (stack == kNoStack) return {{"(no Python stack)", "", "", 0}};
+  std::vector<const CodeFrame*> frames;
+  for (uint32_t f : pc.stacks[stack]) frames.push_back(&pc.frames[f]);
+  return PathOf(frames, all_frames);
+}
+
+// A Python tracer's stack: its slices' names, each ended by '\n' (host_pass.cc).
+std::vector<Node> ExactPath(const ProcessCode& pc, const std::string& key, bool all_frames) {
+  std::vector<CodeFrame> parsed;
+  for (size_t i = 0; i < key.size();) {
+    size_t nl = key.find('\n', i);
+    parsed.push_back(FrameOfSlice(std::string_view(key).substr(i, nl - i)));
+    pc.Resolve(&parsed.back());
+    i = nl + 1;
+  }
+  std::vector<const CodeFrame*> frames;
+  for (const auto& f : parsed) frames.push_back(&f);
+  return PathOf(frames, all_frames);
 }
 
 void Insert(std::vector<Row>* level, const std::vector<Node>& path, size_t i, const Summary& s) {
@@ -73,13 +93,18 @@ void Finish(Aggregates& a, Result* r) {
     for (const auto& [stack, s] : t.code) {
       total += s.total();
       if (stack == kNoStack) unattributed += s.total();
-      Insert(&tree, PathOf(a.code.processes[p], stack, a.sel.all_frames), 0, s);
+      Insert(&tree, SampledPath(a.code.processes[p], stack, a.sel.all_frames), 0, s);
+    }
+    for (const auto& [key, s] : t.code_exact) {
+      total += s.total();
+      Insert(&tree, ExactPath(a.code.processes[p], key, a.sel.all_frames), 0, s);
     }
   }
+  bool tree_empty = tree.empty();
   SetInclusiveShares(&tree, total);
   r->rows = std::move(tree);
   r->total_ns = total;
-  if (!a.code.any)
+  if (tree_empty)
     r->notes.push_back(
         "no Python stacks in this trace: record a Python program with tensortrace record "
         "(--python-sample-ms 0 turns the sampler off)");
