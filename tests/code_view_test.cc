@@ -191,6 +191,26 @@ TEST(CodeView, TorchPythonTracerGivesExactStacks) {
   EXPECT_EQ(calls["small_part"], calls["big_part"]) << "the same ops in each part";
 }
 
+// A program's own profile hook keeps working: the sampler installs none, and --python-tracer
+// (Kineto's tracer would replace the hook) yields with one warning.
+TEST(CodeView, ProgramsOwnProfileHookKeepsWorking) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  for (bool tracer : {false, true}) {
+    TempDir d;
+    std::vector<std::string> argv{TT_CLI, "record", "-o", d / "t"};
+    if (tracer) argv.push_back("--python-tracer");
+    argv.insert(argv.end(), {"--", Python(), Program("code_own_hook.py")});
+    auto r = RunCmd(argv, {}, 400);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("hook_calls 25"), std::string::npos) << r.out;
+    size_t warn = r.err.find("own Python profile hook");
+    EXPECT_EQ(warn != std::string::npos, tracer) << r.err;
+    if (warn != std::string::npos) {
+      EXPECT_EQ(r.err.find("own Python profile hook", warn + 1), std::string::npos) << "once";
+    }
+  }
+}
+
 TEST(CodeView, SamplingOffLeavesANote) {
   if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
   TempDir d;

@@ -60,12 +60,30 @@ class Adapter:
         except Exception:
             pass
         prof = self._ap.profile(use_device="cuda" if cuda else None, record_shapes=True,
-                                profile_memory=True, with_stack=config.python_tracer,
+                                profile_memory=True, with_stack=self._python_tracer(config),
                                 use_kineto=True)
         prof._tensortrace = True  # ours: the step-aside wrapper lets it through
         prof.__enter__()
         self._prof = prof
         self._first_step = self.steps_done
+
+    def _python_tracer(self, config):
+        """--python-tracer: Kineto's Python tracer, unless the program has a profile hook of its
+        own, which Kineto's would replace: then ours yields, with one warning."""
+        if not config.python_tracer:
+            return False
+        import sys
+        import threading
+
+        hook = sys.getprofile() or getattr(threading, "getprofile", lambda: None)()
+        if hook is None:
+            return True
+        if not getattr(self, "_warned_hook", False):
+            self._warned_hook = True
+            sys.stderr.write("tensortrace: warning: the program has its own Python profile hook; "
+                             "--python-tracer stays off (the code view uses the sampled stacks)"
+                             "\n")
+        return False
 
     def stop(self):
         prof, self._prof = self._prof, None
