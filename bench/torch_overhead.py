@@ -6,6 +6,7 @@ interleaving in every round
              (oneDNN primitives), the bootstrap running Kineto (CPU, shapes, memory) and the
              Python sampler (every 5 ms), imported at the end
   nosample   the same with the Python sampler off (--python-sample-ms 0)
+  exact      record --python-tracer: Kineto's Python tracer gives every op its exact stack
   torchprof  torch.profiler alone with the same activities, started by the program around its
              loop and saved (as the bootstrap does), not traced by us
 Per run: the mean step time after --warmup steps (wall and process CPU). Per round: each traced
@@ -25,15 +26,16 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "torch_cnn.py")
-VARIANTS = ["untraced", "record", "nosample", "torchprof"]
+VARIANTS = ["untraced", "record", "nosample", "exact", "torchprof"]
 
 
 def run(variant, args, tmp):
     env = dict(os.environ, TT_BENCH_STEPS=str(args.steps))
     cmd = [sys.executable, PROGRAM]
-    if variant in ("record", "nosample"):
+    if variant in ("record", "nosample", "exact"):
         trace = os.path.join(tmp, "trace")
-        off = ["--python-sample-ms", "0"] if variant == "nosample" else []
+        off = {"nosample": ["--python-sample-ms", "0"], "exact": ["--python-tracer"]}.get(
+            variant, [])
         cmd = [os.path.join(args.build, "tensortrace"), "record", "--quiet", "--force", "-o",
                trace] + off + ["--"] + cmd
     if variant == "torchprof":
@@ -78,6 +80,8 @@ def main():
         off = out["nosample"][k]["median"]
         print("%s: record x%.3f, record without the Python sampler x%.3f of untraced: sampling "
               "%+.1f points (target <= +2.0)" % (label, rec, off, (rec - off) * 100))
+        print("%s: record --python-tracer (exact stacks) x%.3f of untraced"
+              % (label, out["exact"][k]["median"]))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(out, f, indent=2)
