@@ -158,7 +158,11 @@ void PrintCsv(const CommView& v) {
   std::printf(
       "collective,group,seq,key,bytes,nranks,matched,rank,pid,enter_ns,exit_ns,wait_ns,"
       "straggler,skew_ns,duration_ns,algbw_gbs,busbw_gbs\n");
-  auto num = [](double x) { return x >= 0 ? std::to_string(x / 1e9) : std::string(); };
+  auto num = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", x / 1e9);
+    return x >= 0 ? std::string(b) : std::string();
+  };
   for (const auto& in : v.instances)
     for (const auto& a : in.arrivals) {
       const auto& r = v.ranks[a.rank];
@@ -180,7 +184,10 @@ void PrintCsv(const CommView& v) {
 std::string Bw(double bps) {
   if (bps < 0) return "-";
   char b[32];
-  std::snprintf(b, sizeof b, "%.3f GB/s", bps / 1e9);
+  if (bps >= 1e9)
+    std::snprintf(b, sizeof b, "%.2f GB/s", bps / 1e9);
+  else
+    std::snprintf(b, sizeof b, "%.2f MB/s", bps / 1e6);
   return b;
 }
 
@@ -224,8 +231,10 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
               by_duration ? "duration" : "wait", "instance", "bytes", "skew", "duration", "wait",
               "straggler", "bus bw");
   for (const CommInstance* in : order) {
-    std::string name = in->collective + " #" + std::to_string(in->seq) +
-                       (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
+    std::string name =
+        in->collective +
+        (in->key >= 0 ? " key " + std::to_string(in->key) : " #" + std::to_string(in->seq)) +
+        (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
     std::printf("  %-22s %10s %10s %10s %10s %-10s %12s\n", TerminalSafe(name).c_str(),
                 in->bytes >= 0 ? HumanBytes(in->bytes).c_str() : "-",
                 HumanDuration(static_cast<double>(in->skew)).c_str(),
