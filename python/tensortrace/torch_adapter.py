@@ -155,6 +155,10 @@ class Adapter:
             register_optimizer_step_post_hook(on_step)
         except Exception:
             first, last = 0, None  # no hook: the whole run, filtered at import
+        try:
+            self._wrap_destroy_group()
+        except Exception:
+            pass
         if first == 0:
             run()
 
@@ -177,6 +181,22 @@ class Adapter:
                 return _orig(*args, **kwargs)
 
             setattr(cls, attr, functools.wraps(orig)(wrapped))
+
+    def _wrap_destroy_group(self):
+        """A program that destroys its process group before the profiler stops (at exit) has
+        its ranks and groups noted just before, for distributedInfo."""
+        dist = self._torch.distributed
+        if not dist.is_available():
+            return
+        orig = dist.destroy_process_group
+
+        def wrapped(*args, **kwargs):
+            self._note_distributed()
+            return orig(*args, **kwargs)
+
+        wrapped = functools.wraps(orig)(wrapped)
+        dist.destroy_process_group = wrapped
+        dist.distributed_c10d.destroy_process_group = wrapped
 
     def mark_dataloader_fetches(self):
         """Each batch a DataLoader fetches (in a worker process, or in the loop's process with

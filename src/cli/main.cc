@@ -24,6 +24,8 @@ commands:
                             kernels, memory over time, copies, a timeline, findings
   memory DIR                per allocator: bytes in use over time, the peak and what was
                             live at it, bytes by op, chunks by bin, fragmentation
+  comm DIR...               collectives matched across ranks: per collective and rank, each
+                            instance's skew, waits, straggler and bus bandwidth
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     if (cmd == "export") return tt::cli::Export(rest);
     if (cmd == "report") return tt::cli::Report(rest);
     if (cmd == "memory") return tt::cli::Memory(rest);
+    if (cmd == "comm") return tt::cli::Comm(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

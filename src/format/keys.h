@@ -122,6 +122,9 @@ inline constexpr char kFwdTid[] = "fwd_tid";
 inline constexpr char kDtype[] = "dtype";
 // A collective's process group (its name, or its ranks).
 inline constexpr char kProcessGroup[] = "process_group";
+// A collective's instance key: the framework's id of one collective instance, the same on
+// every rank (TensorFlow's instance_key); `comm` matches instances by it where present.
+inline constexpr char kInstanceKey[] = "instance_key";
 // A collective's input element count.
 inline constexpr char kInNelems[] = "in_nelems";
 // A collective's output element count.
@@ -167,9 +170,9 @@ inline constexpr std::string_view kArgKeys[] = {
     kDstKind, kMemoryKind, kValue, kAddr, kAllocator, kAllocatorName, kBytesAllocated, kOp, kOpName,
     kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
-    kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInNelems, kOutNelems,
-    kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6, kValue7,
-    kFrameId, kFrame, kFrames, kTid, kSince, kAt,
+    kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
+    kOutNelems, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
+    kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt,
 };
 // clang-format on
 

@@ -1,0 +1,110 @@
+// Communication across ranks: every collective each rank ran, matched across ranks into
+// instances, with each rank's arrival and wait, the straggler, the instance's bytes and its
+// algorithm and bus bandwidth (as nccl-tests define them), and totals per collective and per
+// rank. A rank is a traced process that ran collectives (its launcher's rank where the trace
+// holds one); several traces (one recording per rank) are read as one job.
+//
+// Collection (comm_collect.cc) reads the events that carry a `collective` argument; matching
+// (comm.cc) works on plain lists, so it is tested without a trace.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace tt::analysis {
+
+// One collective as one rank ran it.
+struct CommEvent {
+  uint64_t start = 0, end = 0;  // trace clock (ns)
+  std::string collective;       // normalised: "allreduce", "allgather", "broadcast"...
+  std::string group;            // process group or communicator ("" when the event names none)
+  int64_t bytes = -1;           // -1: not given
+  int64_t nranks = -1;          // the group's size, when the event gives it
+  int64_t key = -1;             // the framework's instance key (-1: none)
+  std::string name;             // the event's own name ("gloo:all_reduce")
+};
+
+// A process that ran collectives, with what it ran in start order.
+struct CommRank {
+  int64_t rank = -1;  // its launcher's rank, else the rank its events give; -1: neither
+  int64_t pid = 0;
+  std::string host, trace;  // trace: the directory it was read from
+  std::string clock;        // its clock's boot id: times compare only within one boot
+  // Which events stand for its collectives: "backend" (the backend's own ranges, gloo:...,
+  // nccl:...), "collective" (other communication ranges: record_param_comms, NCCL's NVTX
+  // ranges) or "call" (the framework's op that issued it, c10d::allreduce_), the first the
+  // process has, so that no collective counts twice.
+  std::string source;
+  std::vector<CommEvent> events;
+  std::string Label() const;  // "rank 1", else "pid 1234"
+};
+
+// One rank's part in an instance.
+struct CommArrival {
+  size_t rank = 0;  // index in CommView::ranks
+  uint64_t enter = 0, exit = 0;
+  uint64_t wait = 0;  // from its entry until the last rank entered (at most until its exit)
+};
+
+struct CommInstance {
+  std::string collective, group;
+  uint64_t seq = 0;    // its order among the group's collectives of this kind (from 0)
+  int64_t key = -1;    // the instance key it was matched by (-1: by sequence)
+  int64_t bytes = -1;  // the largest any rank gave (-1: none gave any)
+  int64_t nranks = 0;  // ranks expected: the group's size where given, else those seen
+  std::vector<CommArrival> arrivals;  // one per rank that ran it, in rank order
+  uint64_t first_enter = 0, last_enter = 0, last_exit = 0;
+  uint64_t skew = 0;              // last_enter - first_enter
+  uint64_t duration = 0;          // last_exit - last_enter: the collective itself, once all arrived
+  uint64_t wait = 0;              // the ranks' waits added
+  size_t straggler = 0;           // index in CommView::ranks of the last rank to enter
+  double algbw = -1, busbw = -1;  // bytes/s; -1 when unknown (no bytes, one rank, no time)
+  bool matched = false;           // seen on every rank expected (and on at least two)
+  bool bytes_differ = false;      // the ranks gave different byte counts
+};
+
+// Per collective kind.
+struct CommCollective {
+  std::string collective;
+  uint64_t instances = 0, unmatched = 0;
+  std::map<size_t, uint64_t> calls;  // rank index -> its events of this kind
+  int64_t bytes = 0;                 // the instances' bytes added (once per instance)
+  uint64_t time = 0;                 // the ranks' event durations added
+  uint64_t wait = 0;                 // the ranks' waits added
+  double busbw = -1;                 // the matched instances' bytes over their durations
+};
+
+// Per rank.
+struct CommRankTotals {
+  uint64_t calls = 0, time = 0, wait = 0, straggler = 0;  // straggler: instances it was last in
+  int64_t bytes = 0;
+};
+
+struct CommView {
+  std::vector<CommRank> ranks;              // by rank, then pid
+  std::vector<CommInstance> instances;      // by first entry
+  std::vector<CommCollective> collectives;  // by time, most first
+  std::vector<CommRankTotals> totals;       // like ranks
+  uint64_t matched = 0, unmatched = 0;
+  std::vector<std::string> notes;  // what could not be matched, and why
+};
+
+// "all_reduce", "AllReduce", "allreduce_", "_allgather_base" -> "allreduce", "allgather".
+std::string NormaliseCollective(std::string_view name);
+
+// nccl-tests' bus bandwidth factor of a collective on n ranks (2(n-1)/n for allreduce, (n-1)/n
+// for allgather, reducescatter and alltoall, 1 for broadcast, reduce, send and recv); 0 for
+// one it does not define (barrier).
+double BusFactor(const std::string& collective, int64_t n);
+
+// Matches the ranks' events into instances and adds everything up. Ranks are sorted here.
+CommView MatchCollectives(std::vector<CommRank> ranks);
+
+// Reads every process's collectives from each trace (one scan of each track).
+std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,
+                                         unsigned threads, std::vector<Problem>* problems);
+
+}  // namespace tt::analysis

@@ -1,0 +1,107 @@
+// Reading each process's collectives from its tracks (comm.h): slices that carry a `collective`
+// argument, in three tiers (the backend's ranges, other communication ranges, the framework's
+// calls), of which each process keeps the first it has.
+#include <algorithm>
+
+#include "analysis/comm.h"
+#include "analysis/parallel.h"
+#include "model/args.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+namespace {
+
+enum Tier { kBackend, kCollective, kCall, kTiers };
+const char* const kTierNames[kTiers] = {"backend", "collective", "call"};
+
+struct Keys {
+  uint32_t collective, group, communicator, bytes, nranks, rank, instance;
+  explicit Keys(const model::Process& p) {
+    auto ids = model::KeyIds(p, {keys::kCollective, keys::kProcessGroup, keys::kCommunicator,
+                                 keys::kBytes, keys::kNranks, keys::kRank, keys::kInstanceKey});
+    std::tie(collective, group, communicator, bytes, nranks, rank, instance) = std::tuple_cat(ids);
+  }
+};
+
+// One track's collectives, by tier.
+struct TrackComm {
+  const model::Process* proc = nullptr;
+  const Keys* keys = nullptr;
+  std::vector<CommEvent> tiers[kTiers];
+  int64_t rank = -1;  // the rank the events give
+
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s) {
+    uint32_t coll = model::ArgStr(s.args, keys->collective);
+    if (!coll) return;
+    std::string_view name = proc->Name(s.name);
+    Tier t = s.category != layout::Category::kCommunication           ? kCall
+             : name.starts_with("gloo:") || name.starts_with("nccl:") ? kBackend
+                                                                      : kCollective;
+    CommEvent e;
+    e.start = s.start;
+    e.end = s.end;
+    e.collective = NormaliseCollective(proc->Name(coll));
+    e.group = GroupOf(s.args);
+    e.bytes = model::ArgInt(s.args, keys->bytes).value_or(-1);
+    e.nranks = model::ArgInt(s.args, keys->nranks).value_or(-1);
+    e.key = model::ArgInt(s.args, keys->instance).value_or(-1);
+    e.name = std::string(name);
+    if (auto r = model::ArgInt(s.args, keys->rank); r && rank < 0) rank = *r;
+    tiers[t].push_back(std::move(e));
+  }
+  // The process group's name (a string or a number), else NCCL's communicator.
+  std::string GroupOf(const model::ArgsView& a) const {
+    for (uint32_t k : {keys->group, keys->communicator}) {
+      if (uint32_t s = model::ArgStr(a, k)) return std::string(proc->Name(s));
+      if (auto n = model::ArgInt(a, k)) return std::to_string(*n);
+    }
+    return "";
+  }
+};
+
+}  // namespace
+
+std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,
+                                         unsigned threads, std::vector<Problem>* problems) {
+  std::vector<CommRank> ranks;
+  for (const model::TraceModel* m : traces) {
+    std::vector<Keys> keys;
+    for (const auto& p : m->processes) keys.emplace_back(p);
+    std::vector<TrackComm> scans(m->tracks.size());
+    std::vector<std::vector<Problem>> probs(m->tracks.size());
+    ParallelFor(m->tracks.size(), DefaultThreads(threads), [&](size_t i) {
+      const model::Track& t = m->tracks[i];
+      scans[i].proc = &m->processes[t.process];
+      scans[i].keys = &keys[t.process];
+      model::ScanTrack(*m, t, &probs[i], scans[i]);
+    });
+    for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
+    for (size_t p = 0; p < m->processes.size(); ++p) {
+      const ProcessMeta& meta = m->processes[p].meta;
+      CommRank r;
+      r.rank = meta.rank;
+      r.pid = meta.pid;
+      r.host = meta.hostname;
+      r.trace = m->path;
+      r.clock = meta.clock_uuid;
+      for (int t = 0; t < kTiers && r.events.empty(); ++t)
+        for (size_t track : m->processes[p].tracks) {
+          auto& ev = scans[track].tiers[t];
+          if (ev.empty()) continue;
+          r.source = kTierNames[t];
+          r.events.insert(r.events.end(), std::make_move_iterator(ev.begin()),
+                          std::make_move_iterator(ev.end()));
+        }
+      if (r.events.empty()) continue;
+      for (size_t track : m->processes[p].tracks)
+        if (r.rank < 0) r.rank = scans[track].rank;
+      ranks.push_back(std::move(r));
+    }
+  }
+  return ranks;
+}
+
+}  // namespace tt::analysis

@@ -1,0 +1,292 @@
+// `tensortrace comm`: every collective matched across ranks (analysis/comm.h): per collective,
+// per rank, the instances that waited longest, and what could not be matched.
+#include "analysis/comm.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "analysis/human.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/csv.h"
+#include "model/model.h"
+
+namespace tt::cli {
+
+namespace {
+
+using analysis::CommInstance;
+using analysis::CommView;
+using analysis::HumanBytes;
+using analysis::HumanDuration;
+using nlohmann::json;
+
+const char kCommHelp[] =
+    R"(usage: tensortrace comm DIR... [--json | --csv] [--top N] [--by wait|duration]
+
+The collectives of the job in DIR (several directories: one job, e.g. one recording per rank),
+matched across ranks: each process that ran collectives is a rank (its launcher's rank where
+the trace holds one). The k-th collective of a kind in a process group on one rank is the k-th
+on every rank (or the one with the same instance key, where the framework gives one). Per
+instance: each rank's entry and exit, the arrival skew (first to last rank entering), each
+rank's wait (from its entry until the last rank entered), the straggler (the last to enter),
+the duration (from the last entry to the last exit), the bytes and the algorithm and bus
+bandwidth as nccl-tests define them. Shows per collective the calls on each rank, bytes, time
+and wait; per rank its communication time, wait and how often it was the straggler; the top
+instances; and notes on what could not be matched (exit 0 all the same).
+
+  --json      machine-readable output (schema: docs/comm-json.md; every instance)
+  --csv       one row per instance and rank (columns: docs/comm-json.md)
+  --top N     instances shown (default 10)
+  --by K      order the top instances by `wait` (the ranks' waits added; default) or `duration`
+  -h, --help  this help
+)";
+
+struct CommArgs {
+  std::vector<std::string> dirs;
+  bool json = false, csv = false, by_duration = false;
+  size_t top = 10;
+};
+
+bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
+  ArgReader a("comm", argv);
+  std::string v;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kCommHelp;
+      return false;
+    } else if (a.Flag("--json")) {
+      o->json = true;
+    } else if (a.Flag("--csv")) {
+      o->csv = true;
+    } else if (a.Option("--top", &v)) {
+      o->top = ParseUint("--top", v);
+      if (o->top == 0) throw Error("--top: must be at least 1");
+    } else if (a.Option("--by", &v)) {
+      if (v != "wait" && v != "duration") throw Error("--by: '" + v + "' is not wait or duration");
+      o->by_duration = v == "duration";
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      o->dirs.push_back(a.TakePositional());
+    } else {
+      a.Unknown();
+    }
+  }
+  if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace comm DIR...)");
+  if (o->json && o->csv) throw Error("--json and --csv exclude each other");
+  std::set<std::string> seen;
+  for (const auto& d : o->dirs)
+    if (!seen.insert(d).second) throw Error(d + ": given twice");
+  return true;
+}
+
+// Bytes per second as nccl-tests print it (GB/s, 1e9); null when unknown.
+json Gbs(double bps) { return bps >= 0 ? json(bps / 1e9) : json(nullptr); }
+template <typename T>
+json Known(T v) {
+  return v >= 0 ? json(v) : json(nullptr);
+}
+
+json InstanceJson(const CommInstance& in) {
+  json arrivals = json::array();
+  for (const auto& a : in.arrivals)
+    arrivals.push_back(
+        {{"rank_index", a.rank}, {"enter_ns", a.enter}, {"exit_ns", a.exit}, {"wait_ns", a.wait}});
+  return {{"collective", in.collective},
+          {"group", in.group},
+          {"seq", in.seq},
+          {"key", Known(in.key)},
+          {"bytes", Known(in.bytes)},
+          {"nranks", in.nranks},
+          {"matched", in.matched},
+          {"bytes_differ", in.bytes_differ},
+          {"first_enter_ns", in.first_enter},
+          {"last_enter_ns", in.last_enter},
+          {"last_exit_ns", in.last_exit},
+          {"skew_ns", in.skew},
+          {"duration_ns", in.duration},
+          {"wait_ns", in.wait},
+          {"straggler_index", in.straggler},
+          {"algbw_gbs", Gbs(in.algbw)},
+          {"busbw_gbs", Gbs(in.busbw)},
+          {"arrivals", arrivals}};
+}
+
+json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
+  json ranks = json::array(), colls = json::array(), inst = json::array();
+  for (size_t i = 0; i < v.ranks.size(); ++i) {
+    const auto& r = v.ranks[i];
+    const auto& t = v.totals[i];
+    ranks.push_back({{"rank", Known(r.rank)},
+                     {"pid", r.pid},
+                     {"host", r.host},
+                     {"trace", r.trace},
+                     {"source", r.source},
+                     {"calls", t.calls},
+                     {"bytes", t.bytes},
+                     {"time_ns", t.time},
+                     {"wait_ns", t.wait},
+                     {"straggler", t.straggler}});
+  }
+  for (const auto& c : v.collectives) {
+    json calls = json::array();
+    for (size_t i = 0; i < v.ranks.size(); ++i)
+      calls.push_back(c.calls.count(i) ? c.calls.at(i) : 0);
+    colls.push_back({{"collective", c.collective},
+                     {"instances", c.instances},
+                     {"unmatched", c.unmatched},
+                     {"calls", calls},
+                     {"bytes", c.bytes},
+                     {"time_ns", c.time},
+                     {"wait_ns", c.wait},
+                     {"busbw_gbs", Gbs(c.busbw)}});
+  }
+  for (const auto& in : v.instances) inst.push_back(InstanceJson(in));
+  return {{"schema", "tensortrace.comm/1"},
+          {"traces", dirs},
+          {"matched", v.matched},
+          {"unmatched", v.unmatched},
+          {"ranks", ranks},
+          {"collectives", colls},
+          {"instances", inst},
+          {"notes", v.notes}};
+}
+
+void PrintCsv(const CommView& v) {
+  std::printf(
+      "collective,group,seq,key,bytes,nranks,matched,rank,pid,enter_ns,exit_ns,wait_ns,"
+      "straggler,skew_ns,duration_ns,algbw_gbs,busbw_gbs\n");
+  auto num = [](double x) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.9g", x / 1e9);
+    return x >= 0 ? std::string(b) : std::string();
+  };
+  for (const auto& in : v.instances)
+    for (const auto& a : in.arrivals) {
+      const auto& r = v.ranks[a.rank];
+      std::printf(
+          "%s,%s,%llu,%s,%s,%lld,%d,%s,%lld,%llu,%llu,%llu,%d,%llu,%llu,%s,%s\n",
+          CsvQuote(in.collective).c_str(), CsvQuote(in.group).c_str(),
+          static_cast<unsigned long long>(in.seq),
+          in.key >= 0 ? std::to_string(in.key).c_str() : "",
+          in.bytes >= 0 ? std::to_string(in.bytes).c_str() : "", static_cast<long long>(in.nranks),
+          in.matched ? 1 : 0, r.rank >= 0 ? std::to_string(r.rank).c_str() : "",
+          static_cast<long long>(r.pid), static_cast<unsigned long long>(a.enter),
+          static_cast<unsigned long long>(a.exit), static_cast<unsigned long long>(a.wait),
+          in.straggler == a.rank && in.skew > 0 ? 1 : 0, static_cast<unsigned long long>(in.skew),
+          static_cast<unsigned long long>(in.duration), num(in.algbw).c_str(),
+          num(in.busbw).c_str());
+    }
+}
+
+std::string Bw(double bps) {
+  if (bps < 0) return "-";
+  char b[32];
+  if (bps >= 1e9)
+    std::snprintf(b, sizeof b, "%.2f GB/s", bps / 1e9);
+  else
+    std::snprintf(b, sizeof b, "%.2f MB/s", bps / 1e6);
+  return b;
+}
+
+void PrintCollectives(const CommView& v) {
+  std::printf("per collective:\n  %-14s %9s %14s %12s %12s %12s %14s\n", "collective", "instances",
+              "calls/rank", "bytes", "time", "wait", "bus bw");
+  for (const auto& c : v.collectives) {
+    std::string calls;
+    for (size_t i = 0; i < v.ranks.size(); ++i)
+      calls += (i ? "," : "") + std::to_string(c.calls.count(i) ? c.calls.at(i) : 0);
+    std::printf("  %-14s %9llu %14s %12s %12s %12s %14s\n", TerminalSafe(c.collective).c_str(),
+                static_cast<unsigned long long>(c.instances), calls.c_str(),
+                HumanBytes(c.bytes).c_str(), HumanDuration(static_cast<double>(c.time)).c_str(),
+                HumanDuration(static_cast<double>(c.wait)).c_str(), Bw(c.busbw).c_str());
+  }
+}
+
+void PrintRanks(const CommView& v) {
+  std::printf("per rank:\n  %-12s %8s %-10s %7s %12s %12s %12s %9s\n", "rank", "pid", "source",
+              "calls", "bytes", "comm time", "wait", "straggler");
+  for (size_t i = 0; i < v.ranks.size(); ++i) {
+    const auto& r = v.ranks[i];
+    const auto& t = v.totals[i];
+    std::printf("  %-12s %8lld %-10s %7llu %12s %12s %12s %9llu\n", r.Label().c_str(),
+                static_cast<long long>(r.pid), r.source.c_str(),
+                static_cast<unsigned long long>(t.calls), HumanBytes(t.bytes).c_str(),
+                HumanDuration(static_cast<double>(t.time)).c_str(),
+                HumanDuration(static_cast<double>(t.wait)).c_str(),
+                static_cast<unsigned long long>(t.straggler));
+  }
+}
+
+void PrintTop(const CommView& v, size_t top, bool by_duration) {
+  std::vector<const CommInstance*> order;
+  for (const auto& in : v.instances) order.push_back(&in);
+  auto key = [&](const CommInstance* in) { return by_duration ? in->duration : in->wait; };
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const auto* a, const auto* b) { return key(a) > key(b); });
+  if (order.size() > top) order.resize(top);
+  std::printf("top %zu instances by %s:\n  %-22s %10s %10s %10s %10s %-10s %12s\n", order.size(),
+              by_duration ? "duration" : "wait", "instance", "bytes", "skew", "duration", "wait",
+              "straggler", "bus bw");
+  for (const CommInstance* in : order) {
+    std::string name =
+        in->collective +
+        (in->key >= 0 ? " key " + std::to_string(in->key) : " #" + std::to_string(in->seq)) +
+        (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
+    std::printf("  %-22s %10s %10s %10s %10s %-10s %12s\n", TerminalSafe(name).c_str(),
+                in->bytes >= 0 ? HumanBytes(in->bytes).c_str() : "-",
+                HumanDuration(static_cast<double>(in->skew)).c_str(),
+                HumanDuration(static_cast<double>(in->duration)).c_str(),
+                HumanDuration(static_cast<double>(in->wait)).c_str(),
+                in->skew > 0 ? v.ranks[in->straggler].Label().c_str() : "-", Bw(in->busbw).c_str());
+  }
+}
+
+void PrintText(const CommView& v, const CommArgs& o) {
+  std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n\n",
+              v.ranks.size(), static_cast<unsigned long long>(v.matched + v.unmatched),
+              static_cast<unsigned long long>(v.matched),
+              static_cast<unsigned long long>(v.unmatched));
+  if (v.instances.empty()) return;
+  PrintCollectives(v);
+  std::printf("\n");
+  PrintRanks(v);
+  std::printf("\n");
+  PrintTop(v, o.top, o.by_duration);
+}
+
+}  // namespace
+
+int Comm(const std::vector<std::string>& argv) {
+  CommArgs o;
+  if (!ParseCommArgs(argv, &o)) return 0;
+  std::vector<model::TraceModel> models;
+  for (const auto& d : o.dirs) models.push_back(model::LoadModel(d));
+  std::vector<const model::TraceModel*> traces;
+  std::vector<Problem> problems;
+  for (const auto& m : models) {
+    traces.push_back(&m);
+    problems.insert(problems.end(), m.problems.begin(), m.problems.end());
+  }
+  CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems));
+  if (v.ranks.empty())
+    v.notes.push_back(
+        "no collective in the trace: they come from PyTorch's profiler (c10d and its "
+        "backends' ranges, recorded with the python source) and from NCCL's NVTX ranges");
+  if (o.json) {
+    std::cout << ViewJson(v, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else if (o.csv) {
+    PrintCsv(v);
+  } else {
+    PrintText(v, o);
+    for (const auto& n : v.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
+  }
+  if (!problems.empty())
+    std::cerr << "tensortrace comm: warning: " << problems.size()
+              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+  return 0;
+}
+
+}  // namespace tt::cli

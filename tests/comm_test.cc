@@ -1,0 +1,440 @@
+// `tensortrace comm`: collectives matched across ranks. The matching on plain lists with exact
+// numbers (CommMatch); a synthetic two-rank job written at exact times, as one trace and as one
+// trace per rank (CommTrace); real PyTorch programs with gloo on two ranks, one with a rank
+// that sleeps a known time before one all-reduce (CommTorch).
+#include "analysis/comm.h"
+
+#include <gtest/gtest.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using analysis::CommEvent;
+using analysis::CommRank;
+using analysis::CommView;
+using nlohmann::json;
+using test::Python;
+using test::RunCmd;
+using test::TempDir;
+
+constexpr uint64_t kMs = 1000000;
+
+CommEvent Ev(const char* coll, const char* group, uint64_t start_ms, uint64_t end_ms, int64_t bytes,
+             int64_t key = -1) {
+  CommEvent e;
+  e.collective = analysis::NormaliseCollective(coll);
+  e.group = group;
+  e.start = start_ms * kMs;
+  e.end = end_ms * kMs;
+  e.bytes = bytes;
+  e.key = key;
+  e.name = std::string("gloo:") + coll;
+  return e;
+}
+
+CommRank Rank(int64_t rank, std::vector<CommEvent> events) {
+  CommRank r;
+  r.rank = rank;
+  r.pid = 100 + rank;
+  r.source = "backend";
+  r.events = std::move(events);
+  return r;
+}
+
+const analysis::CommInstance* Find(const CommView& v, const std::string& coll, uint64_t seq,
+                                   int64_t key = -1) {
+  for (const auto& in : v.instances)
+    if (in.collective == coll && in.seq == seq && in.key == key) return &in;
+  ADD_FAILURE() << "no instance " << coll << " #" << seq;
+  return nullptr;
+}
+
+TEST(CommMatch, KthCollectiveOfAGroupIsTheKthOnEveryRank) {
+  // Given out of rank order: matching sorts ranks and each rank's events.
+  CommView v = analysis::MatchCollectives(
+      {Rank(1, {Ev("all_reduce", "0", 35, 40, 4000), Ev("all_reduce", "0", 3, 10, 4000),
+                Ev("broadcast", "0", 12, 14, 1000)}),
+       Rank(0, {Ev("allreduce", "0", 0, 10, 4000), Ev("broadcast", "0", 12, 14, 1000),
+                Ev("allreduce", "0", 20, 40, 4000)})});
+  ASSERT_EQ(v.ranks.size(), 2u);
+  EXPECT_EQ(v.ranks[0].rank, 0);
+  EXPECT_EQ(v.matched, 3u);
+  EXPECT_EQ(v.unmatched, 0u);
+  EXPECT_TRUE(v.notes.empty()) << v.notes[0];
+  const auto* a = Find(v, "allreduce", 0);
+  ASSERT_TRUE(a);
+  EXPECT_TRUE(a->matched);
+  EXPECT_EQ(a->skew, 3 * kMs);
+  EXPECT_EQ(a->straggler, 1u);
+  EXPECT_EQ(a->duration, 7 * kMs);  // from the last entry (3) to the last exit (10)
+  ASSERT_EQ(a->arrivals.size(), 2u);
+  EXPECT_EQ(a->arrivals[0].wait, 3 * kMs);
+  EXPECT_EQ(a->arrivals[1].wait, 0u);
+  EXPECT_EQ(a->bytes, 4000);
+  // nccl-tests: algbw = bytes / time, busbw = algbw * 2(n-1)/n for an all-reduce.
+  EXPECT_DOUBLE_EQ(a->algbw, 4000 / 7e-3);
+  EXPECT_DOUBLE_EQ(a->busbw, 4000 / 7e-3 * 2 * 1 / 2);
+  const auto* b = Find(v, "allreduce", 1);
+  ASSERT_TRUE(b);
+  EXPECT_EQ(b->arrivals[0].wait, 15 * kMs);
+  EXPECT_EQ(b->wait, 15 * kMs);
+  EXPECT_EQ(b->straggler, 1u);
+  const auto* c = Find(v, "broadcast", 0);
+  ASSERT_TRUE(c);
+  EXPECT_EQ(c->skew, 0u);
+  EXPECT_DOUBLE_EQ(c->busbw, c->algbw);  // factor 1 for a broadcast
+  // Totals per rank and per collective.
+  EXPECT_EQ(v.totals[0].wait, 18 * kMs);
+  EXPECT_EQ(v.totals[1].straggler, 2u);
+  EXPECT_EQ(v.totals[0].straggler, 0u);
+  EXPECT_EQ(v.totals[0].calls, 3u);
+  ASSERT_EQ(v.collectives.size(), 2u);
+  EXPECT_EQ(v.collectives[0].collective, "allreduce");
+  EXPECT_EQ(v.collectives[0].instances, 2u);
+  EXPECT_EQ(v.collectives[0].bytes, 8000);
+  EXPECT_EQ(v.collectives[0].time, (10 + 20 + 7 + 5) * kMs);
+  EXPECT_EQ(v.collectives[0].wait, 18 * kMs);
+  EXPECT_EQ(v.collectives[0].calls.at(0), 2u);
+  EXPECT_EQ(v.collectives[0].calls.at(1), 2u);
+}
+
+TEST(CommMatch, InstanceKeyMatchesWhereOrderDiffers) {
+  CommView v = analysis::MatchCollectives(
+      {Rank(0, {Ev("all_gather", "0", 45, 50, 512, 8), Ev("all_gather", "0", 52, 60, 256, 7)}),
+       Rank(1, {Ev("all_gather", "0", 41, 60, 256, 7), Ev("all_gather", "0", 61, 62, 512, 8)})});
+  EXPECT_EQ(v.matched, 2u);
+  EXPECT_TRUE(v.notes.empty()) << v.notes[0];
+  const auto* k7 = Find(v, "allgather", 1, 7);
+  ASSERT_TRUE(k7);
+  EXPECT_EQ(k7->bytes, 256);
+  EXPECT_FALSE(k7->bytes_differ);
+  EXPECT_EQ(k7->straggler, 0u);
+  EXPECT_EQ(k7->arrivals[1].wait, 11 * kMs);
+  const auto* k8 = Find(v, "allgather", 0, 8);
+  ASSERT_TRUE(k8);
+  EXPECT_EQ(k8->straggler, 1u);
+  EXPECT_EQ(k8->arrivals[0].wait, 5 * kMs);    // no more than its own time in the collective
+  EXPECT_DOUBLE_EQ(k8->busbw, k8->algbw / 2);  // (n-1)/n for an all-gather
+}
+
+TEST(CommMatch, InstanceOnOneRankIsUnmatchedAndNamed) {
+  auto one = Ev("all_reduce", "1", 70, 75, 64);
+  one.nranks = 2;
+  CommView v = analysis::MatchCollectives({Rank(0, {Ev("all_reduce", "0", 0, 10, 8), one}),
+                                           Rank(1, {Ev("all_reduce", "0", 1, 10, 8)})});
+  EXPECT_EQ(v.matched, 1u);
+  EXPECT_EQ(v.unmatched, 1u);
+  const auto* u = Find(v, "allreduce", 0);
+  ASSERT_TRUE(u);
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_NE(v.notes[0].find("1 instance(s) seen on fewer ranks"), std::string::npos) << v.notes[0];
+  EXPECT_NE(v.notes[0].find("allreduce #0 of group 1 (only on rank 0)"), std::string::npos)
+      << v.notes[0];
+  for (const auto& in : v.instances)
+    if (in.group == "1") {
+      EXPECT_FALSE(in.matched);
+      EXPECT_LT(in.busbw, 0);  // no bandwidth without its peer
+      EXPECT_EQ(in.nranks, 2);
+    }
+  EXPECT_EQ(v.collectives[0].unmatched, 1u);
+  EXPECT_EQ(v.totals[1].straggler, 1u);
+}
+
+TEST(CommMatch, DifferentCountsOnRanksAreNoted) {
+  CommView v = analysis::MatchCollectives(
+      {Rank(0, {Ev("broadcast", "", 0, 1, 8), Ev("broadcast", "", 2, 3, 8)}),
+       Rank(1, {Ev("broadcast", "", 0, 1, 16)})});
+  EXPECT_EQ(v.unmatched, 1u);
+  ASSERT_EQ(v.notes.size(), 3u);
+  EXPECT_NE(v.notes[1].find("broadcast: 2 on rank 0, 1 on rank 1, matched in order"),
+            std::string::npos)
+      << v.notes[1];
+  EXPECT_NE(v.notes[2].find("1 instance(s) whose ranks gave different bytes"), std::string::npos);
+}
+
+TEST(CommMatch, OneRankAloneAndNamesAndFactors) {
+  CommView v = analysis::MatchCollectives({Rank(-1, {Ev("all_reduce", "", 0, 1, 8)})});
+  EXPECT_EQ(v.unmatched, 1u);
+  EXPECT_NE(v.notes.back().find("one rank only (pid 99)"), std::string::npos) << v.notes.back();
+  EXPECT_EQ(analysis::NormaliseCollective("AllReduce"), "allreduce");
+  EXPECT_EQ(analysis::NormaliseCollective("_allgather_base"), "allgather");
+  EXPECT_EQ(analysis::NormaliseCollective("reduce_scatter_tensor"), "reducescatter");
+  EXPECT_EQ(analysis::NormaliseCollective("ncclBroadcast"), "broadcast");
+  EXPECT_EQ(analysis::NormaliseCollective("barrier"), "barrier");
+  EXPECT_DOUBLE_EQ(analysis::BusFactor("allreduce", 4), 1.5);
+  EXPECT_DOUBLE_EQ(analysis::BusFactor("reducescatter", 4), 0.75);
+  EXPECT_DOUBLE_EQ(analysis::BusFactor("reduce", 4), 1);
+  EXPECT_DOUBLE_EQ(analysis::BusFactor("barrier", 4), 0);
+}
+
+// ---- The synthetic job (tests/programs/comm_job.cc) recorded through the runtime ----
+
+uint64_t MonotonicNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000 + static_cast<uint64_t>(t.tv_nsec);
+}
+
+// Runs both ranks of comm_job at once with one T0, rank r into dirs[r]; retries with a later
+// T0 when a rank started after it (a loaded machine).
+void RunJob(const std::vector<std::string>& dirs, uint64_t* t0) {
+  for (uint64_t margin_ms : {1000, 4000, 15000}) {
+    for (const auto& d : dirs) std::filesystem::create_directories(d);  // the runtime needs it
+    *t0 = MonotonicNs() + margin_ms * kMs;
+    int pids[2], fds[2], late = 0;
+    for (int r = 0; r < 2; ++r)
+      pids[r] = test::Spawn({TT_COMM_JOB}, &fds[r],
+                            {{"TENSORTRACE_DIR", dirs[static_cast<size_t>(r)]},
+                             {"RANK", std::to_string(r)},
+                             {"WORLD_SIZE", "2"},
+                             {"TT_COMM_T0", std::to_string(*t0)}});
+    for (int r = 0; r < 2; ++r) {
+      int status = test::Wait(pids[r]);
+      close(fds[r]);
+      late += status == 3;
+      ASSERT_TRUE(status == 0 || status == 3) << "rank " << r << " exited " << status;
+    }
+    if (!late) return;
+    for (const auto& d : dirs) std::filesystem::remove_all(d);
+  }
+  FAIL() << "comm_job started too late three times";
+}
+
+json CommJson(const std::vector<std::string>& dirs) {
+  std::vector<std::string> argv = {TT_CLI, "comm"};
+  argv.insert(argv.end(), dirs.begin(), dirs.end());
+  argv.push_back("--json");
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json::object();
+}
+
+const json* Instance(const json& j, const std::string& coll, int64_t seq, const json& key) {
+  for (const auto& in : j["instances"])
+    if (in["collective"] == coll && in["seq"] == seq && in["key"] == key) return &in;
+  ADD_FAILURE() << "no instance " << coll << " #" << seq << " in " << j.dump().substr(0, 3000);
+  return nullptr;
+}
+
+// What the job wrote (comm_job.cc), read back: five instances on both ranks, one on rank 0
+// only, with their exact times.
+void CheckJob(const json& j, uint64_t t0) {
+  ASSERT_EQ(j["schema"], "tensortrace.comm/1");
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["ranks"][0]["rank"], 0);
+  EXPECT_EQ(j["ranks"][1]["rank"], 1);
+  EXPECT_EQ(j["ranks"][0]["source"], "backend");
+  EXPECT_EQ(j["matched"], 5);
+  EXPECT_EQ(j["unmatched"], 1);
+  const json* a = Instance(j, "allreduce", 0, nullptr);
+  ASSERT_TRUE(a);
+  EXPECT_EQ((*a)["first_enter_ns"], t0);
+  EXPECT_EQ((*a)["skew_ns"], 3 * kMs);
+  EXPECT_EQ((*a)["straggler_index"], 1);
+  EXPECT_EQ((*a)["arrivals"][0]["wait_ns"], 3 * kMs);
+  EXPECT_EQ((*a)["bytes"], 4000);
+  EXPECT_DOUBLE_EQ((*a)["busbw_gbs"].get<double>(), 4000 / 7e-3 / 1e9);
+  const json* b = Instance(j, "allreduce", 1, nullptr);
+  ASSERT_TRUE(b);
+  EXPECT_EQ((*b)["arrivals"][0]["wait_ns"], 15 * kMs);
+  const json* k7 = Instance(j, "allgather", 1, 7);
+  ASSERT_TRUE(k7);
+  EXPECT_EQ((*k7)["straggler_index"], 0);
+  EXPECT_EQ((*k7)["matched"], true);
+  const json* lone = Instance(j, "allreduce", 0, nullptr);
+  for (const auto& in : j["instances"])
+    if (in["group"] == "1") lone = &in;
+  EXPECT_EQ((*lone)["matched"], false);
+  EXPECT_EQ((*lone)["arrivals"].size(), 1u);
+  ASSERT_EQ(j["notes"].size(), 1u) << j["notes"].dump();
+  EXPECT_NE(j["notes"][0].get<std::string>().find("allreduce #0 of group 1 (only on rank 0)"),
+            std::string::npos);
+  EXPECT_EQ(j["ranks"][0]["straggler"], 1);  // the all-gather of key 7
+  EXPECT_EQ(j["ranks"][1]["straggler"], 3);
+  EXPECT_EQ(j["ranks"][0]["wait_ns"], (3 + 15 + 5) * kMs);
+}
+
+TEST(CommTrace, SyntheticJobAsOneTrace) {
+  TempDir d;
+  uint64_t t0 = 0;
+  RunJob({d / "t", d / "t"}, &t0);
+  json j = CommJson({d / "t"});
+  CheckJob(j, t0);
+
+  // CSV: one row per instance and rank.
+  auto csv = RunCmd({TT_CLI, "comm", d / "t", "--csv"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(test::CountLines(csv.out), 1u + 11u);
+  EXPECT_EQ(csv.out.rfind("collective,group,seq,key,bytes,nranks,matched,rank,pid,", 0), 0u);
+  // The table names the straggler and notes the unmatched instance.
+  auto text = RunCmd({TT_CLI, "comm", d / "t", "--top", "2"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("2 rank(s), 6 collective instance(s): 5 matched, 1 unmatched"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("top 2 instances by wait"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("note: 1 instance(s) seen on fewer ranks"), std::string::npos);
+}
+
+TEST(CommTrace, OneRecordingPerRankIsOneJob) {
+  TempDir d;
+  uint64_t t0 = 0;
+  RunJob({d / "r0", d / "r1"}, &t0);
+  json j = CommJson({d / "r0", d / "r1"});
+  CheckJob(j, t0);
+  EXPECT_EQ(j["ranks"][1]["trace"], d / "r1");
+  // Each rank alone: nothing matches, and the note says to give every rank's trace.
+  json alone = CommJson({d / "r1"});
+  EXPECT_EQ(alone["matched"], 0);
+  EXPECT_NE(alone["notes"].dump().find("one rank only (rank 1)"), std::string::npos);
+}
+
+TEST(CommTrace, BadInputIsOneLine) {
+  TempDir d;
+  for (std::vector<std::string> argv : {std::vector<std::string>{TT_CLI, "comm"},
+                                        {TT_CLI, "comm", d / "missing"},
+                                        {TT_CLI, "comm", d.path(), d.path()},
+                                        {TT_CLI, "comm", d.path(), "--by", "size"},
+                                        {TT_CLI, "comm", d.path(), "--json", "--csv"},
+                                        {TT_CLI, "comm", d.path(), "--top", "0"}}) {
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 2) << argv.back() << ": " << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_EQ(r.err.rfind("tensortrace comm: ", 0), 0u) << r.err;
+  }
+  // A trace without collectives: a note, exit 0.
+  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "2"}, {{"TENSORTRACE_DIR", d.path()}}).status, 0);
+  json j = CommJson({d.path()});
+  EXPECT_EQ(j["ranks"].size(), 0u);
+  EXPECT_NE(j["notes"].dump().find("no collective in the trace"), std::string::npos);
+  auto help = RunCmd({TT_CLI, "comm", "--help"});
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("usage: tensortrace comm DIR..."), std::string::npos);
+}
+
+// ---- Real PyTorch programs with gloo on two ranks ----
+
+std::string Program(const std::string& name) {
+  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
+}
+
+std::map<std::string, int64_t> Said(const std::string& out) {
+  std::map<std::string, int64_t> said;
+  std::istringstream in(out);
+  std::string key;
+  int64_t v;
+  while (in >> key >> v) said[key] = v;
+  return said;
+}
+
+// Records `program` inside a network namespace of its own (gloo listens on 127.0.0.1 there).
+bool RecordInNetworkNamespace(const std::string& trace, const std::string& program,
+                              const std::map<std::string, std::string>& env, test::RunResult* r) {
+  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
+  *r = RunCmd({"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI,
+               "record", "-o", trace, "--", Python(), Program(program)},
+              env, 280);
+  return true;
+}
+
+#define RECORD_OR_SKIP(trace, program, env, r)                        \
+  do {                                                                \
+    if (!RecordInNetworkNamespace(trace, program, env, &r))           \
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)"; \
+    ASSERT_EQ(r.status, 0) << r.err;                                  \
+  } while (0)
+
+TEST(CommTorch, CollectivesCountedOnEachRankWithTheirBytesAndMatched) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_collectives.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_EQ(said["allreduce"], 5) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"].dump();
+  std::map<std::string, json> by;
+  for (const auto& c : j["collectives"]) by[c["collective"]] = c;
+  for (const char* c : {"allreduce", "broadcast", "allgather"}) {
+    ASSERT_TRUE(by.count(c)) << c << ": " << j["collectives"].dump();
+    EXPECT_EQ(by[c]["calls"], json::array({said[c], said[c]})) << c;
+    EXPECT_EQ(by[c]["instances"], said[c]) << c;
+    EXPECT_EQ(by[c]["bytes"], said[c] * said[std::string(c) + "_bytes"]) << c;
+  }
+  ASSERT_TRUE(by.count("barrier")) << j["collectives"].dump();
+  EXPECT_EQ(by["barrier"]["calls"], json::array({said["barrier"], said["barrier"]}));
+  EXPECT_EQ(j["collectives"].size(), 4u) << j["collectives"].dump();
+  EXPECT_EQ(j["ranks"][0]["source"], "backend");
+  EXPECT_EQ(j["ranks"][0]["rank"], 0);
+  EXPECT_EQ(j["ranks"][1]["rank"], 1);
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    EXPECT_EQ(in["arrivals"].size(), 2u) << in.dump();
+    EXPECT_EQ(in["group"], "0") << in.dump();  // the group torch names, from distributedInfo
+    EXPECT_EQ(in["nranks"], 2) << in.dump();
+    if (by.count(in["collective"]) && in["collective"] != "barrier") {
+      EXPECT_EQ(in["bytes"], said[in["collective"].get<std::string>() + "_bytes"]) << in.dump();
+    }
+  }
+}
+
+TEST(CommTorch, RankThatSleepsBeforeAnAllReduceIsItsStraggler) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  constexpr int64_t kSleepMs = 300;
+  RECORD_OR_SKIP(
+      d / "t", "torch_collectives.py",
+      (std::map<std::string, std::string>{
+          {"TT_COMM_SLEEP_MS", "300"}, {"TT_COMM_SLEEP_RANK", "1"}, {"TT_COMM_SLEEP_AT", "2"}}),
+      r);
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  ASSERT_EQ(j["ranks"][1]["rank"], 1);
+  const json* in = Instance(j, "allreduce", 2, nullptr);
+  ASSERT_TRUE(in);
+  EXPECT_EQ((*in)["straggler_index"], 1) << in->dump();
+  double wait = (*in)["arrivals"][0]["wait_ns"].get<double>();
+  EXPECT_NEAR(wait, kSleepMs * 1e6, kSleepMs * 1e6 * 0.1) << in->dump();
+  EXPECT_EQ((*in)["arrivals"][1]["wait_ns"], 0);
+  std::printf("sleep %lld ms: rank 0 waited %.1f ms in allreduce #2\n",
+              static_cast<long long>(kSleepMs), wait / 1e6);
+  // The other all-reduces waited far less.
+  for (int64_t k : {0, 1, 3, 4}) {
+    const json* o = Instance(j, "allreduce", k, nullptr);
+    ASSERT_TRUE(o);
+    EXPECT_LT((*o)["wait_ns"].get<double>(), kSleepMs * 1e6 / 2) << o->dump();
+  }
+}
+
+TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_ddp.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_GT(said["grad_bytes"], 0) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  int64_t gradients = 0;
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    gradients += in["collective"] == "allreduce" && in["bytes"] == said["grad_bytes"];
+  }
+  EXPECT_EQ(gradients, said["steps"]) << j["instances"].dump().substr(0, 3000);
+}
+
+}  // namespace
+}  // namespace tt

@@ -1,0 +1,54 @@
+"""Known collectives with gloo on 2 ranks of one host; no profiler call. Started without RANK in
+its environment, it is its own launcher (as torch_ddp.py). Each rank runs ALLREDUCES all-reduces
+of a float32 tensor, BROADCASTS broadcasts and ALLGATHERS all-gathers, then a barrier; rank 0
+prints each collective's count and bytes (`allreduce 5`, `allreduce_bytes 4096`, `barrier 1`).
+With TT_COMM_SLEEP_MS=N, rank TT_COMM_SLEEP_RANK (default 1) sleeps N ms before all-reduce number
+TT_COMM_SLEEP_AT (from 0, default 2): it enters that all-reduce last."""
+import os
+import subprocess
+import sys
+import time
+
+import torch
+import torch.distributed as dist
+
+ALLREDUCES, BROADCASTS, ALLGATHERS = 5, 2, 3
+NUMEL = {"allreduce": 1024, "broadcast": 256, "allgather": 128}
+
+
+def main():
+    dist.init_process_group("gloo")
+    rank = dist.get_rank()
+    sleep_ms = int(os.environ.get("TT_COMM_SLEEP_MS", "0"))
+    sleep_rank = int(os.environ.get("TT_COMM_SLEEP_RANK", "1"))
+    sleep_at = int(os.environ.get("TT_COMM_SLEEP_AT", "2"))
+    for i in range(ALLREDUCES):
+        if sleep_ms and rank == sleep_rank and i == sleep_at:
+            time.sleep(sleep_ms / 1000)
+        dist.all_reduce(torch.ones(NUMEL["allreduce"]))
+    for _ in range(BROADCASTS):
+        dist.broadcast(torch.ones(NUMEL["broadcast"]), src=0)
+    for _ in range(ALLGATHERS):
+        out = [torch.empty(NUMEL["allgather"]) for _ in range(dist.get_world_size())]
+        dist.all_gather(out, torch.ones(NUMEL["allgather"]))
+    dist.barrier()
+    if rank == 0:
+        for name, n in (("allreduce", ALLREDUCES), ("broadcast", BROADCASTS),
+                        ("allgather", ALLGATHERS)):
+            print(name, n)
+            print(name + "_bytes", NUMEL[name] * 4)
+        print("barrier", 1)
+    dist.destroy_process_group()
+
+
+def launch():
+    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
+               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29534"))
+    ranks = [subprocess.Popen([sys.executable, __file__],
+                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
+    codes = [p.wait() for p in ranks]
+    sys.exit(next((c for c in codes if c), 0))
+
+
+if __name__ == "__main__":
+    main() if "RANK" in os.environ else launch()
