@@ -1,6 +1,7 @@
 """A PyTorch loop whose model has two parts that differ in cost by a known factor: small_part
-multiplies by a 256x512 matrix, big_part by a 256x2048 one (tensortrace's code view test; each
-matmul lasts a few sampling periods, so that the sampler sees it even on a busy machine). It
+multiplies by a 512x512 matrix, big_part by a 512x2048 one (tensortrace's code view test; each
+matmul lasts several sampling periods, so that the sampler sees it even on a busy machine,
+where its looks come late). It
 prints the time spent in each part's forward call ("small_ns N", "big_ns N"), the test's ground
 truth."""
 import time
@@ -9,10 +10,10 @@ import torch
 
 torch.manual_seed(0)
 torch.set_num_threads(1)
-w_small = torch.randn(256, 512, requires_grad=True)
-w_big = torch.randn(256, 2048, requires_grad=True)
+w_small = torch.randn(512, 512, requires_grad=True)
+w_big = torch.randn(512, 2048, requires_grad=True)
 opt = torch.optim.SGD([w_small, w_big], lr=0.01)
-x = torch.randn(2048, 256)
+x = torch.randn(2048, 512)
 
 
 def small_part(x):
@@ -33,7 +34,7 @@ def timed(part, fn, x):
     return y
 
 
-for _ in range(20):
+for _ in range(8):
     opt.zero_grad()
     loss = timed("small", small_part, x).mean() + timed("big", big_part, x).mean()
     loss.backward()
