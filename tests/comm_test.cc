@@ -1,7 +1,8 @@
 // `tensortrace comm`: collectives matched across ranks. The matching on plain lists with exact
 // numbers (CommMatch); a synthetic two-rank job written at exact times, as one trace and as one
 // trace per rank (CommTrace); real PyTorch programs with gloo on two ranks, one with a rank
-// that sleeps a known time before one all-reduce (CommTorch).
+// that sleeps a known time before one all-reduce (CommTorch); the report's communication section
+// and findings on both (CommReport, and CommTorch's straggler).
 #include "analysis/comm.h"
 
 #include <gtest/gtest.h>
@@ -11,8 +12,10 @@
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
+#include "core/files.h"
 #include "test_util.h"
 
 namespace tt {
@@ -225,6 +228,39 @@ const json* Instance(const json& j, const std::string& coll, int64_t seq, const 
   return nullptr;
 }
 
+// `tensortrace report` of `trace`: the page.
+std::string ReportOf(const std::string& trace, const std::string& out) {
+  auto r = RunCmd({TT_CLI, "report", trace, "-o", out}, {}, 180);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? ReadFile(out) : "";
+}
+
+// The rows of the page's table with this id, each as its cells' texts.
+std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  size_t at = html.find("<table id=\"" + id + "\">");
+  EXPECT_NE(at, std::string::npos) << id;
+  if (at == std::string::npos) return rows;
+  std::string t = html.substr(at, html.find("</table>", at) - at);
+  std::regex row("<tr>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
+  for (std::sregex_iterator it(t.begin(), t.end(), row), end; it != end; ++it) {
+    std::string r = (*it)[1];
+    std::vector<std::string> cells;
+    for (std::sregex_iterator c(r.begin(), r.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
+    if (!cells.empty()) rows.push_back(cells);
+  }
+  return rows;
+}
+
+// The text of the finding with this id ("" when the page has none).
+std::string FindingText(const std::string& html, const std::string& id) {
+  std::string open = "<li data-finding=\"" + id + "\">";
+  size_t at = html.find(open);
+  if (at == std::string::npos) return "";
+  at += open.size();
+  return html.substr(at, html.find("</li>", at) - at);
+}
+
 // What the job wrote (comm_job.cc), read back: five instances on both ranks, one on rank 0
 // only, with their exact times.
 void CheckJob(const json& j, uint64_t t0) {
@@ -296,6 +332,55 @@ TEST(CommTrace, OneRecordingPerRankIsOneJob) {
   json alone = CommJson({d / "r1"});
   EXPECT_EQ(alone["matched"], 0);
   EXPECT_NE(alone["notes"].dump().find("one rank only (rank 1)"), std::string::npos);
+}
+
+// The report of the synthetic job: its communication section and the straggler finding carry
+// the job's exact numbers (rank 1 entered two all-reduces 3 and 15 ms late and the all-gather
+// of key 8 after rank 0 had waited 5 ms; rank 0 entered the one of key 7 11 ms late).
+TEST(CommReport, SyntheticJobSectionAndStragglerFinding) {
+  TempDir d;
+  uint64_t t0 = 0;
+  RunJob({d / "t", d / "t"}, &t0);
+  std::string html = ReportOf(d / "t", d / "r.html");
+  ASSERT_NE(html.find("<section id=\"comm\"><h2>Communication</h2>"), std::string::npos);
+  EXPECT_NE(html.find("2 rank(s), 6 collective instance(s): 5 matched across ranks, 1 unmatched"),
+            std::string::npos);
+  std::map<std::string, std::vector<std::string>> colls;
+  for (auto& r : HtmlTable(html, "comm-collectives")) colls[r[0]] = r;
+  ASSERT_EQ(colls.size(), 3u);
+  // collective, instances, calls per rank, bytes, time, wait, bus bandwidth
+  EXPECT_EQ(colls["allreduce"][1], "3");
+  EXPECT_EQ(colls["allreduce"][2], "3, 2");
+  EXPECT_EQ(colls["allreduce"][5], "18.00 ms");  // 3 + 15
+  EXPECT_EQ(colls["allgather"][5], "16.00 ms");  // 5 + 11
+  EXPECT_EQ(colls["broadcast"][5], "0 ns");
+  auto ranks = HtmlTable(html, "comm-ranks");
+  ASSERT_EQ(ranks.size(), 2u);
+  // rank, pid, host, calls, bytes, communication time, wait, straggler in
+  EXPECT_EQ(ranks[0][0], "rank 0");
+  EXPECT_EQ(ranks[0][5], "50.00 ms");
+  EXPECT_EQ(ranks[0][6], "23.00 ms");
+  EXPECT_EQ(ranks[0][7], "1");
+  EXPECT_EQ(ranks[1][5], "34.00 ms");
+  EXPECT_EQ(ranks[1][6], "11.00 ms");
+  EXPECT_EQ(ranks[1][7], "3");
+  auto top = HtmlTable(html, "comm-instances");
+  ASSERT_EQ(top.size(), 6u);
+  // instance, bytes, ranks, skew, duration, wait, straggler, bus bandwidth
+  EXPECT_EQ(top[0][0], "allreduce #1 of group 0");
+  EXPECT_EQ(top[0][3], "15.00 ms");
+  EXPECT_EQ(top[0][5], "15.00 ms");
+  EXPECT_EQ(top[0][6], "rank 1");
+  EXPECT_EQ(top[1][0], "allgather key 7 of group 0");
+  EXPECT_EQ(top[1][6], "rank 0");
+  EXPECT_NE(html.find("allreduce #0 of group 1 (unmatched)"), std::string::npos);
+  EXPECT_NE(html.find("1 instance(s) seen on fewer ranks"), std::string::npos);
+  EXPECT_EQ(FindingText(html, "straggler"),
+            "rank 1 arrived last in 2 of 2 all-reduces (and 1 other collective); the other ranks "
+            "waited 23.00 ms in all for it (68% of all waiting in collectives; the longest: "
+            "15.00 ms in allreduce #1 of group 0)");
+  // Six collectives with a size: too few to call their size a pattern.
+  EXPECT_EQ(FindingText(html, "small_messages"), "");
 }
 
 TEST(CommTrace, BadInputIsOneLine) {
@@ -416,6 +501,31 @@ TEST(CommTorch, RankThatSleepsBeforeAnAllReduceIsItsStraggler) {
     ASSERT_TRUE(o);
     EXPECT_LT((*o)["wait_ns"].get<double>(), kSleepMs * 1e6 / 2) << o->dump();
   }
+
+  // The report: its communication section leads with that all-reduce, and the straggler
+  // finding names rank 1 with rank 0's wait.
+  std::string html = ReportOf(d / "t", d / "r.html");
+  ASSERT_NE(html.find("<section id=\"comm\"><h2>Communication</h2>"), std::string::npos);
+  auto top = HtmlTable(html, "comm-instances");
+  ASSERT_FALSE(top.empty());
+  EXPECT_EQ(top[0][0], "allreduce #2 of group 0");
+  EXPECT_EQ(top[0][6], "rank 1");
+  EXPECT_EQ(HtmlTable(html, "comm-ranks").size(), 2u);
+  std::string f = FindingText(html, "straggler");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(f, m,
+                                std::regex("^rank 1 arrived last in [0-9]+ of 5 all-reduces.*; the "
+                                           "other ranks waited ([0-9.]+) ms in all for it .*the "
+                                           "longest: ([0-9.]+) ms in allreduce #2 of group 0\\)$")))
+      << f;
+  double longest = std::stod(m[2]), all = std::stod(m[1]);
+  EXPECT_NEAR(longest, kSleepMs, kSleepMs * 0.1) << f;
+  EXPECT_NEAR(all, kSleepMs, kSleepMs * 0.1) << f;
+  std::printf("report: %s\n", f.c_str());
+  // 5 all-reduces of 4 KiB, 2 broadcasts of 1 KiB, 3 all-gathers of 512 B: all small.
+  EXPECT_NE(FindingText(html, "small_messages").find("(100%) move less than 64.0 KiB each"),
+            std::string::npos)
+      << FindingText(html, "small_messages");
 }
 
 TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {

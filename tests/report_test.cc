@@ -352,12 +352,15 @@ TEST(ReportCli, SectionsWithoutDataSaySo) {
   std::string html = ReadFile(d / "r.html");
   for (const char* none :
        {"No step-time breakdown: no steps in this trace", "No GPU kernels in this trace.",
-        "No memory allocation events", "No memory copies or sets in this trace."})
+        "No memory allocation events", "No memory copies or sets in this trace.",
+        "No collectives in this trace"})
     EXPECT_NE(html.find(none), std::string::npos) << none;
   EXPECT_NE(html.find("<dt>devices</dt><dd>none traced</dd>"), std::string::npos);
   EXPECT_NE(html.find("<dt>processes</dt><dd>3</dd>"), std::string::npos);
   EXPECT_NE(html.find("Timeline of the first process"), std::string::npos);
   EXPECT_EQ(html.find("memory_peak"), std::string::npos);
+  for (const char* f : {"straggler", "small_messages", "communication"})
+    EXPECT_EQ(html.find("data-finding=\"" + std::string(f) + "\""), std::string::npos) << f;
   // Only the timeline is drawn: one chart.
   size_t charts = 0;
   for (size_t at = 0; (at = html.find("<svg", at)) != std::string::npos; ++at) charts++;

@@ -78,10 +78,7 @@ void Finish(CommInstance* in, int64_t group_ranks) {
 }
 
 std::string InstanceName(const CommInstance& in, const std::vector<CommRank>& ranks) {
-  std::string s = in.collective +
-                  (in.key >= 0 ? " key " + std::to_string(in.key) : " #" + std::to_string(in.seq));
-  if (!in.group.empty()) s += " of group " + in.group;
-  s += " (only on";
+  std::string s = CommInstanceName(in) + " (only on";
   for (const CommArrival& a : in.arrivals) s += " " + ranks[a.rank].Label();
   return s + ")";
 }
@@ -167,6 +164,12 @@ void Totals(CommView* v) {
 }
 
 }  // namespace
+
+std::string CommInstanceName(const CommInstance& in) {
+  std::string s = in.collective +
+                  (in.key >= 0 ? " key " + std::to_string(in.key) : " #" + std::to_string(in.seq));
+  return in.group.empty() ? s : s + " of group " + in.group;
+}
 
 std::string CommRank::Label() const {
   return rank >= 0 ? "rank " + std::to_string(rank) : "pid " + std::to_string(pid);

@@ -9,10 +9,12 @@
 #pragma once
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "model/model.h"
+#include "model/scan.h"
 
 namespace tt::analysis {
 
@@ -102,6 +104,26 @@ double BusFactor(const std::string& collective, int64_t n);
 
 // Matches the ranks' events into instances and adds everything up. Ranks are sorted here.
 CommView MatchCollectives(std::vector<CommRank> ranks);
+
+// A collective's short name for people: "allreduce #2", "allgather key 7 of group 1".
+std::string CommInstanceName(const CommInstance& in);
+
+// CollectCollectives of one trace in two halves, for a caller that scans the tracks itself
+// (with other visitors): OnSlice(track, slice) for every slice of each track (indexed like
+// m.tracks; one thread per track at a time), then Finish().
+class CommScans {
+ public:
+  explicit CommScans(const model::TraceModel& m);
+  ~CommScans();
+  CommScans(const CommScans&) = delete;
+  CommScans& operator=(const CommScans&) = delete;
+  void OnSlice(size_t track, const model::Slice& s);
+  std::vector<CommRank> Finish();  // the processes that ran collectives (once)
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
 
 // Reads every process's collectives from each trace (one scan of each track).
 std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,

@@ -64,42 +64,79 @@ struct TrackComm {
 
 }  // namespace
 
+struct CommScans::State {
+  const model::TraceModel* m;
+  std::vector<Keys> keys;
+  std::vector<TrackComm> scans;
+};
+
+CommScans::CommScans(const model::TraceModel& m) : s_(std::make_unique<State>()) {
+  s_->m = &m;
+  for (const auto& p : m.processes) s_->keys.emplace_back(p);
+  s_->scans.resize(m.tracks.size());
+  for (size_t i = 0; i < m.tracks.size(); ++i) {
+    s_->scans[i].proc = &m.processes[m.tracks[i].process];
+    s_->scans[i].keys = &s_->keys[m.tracks[i].process];
+  }
+}
+
+CommScans::~CommScans() = default;
+
+void CommScans::OnSlice(size_t track, const model::Slice& s) { s_->scans[track].OnSlice(s); }
+
+std::vector<CommRank> CommScans::Finish() {
+  const model::TraceModel* m = s_->m;
+  std::vector<CommRank> ranks;
+  for (size_t p = 0; p < m->processes.size(); ++p) {
+    const ProcessMeta& meta = m->processes[p].meta;
+    CommRank r;
+    r.rank = meta.rank;
+    r.pid = meta.pid;
+    r.host = meta.hostname;
+    r.trace = m->path;
+    r.clock = meta.clock_uuid;
+    for (int t = 0; t < kTiers && r.events.empty(); ++t)
+      for (size_t track : m->processes[p].tracks) {
+        auto& ev = s_->scans[track].tiers[t];
+        if (ev.empty()) continue;
+        r.source = kTierNames[t];
+        r.events.insert(r.events.end(), std::make_move_iterator(ev.begin()),
+                        std::make_move_iterator(ev.end()));
+      }
+    if (r.events.empty()) continue;
+    for (size_t track : m->processes[p].tracks)
+      if (r.rank < 0) r.rank = s_->scans[track].rank;
+    ranks.push_back(std::move(r));
+  }
+  return ranks;
+}
+
+namespace {
+
+// One track of CommScans, as a visitor of model::ScanTrack.
+struct CommTrackVisitor {
+  CommScans* scans;
+  size_t track;
+  void OnBegin(const model::Slice&) {}
+  void OnPoint(const model::Point&) {}
+  void OnSlice(const model::Slice& s) { scans->OnSlice(track, s); }
+};
+
+}  // namespace
+
 std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,
                                          unsigned threads, std::vector<Problem>* problems) {
   std::vector<CommRank> ranks;
   for (const model::TraceModel* m : traces) {
-    std::vector<Keys> keys;
-    for (const auto& p : m->processes) keys.emplace_back(p);
-    std::vector<TrackComm> scans(m->tracks.size());
+    CommScans scans(*m);
     std::vector<std::vector<Problem>> probs(m->tracks.size());
     ParallelFor(m->tracks.size(), DefaultThreads(threads), [&](size_t i) {
-      const model::Track& t = m->tracks[i];
-      scans[i].proc = &m->processes[t.process];
-      scans[i].keys = &keys[t.process];
-      model::ScanTrack(*m, t, &probs[i], scans[i]);
+      CommTrackVisitor v{&scans, i};
+      model::ScanTrack(*m, m->tracks[i], &probs[i], v);
     });
     for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
-    for (size_t p = 0; p < m->processes.size(); ++p) {
-      const ProcessMeta& meta = m->processes[p].meta;
-      CommRank r;
-      r.rank = meta.rank;
-      r.pid = meta.pid;
-      r.host = meta.hostname;
-      r.trace = m->path;
-      r.clock = meta.clock_uuid;
-      for (int t = 0; t < kTiers && r.events.empty(); ++t)
-        for (size_t track : m->processes[p].tracks) {
-          auto& ev = scans[track].tiers[t];
-          if (ev.empty()) continue;
-          r.source = kTierNames[t];
-          r.events.insert(r.events.end(), std::make_move_iterator(ev.begin()),
-                          std::make_move_iterator(ev.end()));
-        }
-      if (r.events.empty()) continue;
-      for (size_t track : m->processes[p].tracks)
-        if (r.rank < 0) r.rank = scans[track].rank;
-      ranks.push_back(std::move(r));
-    }
+    std::vector<CommRank> r = scans.Finish();
+    ranks.insert(ranks.end(), std::make_move_iterator(r.begin()), std::make_move_iterator(r.end()));
   }
   return ranks;
 }

@@ -1,6 +1,7 @@
 #include "analysis/findings.h"
 
 #include <algorithm>
+#include <map>
 
 #include "analysis/human.h"
 #include "analysis/parallel.h"
@@ -124,9 +125,16 @@ void StepFindings(const FindingInputs& in, std::vector<Finding>* out) {
                            " of step time waits for input (the input pipeline's next element): " +
                            Ms(input / in.steps.size()) + " of " + Ms(total / in.steps.size()) +
                            " per step on average, over " + WithCommas(in.steps.size()) + " steps");
-  if (!in.steps.empty() && share(comm, total) >= 0.15)
+  if (!in.steps.empty() && share(comm, total) >= 0.15) {
+    std::string waited;
+    if (in.comm && !in.comm->ranks.empty()) {
+      uint64_t wait = 0;
+      for (const auto& t : in.comm->totals) wait += t.wait;
+      waited = " (the ranks waited " + Ms(wait) + " in all for each other in collectives)";
+    }
     add("communication", "communication takes " + Percent(share(comm, total)) + " of step time: " +
-                             Ms(comm / in.steps.size()) + " per step on average");
+                             Ms(comm / in.steps.size()) + " per step on average" + waited);
+  }
   if (durations.size() >= 3) {
     std::vector<uint64_t> d = durations;
     std::sort(d.begin(), d.end());
@@ -187,11 +195,108 @@ void TraceFindings(const FindingInputs& in, std::vector<Finding>* out) {
                         " device activities are linked to no launch or op");
 }
 
+// "all-reduces", "all-gathers", "barriers": a collective's plural for people.
+std::string Plural(const std::string& c) {
+  static const std::map<std::string, std::string> kNames = {{"allreduce", "all-reduce"},
+                                                            {"allgather", "all-gather"},
+                                                            {"reducescatter", "reduce-scatter"},
+                                                            {"alltoall", "all-to-all"},
+                                                            {"recv", "receive"}};
+  auto it = kNames.find(c);
+  return (it == kNames.end() ? c : it->second) + "s";
+}
+
+// The rank whose late arrivals made the others wait most, when that waiting is a real part of
+// the communication time (at least 1 ms and a fifth of it, and most of all waiting).
+void StragglerFinding(const CommView& v, std::vector<Finding>* out) {
+  if (v.ranks.size() < 2) return;
+  uint64_t all_wait = 0, all_time = 0;
+  for (const auto& t : v.totals) all_wait += t.wait, all_time += t.time;
+  // Per straggler rank and collective: instances it was last in, and the waits they caused.
+  std::map<size_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> late;
+  std::map<size_t, uint64_t> caused;
+  std::map<std::string, uint64_t> matched;
+  for (const auto& in : v.instances) {
+    if (!in.matched) continue;
+    matched[in.collective]++;
+    if (in.skew == 0) continue;
+    auto& [n, wait] = late[in.straggler][in.collective];
+    n++;
+    wait += in.wait;
+    caused[in.straggler] += in.wait;
+  }
+  if (caused.empty()) return;
+  auto top = std::max_element(caused.begin(), caused.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  uint64_t wait = top->second;
+  if (wait < 1000000 || Share(wait, all_time) < 0.2 || Share(wait, all_wait) < 0.5) return;
+  const auto& by_coll = late[top->first];
+  auto coll = std::max_element(by_coll.begin(), by_coll.end(), [](const auto& a, const auto& b) {
+    return a.second.second < b.second.second;
+  });
+  const CommInstance* longest = nullptr;
+  for (const auto& in : v.instances)
+    if (in.matched && in.skew && in.straggler == top->first &&
+        (!longest || in.wait > longest->wait))
+      longest = &in;
+  std::string text = v.ranks[top->first].Label() + " arrived last in " +
+                     WithCommas(coll->second.first) + " of " + WithCommas(matched[coll->first]) +
+                     " " + Plural(coll->first);
+  uint64_t others = 0;
+  for (const auto& [c, nw] : by_coll) others += c == coll->first ? 0 : nw.first;
+  if (others)
+    text += " (and " + WithCommas(others) +
+            (others == 1 ? " other collective)" : " other collectives)");
+  Add(out, "straggler",
+      text + "; the other ranks waited " + Ms(wait) + " in all for it (" +
+          Percent(Share(wait, all_wait)) + " of all waiting in collectives; the longest: " +
+          Ms(longest->wait) + " in " + CommInstanceName(*longest) + ")");
+}
+
+// Without steps: communication's share of the run on the rank that spent most in it.
+void CommShareFinding(const FindingInputs& in, std::vector<Finding>* out) {
+  const CommView& v = *in.comm;
+  if (!in.steps.empty() || v.ranks.empty() || !in.run_ns) return;
+  size_t top = 0;
+  for (size_t i = 1; i < v.totals.size(); ++i)
+    if (v.totals[i].time > v.totals[top].time) top = i;
+  const CommRankTotals& t = v.totals[top];
+  if (Share(t.time, in.run_ns) < 0.15) return;
+  Add(out, "communication",
+      "communication takes " + Percent(Share(t.time, in.run_ns)) + " of the run on " +
+          v.ranks[top].Label() + ": " + Ms(t.time) + " in " + WithCommas(t.calls) +
+          " collectives, of which " + Ms(t.wait) + " waiting for other ranks");
+}
+
+// Most collectives move little data: each pays a latency that bandwidth cannot hide.
+void SmallMessagesFinding(const CommView& v, std::vector<Finding>* out) {
+  constexpr int64_t kSmall = 64 * 1024;
+  uint64_t sized = 0, small = 0;
+  int64_t small_bytes = 0;
+  for (const auto& in : v.instances) {
+    if (in.bytes <= 0) continue;
+    sized++;
+    if (in.bytes < kSmall) small++, small_bytes += in.bytes;
+  }
+  if (sized < 10 || Share(small, sized) < 0.5) return;
+  Add(out, "small_messages",
+      WithCommas(small) + " of " + WithCommas(sized) + " collectives with a known size (" +
+          Percent(Share(small, sized)) + ") move less than " + HumanBytes(kSmall) + " each (" +
+          HumanBytes(small_bytes / static_cast<int64_t>(small)) +
+          " on average): latency dominates them; bucket or fuse small tensors (DDP's "
+          "bucket_cap_mb, gradient bucketing)");
+}
+
 }  // namespace
 
 std::vector<Finding> Findings(const FindingInputs& in) {
   std::vector<Finding> out;
   StepFindings(in, &out);
+  if (in.comm) {
+    CommShareFinding(in, &out);
+    StragglerFinding(*in.comm, &out);
+    SmallMessagesFinding(*in.comm, &out);
+  }
   TraceFindings(in, &out);
   return out;
 }

@@ -1,11 +1,12 @@
 // Findings: plain-language statements about a trace, each with the numbers behind it and
 // printed only when its condition holds (device idle while the host works, many tiny kernels,
-// synchronous copies inside steps, the memory peak, dropped events, ...).
+// synchronous copies inside steps, the memory peak, dropped events, a straggler rank, ...).
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "analysis/comm.h"
 #include "analysis/memory.h"
 #include "analysis/stats.h"
 #include "analysis/steps.h"
@@ -59,6 +60,8 @@ struct FindingInputs {
   TraceFacts facts;
   const MemoryResult* memory = nullptr;
   uint64_t dropped = 0;
+  const CommView* comm = nullptr;  // the collectives matched across ranks (null: none)
+  uint64_t run_ns = 0;             // the trace's duration (communication's share without steps)
 };
 
 struct Finding {

@@ -104,14 +104,18 @@ bool ChooseTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
   return true;
 }
 
-// The facts and the timeline ride along the views' scan of each track (one read for all).
+// The facts, the timeline and the collectives ride along the views' scan of each track (one
+// read for all).
 class ReportRider : public TrackRider {
  public:
   FactsTrackScan* facts = nullptr;
   TimelineTrackScan* timeline = nullptr;
+  CommScans* comm = nullptr;
+  size_t track = 0;
   void OnSlice(const model::Slice& s) override {
     if (facts) facts->OnSlice(s);
     if (timeline) timeline->OnSlice(s);
+    if (comm) comm->OnSlice(track, s);
   }
 };
 
@@ -132,12 +136,13 @@ std::vector<Step> StepsAndMemory(const model::TraceModel& m, const Options& sel,
 }
 
 // The second read of every track: the step, op, kernel and copy views, with the facts (in the
-// selected steps) and the timeline riding along.
+// selected steps), the timeline and the collectives (the whole trace) riding along.
 void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
                            const std::vector<Step>& steps, const std::vector<bool>& keep,
                            const Windows& windows, const ReportOptions& o, ReportData* d,
                            TraceFacts* facts_out, std::vector<Problem>* problems) {
   FactsScans facts(m, windows);
+  CommScans comm(m);
   TimelineWindow tw;
   std::optional<TimelineScans> timeline;
   if (ChooseTimeline(m, sum, steps, keep, &tw))
@@ -146,6 +151,8 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   TrackRiders ptrs(m.tracks.size());
   for (size_t i = 0; i < m.tracks.size(); ++i) {
     riders[i].facts = &facts.tracks[i];
+    riders[i].comm = &comm;
+    riders[i].track = i;
     ptrs[i] = &riders[i];
   }
   if (timeline)
@@ -159,6 +166,8 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   d->copies = std::move(views[3]);
   d->code = std::move(views[4]);
   *facts_out = facts.Finish();
+  std::vector<CommRank> ranks = comm.Finish();
+  if (!ranks.empty()) d->comm = MatchCollectives(std::move(ranks));
   if (timeline) {
     d->timeline = timeline->Finish();
     d->timeline_step = tw.step;
@@ -214,6 +223,8 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
   in.device_activities = d.kernels.device_activities;
   in.memory = &d.memory;
   in.dropped = d.run.dropped;
+  in.comm = &d.comm;
+  in.run_ns = d.run.duration_ns;
   d.findings = Findings(in);
 
   // Damage is met again by every pass: each place once.

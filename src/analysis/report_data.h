@@ -1,6 +1,7 @@
 // Everything the HTML report shows, assembled from the trace: the run summary, the step, op,
-// kernel and copy views (one pass), memory over time, the timeline of the median step and the
-// findings. The export module only lays it out (export/report_html.h).
+// kernel and copy views (one pass), memory over time, the timeline of the median step, the
+// collectives matched across ranks (comm.h) and the findings. The export module only lays it out
+// (export/report_html.h).
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/comm.h"
 #include "analysis/findings.h"
 #include "analysis/memory.h"
 #include "analysis/stats.h"
@@ -39,6 +41,7 @@ struct ReportData {
   Result steps, ops, kernels, copies;
   Result code;  // the code view (its tree), for the hottest lines of the program
   MemoryResult memory;
+  CommView comm;  // the whole trace's collectives (no ranks: none)
   std::optional<Timeline> timeline;
   int64_t timeline_step = -1;
   uint64_t timeline_pid = 0;

@@ -37,7 +37,8 @@ network (inline styles and SVG charts, no script) and prints well.
                      devices, dropped events
   findings           plain-language statements with their numbers, each shown only when it
                      holds (device idle while the host computes, short kernels, synchronous
-                     copies, the memory peak and the op at it, dropped events, slow steps, ...)
+                     copies, the memory peak and the op at it, dropped events, slow steps, a
+                     straggler rank, many small collectives, ...)
   step time          per step: host compute, device compute, copies, communication, device
                      idle (host-bound or waiting), as stacked bars
   top ops, kernels   as in `tensortrace stats --view op` and `--view kernel`
@@ -46,6 +47,9 @@ network (inline styles and SVG charts, no script) and prints well.
   memory over time   bytes in use per allocator, the peak and the op running at it (with
                      no allocation event: why, and which option of record captures them)
   copies             as in `tensortrace stats --view memcpy`, with bandwidth
+  communication      the collectives matched across ranks, as in `tensortrace comm`: per
+                     collective (calls, bytes, time, wait), per rank, the instances that
+                     waited longest with their straggler
   timeline           the step of median duration, one row per thread and GPU stream (with no
                      steps: the first process's whole run)
 

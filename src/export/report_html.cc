@@ -6,6 +6,7 @@
 
 #include "analysis/human.h"
 #include "analysis/views/view.h"
+#include "export/report_parts.h"
 #include "export/svg_chart.h"
 
 namespace tt::exporter {
@@ -86,16 +87,10 @@ std::string Fixed(double v, int decimals = 3) {
 }
 std::string Us(double ns) { return Fixed(ns / 1e3); }
 
-std::string Td(const std::string& s) { return "<td class=\"n\">" + Escape(s) + "</td>"; }
-std::string TdName(const std::string& s) { return "<td class=\"name\">" + Escape(s) + "</td>"; }
-
-std::string Header(const std::vector<std::string>& cols) {
-  std::string s = "<thead><tr>";
-  for (const auto& c : cols) s += "<th scope=\"col\">" + Escape(c) + "</th>";
-  return s + "</tr></thead>\n";
-}
-
-std::string None(const std::string& what) { return "<p class=\"none\">" + Escape(what) + "</p>\n"; }
+using report::Header;
+using report::None;
+using report::Td;
+using report::TdName;
 
 // Rows ordered by a key, the first `top` of them.
 std::vector<Row> Top(const std::vector<Row>& rows, size_t top, uint64_t (*key)(const Row&)) {
@@ -520,6 +515,7 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
   out.Write(Kernels(d));
   out.Write(Memory(d));
   out.Write(Copies(d));
+  out.Write(report::CommSection(d));
   out.Write(TimelineSection(d));
   if (!d.problems.empty()) {
     std::string s = "<section id=\"problems\"><h2>Damage skipped</h2>\n<ul>\n";

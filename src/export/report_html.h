@@ -1,6 +1,7 @@
 // The HTML report: one self-contained file (inline CSS and SVG, no script, nothing fetched)
 // laying out what analysis/report_data.h assembled: the run summary, step-time breakdown, top
-// ops and kernels, memory over time, copies, a timeline of the median step and the findings.
+// ops and kernels, memory over time, copies, communication across ranks, a timeline of the
+// median step and the findings.
 #pragma once
 #include <cstdint>
 #include <optional>

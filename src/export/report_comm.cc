@@ -1,0 +1,109 @@
+// The report's communication section: the collectives of the trace matched across ranks
+// (analysis/comm.h), per collective, per rank, and the instances that waited longest with
+// their straggler.
+#include <algorithm>
+#include <cstdio>
+
+#include "analysis/human.h"
+#include "export/report_parts.h"
+
+namespace tt::exporter::report {
+
+namespace {
+
+using analysis::CommInstance;
+using analysis::CommView;
+using analysis::HumanBytes;
+using analysis::WithCommas;
+
+std::string Dur(uint64_t ns) { return analysis::HumanDuration(static_cast<double>(ns)); }
+
+// Bytes per second as nccl-tests print it; "-" when unknown.
+std::string Bw(double bps) {
+  if (bps < 0) return "-";
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f %s", bps >= 1e9 ? bps / 1e9 : bps / 1e6,
+                bps >= 1e9 ? "GB/s" : "MB/s");
+  return b;
+}
+
+std::string Bytes(int64_t b) { return b >= 0 ? HumanBytes(b) : "-"; }
+
+std::string PerCollective(const CommView& v) {
+  std::string s = "<h3>Per collective</h3>\n<div class=\"wide\"><table id=\"comm-collectives\">" +
+                  Header({"collective", "instances", "calls per rank", "bytes", "time", "wait",
+                          "bus bandwidth"}) +
+                  "<tbody>\n";
+  for (const auto& c : v.collectives) {
+    std::string calls;
+    for (size_t i = 0; i < v.ranks.size(); ++i)
+      calls += (i ? ", " : "") + WithCommas(c.calls.count(i) ? c.calls.at(i) : 0);
+    s += "<tr>" + TdName(c.collective) + Td(WithCommas(c.instances)) + Td(calls) +
+         Td(HumanBytes(c.bytes)) + Td(Dur(c.time)) + Td(Dur(c.wait)) + Td(Bw(c.busbw)) + "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n";
+}
+
+std::string PerRank(const CommView& v) {
+  std::string s = "<h3>Per rank</h3>\n<div class=\"wide\"><table id=\"comm-ranks\">" +
+                  Header({"rank", "pid", "host", "calls", "bytes", "communication time", "wait",
+                          "straggler in"}) +
+                  "<tbody>\n";
+  for (size_t i = 0; i < v.ranks.size(); ++i) {
+    const auto& r = v.ranks[i];
+    const auto& t = v.totals[i];
+    s += "<tr>" + TdName(r.Label()) + Td(std::to_string(r.pid)) + TdName(r.host) +
+         Td(WithCommas(t.calls)) + Td(HumanBytes(t.bytes)) + Td(Dur(t.time)) + Td(Dur(t.wait)) +
+         Td(WithCommas(t.straggler)) + "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n";
+}
+
+std::string TopInstances(const CommView& v, size_t top) {
+  std::vector<const CommInstance*> order;
+  for (const auto& in : v.instances) order.push_back(&in);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) { return a->wait > b->wait; });
+  if (order.size() > top) order.resize(top);
+  std::string s = "<h3>Top " + WithCommas(order.size()) +
+                  " instances by wait</h3>\n<div class=\"wide\"><table id=\"comm-instances\">" +
+                  Header({"instance", "bytes", "ranks", "skew", "duration", "wait", "straggler",
+                          "bus bandwidth"}) +
+                  "<tbody>\n";
+  for (const CommInstance* in : order) {
+    std::string name = analysis::CommInstanceName(*in) + (in->matched ? "" : " (unmatched)");
+    s += "<tr>" + TdName(name) + Td(Bytes(in->bytes)) +
+         Td(WithCommas(in->arrivals.size()) + " of " + WithCommas(in->nranks)) + Td(Dur(in->skew)) +
+         Td(Dur(in->duration)) + Td(Dur(in->wait)) +
+         TdName(in->skew > 0 ? v.ranks[in->straggler].Label() : "-") + Td(Bw(in->busbw)) +
+         "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n";
+}
+
+}  // namespace
+
+std::string CommSection(const analysis::ReportData& d) {
+  std::string s = "<section id=\"comm\"><h2>Communication</h2>\n";
+  const CommView& v = d.comm;
+  if (v.ranks.empty())
+    return s +
+           None(
+               "No collectives in this trace (they come from PyTorch's profiler and NCCL's "
+               "NVTX ranges; `tensortrace comm` reads several recordings as one job).") +
+           "</section>\n";
+  s += "<p>" + WithCommas(v.ranks.size()) + " rank(s), " + WithCommas(v.matched + v.unmatched) +
+       " collective instance(s): " + WithCommas(v.matched) + " matched across ranks, " +
+       WithCommas(v.unmatched) +
+       " unmatched (the whole trace). A rank's wait runs from its entry until the last rank "
+       "entered; the straggler is the last to enter.</p>\n";
+  s += PerCollective(v) + PerRank(v) + TopInstances(v, std::min<size_t>(d.top, 10));
+  if (!v.notes.empty()) {
+    s += "<ul class=\"notes\">\n";
+    for (const auto& n : v.notes) s += "<li>" + svg::Escape(n) + "</li>\n";
+    s += "</ul>\n";
+  }
+  return s + "</section>\n";
+}
+
+}  // namespace tt::exporter::report

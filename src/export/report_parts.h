@@ -1,0 +1,30 @@
+// Pieces shared by the HTML report's sections (report_html.cc and one file per larger section).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/report_data.h"
+#include "export/svg_chart.h"
+
+namespace tt::exporter::report {
+
+inline std::string Td(const std::string& s) {
+  return "<td class=\"n\">" + svg::Escape(s) + "</td>";
+}
+inline std::string TdName(const std::string& s) {
+  return "<td class=\"name\">" + svg::Escape(s) + "</td>";
+}
+inline std::string Header(const std::vector<std::string>& cols) {
+  std::string s = "<thead><tr>";
+  for (const auto& c : cols) s += "<th scope=\"col\">" + svg::Escape(c) + "</th>";
+  return s + "</tr></thead>\n";
+}
+// A section's one plain line when it has nothing to show.
+inline std::string None(const std::string& what) {
+  return "<p class=\"none\">" + svg::Escape(what) + "</p>\n";
+}
+
+// The communication section (report_comm.cc): the collectives matched across ranks.
+std::string CommSection(const analysis::ReportData& d);
+
+}  // namespace tt::exporter::report
