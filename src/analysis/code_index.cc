@@ -16,8 +16,8 @@ namespace {
 CodeFrame ParseFrame(std::string_view text) {
   CodeFrame f;
   size_t fn = text.rfind(':');
-  size_t ln = fn == std::string_view::npos || fn == 0 ? std::string_view::npos
-                                                      : text.rfind(':', fn - 1);
+  size_t ln =
+      fn == std::string_view::npos || fn == 0 ? std::string_view::npos : text.rfind(':', fn - 1);
   int64_t line = 0;
   if (ln != std::string_view::npos &&
       std::from_chars(text.data() + ln + 1, text.data() + fn, line).ec == std::errc()) {
@@ -34,8 +34,8 @@ CodeFrame ParseFrame(std::string_view text) {
 // A thread whose innermost frame is in these files waits (a queue, a lock, a selector): an op
 // on another thread at that time was not launched by it.
 bool IsWaiting(const CodeFrame& f) {
-  static const char* const kWaitFiles[] = {"threading.py", "queue.py",     "selectors.py",
-                                           "socket.py",    "connection.py", "synchronize.py",
+  static const char* const kWaitFiles[] = {"threading.py",  "queue.py",      "selectors.py",
+                                           "socket.py",     "connection.py", "synchronize.py",
                                            "popen_fork.py", "subprocess.py"};
   std::string_view file = f.file;
   std::string_view base = file.substr(file.rfind('/') + 1);
@@ -47,10 +47,10 @@ bool IsWaiting(const CodeFrame& f) {
 class Reader {
  public:
   Reader(const model::Process& p, ProcessCode* pc) : p_(p), pc_(pc) {
-    std::tie(frame_, sample_, site_, frame_id_, frame_text_, frames_, tid_, op_name_, since_,
-             at_) = std::tuple_cat(model::KeyIds(
-        p, {keys::kPythonFrame, keys::kPythonSample, keys::kPythonSite, keys::kFrameId,
-            keys::kFrame, keys::kFrames, keys::kTid, keys::kOpName, keys::kSince, keys::kAt}));
+    std::tie(frame_, sample_, site_, frame_id_, frame_text_, frames_, tid_, op_name_, since_, at_) =
+        std::tuple_cat(model::KeyIds(
+            p, {keys::kPythonFrame, keys::kPythonSample, keys::kPythonSite, keys::kFrameId,
+                keys::kFrame, keys::kFrames, keys::kTid, keys::kOpName, keys::kSince, keys::kAt}));
   }
   void OnBegin(const model::Slice&) {}
   void OnSlice(const model::Slice&) {}
@@ -193,8 +193,7 @@ uint32_t StackOfOp(const ProcessCode& pc, std::string_view node, uint64_t tid, u
     auto it = pc.site_of.find(std::string(node));
     if (it != pc.site_of.end()) return it->second;
   }
-  if (auto own = pc.samples.find(tid); own != pc.samples.end())
-    return At(own->second, start, end);
+  if (auto own = pc.samples.find(tid); own != pc.samples.end()) return At(own->second, start, end);
   // Another thread launched it: the main thread unless it waited then, else one that did not.
   uint32_t main = kNoStack;
   if (auto it = pc.samples.find(pc.main_tid); it != pc.samples.end()) {

@@ -29,12 +29,12 @@ struct CodeSample {
 };
 
 struct ProcessCode {
-  std::vector<CodeFrame> frames;                  // by index
-  std::vector<std::vector<uint32_t>> stacks;      // by index: frame indices, outermost first
-  std::vector<char> idle;                         // by stack: its thread waits (queue, sleep...)
+  std::vector<CodeFrame> frames;              // by index
+  std::vector<std::vector<uint32_t>> stacks;  // by index: frame indices, outermost first
+  std::vector<char> idle;                     // by stack: its thread waits (queue, sleep...)
   std::unordered_map<uint64_t, std::vector<CodeSample>> samples;  // tid -> samples by time
-  std::unordered_map<std::string, uint32_t> site_of;  // graph node name -> stack index
-  uint64_t main_tid = 0;                              // the process's pid
+  std::unordered_map<std::string, uint32_t> site_of;              // graph node name -> stack index
+  uint64_t main_tid = 0;                                          // the process's pid
   // Each sampled file by every tail of its path ("pkg/mod.py", "mod.py"), for Resolve.
   std::unordered_map<std::string, const CodeFrame*> by_tail;
   bool Empty() const { return stacks.empty(); }

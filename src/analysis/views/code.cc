@@ -117,10 +117,11 @@ void Finish(Aggregates& a, Result* r) {
 
 extern const ViewDef kCodeView = {
     .name = "code",
-    .help = "op time by the Python line behind each op (where a graph op was created, else its\n"
-            "thread's sampled stack), a tree of file:line:function, outermost first; library\n"
-            "frames folded into [package] (--all-frames unfolds them); micros and share are\n"
-            "inclusive, self_micros the ops whose innermost shown frame is the row",
+    .help =
+        "op time by the Python line behind each op (where a graph op was created, else its\n"
+        "thread's sampled stack), a tree of file:line:function, outermost first; library\n"
+        "frames folded into [package] (--all-frames unfolds them); micros and share are\n"
+        "inclusive, self_micros the ops whose innermost shown frame is the row",
     .fields = {{"file", ColumnKind::kText},
                {"function", ColumnKind::kText},
                {"line", ColumnKind::kCount}},
