@@ -60,10 +60,9 @@ class Sampler:
         self.undefined.append((self.count, text))
         return self.count
 
-    def _frame(self, f):
-        """The frame's number; 0 for the bootstrap's own frames (not the program's code)."""
-        code = f.f_code
-        key = (code, f.f_lineno or 0)  # None while a frame starts
+    def _frame(self, key):
+        """The number of frame (code, line); 0 for the bootstrap's own (not the program's)."""
+        code = key[0]
         n = self.ids.get(key)
         if n is None:
             if code.co_filename.startswith(_OWN_DIR):
@@ -73,13 +72,8 @@ class Sampler:
                 n = self.ids[key] = self._number("%s:%d:%s" % (code.co_filename, key[1], name))
         return n
 
-    def _stack(self, f):
-        ids = []
-        while f is not None:
-            n = self._frame(f)
-            if n:
-                ids.append(n)
-            f = f.f_back
+    def _stack(self, codes):
+        ids = [n for n in map(self._frame, codes) if n]
         ids.reverse()
         return ",".join(map(str, ids))
 
@@ -102,32 +96,42 @@ class Sampler:
             self._define()
             self.lib.tt_py_site(op.encode("utf-8", "replace"), ",".join(map(str, ids)).encode())
 
-    def _sample(self, me):
+    def _look(self, me):
+        """Each thread whose stack changed: (tid, seen before, [(code, line)] innermost first).
+        No frame outlives this call: a frame held while the program's thread runs on (a ctypes
+        call releases the GIL) would keep the locals of a function that returned alive, and
+        the program's memory would not be what it is untraced."""
         active = threading._active  # ident -> Thread; its native_id is the trace's tid
-        since = self.prev_look
+        changed = []
         frames = sys._current_frames()
+        for ident, f in frames.items():
+            if ident == me:
+                continue
+            # The innermost frame unchanged (same object, line and caller): the same stack.
+            key = (id(f), f.f_lineno, id(f.f_back))
+            last = self.last.get(ident)
+            if last == key:
+                continue
+            tid = getattr(active.get(ident), "native_id", None)
+            if tid is None:
+                continue
+            self.last[ident] = key
+            codes = []
+            while f is not None:
+                codes.append((f.f_code, f.f_lineno or 0))  # None while a frame starts
+                f = f.f_back
+            changed.append((tid, last is not None, codes))
+        for gone in [i for i in self.last if i not in frames]:
+            del self.last[gone]
+        return changed
+
+    def _sample(self, me):
+        since = self.prev_look
         at = self.prev_look = time.monotonic_ns()  # the trace's clock
-        try:
-            for ident, f in frames.items():
-                if ident == me:
-                    continue
-                # The innermost frame unchanged (same object, line and caller): the same stack.
-                key = (id(f), f.f_lineno, id(f.f_back))
-                last = self.last.get(ident)
-                if last == key:
-                    continue
-                t = active.get(ident)
-                tid = getattr(t, "native_id", None)
-                if tid is None:
-                    continue
-                self.last[ident] = key
-                stack = self._stack(f)
-                self._define()
-                self.lib.tt_py_sample(tid, stack.encode(), since if last is not None else 0, at)
-            for gone in [i for i in self.last if i not in frames]:
-                del self.last[gone]
-        finally:
-            del frames
+        for tid, seen, codes in self._look(me):
+            stack = self._stack(codes)
+            self._define()
+            self.lib.tt_py_sample(tid, stack.encode(), since if seen else 0, at)
 
     def _run(self):
         try:
