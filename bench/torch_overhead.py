@@ -4,7 +4,7 @@ interleaving in every round
   untraced   the program alone
   record     under `tensortrace record` with its defaults: runtime preloaded, the ITT collector
              (oneDNN primitives), the bootstrap running Kineto (CPU, shapes, memory) and the
-             Python sampler (every 5 ms), imported at the end
+             Python sampler (--python-sample-ms 5; off by default), imported at the end
   nosample   the same with the Python sampler off (--python-sample-ms 0)
   exact      record --python-tracer: Kineto's Python tracer gives every op its exact stack
   torchprof  torch.profiler alone with the same activities, started by the program around its
@@ -34,8 +34,8 @@ def run(variant, args, tmp):
     cmd = [sys.executable, PROGRAM]
     if variant in ("record", "nosample", "exact"):
         trace = os.path.join(tmp, "trace")
-        off = {"nosample": ["--python-sample-ms", "0"], "exact": ["--python-tracer"]}.get(
-            variant, [])
+        off = {"record": ["--python-sample-ms", "5"], "nosample": ["--python-sample-ms", "0"],
+               "exact": ["--python-tracer"]}[variant]
         cmd = [os.path.join(args.build, "tensortrace"), "record", "--quiet", "--force", "-o",
                trace] + off + ["--"] + cmd
     if variant == "torchprof":

@@ -98,9 +98,13 @@ void ExpectAttribution(const CodeTimes& code, const std::map<std::string, double
 }
 
 std::string Record(const TempDir& d, const std::string& program,
-                   const std::map<std::string, std::string>& env = {}, std::string* out = nullptr) {
+                   const std::map<std::string, std::string>& env = {}, std::string* out = nullptr,
+                   const std::vector<std::string>& options = {}) {
   std::string trace = d / "t";
-  auto r = RunCmd({TT_CLI, "record", "-o", trace, "--", Python(), Program(program)}, env, 400);
+  std::vector<std::string> argv{TT_CLI, "record", "-o", trace};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"--", Python(), Program(program)});
+  auto r = RunCmd(argv, env, 400);
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find("tensortrace: warning"), std::string::npos) << r.err;
   if (out) *out = r.out;
@@ -159,7 +163,7 @@ TEST(CodeView, TorchLoopSamplesTheLaunchingThread) {
   if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
   TempDir d;
   std::string out;
-  std::string trace = Record(d, "code_torch.py", {}, &out);
+  std::string trace = Record(d, "code_torch.py", {}, &out, {"--python-sample-ms", "5"});
   ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(out));
 }
 

@@ -1,7 +1,9 @@
 """The Python source: which line of the program each thread is on, for the code view.
 
 A daemon thread of ours ("tensortrace-python") reads every thread's frames each
-TENSORTRACE_PYTHON_SAMPLE_MS milliseconds (default 5; 0: no sampling) and writes a sample when
+TENSORTRACE_PYTHON_SAMPLE_MS milliseconds (default 0: no sampling; the sampler's own Python
+objects move the interpreter's garbage collections, which may then run, and free the program's
+objects, on this thread) and writes a sample when
 a thread's stack changed since it last looked (so an idle or blocked thread costs one
 comparison). Frames are numbered once per process and defined before their first use. It also
 writes where graph ops were created (sites, from TensorFlow's tracing: tf_adapter.py queues
@@ -173,7 +175,7 @@ def _runtime():
 
 
 def interval_from_env(env):
-    text = env.get("TENSORTRACE_PYTHON_SAMPLE_MS", "5")
+    text = env.get("TENSORTRACE_PYTHON_SAMPLE_MS", "0")
     ms = float(text)
     if ms < 0:
         raise ValueError("TENSORTRACE_PYTHON_SAMPLE_MS must be 0 (off) or more")

@@ -157,9 +157,24 @@ CodeFrame FrameOfSlice(std::string_view name) {
 void ProcessCode::Resolve(CodeFrame* f) const {
   if (f->file.starts_with('/') || f->file.starts_with('<')) return;
   auto it = by_tail.find(f->file);
-  if (it == by_tail.end()) return;
-  f->file = it->second->file;
-  f->library = it->second->library;
+  if (it != by_tail.end()) {
+    f->file = it->second->file;
+    f->library = it->second->library;
+    return;
+  }
+  // Not sampled: the script itself, as its command line names it ("python3 /x/train.py").
+  for (size_t at = cmdline.find(f->file); at != std::string::npos;
+       at = cmdline.find(f->file, at + 1)) {
+    size_t end = at + f->file.size();
+    bool whole = (end == cmdline.size() || cmdline[end] == ' ') && at > 0 && cmdline[at - 1] == '/';
+    if (!whole) continue;
+    size_t start = cmdline.rfind(' ', at);
+    start = start == std::string::npos ? 0 : start + 1;
+    if (cmdline[start] != '/') continue;
+    f->file = cmdline.substr(start, end - start);
+    f->library = IsLibraryFile(f->file);
+    return;
+  }
 }
 
 bool IsPythonFrameName(std::string_view name) { return !name.starts_with("nn.Module: "); }
@@ -239,6 +254,7 @@ CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* proble
   for (size_t p = 0; p < m.processes.size(); ++p) {
     ProcessCode& pc = idx.processes[p];
     pc.main_tid = static_cast<uint64_t>(m.processes[p].meta.pid);
+    pc.cmdline = m.processes[p].meta.cmdline;
     Reader r(m.processes[p], &pc);
     for (size_t t : m.processes[p].tracks)
       if (m.tracks[t].name == kSamplerThread) model::ScanTrack(m, m.tracks[t], problems, r);

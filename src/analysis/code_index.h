@@ -35,6 +35,7 @@ struct ProcessCode {
   std::unordered_map<uint64_t, std::vector<CodeSample>> samples;  // tid -> samples by time
   std::unordered_map<std::string, uint32_t> site_of;              // graph node name -> stack index
   uint64_t main_tid = 0;                                          // the process's pid
+  std::string cmdline;                                            // its command line
   // Each sampled file by every tail of its path ("pkg/mod.py", "mod.py"), for Resolve.
   std::unordered_map<std::string, const CodeFrame*> by_tail;
   bool Empty() const { return stacks.empty(); }

@@ -337,7 +337,7 @@ std::string HotLines(const ReportData& d) {
   OwnLineTimes(d.code.rows, &lines, &under);
   if (lines.empty())
     return s + None("No Python stacks in this trace (record a Python program; "
-                    "--python-sample-ms 0 turns the sampler off).") +
+                    "record --python-sample-ms 5 samples the stacks).") +
            "</section>\n";
   std::stable_sort(lines.begin(), lines.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });

@@ -19,7 +19,7 @@ struct PythonOptions {
   std::string steps;           // --steps, normalised to "A:B" ("A:" when open); empty: all
   double window_s = 0;         // --window-s; 0: one window for the whole run
   std::string tf_cpu_allocator;  // --tf-cpu-allocator: "bfc", "default"; empty: not given
-  double sample_ms = 5;          // --python-sample-ms: the Python sampler's period; 0: off
+  double sample_ms = 0;          // --python-sample-ms: the Python sampler's period; 0: off
 };
 
 // What arming needs from `record`.

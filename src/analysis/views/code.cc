@@ -107,7 +107,8 @@ void Finish(Aggregates& a, Result* r) {
   if (tree_empty)
     r->notes.push_back(
         "no Python stacks in this trace: record a Python program with tensortrace record "
-        "(--python-sample-ms 0 turns the sampler off)");
+        "--python-sample-ms 5 to sample the stacks, or --python-tracer for PyTorch's exact ones; "
+        "TensorFlow's graph functions give their ops' creation sites)");
   else if (unattributed)
     r->notes.push_back("op time with no Python stack (no sampled thread then): " +
                        std::to_string(unattributed / 1000) + " us");
