@@ -16,7 +16,7 @@ run_suite() {  # build dir, cmake options, ctest options
   cmake -S . -B "$dir" $opts >/dev/null
   cmake --build "$dir" -j"$jobs" >/dev/null
   echo "== $dir: tests"
-  (cd "$dir" && ctest --output-on-failure -j"$jobs" $filter)
+  (cd "$dir" && ctest --output-on-failure -j"$jobs" $filter) 2>&1 | tee "$dir/ctest.log"
 }
 
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
@@ -39,5 +39,6 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   run_suite build-tsan "-DTT_SANITIZE=thread -DTT_BUILD_BENCH=OFF" "-R ^(Runtime|Format|Stats)"
   bash scripts/fuzz.sh "${TT_FUZZ_SECONDS:-60}"
   # The last word is the normal suite's, so that its count closes the log.
-  (cd build && ctest -j"$jobs" 2>&1 | tail -n 3)
+  echo "== build: tests (its summary, from above)"
+  tail -n 3 build/ctest.log
 fi
