@@ -13,26 +13,19 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::Program;
+using test::RunJson;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
 using test::TempDir;
-
-std::string Program(const std::string& name) {
-  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
-}
-
-json StatsJson(const std::vector<std::string>& argv) {
-  auto r = RunCmd(argv, {}, 120);
-  EXPECT_EQ(r.status, 0) << r.err;
-  return r.status == 0 ? json::parse(r.out) : json::object();
-}
 
 struct CodeTimes {
   double total = 0, in_script = 0;
@@ -58,7 +51,7 @@ void Walk(const json& rows, const std::string& script, bool under_script,
 }
 
 CodeTimes Code(const std::string& trace, const std::string& script) {
-  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
                       "occurrence,micros,self_micros,file,function,line"});
   CodeTimes t;
   t.total = j.value("total_micros", 0.0);
@@ -69,7 +62,7 @@ CodeTimes Code(const std::string& trace, const std::string& script) {
 // Self time of the ops whose names match each part, by the name view.
 std::map<std::string, double> OpTruth(const std::string& trace,
                                       const std::map<std::string, std::string>& part_of_scope) {
-  json j = StatsJson(
+  json j = RunJson(
       {TT_CLI, "stats", trace, "--view", "name", "--json", "--select", "occurrence,self_micros"});
   std::map<std::string, double> truth;
   for (const auto& r : j.value("rows", json::array())) {
@@ -178,7 +171,7 @@ TEST(CodeView, TorchPythonTracerGivesExactStacks) {
       {}, 400);
   ASSERT_EQ(r.status, 0) << r.err;
   ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(r.out));
-  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
                       "occurrence,function", "--filter", "_part$"});
   std::map<std::string, int64_t> calls;
   std::function<void(const json&)> walk = [&](const json& rows) {
@@ -221,7 +214,7 @@ TEST(CodeView, SamplingOffLeavesANote) {
                    Program("code_torch.py")},
                   {}, 400);
   ASSERT_EQ(r.status, 0) << r.err;
-  json j = StatsJson({TT_CLI, "stats", trace, "--view", "code", "--json"});
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json"});
   EXPECT_TRUE(j["rows"].empty()) << j.dump();
   ASSERT_FALSE(j["notes"].empty());
   EXPECT_NE(j["notes"][0].get<std::string>().find("no Python stacks"), std::string::npos);

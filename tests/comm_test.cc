@@ -25,6 +25,7 @@ using analysis::CommEvent;
 using analysis::CommRank;
 using analysis::CommView;
 using nlohmann::json;
+using test::Program;
 using test::Python;
 using test::RunCmd;
 using test::TempDir;
@@ -408,10 +409,6 @@ TEST(CommTrace, BadInputIsOneLine) {
 
 // ---- Real PyTorch programs with gloo on two ranks ----
 
-std::string Program(const std::string& name) {
-  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
-}
-
 std::map<std::string, int64_t> Said(const std::string& out) {
   std::map<std::string, int64_t> said;
   std::istringstream in(out);
@@ -424,11 +421,8 @@ std::map<std::string, int64_t> Said(const std::string& out) {
 // Records `program` inside a network namespace of its own (gloo listens on 127.0.0.1 there).
 bool RecordInNetworkNamespace(const std::string& trace, const std::string& program,
                               const std::map<std::string, std::string>& env, test::RunResult* r) {
-  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
-  *r = RunCmd({"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI,
-               "record", "-o", trace, "--", Python(), Program(program)},
-              env, 280);
-  return true;
+  return test::RunInNetworkNamespace(
+      {TT_CLI, "record", "-o", trace, "--", Python(), Program(program)}, env, 280, r);
 }
 
 #define RECORD_OR_SKIP(trace, program, env, r)                        \

@@ -18,6 +18,7 @@ namespace {
 
 using layout::Category;
 using nlohmann::json;
+using test::Python;
 using test::RunCmd;
 using test::TempDir;
 
@@ -103,13 +104,6 @@ void ExpectBabeltraceReads(const std::string& dir) {
   EXPECT_EQ(bt.status, 0) << bt.err;
   EXPECT_EQ(bt.err, "");
   EXPECT_NE(bt.out.find("slice_begin"), std::string::npos);
-}
-
-// The real interpreter (not a shell shim, which would add processes to the trace).
-std::string Python() {
-  auto r = RunCmd({"python3", "-c", "import sys; print(sys.executable)"});
-  if (r.status != 0 || r.out.empty()) return "";
-  return r.out.substr(0, r.out.find('\n'));
 }
 
 // dnnl_job with N = 3: ranges and the primitive each one runs, and how many times.

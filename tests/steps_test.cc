@@ -15,12 +15,14 @@
 
 #include "core/files.h"
 #include "model/scan.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::RunJson;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
@@ -45,12 +47,6 @@ std::map<std::string, int64_t> Record(const std::string& trace, const std::strin
   int64_t v;
   while (out >> key >> v) said[key] = v;
   return said;
-}
-
-json RunJson(const std::vector<std::string>& argv) {
-  auto r = RunCmd(argv, {}, 200);
-  EXPECT_EQ(r.status, 0) << r.err;
-  return r.status == 0 ? json::parse(r.out) : json::object();
 }
 
 // The step view's step numbers, and each row's source.

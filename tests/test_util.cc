@@ -149,4 +149,19 @@ bool HaveModule(const std::string& module) {
              .status == 0;
 }
 
+std::string Program(const std::string& name) {
+  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
+}
+
+bool RunInNetworkNamespace(const std::vector<std::string>& command,
+                           const std::map<std::string, std::string>& env, int timeout_s,
+                           RunResult* r) {
+  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
+  std::vector<std::string> argv = {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"",
+                                   "sh"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  *r = RunCmd(argv, env, timeout_s);
+  return true;
+}
+
 }  // namespace tt::test

@@ -33,6 +33,14 @@ bool HaveBabeltrace();
 
 // The python3 on PATH (its sys.executable), "" when there is none.
 const std::string& Python();
+// The path of tests/programs/`name` in the source tree.
+std::string Program(const std::string& name);
+// Runs `command` inside a network namespace of its own with only `lo` up (servers that bind
+// every interface, TensorFlow's gRPC and JAX's coordinator, reach nothing outside). False,
+// *r untouched, where no namespace can be made (the caller skips).
+bool RunInNetworkNamespace(const std::vector<std::string>& command,
+                           const std::map<std::string, std::string>& env, int timeout_s,
+                           RunResult* r);
 // Whether python3 finds `module` (find_spec, not an import: importing TensorFlow or torch only
 // to decide costs as much as a test).
 bool HaveModule(const std::string& module);

@@ -23,6 +23,7 @@ namespace tt {
 namespace {
 
 namespace fs = std::filesystem;
+using test::Program;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
@@ -32,10 +33,6 @@ using test::TempDir;
 // AVX-512): the TensorFlow recordings here pin it off, so every machine runs the same code
 // (tf_workloads_test and tf_memory_test record with it on).
 const std::map<std::string, std::string> kOneDnnOff = {{"TF_ENABLE_ONEDNN_OPTS", "0"}};
-
-std::string Program(const std::string& name) {
-  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
-}
 
 std::vector<std::string> Record(const std::string& dir, std::vector<std::string> opts,
                                 std::vector<std::string> cmd) {

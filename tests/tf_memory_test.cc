@@ -14,12 +14,14 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::RunJson;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
@@ -56,12 +58,6 @@ Recording RecordCnn(const TempDir& d, const std::string& onednn,
     if (key == "weight_bytes") rec.weight_bytes = v;
   EXPECT_GT(rec.weight_bytes, 0) << r.out;
   return rec;
-}
-
-json RunJson(const std::vector<std::string>& argv) {
-  auto r = RunCmd(argv, {}, 240);
-  EXPECT_EQ(r.status, 0) << r.err;
-  return r.status == 0 ? json::parse(r.out) : json::object();
 }
 
 // The memory command on a trace with allocations: the biggest allocator's peak is at least the

@@ -17,20 +17,19 @@
 #include "analysis/memory.h"
 #include "core/files.h"
 #include "model/model.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
 namespace {
 
 using nlohmann::json;
+using test::Program;
+using test::RunJson;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
 using test::TempDir;
-
-std::string Program(const std::string& name) {
-  return std::string(TT_SOURCE_DIR) + "/tests/programs/" + name;
-}
 
 // `key value` lines of a program's output.
 std::map<std::string, int64_t> Said(const std::string& out) {
@@ -40,12 +39,6 @@ std::map<std::string, int64_t> Said(const std::string& out) {
   int64_t v;
   while (in >> key >> v) said[key] = v;
   return said;
-}
-
-json RunJson(const std::vector<std::string>& argv) {
-  auto r = RunCmd(argv, {}, 120);
-  EXPECT_EQ(r.status, 0) << r.err;
-  return r.status == 0 ? json::parse(r.out) : json::object();
 }
 
 // Calls per op name (aten ops and autograd nodes) in the op view of steps A:B.

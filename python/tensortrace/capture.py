@@ -309,6 +309,8 @@ def on_framework_imported(framework, module):
         _capture.write_json("no_framework", adapter.unavailable_reason)
         return
     adapter.wrap_user_entry_points(_capture.step_aside)
+    if hasattr(adapter, "watch_rank"):
+        adapter.watch_rank()
     if hasattr(adapter, "number_steps"):
         adapter.number_steps(_capture.step_starts, _capture.between_steps)
     if getattr(adapter, "narrows_steps", False):

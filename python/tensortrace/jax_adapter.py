@@ -87,3 +87,37 @@ class Adapter:
         if hasattr(self._p, "start_server"):
             targets.append((self._p.start_server, "jax.profiler.start_server"))
         rebind({fn: wrap(fn, what) for fn, what in targets})
+
+    def watch_rank(self):
+        """JAX's process index and count, known once jax.distributed.initialize has run (its
+        arguments or a cluster's environment), become the process's rank in the trace."""
+        try:
+            from jax._src import distributed
+        except Exception:
+            return
+        state_cls = getattr(distributed, "State", None)
+        orig = getattr(state_cls, "initialize", None)
+        if orig is None:
+            return
+
+        @functools.wraps(orig)
+        def initialize(state, *args, **kwargs):
+            result = orig(state, *args, **kwargs)
+            _set_rank(getattr(state, "process_id", None), getattr(state, "num_processes", None))
+            return result
+
+        state_cls.initialize = initialize
+
+
+def _set_rank(rank, world):
+    if not isinstance(rank, int) or rank < 0:
+        return
+    try:
+        import ctypes
+
+        fn = ctypes.CDLL(None).tt_set_rank  # the preloaded runtime's C API
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]
+        fn.restype = None
+        fn(rank, world if isinstance(world, int) else -1, b"jax.process_index")
+    except Exception:
+        pass  # a runtime without it: the launcher's rank stays

@@ -12,9 +12,9 @@
 namespace tt::rt {
 
 struct ClockConfig {
-  uint64_t mult = 0;             // ns per tick, 32.32 fixed point; 0: use clock_gettime
-  uint64_t reanchor_ticks = 0;   // ticks between re-anchorings; 0 without a TSC clock
-  uint64_t pair_ticks = 0;       // an anchor's two TSC reads this close are read once only
+  uint64_t mult = 0;            // ns per tick, 32.32 fixed point; 0: use clock_gettime
+  uint64_t reanchor_ticks = 0;  // ticks between re-anchorings; 0 without a TSC clock
+  uint64_t pair_ticks = 0;      // an anchor's two TSC reads this close are read once only
 };
 extern ClockConfig g_clock;
 

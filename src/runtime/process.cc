@@ -446,6 +446,20 @@ void FinishProcess() {
     std::fprintf(stderr, "tensortrace: tracing was stopped in process %u: %s\n", g.pid, g.error);
 }
 
+void SetProcessRank(int64_t rank, int64_t world_size, const char* source) {
+  if (rank < 0 || !source) return;
+  Lock();
+  if (g.initialised) {
+    ProcessMeta& m = *g.meta;
+    if (m.rank != rank) m.local_rank = -1;  // the launcher's local rank was of another rank
+    m.rank = rank;
+    m.world_size = world_size > 0 ? world_size : -1;
+    m.rank_source = source;
+    WriteMetadata();
+  }
+  Unlock();
+}
+
 void EmitSource(const char* name, const char* detail) {
   if (!Enabled() || !name || !detail) return;
   // A forked child opens its trace at its first event: this may be it.

@@ -65,6 +65,11 @@ void CountTruncatedName();
 // `info`. Nothing when tracing is off.
 void EmitSource(const char* name, const char* detail);
 
+// The process's rank and world size as a framework learnt them after start (JAX's
+// jax.distributed.initialize): they replace the launcher's in the metadata, which is written
+// again; `source` names where they came from. No-op before the process's trace exists.
+void SetProcessRank(int64_t rank, int64_t world_size, const char* source);
+
 // Stops tracing in this process for good; the reason goes to the trace and to stderr at exit.
 void DisableTracing(const char* why);
 

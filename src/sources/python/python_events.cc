@@ -8,6 +8,9 @@
 //                             when the sampler looked and `since` (0: first look) its previous
 //                             look, which still saw the stack before (CLOCK_MONOTONIC ns, the
 //                             trace's clock)
+//   tt_set_rank(rank, world_size, source)
+//                             the process's rank as the framework knows it (JAX's process
+//                             index), into the trace metadata (runtime/process.h)
 //   tt_py_site(op, ids)       where a graph op was created (TensorFlow records the Python stack
 //                             of each node it traces): the node's name and that stack's frames
 // The analysis (analysis/code_index) reads them back by these names and keys.
@@ -15,6 +18,7 @@
 
 #include "format/keys.h"
 #include "runtime/emit.h"
+#include "runtime/process.h"
 
 using tt::Arg;
 using tt::layout::ArgType;
@@ -60,6 +64,11 @@ __attribute__((visibility("default"))) void tt_py_site(const char* op, const cha
   if (!tt::rt::Enabled()) return;
   Arg args[2] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kFrames, frames)};
   tt::rt::EmitInstant(tt::keys::kPythonSite, Category::kPython, args, 2);
+}
+
+__attribute__((visibility("default"))) void tt_set_rank(int64_t rank, int64_t world_size,
+                                                        const char* source) {
+  tt::rt::SetProcessRank(rank, world_size, source);
 }
 
 }  // extern "C"
