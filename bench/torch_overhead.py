@@ -4,8 +4,10 @@ interleaving in every round
   untraced   the program alone
   record     under `tensortrace record` with its defaults: runtime preloaded, the ITT collector
              (oneDNN primitives), the bootstrap running Kineto (CPU, shapes, memory) and the
-             Python sampler (--python-sample-ms 5; off by default), imported at the end
+             Python sampler every 5 ms (native in CPython 3.11), imported at the end
   nosample   the same with the Python sampler off (--python-sample-ms 0)
+  pysample   the same sampling done in Python (--python-sample-ms 5 without the native
+             sampler), what other CPython versions get when they ask for it
   exact      record --python-tracer: Kineto's Python tracer gives every op its exact stack
   torchprof  torch.profiler alone with the same activities, started by the program around its
              loop and saved (as the bootstrap does), not traced by us
@@ -26,16 +28,18 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(HERE, "torch_cnn.py")
-VARIANTS = ["untraced", "record", "nosample", "exact", "torchprof"]
+VARIANTS = ["untraced", "record", "nosample", "pysample", "exact", "torchprof"]
 
 
 def run(variant, args, tmp):
     env = dict(os.environ, TT_BENCH_STEPS=str(args.steps))
     cmd = [sys.executable, PROGRAM]
-    if variant in ("record", "nosample", "exact"):
+    if variant in ("record", "nosample", "pysample", "exact"):
         trace = os.path.join(tmp, "trace")
-        off = {"record": ["--python-sample-ms", "5"], "nosample": ["--python-sample-ms", "0"],
-               "exact": ["--python-tracer"]}[variant]
+        off = {"record": [], "nosample": ["--python-sample-ms", "0"],
+               "pysample": ["--python-sample-ms", "5"], "exact": ["--python-tracer"]}[variant]
+        if variant == "pysample":
+            env["TENSORTRACE_TEST_NO_NATIVE_SAMPLER"] = "1"
         cmd = [os.path.join(args.build, "tensortrace"), "record", "--quiet", "--force", "-o",
                trace] + off + ["--"] + cmd
     if variant == "torchprof":
@@ -80,6 +84,8 @@ def main():
         off = out["nosample"][k]["median"]
         print("%s: record x%.3f, record without the Python sampler x%.3f of untraced: sampling "
               "%+.1f points (target <= +2.0)" % (label, rec, off, (rec - off) * 100))
+        print("%s: sampling in Python x%.3f of untraced (%+.1f points over no sampling)"
+              % (label, out["pysample"][k]["median"], (out["pysample"][k]["median"] - off) * 100))
         print("%s: record --python-tracer (exact stacks) x%.3f of untraced"
               % (label, out["exact"][k]["median"]))
     if args.json:

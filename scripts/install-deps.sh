@@ -6,14 +6,15 @@ SUDO=""
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
 # build: compiler, cmake, JSON, zlib (gzipped exports); tests: GoogleTest, babeltrace2 (outside reader of our CTF),
-# python3 (traced child processes); bench: Google Benchmark, LTTng-UST and lttng-tools;
+# python3 (traced child processes; python3-dev: CPython's headers for the native Python
+# sampler); bench: Google Benchmark, LTTng-UST and lttng-tools;
 # fuzz (scripts/fuzz.sh): clang with libFuzzer's runtime, llvm-symbolizer for its reports;
 # protobuf (XSpace and Perfetto schemas, protoc --decode in tests); libdnnl-dev (real oneDNN
 # reporting primitives through ITT); chromium (headless check of the HTML report).
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
   nlohmann-json3-dev zlib1g-dev libre2-dev pkg-config libgtest-dev libgmock-dev \
-  babeltrace2 python3 python3-venv \
+  babeltrace2 python3 python3-venv python3-dev \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
   clang libclang-rt-14-dev llvm \
   libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null

@@ -6,6 +6,7 @@
 // name scopes' ops) or from the program's timing of each call (PyTorch).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,11 +21,11 @@ namespace tt {
 namespace {
 
 using nlohmann::json;
-using test::Program;
-using test::RunJson;
 using test::HaveModule;
+using test::Program;
 using test::Python;
 using test::RunCmd;
+using test::RunJson;
 using test::TempDir;
 
 struct CodeTimes {
@@ -52,7 +53,7 @@ void Walk(const json& rows, const std::string& script, bool under_script,
 
 CodeTimes Code(const std::string& trace, const std::string& script) {
   json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
-                      "occurrence,micros,self_micros,file,function,line"});
+                    "occurrence,micros,self_micros,file,function,line"});
   CodeTimes t;
   t.total = j.value("total_micros", 0.0);
   Walk(j.value("rows", json::array()), script, false, {}, &t);
@@ -152,12 +153,43 @@ std::map<std::string, double> PartTimes(const std::string& out) {
   return truth;
 }
 
-TEST(CodeView, TorchLoopSamplesTheLaunchingThread) {
+// The names of the threads of the trace's processes that ran `script`.
+std::set<std::string> ThreadNames(const std::string& trace, const std::string& script) {
+  json j = RunJson({TT_CLI, "info", trace, "--json"});
+  std::set<std::string> names;
+  for (const auto& p : j["processes"])
+    if (p["command"].get<std::string>().find(script) != std::string::npos)
+      for (const auto& t : p["threads"]) names.insert(t.value("name", ""));
+  return names;
+}
+
+// Whether the native sampler serves this python3: built (CPython 3.11's headers) and 3.11.
+bool NativeSampler() {
+  std::string lib = std::filesystem::path(TT_CLI).parent_path() / "python/native/libtt_pysample.so";
+  auto v = RunCmd({Python(), "-c", "import sys; print(sys.version_info[:2] == (3, 11))"});
+  return std::filesystem::exists(lib) && v.out.starts_with("True");
+}
+
+// Sampling by default: the native sampler's thread reads the stacks (none in Python).
+TEST(CodeView, TorchLoopSampledByDefault) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  if (!NativeSampler()) GTEST_SKIP() << "no native sampler (CPython 3.11 only)";
+  TempDir d;
+  std::string out;
+  std::string trace = Record(d, "code_torch.py", {}, &out);
+  ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(out));
+  EXPECT_TRUE(ThreadNames(trace, "code_torch.py").count("tensortrace-pysample"));
+}
+
+// Sampling asked for where there is no native sampler (or it is told off): in Python.
+TEST(CodeView, TorchLoopSampledInPython) {
   if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
   TempDir d;
   std::string out;
-  std::string trace = Record(d, "code_torch.py", {}, &out, {"--python-sample-ms", "5"});
+  std::string trace = Record(d, "code_torch.py", {{"TENSORTRACE_TEST_NO_NATIVE_SAMPLER", "1"}},
+                             &out, {"--python-sample-ms", "5"});
   ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(out));
+  EXPECT_FALSE(ThreadNames(trace, "code_torch.py").count("tensortrace-pysample"));
 }
 
 // With --python-tracer, Kineto's Python function events give each op its exact stack: both
@@ -172,7 +204,7 @@ TEST(CodeView, TorchPythonTracerGivesExactStacks) {
   ASSERT_EQ(r.status, 0) << r.err;
   ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(r.out));
   json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
-                      "occurrence,function", "--filter", "_part$"});
+                    "occurrence,function", "--filter", "_part$"});
   std::map<std::string, int64_t> calls;
   std::function<void(const json&)> walk = [&](const json& rows) {
     for (const auto& row : rows) {

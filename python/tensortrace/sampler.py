@@ -1,17 +1,22 @@
 """The Python source: which line of the program each thread is on, for the code view.
 
-A daemon thread of ours ("tensortrace-python") reads every thread's frames each
-TENSORTRACE_PYTHON_SAMPLE_MS milliseconds (default 0: no sampling; the sampler's own Python
-objects move the interpreter's garbage collections, which may then run, and free the program's
-objects, on this thread) and writes a sample when
-a thread's stack changed since it last looked (so an idle or blocked thread costs one
-comparison). Frames are numbered once per process and defined before their first use. It also
-writes where graph ops were created (sites, from TensorFlow's tracing: tf_adapter.py queues
-them), so that ops that run on the runtime's threads find the Python line behind them.
+Sampling: every TENSORTRACE_PYTHON_SAMPLE_MS milliseconds (default 5; 0: off) each thread's
+stack is read and a sample written when it changed since the last look (so an idle or blocked
+thread costs one comparison). In CPython 3.11 a native thread of ours does it
+(src/sources/python/native_sampler.cc, "tensortrace-pysample"): it reads the interpreter's
+frames itself and creates no Python object. Elsewhere it is done here, in Python, by our daemon
+thread ("tensortrace-python"), only when asked for: its own Python objects move the
+interpreter's garbage collections, which may then run, and free the program's objects, on this
+thread, so by default there is no sampling there. Frames are numbered once per process and
+defined before their first use.
 
-Everything goes through the preloaded runtime's tt_py_* functions (src/sources/python/), on
-this thread only: a thread's trace stream is written by that thread alone. Without the runtime
-(not under `tensortrace record`), nothing starts.
+The daemon thread also writes where graph ops were created (sites, from TensorFlow's tracing:
+tf_adapter.py queues them), so that ops that run on the runtime's threads find the Python line
+behind them.
+
+Everything goes through the preloaded runtime's tt_py_* functions (src/sources/python/), each
+thread writing its own trace stream. Without the runtime (not under `tensortrace record`),
+nothing starts.
 """
 import collections
 import os
@@ -22,6 +27,8 @@ import time
 _sampler = None  # this process's Sampler, once started
 _OWN_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 THREAD_NAME = "tensortrace-python"
+DEFAULT_MS = 5.0  # the default period, where the native sampler runs
+_NATIVE_LIB = os.path.join(os.path.dirname(_OWN_DIR.rstrip(os.sep)), "native", "libtt_pysample.so")
 
 
 def _warn(text):
@@ -175,33 +182,93 @@ def _runtime():
 
 
 def interval_from_env(env):
-    text = env.get("TENSORTRACE_PYTHON_SAMPLE_MS", "0")
+    """The period asked for, in seconds (0: off), or None where none was (the default)."""
+    text = env.get("TENSORTRACE_PYTHON_SAMPLE_MS")
+    if text is None:
+        return None
     ms = float(text)
     if ms < 0:
         raise ValueError("TENSORTRACE_PYTHON_SAMPLE_MS must be 0 (off) or more")
     return ms / 1000.0
 
 
+class Native:
+    """The native sampler (CPython 3.11 only), or None where it cannot run here."""
+
+    @staticmethod
+    def load():
+        if sys.version_info[:2] != (3, 11) or not os.path.exists(_NATIVE_LIB):
+            return None
+        if os.environ.get("TENSORTRACE_TEST_NO_NATIVE_SAMPLER"):  # tests of the Python one
+            return None
+        import ctypes
+
+        try:
+            held = ctypes.PyDLL(_NATIVE_LIB)  # start: with the GIL held
+            free = ctypes.CDLL(_NATIVE_LIB)  # stop: without it, while our thread takes it
+        except OSError:
+            return None
+        if held.tt_pysample_abi() != sys.hexversion >> 16:
+            return None
+        held.tt_pysample_start.argtypes = [ctypes.c_double, ctypes.c_char_p, ctypes.c_ulong]
+        free.tt_pysample_stop.restype = held.tt_pysample_forget.restype = None
+        n = Native()
+        n.held, n.free = held, free
+        return n
+
+    def start(self, interval_s, skip):
+        """Samples every interval_s seconds every thread but `skip` (our Python thread)."""
+        return self.held.tt_pysample_start(interval_s * 1000.0, _OWN_DIR.encode(), skip) == 0
+
+    def stop(self):
+        self.free.tt_pysample_stop()
+
+    def forget(self):
+        self.held.tt_pysample_forget()
+
+
+_native = None  # the native sampler, once loaded (False: none here)
+_at_exit = []  # [True] once _finish is registered
+
+
 def start():
     """Starts this process's sampler (the bootstrap calls it once; a forked child again)."""
-    global _sampler
-    interval = interval_from_env(os.environ)
+    global _sampler, _native
+    asked = interval_from_env(os.environ)
     lib = _runtime()
     if lib is None:
         return None
-    _sampler = Sampler(lib, interval)
+    if _native is None and asked != 0:
+        _native = Native.load() or False
+    interval = asked if asked is not None else DEFAULT_MS / 1000.0
+    native = interval > 0 and _native
+    # Sampling in Python only when asked for (and no native sampler).
+    _sampler = Sampler(lib, 0.0 if native else (asked or 0.0))
     _sampler.start()
-    import atexit
+    if native and not _native.start(interval, _sampler.thread.ident):
+        _warn("the native Python sampler did not start: no sampling")
+    if not _at_exit:  # a forked child has its parent's registration
+        import atexit
 
-    atexit.register(_sampler.finish)
+        atexit.register(_finish)
+        _at_exit.append(True)
     return _sampler
+
+
+def _finish():
+    if _native:
+        _native.stop()
+    if _sampler is not None:
+        _sampler.finish()
 
 
 def _after_fork():
     global _sampler
     if _sampler is None:
         return
-    _sampler = None  # the parent's thread is not in the child
+    _sampler = None  # the parent's threads are not in the child
+    if _native:
+        _native.forget()
     try:
         start()
     except Exception as e:

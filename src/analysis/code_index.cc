@@ -257,7 +257,8 @@ CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* proble
     pc.cmdline = m.processes[p].meta.cmdline;
     Reader r(m.processes[p], &pc);
     for (size_t t : m.processes[p].tracks)
-      if (m.tracks[t].name == kSamplerThread) model::ScanTrack(m, m.tracks[t], problems, r);
+      if (m.tracks[t].name == kSamplerThread || m.tracks[t].name == kNativeSamplerThread)
+        model::ScanTrack(m, m.tracks[t], problems, r);
     for (auto& [tid, v] : pc.samples) std::stable_sort(v.begin(), v.end());
     for (const CodeFrame& f : pc.frames)
       for (size_t slash = f.file.find('/'); slash != std::string::npos;

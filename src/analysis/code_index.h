@@ -82,10 +82,13 @@ struct CodeIndex {
   bool any = false;                    // some process has Python samples or sites
 };
 
-// Reads the Python source's tracks (named python/tensortrace/sampler.py's THREAD_NAME).
+// Reads the Python source's tracks (named python/tensortrace/sampler.py's THREAD_NAME and
+// src/sources/python/native_sampler.cc's thread).
 CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* problems);
 
-// The thread name of the sampler's stream.
+// The thread names of the Python source's streams: the bootstrap's thread (sites; samples when
+// sampling runs in Python) and the native sampler's.
 inline constexpr std::string_view kSamplerThread = "tensortrace-python";
+inline constexpr std::string_view kNativeSamplerThread = "tensortrace-pysample";
 
 }  // namespace tt::analysis

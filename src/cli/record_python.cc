@@ -5,12 +5,13 @@ namespace tt::cli {
 
 const char kPythonCaptureHelp[] =
     R"(Python (any framework): TensorFlow's graph functions record where each op was created, and
-on request a thread of tensortrace's reads every thread's Python stack every N milliseconds and
-records it when it changed; `stats --view code` maps op time to the program's lines.
-  --python-sample-ms N     sample the Python stacks every N ms (5 is a good value; default 0:
-                           off). The sampler's own Python objects move the interpreter's
-                           garbage collections (a collection may run on its thread), so a
-                           memory peak may differ from the untraced program's
+a thread of tensortrace's reads every thread's Python stack every few milliseconds and records
+it when it changed; `stats --view code` maps op time to the program's lines.
+  --python-sample-ms N     sample the Python stacks every N ms (default 5; 0: off). In CPython
+                           3.11 a native thread does it and creates no Python object; in other
+                           versions sampling runs in Python, only when this option asks for
+                           it: its objects move the interpreter's garbage collections (one may
+                           run on its thread), so a memory peak may differ from untraced
 TensorFlow and JAX: in every Python process, once `tensorflow` is imported (`jax`: once it
 first sets up its backends), the framework's own profiler runs until the process ends or the
 program starts that profiler itself; record then converts what it wrote (DIR/xspace/PID/) into

@@ -14,12 +14,12 @@ namespace tt::sources {
 // --window-s), handed to the Python bootstrap, and TensorFlow's CPU allocator
 // (--tf-cpu-allocator), handed to TensorFlow.
 struct PythonOptions {
-  int host_level = 2;          // --tf-host-level
-  bool python_tracer = false;  // --python-tracer
-  std::string steps;           // --steps, normalised to "A:B" ("A:" when open); empty: all
-  double window_s = 0;         // --window-s; 0: one window for the whole run
+  int host_level = 2;            // --tf-host-level
+  bool python_tracer = false;    // --python-tracer
+  std::string steps;             // --steps, normalised to "A:B" ("A:" when open); empty: all
+  double window_s = 0;           // --window-s; 0: one window for the whole run
   std::string tf_cpu_allocator;  // --tf-cpu-allocator: "bfc", "default"; empty: not given
-  double sample_ms = 0;          // --python-sample-ms: the Python sampler's period; 0: off
+  double sample_ms = -1;         // --python-sample-ms: the sampler's period; 0: off; -1: default
 };
 
 // What arming needs from `record`.

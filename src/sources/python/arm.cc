@@ -61,7 +61,10 @@ void ArmPython(const ArmOptions& ao) {
   // TensorFlow reads it when it makes its CPU allocator: a BFC allocator reports each
   // allocation to its profiler, the default one (oneDNN off) none. It changes the program's
   // allocator, so only on request; "default" takes back a setting the environment made.
-  setenv("TENSORTRACE_PYTHON_SAMPLE_MS", std::to_string(o.sample_ms).c_str(), 1);
+  if (o.sample_ms < 0)  // the bootstrap's default (python/tensortrace/sampler.py)
+    unsetenv("TENSORTRACE_PYTHON_SAMPLE_MS");
+  else
+    setenv("TENSORTRACE_PYTHON_SAMPLE_MS", std::to_string(o.sample_ms).c_str(), 1);
   if (o.tf_cpu_allocator == "bfc") setenv("TF_CPU_ALLOCATOR_USE_BFC", "true", 1);
   if (o.tf_cpu_allocator == "default") unsetenv("TF_CPU_ALLOCATOR_USE_BFC");
 }

@@ -1,0 +1,202 @@
+// The Python source's sampler, native: a thread of ours (not a Python thread) that every N ms
+// takes the GIL and reads each Python thread's frames straight from the interpreter's own
+// structures, then writes a sample when a thread's stack changed (tt_py_sample, as
+// python/tensortrace/sampler.py would). It creates no Python object, so the interpreter's
+// garbage collections happen when and where they would untraced (a sampler in Python moved
+// them: docs/trace-format.md "Python events"), which is what lets sampling be on by default.
+//
+// The frame layout it reads is CPython 3.11's (internal/pycore_frame.h): CMake builds this
+// library only against 3.11's headers and the bootstrap loads it only into a 3.11 interpreter
+// (tt_pysample_abi). Loaded by the bootstrap with ctypes.PyDLL (start holds the GIL); it calls
+// the preloaded runtime's tt_py_* functions, resolved when it is loaded.
+#define Py_BUILD_CORE 1
+#include <Python.h>
+#include <internal/pycore_frame.h>
+#include <time.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+extern "C" {
+void tt_py_frame(uint32_t id, const char* text);
+void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
+void tt_set_thread_name(const char* name);
+void tt_pysample_lock_threads();  // native_sampler_lock.c
+void tt_pysample_unlock_threads();
+}
+
+namespace {
+
+// Frame numbers of this library start here, so that they never meet those the bootstrap's
+// Python thread gives to TensorFlow's creation sites (numbered from 1) in the same process.
+constexpr uint32_t kFirstId = 1u << 30;
+
+// What a thread's innermost frame was at the last look: while it is the same, so is the stack.
+struct Top {
+  const void* frame = nullptr;
+  const void* instr = nullptr;
+  const void* caller = nullptr;
+  bool operator==(const Top&) const = default;
+};
+
+struct Sampler {
+  PyInterpreterState* interp = nullptr;
+  PyThreadState* own = nullptr;  // this sampler's thread state, made once
+  std::string own_dir;           // the bootstrap's frames (not the program's) are left out
+  unsigned long skip = 0;        // the bootstrap's thread (threading.get_ident()), not sampled
+  int64_t interval_ns = 0;
+  std::thread thread;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  // Frame numbers by (code, line). Each code object seen is kept alive (one reference), so its
+  // address cannot be reused by another code while it is a key here.
+  std::map<std::pair<PyCodeObject*, int>, uint32_t> ids;
+  uint32_t next_id = kFirstId;
+  std::map<unsigned long, Top> last;  // by the thread's id
+  int64_t prev_look = 0;
+};
+
+Sampler* g_sampler = nullptr;
+
+int64_t MonotonicNs() {
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+}
+
+// The frame's number (0: the bootstrap's own frame), defining it on first use. Holds the GIL.
+uint32_t FrameId(Sampler* s, PyCodeObject* code, int line) {
+  auto [it, fresh] = s->ids.try_emplace({code, line}, 0);
+  if (!fresh) return it->second;
+  Py_INCREF(code);
+  const char* file = PyUnicode_AsUTF8(code->co_filename);
+  const char* name = PyUnicode_AsUTF8(code->co_qualname);
+  if (!file || !name) {
+    PyErr_Clear();
+    file = file ? file : "?";
+    name = name ? name : "?";
+  }
+  if (!s->own_dir.empty() && std::string_view(file).starts_with(s->own_dir)) return 0;
+  it->second = s->next_id++;
+  std::string text = std::string(file) + ":" + std::to_string(line) + ":" + name;
+  tt_py_frame(it->second, text.c_str());
+  return it->second;
+}
+
+// The innermost frame of `t` that has begun running its code (a frame being set up has no line
+// yet), or null.
+_PyInterpreterFrame* Innermost(PyThreadState* t) {
+  _PyInterpreterFrame* f = t->cframe ? t->cframe->current_frame : nullptr;
+  while (f && _PyFrame_IsIncomplete(f)) f = f->previous;
+  return f;
+}
+
+// `f` and its callers as frame numbers, outermost first, comma-separated.
+std::string Stack(Sampler* s, _PyInterpreterFrame* f) {
+  std::vector<uint32_t> ids;
+  for (; f; f = f->previous) {
+    if (_PyFrame_IsIncomplete(f)) continue;
+    int line = PyCode_Addr2Line(
+        f->f_code, _PyInterpreterFrame_LASTI(f) * static_cast<int>(sizeof(_Py_CODEUNIT)));
+    if (uint32_t id = FrameId(s, f->f_code, line < 0 ? 0 : line)) ids.push_back(id);
+  }
+  std::string out;
+  for (auto it = ids.rbegin(); it != ids.rend(); ++it) {
+    if (!out.empty()) out += ',';
+    out += std::to_string(*it);
+  }
+  return out;
+}
+
+// One look at every thread of the interpreter. Holds the GIL, and the interpreter's list lock
+// (what sys._current_frames holds): a thread state may be deleted without the GIL.
+void Look(Sampler* s) {
+  int64_t since = s->prev_look, at = s->prev_look = MonotonicNs();
+  std::map<unsigned long, Top> seen;
+  tt_pysample_lock_threads();
+  for (PyThreadState* t = PyInterpreterState_ThreadHead(s->interp); t; t = PyThreadState_Next(t)) {
+    if (t == s->own || t->thread_id == s->skip) continue;
+    _PyInterpreterFrame* f = Innermost(t);
+    if (!f) continue;
+    Top top{f, f->prev_instr, f->previous};
+    seen[t->thread_id] = top;
+    auto was = s->last.find(t->thread_id);
+    if (was != s->last.end() && was->second == top) continue;
+    std::string stack = Stack(s, f);
+    tt_py_sample(static_cast<int64_t>(t->native_thread_id), stack.c_str(),
+                 was != s->last.end() ? since : 0, at);
+  }
+  tt_pysample_unlock_threads();
+  s->last = std::move(seen);
+}
+
+void Run(Sampler* s) {
+  tt_set_thread_name("tensortrace-pysample");
+  std::unique_lock<std::mutex> lock(s->mu);
+  for (;;) {
+    bool stopping =
+        s->cv.wait_for(lock, std::chrono::nanoseconds(s->interval_ns), [s] { return s->stop; });
+    lock.unlock();
+    PyEval_RestoreThread(s->own);  // takes the GIL
+    Look(s);                       // a last one when stopping, as the program ends
+    PyEval_SaveThread();
+    if (stopping) return;
+    lock.lock();
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+// The CPython version this library reads the frames of (PY_VERSION_HEX's major and minor).
+__attribute__((visibility("default"))) int tt_pysample_abi() { return PY_VERSION_HEX >> 16; }
+
+// Starts sampling every `interval_ms` ms; `own_dir` is the bootstrap's directory, `skip` its
+// thread's ident. Called with the GIL held (ctypes.PyDLL). 0 on success.
+__attribute__((visibility("default"))) int tt_pysample_start(double interval_ms,
+                                                             const char* own_dir,
+                                                             unsigned long skip) {
+  if (g_sampler || interval_ms <= 0) return -1;
+  auto* s = new Sampler();
+  s->interp = PyInterpreterState_Get();
+  s->own = PyThreadState_New(s->interp);
+  if (!s->own) {
+    delete s;
+    return -1;
+  }
+  s->own_dir = own_dir ? own_dir : "";
+  s->skip = skip;
+  s->interval_ns = static_cast<int64_t>(interval_ms * 1e6);
+  s->thread = std::thread(Run, s);
+  g_sampler = s;
+  return 0;
+}
+
+// Stops the thread after one last look; called without the GIL (ctypes.CDLL releases it), at
+// exit before the interpreter finalises.
+__attribute__((visibility("default"))) void tt_pysample_stop() {
+  Sampler* s = g_sampler;
+  if (!s || !s->thread.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(s->mu);
+    s->stop = true;
+  }
+  s->cv.notify_one();
+  s->thread.join();
+}
+
+// In a forked child: the parent's thread is not here and its thread state is gone, so the
+// sampler is forgotten (never freed: its std::thread names a thread the child does not have)
+// and may start again.
+__attribute__((visibility("default"))) void tt_pysample_forget() { g_sampler = nullptr; }
+
+}  // extern "C"
