@@ -48,6 +48,7 @@ struct StepBreakdown {
   // compiling, computing (ops, primitives, Python), communicating, the framework's runtime;
   // host_idle is what none of them covers.
   uint64_t input = 0, compile = 0, host_compute = 0, runtime = 0, host_idle = 0;
+  uint64_t host_comm = 0;  // communicating on the host (after computing in the precedence)
   uint64_t device_compute = 0, copies = 0, communication = 0;
   uint64_t device_idle_host_bound = 0, device_idle_waiting = 0;
   bool has_device = false;

@@ -26,6 +26,8 @@ commands:
                             live at it, bytes by op, chunks by bin, fragmentation
   comm DIR...               collectives matched across ranks: per collective and rank, each
                             instance's skew, waits, straggler and bus bandwidth
+  diff A B                  what changed between two recordings: step time, each op type's
+                            contribution to its difference, what is on one side only, memory
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -52,12 +54,15 @@ int main(int argc, char** argv) {
     if (cmd == "report") return tt::cli::Report(rest);
     if (cmd == "memory") return tt::cli::Memory(rest);
     if (cmd == "comm") return tt::cli::Comm(rest);
+    if (cmd == "diff") return tt::cli::Diff(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {
     std::string msg = e.what();
-    if (msg.rfind(cmd + ": ", 0) == 0) std::cerr << "tensortrace " << msg << "\n";
-    else std::cerr << "tensortrace " << cmd << ": " << msg << "\n";
+    if (msg.rfind(cmd + ": ", 0) == 0)
+      std::cerr << "tensortrace " << msg << "\n";
+    else
+      std::cerr << "tensortrace " << cmd << ": " << msg << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tensortrace " << cmd << ": " << e.what() << "\n";

@@ -1,7 +1,9 @@
 """A PyTorch CNN trained on synthetic data by a plain loop with DataLoader worker processes:
 no profiler call, no step marker. Prints `steps N` and `weight_bytes B`. TT_TORCH_REFERENCE:
 see torch_reference.py. With TT_TORCH_CRASH_AT=K the loop raises an uncaught RuntimeError in
-step K, after its forward pass; with TT_TORCH_STEP_SLEEP=S each step also sleeps S seconds."""
+step K, after its forward pass; with TT_TORCH_STEP_SLEEP=S each step also sleeps S seconds.
+TT_TORCH_BATCH sets the batch size (default 8); TT_TORCH_GELU=1 adds a GELU after the ReLU (an
+op the default program does not run)."""
 import os
 import time
 
@@ -10,7 +12,7 @@ import torch.nn as nn
 import torch_reference
 
 STEPS = int(os.environ.get("TT_TORCH_STEPS", "6"))
-BATCH = 8
+BATCH = int(os.environ.get("TT_TORCH_BATCH", "8"))
 
 
 class Synthetic(torch.utils.data.Dataset):
@@ -25,8 +27,11 @@ class Synthetic(torch.utils.data.Dataset):
 def train():
     torch.manual_seed(0)
     torch.set_num_threads(2)
-    model = nn.Sequential(nn.Conv2d(1, 8, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
-                          nn.Linear(8 * 13 * 13, 10))
+    layers = [nn.Conv2d(1, 8, 3), nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(),
+              nn.Linear(8 * 13 * 13, 10)]
+    if os.environ.get("TT_TORCH_GELU") == "1":
+        layers.insert(2, nn.GELU())
+    model = nn.Sequential(*layers)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     loader = torch.utils.data.DataLoader(Synthetic(), batch_size=BATCH, num_workers=2)
     steps = 0

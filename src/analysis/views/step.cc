@@ -65,6 +65,7 @@ void AddPart(const Window& w, const ProcessIntervals& p, StepBreakdown* b) {
   b->input += i;
   b->compile += ic - i;
   b->host_compute += ich - ic;
+  b->host_comm += ichm - ich;
   b->runtime += ichmr - ichm;
   b->host_idle += (to - from) - ichmr;
   b->device_compute += UnionLength(p.device, from, to);

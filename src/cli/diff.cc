@@ -1,0 +1,241 @@
+// `tensortrace diff A B`: what changed between two recordings (analysis/diff.h).
+#include "analysis/diff.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/human.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "core/csv.h"
+#include "model/model.h"
+
+namespace tt::cli {
+
+namespace {
+
+using analysis::DiffResult;
+using analysis::DiffRow;
+using analysis::DiffSide;
+using analysis::HumanBytes;
+using analysis::HumanDuration;
+using nlohmann::json;
+
+const char kDiffHelp[] =
+    R"(usage: tensortrace diff A B [--json | --csv] [--top N] [--include-warmup]
+                         [--skip-warmup N] [--step-name NAME]
+
+What changed from recording A to recording B (before and after a change, batch 32 against 64,
+one rank against another), per step: each side's mean step time and its parts (input,
+compile, runtime, communication, idle), every op type's share of the step, and each one's
+contribution to the step-time difference, largest first. An op type's share is the step's
+computing time divided among the op types by their self time (ops running at once on several
+threads share the wall time), so on each side the shares and parts add up to the step time,
+and the contributions add up to the difference. Then the op types, GPU kernels and
+collectives found on one side only, and each allocator's memory peak on both.
+
+Warm-up steps (those holding tracing or compilation, at the start of each process) are left
+out unless --include-warmup.
+
+  --json             machine-readable output (schema: docs/diff-json.md)
+  --csv              one row per op type or part: name,kind,a_ns,b_ns,contribution_ns
+  --top N            rows shown (default 15; --json and --csv have them all)
+  --include-warmup   count warm-up steps too
+  --skip-warmup N    leave out the first N steps of each process instead
+  --step-name NAME   the annotation that marks a step (as in `tensortrace stats`)
+  -h, --help         this help
+)";
+
+struct DiffArgs {
+  std::vector<std::string> dirs;
+  bool json = false, csv = false;
+  size_t top = 15;
+  analysis::DiffOptions opt;
+};
+
+bool ParseDiffArgs(const std::vector<std::string>& argv, DiffArgs* o) {
+  ArgReader a("diff", argv);
+  std::string v;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kDiffHelp;
+      return false;
+    } else if (a.Flag("--json")) {
+      o->json = true;
+    } else if (a.Flag("--csv")) {
+      o->csv = true;
+    } else if (a.Option("--top", &v)) {
+      o->top = ParseUint("--top", v);
+      if (o->top == 0) throw Error("--top: must be at least 1");
+    } else if (a.Flag("--include-warmup")) {
+      o->opt.include_warmup = true;
+    } else if (a.Option("--skip-warmup", &v)) {
+      o->opt.skip_warmup = ParseUint("--skip-warmup", v);
+    } else if (a.Option("--step-name", &v)) {
+      o->opt.step_names.push_back(v);
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      o->dirs.push_back(a.TakePositional());
+    } else {
+      a.Unknown();
+    }
+  }
+  if (o->dirs.size() != 2)
+    throw Error("two trace directories are compared, " + std::to_string(o->dirs.size()) +
+                " given (usage: tensortrace diff A B)");
+  if (o->json && o->csv) throw Error("--json and --csv exclude each other");
+  return true;
+}
+
+json SideJson(const DiffSide& s) {
+  return {{"trace", s.path},
+          {"steps", s.steps},
+          {"step_ns", s.step_ns},
+          {"parts_ns", s.parts},
+          {"kernels", s.kernels},
+          {"collectives", s.collectives},
+          {"memory_peak_bytes", s.memory_peak}};
+}
+
+json DiffJson(const DiffResult& d) {
+  json rows = json::array();
+  for (const DiffRow& r : d.rows) {
+    json row = {{"name", r.name},
+                {"kind", r.op ? "op" : "part"},
+                {"a_ns", r.a},
+                {"b_ns", r.b},
+                {"contribution_ns", r.contribution}};
+    if (r.op) row.update({{"a_self_ns", r.a_self}, {"b_self_ns", r.b_self}});
+    rows.push_back(row);
+  }
+  return {{"schema", "tensortrace.diff/1"},
+          {"a", SideJson(d.a)},
+          {"b", SideJson(d.b)},
+          {"step_difference_ns", d.b.step_ns - d.a.step_ns},
+          {"explained_ns", d.explained},
+          {"rows", rows},
+          {"only_in_a",
+           {{"ops", d.only_a_ops},
+            {"kernels", d.only_a_kernels},
+            {"collectives", d.only_a_collectives}}},
+          {"only_in_b",
+           {{"ops", d.only_b_ops},
+            {"kernels", d.only_b_kernels},
+            {"collectives", d.only_b_collectives}}},
+          {"notes", d.notes}};
+}
+
+std::string Signed(double ns) { return (ns < 0 ? "-" : "+") + HumanDuration(std::fabs(ns)); }
+
+std::string Percent(double part, double whole) {
+  if (whole <= 0) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%+.1f%%", 100.0 * part / whole);
+  return buf;
+}
+
+void PrintOnly(const char* what, const std::vector<std::string>& a,
+               const std::vector<std::string>& b) {
+  auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (size_t i = 0; i < v.size() && i < 10; ++i) s += (i ? ", " : "") + v[i];
+    if (v.size() > 10) s += ", ... (" + std::to_string(v.size()) + " in all)";
+    return s;
+  };
+  if (!a.empty()) std::printf("%s only in A: %s\n", what, list(a).c_str());
+  if (!b.empty()) std::printf("%s only in B: %s\n", what, list(b).c_str());
+}
+
+void PrintMemory(const DiffResult& d) {
+  std::map<std::string, std::pair<int64_t, int64_t>> peaks;
+  for (const auto& [n, v] : d.a.memory_peak) peaks[n].first = v;
+  for (const auto& [n, v] : d.b.memory_peak) peaks[n].second = v;
+  if (peaks.empty()) return;
+  std::printf("\nmemory peak per allocator:\n");
+  for (const auto& [n, p] : peaks)
+    std::printf("  %-30s %12s %12s %s%s\n", n.c_str(), HumanBytes(p.first).c_str(),
+                HumanBytes(p.second).c_str(), p.second >= p.first ? "+" : "-",
+                HumanBytes(std::llabs(p.second - p.first)).c_str());
+}
+
+// The rows the table shows: at most `top`, none that neither side has; *hidden: the others.
+std::vector<const DiffRow*> Shown(const DiffResult& d, size_t top, size_t* hidden) {
+  std::vector<const DiffRow*> rows;
+  *hidden = 0;
+  for (const DiffRow& r : d.rows) {
+    if (r.a == 0 && r.b == 0) continue;  // a part neither side has
+    if (rows.size() == top)
+      ++*hidden;
+    else
+      rows.push_back(&r);
+  }
+  return rows;
+}
+
+void PrintRows(const DiffResult& d, size_t top) {
+  double diff = d.b.step_ns - d.a.step_ns;
+  size_t hidden = 0;
+  std::vector<const DiffRow*> rows = Shown(d, top, &hidden);
+  int w = 20;
+  for (const DiffRow* r : rows) w = std::max(w, static_cast<int>(r->name.size()) + 2);
+  w = std::min(w, 70);
+  std::printf("per step, by contribution to the difference:\n  %-*s %12s %12s %12s %8s\n", w,
+              "op type or (part)", "A", "B", "difference", "of diff");
+  for (const DiffRow* r : rows) {
+    std::string name = r->op ? r->name : "(" + r->name + ")";
+    if (static_cast<int>(name.size()) > w) name = name.substr(0, w - 3) + "...";
+    std::printf("  %-*s %12s %12s %12s %8s\n", w, name.c_str(), HumanDuration(r->a).c_str(),
+                HumanDuration(r->b).c_str(), Signed(r->contribution).c_str(),
+                Percent(r->contribution, std::fabs(diff)).c_str());
+  }
+  if (hidden) std::printf("  ... %zu more rows (--top N, or --json)\n", hidden);
+  std::printf("  %-*s %12s %12s %12s\n\n", w, "all rows", HumanDuration(d.a.step_ns).c_str(),
+              HumanDuration(d.b.step_ns).c_str(), Signed(d.explained).c_str());
+}
+
+void PrintText(const DiffResult& d, size_t top) {
+  double diff = d.b.step_ns - d.a.step_ns;
+  std::printf("A: %s (%zu steps)\nB: %s (%zu steps)\n\n", d.a.path.c_str(), d.a.steps,
+              d.b.path.c_str(), d.b.steps);
+  std::printf("step time: %s -> %s, %s (%s)\n\n", HumanDuration(d.a.step_ns).c_str(),
+              HumanDuration(d.b.step_ns).c_str(), Signed(diff).c_str(),
+              Percent(diff, d.a.step_ns).c_str());
+  PrintRows(d, top);
+  PrintOnly("op types", d.only_a_ops, d.only_b_ops);
+  PrintOnly("kernels", d.only_a_kernels, d.only_b_kernels);
+  PrintOnly("collectives", d.only_a_collectives, d.only_b_collectives);
+  PrintMemory(d);
+  for (const auto& n : d.notes) std::printf("note: %s\n", n.c_str());
+}
+
+void PrintCsv(const DiffResult& d) {
+  std::printf("name,kind,a_ns,b_ns,contribution_ns\n");
+  for (const DiffRow& r : d.rows)
+    std::printf("%s,%s,%.0f,%.0f,%.0f\n", CsvQuote(r.name).c_str(), r.op ? "op" : "part", r.a, r.b,
+                r.contribution);
+}
+
+}  // namespace
+
+int Diff(const std::vector<std::string>& args) {
+  DiffArgs o;
+  if (!ParseDiffArgs(args, &o)) return 0;
+  std::vector<analysis::DiffSide> sides;
+  for (const auto& dir : o.dirs) {
+    model::TraceModel m = model::LoadModel(dir);
+    std::vector<Problem> problems = m.problems;
+    sides.push_back(analysis::MeasureSide(m, o.opt, &problems));
+  }
+  DiffResult d = analysis::CompareSides(std::move(sides[0]), std::move(sides[1]));
+  if (o.json)
+    std::cout << DiffJson(d).dump(2) << "\n";
+  else if (o.csv)
+    PrintCsv(d);
+  else
+    PrintText(d, o.top);
+  return 0;
+}
+
+}  // namespace tt::cli
