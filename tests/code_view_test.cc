@@ -148,7 +148,8 @@ TEST(CodeView, CustomTfFunctionLoopUsesEachOpsCreationSite) {
                     OpTruth(trace, {{"small/", "small_part"}, {"big/", "big_part"}}));
 }
 
-// code_torch.py's own timing of each part's calls ("small_ns N", "big_ns N"), in microseconds.
+// code_torch.py's and code_jax.py's own timing of each part's calls ("small_ns N", "big_ns N"),
+// in microseconds.
 std::map<std::string, double> PartTimes(const std::string& out) {
   std::map<std::string, double> truth;
   std::istringstream in(out);
@@ -186,6 +187,17 @@ TEST(CodeView, TorchLoopSampledByDefault) {
   std::string trace = Record(d, "code_torch.py", {}, &out);
   ExpectAttribution(Code(trace, Program("code_torch.py")), PartTimes(out));
   EXPECT_TRUE(ThreadNames(trace, "code_torch.py").count("tensortrace-pysample"));
+}
+
+// JAX: the XLA computations run on XLA's threads; each goes to the stack of the Python thread
+// that called it (sampled while the call waits for its result).
+TEST(CodeView, JaxLoopSampledByDefault) {
+  if (!HaveModule("jax")) GTEST_SKIP() << "no jax";
+  if (!NativeSampler()) GTEST_SKIP() << "no native sampler (CPython 3.11 only)";
+  TempDir d;
+  std::string out;
+  std::string trace = Record(d, "code_jax.py", {}, &out);
+  ExpectAttribution(Code(trace, Program("code_jax.py")), PartTimes(out));
 }
 
 // Sampling asked for where there is no native sampler (or it is told off): in Python. It
