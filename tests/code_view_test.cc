@@ -122,6 +122,40 @@ TEST(CodeView, KerasFitAttributesEachLayerCallToItsLine) {
   }
 }
 
+// Micros of the code view's rows named `leaf`, and whether each sits under a frame of `script`.
+double LeafMicros(const json& rows, const std::string& leaf, const std::string& script,
+                  bool under_script, bool* all_under) {
+  double us = 0;
+  for (const auto& r : rows) {
+    bool here = under_script || r.value("file", "") == script;
+    if (r["name"] == leaf) {
+      us += r.value("micros", 0.0);
+      *all_under &= here;
+    }
+    if (r.contains("children")) us += LeafMicros(r["children"], leaf, script, here, all_under);
+  }
+  return us;
+}
+
+// An input-bound Keras fit: its waits for input go to the line of the program that called
+// fit, as "(input wait)", and add up to the step view's input time.
+TEST(CodeView, InputWaitsGoToTheLineThatWaits) {
+  if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
+  TempDir d;
+  std::string trace = Record(d, "tf_input_bound.py");
+  json code = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
+                       "micros,file,function,line"});
+  bool under = true;
+  double waits = LeafMicros(code["rows"], "(input wait)", Program("tf_input_bound.py"), false,
+                            &under);
+  EXPECT_TRUE(under) << "under the program's own line";
+  json steps = RunJson({TT_CLI, "stats", trace, "--view", "step", "--json"});
+  double input = 0;
+  for (const auto& r : steps["rows"]) input += r["input_micros"].get<double>();
+  ASSERT_GT(input, 0) << steps.dump();
+  EXPECT_NEAR(waits, input, 0.01 * input) << code.dump();
+}
+
 // The report's hottest lines: the program's own lines, big_part's above small_part's.
 TEST(CodeView, ReportListsTheHottestLinesOfTheProgram) {
   if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";

@@ -134,6 +134,8 @@ struct TrackAgg {
   std::unordered_map<uint32_t, Summary> code;
   // ... by the exact stack a framework's Python tracer gave: its slices' names, '\n'-ended.
   std::unordered_map<std::string, Summary> code_exact;
+  // The step's other phases outside ops, by (stack, phase name): input waits, compilation.
+  std::map<std::pair<uint32_t, std::string>, Summary> code_phase;
 };
 
 struct Aggregates {

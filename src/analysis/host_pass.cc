@@ -197,6 +197,7 @@ class HostVisitor {
     }
   }
   void OnRuntime(const Slice& s, model::Meaning meaning) {
+    if (stacks_ && fw_open_ == 0) CodePhase(s, meaning);
     Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);
     g.meaning = meaning;
     g.incl.Add(s.Duration());
@@ -234,6 +235,22 @@ class HostVisitor {
     for (uint64_t self : code_pending_)
       if (sum) sum->Add(self);
     code_pending_.clear();
+  }
+  // The code view: a wait for input or a compilation outside any framework op (the outermost
+  // of its kind) goes, whole, to the stack of its thread then, as a phase under that stack.
+  void CodePhase(const Slice& s, model::Meaning meaning) {
+    using model::Meaning;
+    Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
+    const char* phase = nullptr;
+    if (meaning == Meaning::kInput && parent != Meaning::kInput &&
+        model::IsInputWait(proc_.Name(s.name)))
+      phase = "(input wait)";
+    else if (meaning == Meaning::kCompile && parent != Meaning::kCompile)
+      phase = "(compile)";
+    if (!phase) return;
+    Summary& sum = a_->code_phase[{stacks_->Of(s.name, t_.id, s.start, s.end), phase}];
+    if (sum.count() == 0) sum.KeepSamples(false);
+    sum.Add(s.Duration());
   }
   bool IsPythonFrame(const Slice& s) const {
     return s.category == Category::kPython && IsPythonFrameName(proc_.Name(s.name));

@@ -1,7 +1,8 @@
 // The code view (tfprof's code view): op time by the Python line behind each op, as a tree of
 // the program's frames (file:line:function), outermost first. Each op's own time (as the op
 // view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
-// the stack its launching thread was sampled on. By default a run of library frames (the
+// the stack its launching thread was sampled on. Waits for input and compilations outside ops
+// go to their thread's stack as leaves "(input wait)" and "(compile)". By default a run of library frames (the
 // interpreter's, installed packages') is folded into one node "[package]"; --all-frames keeps
 // every frame.
 #include <algorithm>
@@ -98,6 +99,12 @@ void Finish(Aggregates& a, Result* r) {
     for (const auto& [key, s] : t.code_exact) {
       total += s.total();
       Insert(&tree, ExactPath(a.code.processes[p], key, a.sel.all_frames), 0, s);
+    }
+    for (const auto& [at, s] : t.code_phase) {
+      total += s.total();
+      std::vector<Node> path = SampledPath(a.code.processes[p], at.first, a.sel.all_frames);
+      path.push_back({at.second, "", "", 0});
+      Insert(&tree, path, 0, s);
     }
   }
   bool tree_empty = tree.empty();
