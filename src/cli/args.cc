@@ -59,9 +59,12 @@ uint64_t ParseBytes(const std::string& option, const std::string& value) {
   uint64_t x = ParseUint(option, value.substr(0, digits));
   std::string suffix = value.substr(digits);
   uint64_t mult = 1;
-  if (suffix == "K" || suffix == "k" || suffix == "KiB") mult = 1ull << 10;
-  else if (suffix == "M" || suffix == "MiB") mult = 1ull << 20;
-  else if (suffix == "G" || suffix == "GiB") mult = 1ull << 30;
+  if (suffix == "K" || suffix == "k" || suffix == "KiB")
+    mult = 1ull << 10;
+  else if (suffix == "M" || suffix == "MiB")
+    mult = 1ull << 20;
+  else if (suffix == "G" || suffix == "GiB")
+    mult = 1ull << 30;
   else if (!suffix.empty())
     throw Error(option + ": '" + value + "' has an unknown unit '" + suffix + "' (use K, M or G)");
   if (x > UINT64_MAX / mult) throw Error(option + ": '" + value + "' is too large");

@@ -13,13 +13,14 @@ namespace tt::cli {
 namespace {
 
 const char kExportUsage[] =
-    R"(usage: tensortrace export DIR --format perfetto|chrome|csv|xspace -o PATH
+    R"(usage: tensortrace export DIR... --format perfetto|chrome|csv|xspace -o PATH
                           [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
                           [--max-events N] [--pid P]...
 
 Writes the trace in DIR to PATH. Every format streams: memory does not grow with the number of
 events (xspace holds the names and the steps, and sorts its events in a temporary file beside
-its output, up to about 1.5 times the output's size, that nothing leaves behind).
+its output, up to about 1.5 times the output's size, that nothing leaves behind). Several
+directories (one recording per rank or host) are written as one job.
 
 )";
 
@@ -47,6 +48,7 @@ std::string ExportHelp() {
 
 struct ExportArgs {
   std::string dir, format, out;
+  std::vector<std::string> more;  // further directories: one job (a recording per rank)
   std::vector<int64_t> pids;
   bool gzip = false;
   exporter::Selection sel;
@@ -74,8 +76,8 @@ bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
     } else if (a.Option("--max-events", &v)) {
       e->sel.max_events = ParseUint("--max-events", v);
       if (e->sel.max_events == 0) throw Error("--max-events: must be at least 1");
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && e->dir.empty()) {
-      e->dir = a.TakePositional();
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      (e->dir.empty() ? e->dir : e->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
@@ -100,7 +102,7 @@ int Export(const std::vector<std::string>& argv) {
     if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
     if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
-  model::TraceModel m = model::LoadModel(OpenTraceOfPids(e.dir, e.pids));
+  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(e.dir, e.more), e.pids));
   std::vector<Problem> problems = m.problems;
   exporter::ExportOutcome o = f->write(m, e.sel, e.out, e.gzip, &problems);
   for (const auto& line : o.lines) std::cerr << "tensortrace export: " << line << "\n";

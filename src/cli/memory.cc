@@ -25,7 +25,7 @@ using analysis::MemoryView;
 using nlohmann::json;
 
 const char kMemoryHelp[] =
-    R"(usage: tensortrace memory DIR [--json] [--pid P]... [--points N] [--top N]
+    R"(usage: tensortrace memory DIR... [--json] [--pid P]... [--points N] [--top N]
 
 Memory of the trace in DIR, per allocator (TensorFlow's BFC allocators, CUDA's, ...): bytes in
 use over time, the peak and when it was reached, what was live at the peak (by op, with the
@@ -33,7 +33,8 @@ tensors' dtype, shape and role where the events carry them), the bytes each op a
 what it never freed, the chunks by BFC bin (256 B << i), and what the allocator itself reported
 (its own peak, bytes reserved, fragmentation). An allocation belongs to the op open on the thread
 that made it (else to the op its event names). A trace with no allocation events gives a note
-saying why and which option of record captures them (exit 0).
+saying why and which option of record captures them (exit 0). Several directories (one
+recording per rank or host) are read as one job.
 
   --json      machine-readable output (schema: docs/memory-json.md)
   --pid P     only process P (each of its exec images); repeat for several
@@ -46,6 +47,7 @@ saying why and which option of record captures them (exit 0).
 
 struct MemoryArgs {
   std::string dir;
+  std::vector<std::string> more;  // further directories: one job (a recording per rank)
   std::vector<int64_t> pids;
   bool json = false;
   size_t points = 200, top = 10;
@@ -67,8 +69,8 @@ bool ParseMemoryArgs(const std::vector<std::string>& argv, MemoryArgs* o) {
     } else if (a.Option("--top", &v)) {
       o->top = ParseUint("--top", v);
       if (o->top == 0) throw Error("--top: must be at least 1");
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && o->dir.empty()) {
-      o->dir = a.TakePositional();
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      (o->dir.empty() ? o->dir : o->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
@@ -224,8 +226,12 @@ void PrintGlance(const AllocatorView& a, uint64_t first) {
 void PrintText(const MemoryView& v, size_t top) {
   for (const auto& a : v.allocators) {
     const auto& m = a.memory;
-    std::printf("allocator %s (pid %lld)\n", TerminalSafe(m.name).c_str(),
-                static_cast<long long>(a.pid));
+    // The name carries the pid already where several processes allocate (memory.h).
+    std::string pid = "(pid " + std::to_string(a.pid) + ")";
+    if (m.name.ends_with(pid))
+      std::printf("allocator %s\n", TerminalSafe(m.name).c_str());
+    else
+      std::printf("allocator %s %s\n", TerminalSafe(m.name).c_str(), pid.c_str());
     std::printf("  peak %s at %s into the trace, during %s on %s\n", HumanBytes(m.peak).c_str(),
                 Seconds(m.peak_ts > v.first ? m.peak_ts - v.first : 0).c_str(),
                 m.peak_op.empty() ? "no op" : TerminalSafe(m.peak_op).c_str(),
@@ -247,7 +253,7 @@ void PrintText(const MemoryView& v, size_t top) {
 int Memory(const std::vector<std::string>& argv) {
   MemoryArgs o;
   if (!ParseMemoryArgs(argv, &o)) return 0;
-  model::TraceModel m = model::LoadModel(OpenTraceOfPids(o.dir, o.pids));
+  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(o.dir, o.more), o.pids));
   std::vector<Problem> problems = m.problems;
   MemoryView v = analysis::ComputeMemoryView(m, o.points / 2, 0, &problems);
   std::string note = v.allocators.empty() ? MemoryMissingNote(o.dir, o.pids) : "";

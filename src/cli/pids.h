@@ -21,4 +21,12 @@ bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids);
 // lists the pids it does hold.
 TraceDir OpenTraceOfPids(const std::string& dir, const std::vector<int64_t>& pids);
 
+// The same over several trace directories read as one job (one recording per rank or host):
+// their processes together, the path "A + B". A directory given twice, or holding a process
+// image another one holds (the same trace), throws tt::Error with one line.
+TraceDir OpenTracesOfPids(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids);
+
+// The directories of a command: `first`, then `more`.
+std::vector<std::string> DirList(const std::string& first, const std::vector<std::string>& more);
+
 }  // namespace tt::cli

@@ -1,4 +1,5 @@
 // `tensortrace report`: one self-contained HTML page that explains a trace.
+#include <algorithm>
 #include <iostream>
 
 #include "analysis/findings.h"
@@ -26,12 +27,13 @@ using model::TraceSummary;
 namespace {
 
 const char kReportHelp[] =
-    R"(usage: tensortrace report DIR -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
+    R"(usage: tensortrace report DIR... -o PATH [--title TEXT] [--steps A:B] [--skip-warmup N]
                           [--step-name NAME] [--include-warmup] [--top N] [--pid P]...
                           [--all-frames]
 
 Writes one self-contained HTML page about the trace in DIR to PATH: it loads nothing from the
-network (inline styles and SVG charts, no script) and prints well.
+network (inline styles and SVG charts, no script) and prints well. Several directories (one
+recording per rank or host) are reported as one job.
 
   run summary        command, host, framework versions, duration, steps, processes, threads,
                      devices, dropped events
@@ -69,6 +71,7 @@ options:
 
 struct ReportArgs {
   std::string dir, out;
+  std::vector<std::string> more;  // further directories: one job (a recording per rank)
   std::vector<int64_t> pids;
   analysis::ReportOptions ro;
 };
@@ -98,14 +101,14 @@ bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
     } else if (a.Option("--top", &v)) {
       r->ro.top = ParseUint("--top", v);
       if (r->ro.top == 0) throw Error("--top: must be at least 1");
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && r->dir.empty()) {
-      r->dir = a.TakePositional();
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      (r->dir.empty() ? r->dir : r->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
   }
   if (r->dir.empty())
-    throw Error("no trace directory given (usage: tensortrace report DIR -o PATH)");
+    throw Error("no trace directory given (usage: tensortrace report DIR... -o PATH)");
   if (r->out.empty()) throw Error("no output given (-o PATH)");
   if (IsDirectory(r->out)) throw Error("-o: " + r->out + " is a directory; give a file name");
   return true;
@@ -134,7 +137,7 @@ int Report(const std::vector<std::string>& argv) {
   analysis::ReportOptions& ro = r.ro;
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
-  model::TraceModel m = model::LoadModel(OpenTraceOfPids(dir, r.pids), &sum);
+  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(dir, r.more), r.pids), &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)
@@ -144,7 +147,10 @@ int Report(const std::vector<std::string>& argv) {
                 " holds no slices, instants or counters, so there is nothing to report");
   // Created before the long work, so that an unwritable PATH fails at once; removed on error.
   exporter::Sink sink(r.out, false);
-  ro.versions = CaptureVersions(dir);
+  for (const auto& d : DirList(dir, r.more))
+    for (auto& v : CaptureVersions(d))
+      if (std::find(ro.versions.begin(), ro.versions.end(), v) == ro.versions.end())
+        ro.versions.push_back(std::move(v));
   ro.progress = [](const char* what) { std::cerr << "tensortrace report: " << what << "\n"; };
   analysis::ReportData d = analysis::BuildReport(m, sum, ro);
   if (d.memory.allocators.empty()) d.memory_note = MemoryMissingNote(dir, r.pids);

@@ -27,13 +27,14 @@ using analysis::ViewDef;
 namespace {
 
 const char kStatsUsage[] =
-    R"(usage: tensortrace stats DIR [--view V] [--select FIELDS] [--order-by FIELD] [--top N]
+    R"(usage: tensortrace stats DIR... [--view V] [--select FIELDS] [--order-by FIELD] [--top N]
                          [--filter REGEX] [--exclude REGEX] [--min-micros X] [--max-depth D]
                          [--steps A:B] [--skip-warmup N] [--step-name NAME] [--pid P]...
                          [--all-frames]
                          [--json | --csv]
 
-Statistics over the trace in DIR, one row per group, like tfprof's views.
+Statistics over the trace in DIR, one row per group, like tfprof's views. Several
+directories (one recording per rank or host) are read as one job.
 
 )";
 
@@ -113,6 +114,7 @@ struct StatsArgs {
   analysis::Options opt;
   const ViewDef* view = nullptr;
   std::string dir, select, order_by, filter, exclude;
+  std::vector<std::string> more;  // further directories: one job (a recording per rank)
   std::vector<int64_t> pids;
   bool json = false, csv = false;
   size_t top = SIZE_MAX;
@@ -153,8 +155,8 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
       s->json = true;
     } else if (a.Flag("--csv")) {
       s->csv = true;
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && s->dir.empty()) {
-      s->dir = a.TakePositional();
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      (s->dir.empty() ? s->dir : s->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
@@ -382,7 +384,7 @@ int Stats(const std::vector<std::string>& argv) {
   StatsArgs s;
   if (!ParseStatsArgs(argv, &s)) return 0;
   Shaper shaper(s);
-  model::TraceModel m = model::LoadModel(OpenTraceOfPids(s.dir, s.pids));
+  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(s.dir, s.more), s.pids));
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);
