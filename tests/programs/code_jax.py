@@ -6,6 +6,9 @@ import os
 import time
 
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
+# One thread computes each dot, so that the ops' time is the calls' (several threads' would add).
+os.environ.setdefault("XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false "
+                      "intra_op_parallelism_threads=1")
 import jax
 import jax.numpy as jnp
 
