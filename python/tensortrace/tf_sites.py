@@ -18,7 +18,25 @@ def _sites_of(graph):
     return sites
 
 
-def install(add_sites):
+# Collective ops whose input is what they move; their XSpace events carry no shape.
+_COLLECTIVES = ("CollectiveReduce", "CollectiveGather", "CollectiveBcastSend", "CollectiveAllToAll",
+                "CollectiveReduceScatter", "NcclAllReduce", "NcclReduce", "NcclBroadcast")
+
+
+def _collectives_of(graph):
+    """(op name, op type, bytes of its first input) of each collective op whose input's shape
+    is fully known."""
+    out = []
+    for op in graph.get_operations():
+        if not op.type.startswith(_COLLECTIVES) or not op.inputs:
+            continue
+        t = op.inputs[0]
+        if t.shape.is_fully_defined() and t.dtype.size:
+            out.append((op.name, op.type, t.shape.num_elements() * t.dtype.size))
+    return out
+
+
+def install(add_sites, add_collectives=None):
     from _tensortrace import import_hook
 
     def on_func_graph(module):
@@ -32,6 +50,8 @@ def install(add_sites):
             global _warned
             try:
                 add_sites(_sites_of(graph))
+                if add_collectives is not None:
+                    add_collectives(_collectives_of(graph))
             except Exception as e:  # the program's graph is returned whatever happens here
                 if not _warned:
                     _warned = True

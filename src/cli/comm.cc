@@ -114,6 +114,25 @@ json InstanceJson(const CommInstance& in) {
           {"arrivals", arrivals}};
 }
 
+json ClocksJson(const CommView& v) {
+  json out = json::array();
+  for (const auto& c : v.clocks) {
+    json ranks = json::array();
+    for (size_t r : c.ranks) ranks.push_back(r);
+    out.push_back({{"trace", c.trace},
+                   {"host", c.host},
+                   {"rank_indices", ranks},
+                   {"method", c.method},
+                   {"recorded_offset_ns", c.recorded_ns},
+                   {"offset_ns", c.offset_ns},
+                   {"uncertainty_ns", Known(c.uncertainty_ns)},
+                   {"low_ns", c.bounded ? json(c.low_ns) : json(nullptr)},
+                   {"high_ns", c.bounded ? json(c.high_ns) : json(nullptr)},
+                   {"constraints", c.constraints}});
+  }
+  return out;
+}
+
 json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
   json ranks = json::array(), colls = json::array(), inst = json::array();
   for (size_t i = 0; i < v.ranks.size(); ++i) {
@@ -151,6 +170,7 @@ json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
           {"ranks", ranks},
           {"collectives", colls},
           {"instances", inst},
+          {"clocks", ClocksJson(v)},
           {"notes", v.notes}};
 }
 
@@ -244,6 +264,24 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
   }
 }
 
+// The clocks, where there are several recordings to align.
+void PrintClocks(const CommView& v) {
+  if (v.clocks.size() < 2) return;
+  std::printf("\nclocks (offset added to each recording's times, against the first)\n");
+  std::printf("%-40s %-12s %14s %14s %14s\n", "recording", "method", "offset", "recorded",
+              "uncertainty");
+  for (const auto& c : v.clocks) {
+    auto ms = [](int64_t ns) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+      return std::string(b);
+    };
+    std::printf("%-40s %-12s %14s %14s %14s\n", TerminalSafe(c.trace).c_str(), c.method.c_str(),
+                ms(c.offset_ns).c_str(), ms(c.recorded_ns).c_str(),
+                c.uncertainty_ns >= 0 ? ("+-" + ms(c.uncertainty_ns)).c_str() : "unknown");
+  }
+}
+
 void PrintText(const CommView& v, const CommArgs& o) {
   std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n\n",
               v.ranks.size(), static_cast<unsigned long long>(v.matched + v.unmatched),
@@ -255,6 +293,7 @@ void PrintText(const CommView& v, const CommArgs& o) {
   PrintRanks(v);
   std::printf("\n");
   PrintTop(v, o.top, o.by_duration);
+  PrintClocks(v);
 }
 
 }  // namespace

@@ -11,6 +11,8 @@ constinit ClockConfig g_clock;
 void InitClock() {
   g_clock.mult = 0;
   g_clock.reanchor_ticks = 0;
+  const char* shift = std::getenv("TENSORTRACE_TEST_CLOCK_SHIFT_NS");
+  g_clock.test_shift_ns = shift ? std::strtoull(shift, nullptr, 10) : 0;
   const char* env = std::getenv("TENSORTRACE_TSC");
   if (env && env[0] == '0' && env[1] == '\0') return;  // forced off: clock_gettime
   uint64_t mult = env ? std::strtoull(env, nullptr, 10) : 0;
@@ -22,10 +24,11 @@ void InitClock() {
 }
 
 uint64_t SlowNowNs(Anchor* a) {
-  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC);
+  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC) + g_clock.test_shift_ns;
   uint64_t t0 = __rdtsc();
   uint64_t ns = ReadClockNs(CLOCK_MONOTONIC);
   uint64_t t1 = __rdtsc();
+  ns += g_clock.test_shift_ns;  // tests only; 0 otherwise
   a->tsc = t0 + (t1 - t0) / 2;
   a->ns = ns;
   return ns;

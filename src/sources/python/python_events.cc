@@ -10,6 +10,9 @@
 //                             trace's clock)
 //   tt_py_site(op, ids)       where a graph op was created (TensorFlow records the Python stack
 //                             of each node it traces): the node's name and that stack's frames
+//   tt_tf_collective_op(op, type, bytes)
+//                             a collective op of a traced graph and its input's bytes (static
+//                             shape and dtype), which its XSpace event lacks (analysis/comm)
 // The analysis (analysis/code_index) reads them back by these names and keys.
 #include <cstdint>
 
@@ -60,6 +63,15 @@ __attribute__((visibility("default"))) void tt_py_site(const char* op, const cha
   if (!tt::rt::Enabled()) return;
   Arg args[2] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kFrames, frames)};
   tt::rt::EmitInstant(tt::keys::kPythonSite, Category::kPython, args, 2);
+}
+
+// A TensorFlow collective op of a traced graph and its input's bytes (tf_sites.py).
+__attribute__((visibility("default"))) void tt_tf_collective_op(const char* op, const char* type,
+                                                                int64_t bytes) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[3] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kOpType, type),
+                 IntArg(tt::keys::kBytes, bytes)};
+  tt::rt::EmitInstant(tt::keys::kTfCollectiveOp, Category::kPython, args, 3);
 }
 
 }  // extern "C"
