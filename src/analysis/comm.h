@@ -91,9 +91,8 @@ struct CommRankTotals {
 // recorded CLOCK_REALTIME offsets (none needed between recordings of one boot, which share
 // CLOCK_MONOTONIC), then refined by causality against the first rank's recording: no rank
 // leaves an all-reduce, all-gather, reduce-scatter, all-to-all or barrier before every rank
-// entered it. Where the recorded offsets break that, the offset becomes the one at which the
-// ranks leave those collectives together (the median over them), kept inside the window that
-// causality allows.
+// entered it. Where the recorded offsets break that, the offset becomes the middle of the
+// window that causality allows.
 struct CommClock {
   std::string trace, host, clock;   // clock: boot id
   std::vector<size_t> ranks;        // indices in CommView::ranks

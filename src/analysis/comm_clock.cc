@@ -18,12 +18,10 @@ bool Symmetric(const std::string& c) {
 
 // What the instances shared with the reference say of one clock's offset d (added to its
 // times): every rank of it leaves after every reference rank entered (d >= enter_a - exit_b),
-// and the reverse (d <= exit_a - enter_b); the differences of their exits, where d makes them
-// leave together.
+// and the reverse (d <= exit_a - enter_b).
 struct Bounds {
   int64_t low = INT64_MIN, high = INT64_MAX;
   uint64_t instances = 0;
-  std::vector<int64_t> exits;
 };
 
 Bounds BoundsOf(const std::vector<CommInstance>& instances, const std::vector<size_t>& unit_of,
@@ -40,7 +38,6 @@ Bounds BoundsOf(const std::vector<CommInstance>& instances, const std::vector<si
         auto oe = static_cast<int64_t>(o.enter), ox = static_cast<int64_t>(o.exit);
         b.low = std::max(b.low, ae - ox);
         b.high = std::min(b.high, ax - oe);
-        b.exits.push_back(ax - ox);
         shared = true;
       }
     }
@@ -79,8 +76,10 @@ void Refine(CommClock* c, Bounds b, const std::string& reference, std::vector<st
   if (c->recorded_ns >= b.low && c->recorded_ns <= b.high) {
     c->method = "recorded";
   } else {
-    std::nth_element(b.exits.begin(), b.exits.begin() + b.exits.size() / 2, b.exits.end());
-    c->offset_ns = std::clamp(b.exits[b.exits.size() / 2], b.low, b.high);
+    // The window's middle: each bound comes from the instance whose last rank was followed
+    // most closely by the other's exit (the least delay, as NTP takes the fastest exchange),
+    // and a collective's latency after the last arrival is alike both ways.
+    c->offset_ns = b.low + (b.high - b.low) / 2;
     c->method = "causality";
   }
   c->uncertainty_ns = std::max(c->offset_ns - b.low, b.high - c->offset_ns);
