@@ -267,8 +267,8 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
 // The clocks, where there are several recordings to align.
 void PrintClocks(const CommView& v) {
   if (v.clocks.size() < 2) return;
-  std::printf("\nclocks (offset added to each recording's times, against the first)\n");
-  std::printf("%-40s %-12s %14s %14s %14s\n", "recording", "method", "offset", "recorded",
+  std::printf("\nclocks (the offset added to each recording's times, against the first rank's):\n");
+  std::printf("  %-38s %-12s %14s %14s %14s\n", "recording", "method", "offset", "recorded",
               "uncertainty");
   for (const auto& c : v.clocks) {
     auto ms = [](int64_t ns) {
@@ -276,7 +276,7 @@ void PrintClocks(const CommView& v) {
       std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
       return std::string(b);
     };
-    std::printf("%-40s %-12s %14s %14s %14s\n", TerminalSafe(c.trace).c_str(), c.method.c_str(),
+    std::printf("  %-38s %-12s %14s %14s %14s\n", TerminalSafe(c.trace).c_str(), c.method.c_str(),
                 ms(c.offset_ns).c_str(), ms(c.recorded_ns).c_str(),
                 c.uncertainty_ns >= 0 ? ("+-" + ms(c.uncertainty_ns)).c_str() : "unknown");
   }
@@ -313,7 +313,8 @@ int Comm(const std::vector<std::string>& argv) {
   if (v.ranks.empty())
     v.notes.push_back(
         "no collective in the trace: they come from PyTorch's profiler (c10d and its "
-        "backends' ranges, recorded with the python source) and from NCCL's NVTX ranges");
+        "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
+        "collective ops) and NCCL's NVTX ranges");
   if (o.json) {
     std::cout << ViewJson(v, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (o.csv) {
