@@ -682,8 +682,10 @@ bool RecordEachRank(const std::vector<std::string>& traces, const std::string& p
   } while (0)
 
 // No rank of an all-reduce, all-gather or barrier leaves before the last rank entered, and no
-// broadcast's receiver leaves before its root (rank index 0 here) entered.
-void ExpectCausal(const json& j) {
+// broadcast's receiver leaves before its root (rank index 0 here) entered, give or take
+// `broadcast_slack` ns: broadcasts do not bound the clocks' offset (their events do not name
+// the root), so they hold only to within the offset's uncertainty.
+void ExpectCausal(const json& j, uint64_t broadcast_slack = 0) {
   for (const auto& in : j["instances"]) {
     std::string c = in["collective"];
     uint64_t root_enter = 0;  // rank index 0's entry
@@ -694,7 +696,7 @@ void ExpectCausal(const json& j) {
       if (c == "allreduce" || c == "allgather" || c == "barrier") {
         EXPECT_GE(exit, in["last_enter_ns"].get<uint64_t>()) << in.dump();
       } else if (c == "broadcast") {
-        EXPECT_GE(exit, root_enter) << in.dump();
+        EXPECT_GE(exit + broadcast_slack, root_enter) << in.dump();
       }
     }
   }
@@ -827,9 +829,11 @@ TEST(CommClock, ShiftOfOneRanksClockIsFoundInARealJob) {
   ExpectCausal(j0);
 }
 
-// PyTorch's events come through its profiler's own clock, which it converts to CLOCK_REALTIME
-// per process (off by up to some hundred microseconds between two processes here): the shift
-// is found to within its uncertainty's order, and causality holds after it.
+// PyTorch with gloo, one recording per rank, rank 1's clock 5 ms ahead: its collectives give
+// a wider window than the real job's (their ranges run on well after the last arrival, here
+// from 0.1 to 5 ms), so the shift is found to within that window (a few hundred us here, where
+// the real job's is a few us); every symmetric collective holds after it, broadcasts to within
+// the uncertainty.
 TEST(CommClockTorch, ShiftOfOneRanksClockIsFoundAndCausalityHolds) {
   REQUIRE_MODULE("torch");
   TempDir d;
@@ -853,7 +857,7 @@ TEST(CommClockTorch, ShiftOfOneRanksClockIsFoundAndCausalityHolds) {
   EXPECT_EQ(c["method"], "causality") << c.dump();
   int64_t off = c["offset_ns"];
   EXPECT_NEAR(static_cast<double>(off), -kShift, 1000000) << c.dump();
-  ExpectCausal(j);
+  ExpectCausal(j, c["uncertainty_ns"].get<uint64_t>());
   std::printf(
       "shift %lld ns: offset applied %lld ns (error %lld ns), uncertainty %lld ns, "
       "window [%lld, %lld] from %lld collectives\n",
