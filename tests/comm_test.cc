@@ -741,11 +741,30 @@ void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
   ExpectCausal(j);
 }
 
+// TensorFlow 2.21's profiler now and then crashes as it stops at a MultiWorkerMirroredStrategy
+// worker's exit (seen: an abort in TraceMeRecorder::Consume, in
+// SplitEventTracker::FindStartAndMerge, free() of an invalid pointer, the collectives' TraceMes
+// ending on other threads than they began; and a SIGSEGV): the worker dies before its
+// profiler stopped, and `record` says so. Such a recording is made again, at most three times
+// in all; any other failure fails the test.
+bool TfProfilerCrashedAtExit(const test::RunResult& r) {
+  return r.status != 0 &&
+         r.err.find("the profiler was started but the process ended before it was stopped") !=
+             std::string::npos;
+}
+
 TEST(CommTf, MwmsCollectivesMatchedOnBothWorkersAsOneRecording) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
   test::RunResult r;
-  RECORD_OR_SKIP(d / "t", "tf_mwms.py", {}, r);
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    std::filesystem::remove_all(d / "t");
+    if (!RecordInNetworkNamespace(d / "t", "tf_mwms.py", {}, &r))
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+    if (!TfProfilerCrashedAtExit(r)) break;
+    std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
   json j = CommJson({d / "t"});
   CheckMwms(j, Said(r.out));
   std::printf("MWMS one recording: %s\n", j["collectives"].dump().c_str());
@@ -761,10 +780,15 @@ TEST(CommTf, MwmsOneRecordingPerWorker) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
   test::RunResult r;
-  RECORD_EACH_OR_SKIP((std::vector<std::string>{d / "w0", d / "w1"}), "tf_mwms.py",
-                      (std::vector<std::map<std::string, std::string>>{
-                          {{"TF_CONFIG", TfConfig(0)}}, {{"TF_CONFIG", TfConfig(1)}}}),
-                      d.path(), r);
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    for (const char* w : {"w0", "w1"}) std::filesystem::remove_all(d / w);
+    if (!RecordEachRank({d / "w0", d / "w1"}, "tf_mwms.py",
+                        {{{"TF_CONFIG", TfConfig(0)}}, {{"TF_CONFIG", TfConfig(1)}}}, d.path(), &r))
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+    if (!TfProfilerCrashedAtExit(r)) break;
+    std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
   json j = CommJson({d / "w0", d / "w1"});
   CheckMwms(j, Said(r.out));
   EXPECT_EQ(j["ranks"][1]["trace"], d / "w1");
