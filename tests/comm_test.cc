@@ -728,6 +728,8 @@ void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
   EXPECT_EQ(ar["bytes"], steps * said["grad_bytes"]);
   ASSERT_TRUE(by.count("broadcast")) << j["collectives"].dump();
   EXPECT_EQ(by["broadcast"]["calls"], json::array({said["variables"], said["variables"]}));
+  // The variables' initial values, broadcast eagerly: their bytes are the gradients'.
+  EXPECT_EQ(by["broadcast"]["bytes"], said["grad_bytes"]);
   EXPECT_EQ(j["collectives"].size(), 2u) << j["collectives"].dump();
   std::map<int64_t, int64_t> sizes;  // bytes -> all-reduces
   for (const auto& in : j["instances"]) {

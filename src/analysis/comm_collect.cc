@@ -36,16 +36,22 @@ struct TrackComm {
   std::vector<CommEvent> tiers[kTiers];
   int64_t rank = -1;                        // the rank the events give
   std::map<std::string, int64_t> op_bytes;  // TensorFlow's collective ops: op name -> bytes
+  std::map<std::pair<std::string, int64_t>, int64_t> key_bytes;  // eager: (group, key) -> bytes
 
   void OnBegin(const model::Slice&) {}
-  // tf.collective_op: the bytes of a graph's collective op (-1 where two graphs disagree).
+  // tf.collective_op: the bytes of a graph's collective op (-1 where two graphs disagree), or
+  // of an eager one's instance.
   void OnPoint(const model::Point& p) {
     if (!keys->tf_op || p.name != keys->tf_op) return;
     uint32_t op = model::ArgStr(p.args, keys->op_name);
     auto b = model::ArgInt(p.args, keys->bytes);
-    if (!op || !b) return;
-    auto [it, fresh] = op_bytes.emplace(std::string(proc->Name(op)), *b);
-    if (!fresh && it->second != *b) it->second = -1;
+    auto key = model::ArgInt(p.args, keys->instance);
+    if (b && op) {
+      auto [it, fresh] = op_bytes.emplace(std::string(proc->Name(op)), *b);
+      if (!fresh && it->second != *b) it->second = -1;
+    } else if (b && key) {
+      key_bytes[{GroupOf(p.args), *key}] = *b;
+    }
   }
   void OnSlice(const model::Slice& s) {
     uint32_t coll = model::ArgStr(s.args, keys->collective);
@@ -130,9 +136,15 @@ std::vector<CommRank> CommScans::Finish() {
         if (!fresh && it->second != b) it->second = -1;
       }
     }
-    for (CommEvent& e : r.events)
+    std::map<std::pair<std::string, int64_t>, int64_t> key_bytes;
+    for (size_t track : m->processes[p].tracks)
+      key_bytes.insert(s_->scans[track].key_bytes.begin(), s_->scans[track].key_bytes.end());
+    for (CommEvent& e : r.events) {
       if (auto it = op_bytes.find(e.op); e.bytes < 0 && !e.op.empty() && it != op_bytes.end())
         e.bytes = it->second;
+      if (auto it = key_bytes.find({e.group, e.key}); e.bytes < 0 && it != key_bytes.end())
+        e.bytes = it->second;
+    }
     ranks.push_back(std::move(r));
   }
   return ranks;

@@ -13,6 +13,8 @@
 //   tt_tf_collective_op(op, type, bytes)
 //                             a collective op of a traced graph and its input's bytes (static
 //                             shape and dtype), which its XSpace event lacks (analysis/comm)
+//   tt_tf_eager_collective(type, group, key, bytes)
+//                             an eager collective op's group and instance keys and its bytes
 // The analysis (analysis/code_index) reads them back by these names and keys.
 #include <cstdint>
 
@@ -72,6 +74,17 @@ __attribute__((visibility("default"))) void tt_tf_collective_op(const char* op, 
   Arg args[3] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kOpType, type),
                  IntArg(tt::keys::kBytes, bytes)};
   tt::rt::EmitInstant(tt::keys::kTfCollectiveOp, Category::kPython, args, 3);
+}
+
+// An eager TensorFlow collective op: its group and instance keys and its bytes (tf_sites.py).
+__attribute__((visibility("default"))) void tt_tf_eager_collective(const char* type,
+                                                                   int64_t group_key,
+                                                                   int64_t instance_key,
+                                                                   int64_t bytes) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[4] = {StringArg(tt::keys::kOpType, type), IntArg(tt::keys::kProcessGroup, group_key),
+                 IntArg(tt::keys::kInstanceKey, instance_key), IntArg(tt::keys::kBytes, bytes)};
+  tt::rt::EmitInstant(tt::keys::kTfCollectiveOp, Category::kPython, args, 4);
 }
 
 }  // extern "C"
