@@ -785,7 +785,9 @@ TEST(CommTf, MwmsOneRecordingPerWorker) {
   for (int attempt = 1; attempt <= 3; ++attempt) {
     for (const char* w : {"w0", "w1"}) std::filesystem::remove_all(d / w);
     if (!RecordEachRank({d / "w0", d / "w1"}, "tf_mwms.py",
-                        {{{"TF_CONFIG", TfConfig(0)}}, {{"TF_CONFIG", TfConfig(1)}}}, d.path(), &r))
+                        {{{"TF_CONFIG", TfConfig(0)}},
+                         {{"TF_CONFIG", TfConfig(1)}, {"TT_MWMS_SLEEP_MS", "300"}}},
+                        d.path(), &r))
       GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
     if (!TfProfilerCrashedAtExit(r)) break;
     std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
@@ -798,6 +800,21 @@ TEST(CommTf, MwmsOneRecordingPerWorker) {
   // One host: the workers share CLOCK_MONOTONIC, and causality agrees (or moves it by little).
   EXPECT_LT(std::abs(j["clocks"][1]["offset_ns"].get<int64_t>()), 100000) << j["clocks"].dump();
   std::printf("MWMS per worker: clocks %s\n", j["clocks"].dump().c_str());
+  // Worker 1 slept 300 ms before the last step: it is the straggler of that step's
+  // all-reduces (the last two by first entry), and worker 0 waited at least about that long
+  // (plus what worker 1's step did before its all-reduce beyond worker 0's, after the sleep:
+  // up to tens of ms on a busy host).
+  std::vector<json> ars;
+  for (const auto& in : j["instances"])
+    if (in["collective"] == "allreduce") ars.push_back(in);
+  ASSERT_EQ(ars.size(), 6u);
+  const json& last = ars[4]["wait_ns"] >= ars[5]["wait_ns"] ? ars[4] : ars[5];
+  EXPECT_EQ(last["straggler_index"], 1) << last.dump();
+  double wait = last["arrivals"][0]["wait_ns"].get<double>();
+  EXPECT_GE(wait, 270e6) << last.dump();
+  EXPECT_LT(wait, 600e6) << last.dump();
+  std::printf("MWMS: worker 1 slept 300 ms; worker 0 waited %.1f ms in %s\n", wait / 1e6,
+              last["key"].dump().c_str());
 }
 
 // ---- A rank's clock shifted (TENSORTRACE_TEST_CLOCK_SHIFT_NS) ----

@@ -5,7 +5,9 @@ TF_CONFIG naming both workers and its task index, and exits with the first faili
 status; started with TF_CONFIG, it is that worker. No profiler calls. Each step all-reduces each
 gradient on its own (one CollectiveReduceV2 each). Worker 0 prints `allreduce N` (all-reduces per
 worker), `grad_bytes B` (the gradients' bytes of one step, added), `grad0_bytes` and
-`grad1_bytes`, and `variables V` (each broadcast from worker 0 when created)."""
+`grad1_bytes`, and `variables V` (each broadcast from worker 0 when created). With
+TT_MWMS_SLEEP_MS=N a worker sleeps N ms before its last step: it enters that step's all-reduces
+last."""
 import json
 import os
 import subprocess
@@ -41,7 +43,10 @@ def main():
     def step():
         strategy.run(replica_step)
 
-    for _ in range(STEPS):
+    sleep_ms = int(os.environ.get("TT_MWMS_SLEEP_MS", "0"))
+    for i in range(STEPS):
+        if sleep_ms and i == STEPS - 1:
+            time.sleep(sleep_ms / 1000)
         step()
     # The last all-reduce's profiler event closes in its done callback, on TensorFlow's
     # collective thread, which may run after the step returned: give it that moment.
