@@ -36,7 +36,10 @@ rank's wait (from its entry until the last rank entered), the straggler (the las
 the duration (from the last entry to the last exit), the bytes and the algorithm and bus
 bandwidth as nccl-tests define them. Shows per collective the calls on each rank, bytes, time
 and wait; per rank its communication time, wait and how often it was the straggler; the top
-instances; and notes on what could not be matched (exit 0 all the same).
+instances; and notes on what could not be matched (exit 0 all the same). Several recordings
+are put on the first rank's clock: by their recorded CLOCK_REALTIME offsets (other hosts),
+refined by causality (no rank leaves an all-reduce, all-gather or barrier before every rank
+entered it); the offset applied to each recording and its uncertainty are shown.
 
   --json      machine-readable output (schema: docs/comm-json.md; every instance)
   --csv       one row per instance and rank (columns: docs/comm-json.md)
