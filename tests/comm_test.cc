@@ -2,7 +2,11 @@
 // numbers (CommMatch); a synthetic two-rank job written at exact times, as one trace and as one
 // trace per rank (CommTrace); real PyTorch programs with gloo on two ranks, one with a rank
 // that sleeps a known time before one all-reduce (CommTorch); the report's communication section
-// and findings on both (CommReport, and CommTorch's straggler).
+// and findings on both (CommReport, and CommTorch's straggler); the clocks of several
+// recordings aligned, on plain lists and with one rank's clock shifted in a real job of native
+// all-reduces (CommClock) and in PyTorch (CommClockTorch); TensorFlow's
+// MultiWorkerMirroredStrategy on two workers, as one recording and one per worker (CommTf);
+// record -o's %h, %r and %p (CommRecord).
 #include "analysis/comm.h"
 
 #include <gtest/gtest.h>
