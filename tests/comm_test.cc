@@ -2,10 +2,15 @@
 // numbers (CommMatch); a synthetic two-rank job written at exact times, as one trace and as one
 // trace per rank (CommTrace); real PyTorch programs with gloo on two ranks, one with a rank
 // that sleeps a known time before one all-reduce (CommTorch); the report's communication section
-// and findings on both (CommReport, and CommTorch's straggler).
+// and findings on both (CommReport, and CommTorch's straggler); the clocks of several
+// recordings aligned, on plain lists and with one rank's clock shifted in a real job of native
+// all-reduces (CommClock) and in PyTorch (CommClockTorch); TensorFlow's
+// MultiWorkerMirroredStrategy on two workers, as one recording and one per worker (CommTf);
+// record -o's %h, %r and %p (CommRecord).
 #include "analysis/comm.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,6 +21,7 @@
 #include <sstream>
 
 #include "core/files.h"
+#include "core/ids.h"
 #include "test_util.h"
 
 namespace tt {
@@ -180,6 +186,85 @@ TEST(CommMatch, OneRankAloneAndNamesAndFactors) {
   EXPECT_DOUBLE_EQ(analysis::BusFactor("barrier", 4), 0);
 }
 
+// ---- Clocks of several recordings (CommClock) ----
+
+// Two recordings of one boot whose rank 1 ran `shift_ms` ahead: four all-reduces that both
+// leave at one true moment (rank 0 enters last in two, rank 1 in the others), and a broadcast.
+std::vector<CommRank> ShiftedJob(uint64_t shift_ms) {
+  CommRank r0 = Rank(0, {Ev("all_reduce", "0", 10, 20, 64), Ev("all_reduce", "0", 30, 40, 64),
+                         Ev("all_reduce", "0", 52, 60, 64), Ev("all_reduce", "0", 75, 80, 64),
+                         Ev("broadcast", "0", 90, 91, 64)});
+  CommRank r1 = Rank(1, {Ev("all_reduce", "0", 15, 20, 64), Ev("all_reduce", "0", 35, 40, 64),
+                         Ev("all_reduce", "0", 50, 60, 64), Ev("all_reduce", "0", 70, 80, 64),
+                         Ev("broadcast", "0", 92, 93, 64)});
+  for (CommEvent& e : r1.events) e.start += shift_ms * kMs, e.end += shift_ms * kMs;
+  r0.trace = "r0", r1.trace = "r1";
+  r0.clock = r1.clock = "boot";
+  return {r0, r1};
+}
+
+TEST(CommClock, ShiftedRecordingIsMovedBackByCausality) {
+  CommView v = analysis::MatchCollectives(ShiftedJob(50));
+  ASSERT_EQ(v.clocks.size(), 2u);
+  EXPECT_EQ(v.clocks[0].method, "reference");
+  EXPECT_EQ(v.clocks[0].offset_ns, 0);
+  const auto& c = v.clocks[1];
+  EXPECT_EQ(c.trace, "r1");
+  EXPECT_EQ(c.method, "causality");
+  EXPECT_EQ(c.recorded_ns, 0);  // one boot: no recorded difference
+  EXPECT_EQ(c.offset_ns, -50 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(c.constraints, 4u);  // the all-reduces; a broadcast's root may leave first
+  // Every rank leaves after every rank entered: at least the largest enter0 - exit1,
+  // 75 - 130 ms, at most the smallest exit0 - enter1, 20 - 65 ms.
+  EXPECT_EQ(c.low_ns, -55 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(c.high_ns, -45 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(c.uncertainty_ns, 5 * static_cast<int64_t>(kMs));
+  for (const auto& in : v.instances) {
+    EXPECT_TRUE(in.matched);
+    for (const auto& a : in.arrivals) {
+      if (in.collective == "allreduce") {
+        EXPECT_GE(a.exit, in.last_enter);
+      }
+    }
+  }
+  const auto* a = Find(v, "allreduce", 0);
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->skew, 5 * kMs);  // as if one clock: rank 1 entered 5 ms late
+  EXPECT_EQ(a->straggler, 1u);
+  EXPECT_TRUE(v.notes.empty()) << v.notes[0];
+}
+
+TEST(CommClock, RecordedClocksThatAgreeWithCausalityAreKept) {
+  CommView v = analysis::MatchCollectives(ShiftedJob(0));
+  ASSERT_EQ(v.clocks.size(), 2u);
+  EXPECT_EQ(v.clocks[1].method, "recorded");
+  EXPECT_EQ(v.clocks[1].offset_ns, 0);
+  EXPECT_EQ(v.clocks[1].uncertainty_ns, 5 * static_cast<int64_t>(kMs));  // window [-5, +5] ms
+  // Another boot: the recorded CLOCK_REALTIME offsets put rank 1 on rank 0's clock first.
+  auto job = ShiftedJob(7);
+  job[1].clock = "other boot";
+  job[0].realtime_offset = 1000 * static_cast<int64_t>(kMs);
+  job[1].realtime_offset = 993 * static_cast<int64_t>(kMs);  // its clock reads 7 ms more
+  v = analysis::MatchCollectives(job);
+  EXPECT_EQ(v.clocks[1].recorded_ns, -7 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(v.clocks[1].method, "recorded");
+  EXPECT_EQ(v.clocks[1].offset_ns, -7 * static_cast<int64_t>(kMs));
+}
+
+TEST(CommClock, ImpossibleCausalityIsNotedAndRecordedClocksKept) {
+  auto job = ShiftedJob(0);
+  job[1].events[0].start = 25 * kMs, job[1].events[0].end = 26 * kMs;  // after rank 0 left
+  job[1].events[1].start = 27 * kMs;  // and left before rank 0 entered the next
+  job[1].events[1].end = 28 * kMs;
+  CommView v = analysis::MatchCollectives(job);
+  EXPECT_EQ(v.clocks[1].method, "inconsistent");
+  EXPECT_EQ(v.clocks[1].offset_ns, 0);
+  ASSERT_EQ(v.notes.size(), 1u);
+  EXPECT_NE(v.notes[0].find("the clock of r1 cannot be aligned with r0 by causality"),
+            std::string::npos)
+      << v.notes[0];
+}
+
 // ---- The synthetic job (tests/programs/comm_job.cc) recorded through the runtime ----
 
 uint64_t MonotonicNs() {
@@ -327,6 +412,18 @@ TEST(CommTrace, OneRecordingPerRankIsOneJob) {
   uint64_t t0 = 0;
   RunJob({d / "r0", d / "r1"}, &t0);
   json j = CommJson({d / "r0", d / "r1"});
+  // The job's all-gather of key 8 is impossible (rank 0 left it before rank 1 entered) and
+  // the one of key 7 the reverse: no offset between the recordings satisfies both, so their
+  // shared clock is kept, and noted.
+  ASSERT_EQ(j["clocks"].size(), 2u) << j.dump();
+  EXPECT_EQ(j["clocks"][0]["method"], "reference");
+  EXPECT_EQ(j["clocks"][1]["method"], "inconsistent");
+  EXPECT_EQ(j["clocks"][1]["offset_ns"], 0);
+  EXPECT_EQ(j["clocks"][1]["low_ns"], -8 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(j["clocks"][1]["high_ns"], -11 * static_cast<int64_t>(kMs));
+  ASSERT_EQ(j["notes"].size(), 2u) << j["notes"].dump();
+  EXPECT_NE(j["notes"][1].get<std::string>().find("cannot be aligned with"), std::string::npos);
+  j["notes"].erase(1);
   CheckJob(j, t0);
   EXPECT_EQ(j["ranks"][1]["trace"], d / "r1");
   // Each rank alone: nothing matches, and the note says to give every rank's trace.
@@ -538,6 +635,333 @@ TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
     gradients += in["collective"] == "allreduce" && in["bytes"] == said["grad_bytes"];
   }
   EXPECT_EQ(gradients, said["steps"]) << j["instances"].dump().substr(0, 3000);
+}
+
+// ---- One recording per rank, inside one network namespace ----
+
+std::string ShellQuote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// Records `program` once per rank, each its own `tensortrace record -o traces[r]` with env[r]
+// added, all at once inside one network namespace. Their outputs, concatenated, go to r.
+bool RecordEachRank(const std::vector<std::string>& traces, const std::string& program,
+                    const std::vector<std::map<std::string, std::string>>& env,
+                    const std::string& dir, test::RunResult* r) {
+  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
+  std::string script = "ip link set lo up || exit 9\n";
+  for (size_t i = 0; i < traces.size(); ++i) {
+    std::string line = "env";
+    for (const auto& [k, v] : env[i]) line += " " + ShellQuote(k + "=" + v);
+    for (const auto& a : {std::string(TT_CLI), std::string("record"), std::string("-o"), traces[i],
+                          std::string("--"), Python(), Program(program)})
+      line += " " + ShellQuote(a);
+    std::string out = ShellQuote(dir + "/rank" + std::to_string(i));
+    script += line + " >" + out + ".out 2>" + out + ".err &\np" + std::to_string(i) + "=$!\n";
+  }
+  script += "s=0\n";
+  for (size_t i = 0; i < traces.size(); ++i) script += "wait $p" + std::to_string(i) + " || s=1\n";
+  for (size_t i = 0; i < traces.size(); ++i) {
+    std::string out = ShellQuote(dir + "/rank" + std::to_string(i));
+    script += "cat " + out + ".out; cat " + out + ".err >&2\n";
+  }
+  WriteFileAtomic(dir + "/ranks.sh", script + "exit $s\n", false);
+  *r = RunCmd({"unshare", "-n", "sh", dir + "/ranks.sh"}, {}, 400);
+  return true;
+}
+
+#define RECORD_EACH_OR_SKIP(traces, program, env, dir, r)             \
+  do {                                                                \
+    if (!RecordEachRank(traces, program, env, dir, &r))               \
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)"; \
+    ASSERT_EQ(r.status, 0) << r.err;                                  \
+  } while (0)
+
+// No rank of an all-reduce, all-gather or barrier leaves before the last rank entered, and no
+// broadcast's receiver leaves before its root (rank index 0 here) entered, give or take
+// `broadcast_slack` ns: broadcasts do not bound the clocks' offset (their events do not name
+// the root), so they hold only to within the offset's uncertainty.
+void ExpectCausal(const json& j, uint64_t broadcast_slack = 0) {
+  for (const auto& in : j["instances"]) {
+    std::string c = in["collective"];
+    uint64_t root_enter = 0;  // rank index 0's entry
+    for (const auto& a : in["arrivals"])
+      if (a["rank_index"] == 0) root_enter = a["enter_ns"];
+    for (const auto& a : in["arrivals"]) {
+      uint64_t exit = a["exit_ns"];
+      if (c == "allreduce" || c == "allgather" || c == "barrier") {
+        EXPECT_GE(exit, in["last_enter_ns"].get<uint64_t>()) << in.dump();
+      } else if (c == "broadcast") {
+        EXPECT_GE(exit + broadcast_slack, root_enter) << in.dump();
+      }
+    }
+  }
+}
+
+// ---- TensorFlow MultiWorkerMirroredStrategy, 2 workers ----
+
+std::map<std::string, json> ByCollective(const json& j) {
+  std::map<std::string, json> by;
+  for (const auto& c : j["collectives"]) by[c["collective"]] = c;
+  return by;
+}
+
+// What tf_mwms.py ran, found in the comm view: its all-reduces on both workers, each of one
+// gradient's bytes and matched by instance key; the variables' broadcasts from worker 0.
+void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
+  ASSERT_GT(said["allreduce"], 0);
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["ranks"][0]["rank"], 0);  // TF_CONFIG's task index
+  EXPECT_EQ(j["ranks"][1]["rank"], 1);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"].dump();
+  auto by = ByCollective(j);
+  ASSERT_TRUE(by.count("allreduce")) << j["collectives"].dump();
+  const json& ar = by["allreduce"];
+  EXPECT_EQ(ar["calls"], json::array({said["allreduce"], said["allreduce"]}));
+  EXPECT_EQ(ar["instances"], said["allreduce"]);
+  int64_t steps = said["allreduce"] / 2;  // two gradients a step
+  EXPECT_EQ(ar["bytes"], steps * said["grad_bytes"]);
+  ASSERT_TRUE(by.count("broadcast")) << j["collectives"].dump();
+  EXPECT_EQ(by["broadcast"]["calls"], json::array({said["variables"], said["variables"]}));
+  // The variables' initial values, broadcast eagerly: their bytes are the gradients'.
+  EXPECT_EQ(by["broadcast"]["bytes"], said["grad_bytes"]);
+  EXPECT_EQ(j["collectives"].size(), 2u) << j["collectives"].dump();
+  std::map<int64_t, int64_t> sizes;  // bytes -> all-reduces
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    EXPECT_EQ(in["arrivals"].size(), 2u) << in.dump();
+    EXPECT_FALSE(in["key"].is_null()) << in.dump();  // matched by TensorFlow's instance key
+    if (in["collective"] == "allreduce") sizes[in["bytes"].get<int64_t>()]++;
+  }
+  EXPECT_EQ(sizes, (std::map<int64_t, int64_t>{{said["grad0_bytes"], steps},
+                                               {said["grad1_bytes"], steps}}));
+  ExpectCausal(j);
+}
+
+// TensorFlow 2.21's profiler now and then crashes as it stops at a MultiWorkerMirroredStrategy
+// worker's exit (seen: an abort in TraceMeRecorder::Consume, in
+// SplitEventTracker::FindStartAndMerge, free() of an invalid pointer, the collectives' TraceMes
+// ending on other threads than they began; and a SIGSEGV): the worker dies before its
+// profiler stopped, and `record` says so. Such a recording is made again, at most three times
+// in all; any other failure fails the test.
+bool TfProfilerCrashedAtExit(const test::RunResult& r) {
+  return r.status != 0 &&
+         r.err.find("the profiler was started but the process ended before it was stopped") !=
+             std::string::npos;
+}
+
+TEST(CommTf, MwmsCollectivesMatchedOnBothWorkersAsOneRecording) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  test::RunResult r;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    std::filesystem::remove_all(d / "t");
+    if (!RecordInNetworkNamespace(d / "t", "tf_mwms.py", {}, &r))
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+    if (!TfProfilerCrashedAtExit(r)) break;
+    std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = CommJson({d / "t"});
+  CheckMwms(j, Said(r.out));
+  std::printf("MWMS one recording: %s\n", j["collectives"].dump().c_str());
+}
+
+std::string TfConfig(int index) {
+  return R"({"cluster": {"worker": ["127.0.0.1:23456", "127.0.0.1:23457"]}, "task": )"
+         R"({"type": "worker", "index": )" +
+         std::to_string(index) + "}}";
+}
+
+TEST(CommTf, MwmsOneRecordingPerWorker) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  test::RunResult r;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    for (const char* w : {"w0", "w1"}) std::filesystem::remove_all(d / w);
+    if (!RecordEachRank({d / "w0", d / "w1"}, "tf_mwms.py",
+                        {{{"TF_CONFIG", TfConfig(0)}},
+                         {{"TF_CONFIG", TfConfig(1)}, {"TT_MWMS_SLEEP_MS", "300"}}},
+                        d.path(), &r))
+      GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+    if (!TfProfilerCrashedAtExit(r)) break;
+    std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = CommJson({d / "w0", d / "w1"});
+  CheckMwms(j, Said(r.out));
+  EXPECT_EQ(j["ranks"][1]["trace"], d / "w1");
+  ASSERT_EQ(j["clocks"].size(), 2u);
+  // One host: the workers share CLOCK_MONOTONIC, and causality agrees (or moves it by little).
+  EXPECT_LT(std::abs(j["clocks"][1]["offset_ns"].get<int64_t>()), 100000) << j["clocks"].dump();
+  std::printf("MWMS per worker: clocks %s\n", j["clocks"].dump().c_str());
+  // Worker 1 slept 300 ms before the last step: it is the straggler of that step's
+  // all-reduces (the last two by first entry), and worker 0 waited at least about that long
+  // (plus what worker 1's step did before its all-reduce beyond worker 0's, after the sleep:
+  // up to tens of ms on a busy host).
+  std::vector<json> ars;
+  for (const auto& in : j["instances"])
+    if (in["collective"] == "allreduce") ars.push_back(in);
+  ASSERT_EQ(ars.size(), 6u);
+  const json& last = ars[4]["wait_ns"] >= ars[5]["wait_ns"] ? ars[4] : ars[5];
+  EXPECT_EQ(last["straggler_index"], 1) << last.dump();
+  double wait = last["arrivals"][0]["wait_ns"].get<double>();
+  EXPECT_GE(wait, 270e6) << last.dump();
+  EXPECT_LT(wait, 600e6) << last.dump();
+  std::printf("MWMS: worker 1 slept 300 ms; worker 0 waited %.1f ms in %s\n", wait / 1e6,
+              last["key"].dump().c_str());
+}
+
+// ---- A rank's clock shifted (TENSORTRACE_TEST_CLOCK_SHIFT_NS) ----
+
+// The clock offset a job of real all-reduces (clock_job.cc) shows when rank 1's clock runs
+// kShift ahead (its recording's offset), with the causality of every instance after it.
+json ShiftedClockJob(const TempDir& d, int64_t shift) {
+  std::filesystem::create_directories(d / "fifos");
+  for (const char* f : {"0to1", "1to0"})
+    EXPECT_EQ(mkfifo((d / "fifos/" + f).c_str(), 0600), 0) << f;
+  int pids[2], fds[2];
+  for (int r = 0; r < 2; ++r) {
+    std::string dir = d / ("r" + std::to_string(r));
+    std::filesystem::create_directories(dir);
+    std::map<std::string, std::string> env = {
+        {"TENSORTRACE_DIR", dir}, {"RANK", std::to_string(r)}, {"TT_CLOCK_FIFOS", d / "fifos"}};
+    if (r == 1) env["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(shift);
+    pids[r] = test::Spawn({TT_CLOCK_JOB, "40"}, &fds[r], env);
+  }
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(test::Wait(pids[r]), 0) << "rank " << r;
+    close(fds[r]);
+  }
+  return CommJson({d / "r0", d / "r1"});
+}
+
+TEST(CommClock, ShiftOfOneRanksClockIsFoundInARealJob) {
+  TempDir d;
+  constexpr int64_t kShift = 5000000;
+  json j = ShiftedClockJob(d, kShift);
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 2000);
+  EXPECT_EQ(j["matched"], 40);
+  EXPECT_EQ(j["unmatched"], 0);
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"].dump();
+  ASSERT_EQ(j["clocks"].size(), 2u);
+  const json& c = j["clocks"][1];
+  EXPECT_EQ(c["method"], "causality") << c.dump();
+  EXPECT_EQ(c["constraints"], 40);
+  int64_t off = c["offset_ns"];
+  EXPECT_NEAR(static_cast<double>(off), -kShift, 100000) << c.dump();
+  EXPECT_LE(c["low_ns"].get<int64_t>(), -kShift) << c.dump();  // the shift is in the window
+  EXPECT_GE(c["high_ns"].get<int64_t>(), -kShift) << c.dump();
+  ExpectCausal(j);
+  std::printf(
+      "real job, shift %lld ns: offset applied %lld ns (error %lld ns), uncertainty "
+      "%lld ns\n",
+      static_cast<long long>(kShift), static_cast<long long>(off),
+      static_cast<long long>(off + kShift), c["uncertainty_ns"].get<long long>());
+  // Without the shift, the recordings' shared clock agrees with causality and is kept.
+  TempDir d0;
+  json j0 = ShiftedClockJob(d0, 0);
+  ASSERT_EQ(j0["clocks"].size(), 2u);
+  EXPECT_EQ(j0["clocks"][1]["method"], "recorded") << j0["clocks"].dump();
+  EXPECT_EQ(j0["clocks"][1]["offset_ns"], 0);
+  ExpectCausal(j0);
+}
+
+// PyTorch with gloo, one recording per rank, rank 1's clock 5 ms ahead: its collectives give
+// a wider window than the real job's (their ranges run on well after the last arrival, here
+// from 0.1 to 5 ms), so the shift is found to within that window (a few hundred us here, where
+// the real job's is a few us); every symmetric collective holds after it, broadcasts to within
+// the uncertainty.
+TEST(CommClockTorch, ShiftOfOneRanksClockIsFoundAndCausalityHolds) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  constexpr int64_t kShift = 5000000;
+  std::map<std::string, std::string> common = {
+      {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29541"}};
+  auto r0 = common, r1 = common;
+  r0["RANK"] = r0["LOCAL_RANK"] = "0";
+  r1["RANK"] = r1["LOCAL_RANK"] = "1";
+  r1["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(kShift);
+  RECORD_EACH_OR_SKIP((std::vector<std::string>{d / "r0", d / "r1"}), "torch_collectives.py",
+                      (std::vector<std::map<std::string, std::string>>{r0, r1}), d.path(), r);
+  json j = CommJson({d / "r0", d / "r1"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"].dump();
+  ASSERT_EQ(j["clocks"].size(), 2u);
+  const json& c = j["clocks"][1];
+  EXPECT_EQ(c["trace"], d / "r1");
+  EXPECT_EQ(c["method"], "causality") << c.dump();
+  int64_t off = c["offset_ns"];
+  EXPECT_NEAR(static_cast<double>(off), -kShift, 1000000) << c.dump();
+  ExpectCausal(j, c["uncertainty_ns"].get<uint64_t>());
+  std::printf(
+      "shift %lld ns: offset applied %lld ns (error %lld ns), uncertainty %lld ns, "
+      "window [%lld, %lld] from %lld collectives\n",
+      static_cast<long long>(kShift), static_cast<long long>(off),
+      static_cast<long long>(off + kShift), c["uncertainty_ns"].get<long long>(),
+      c["low_ns"].get<long long>(), c["high_ns"].get<long long>(),
+      c["constraints"].get<long long>());
+  // The text names the offset.
+  auto text = RunCmd({TT_CLI, "comm", d / "r0", d / "r1"});
+  EXPECT_NE(text.out.find("causality"), std::string::npos) << text.out;
+}
+
+// ---- record -o with %h, %r and %p ----
+
+// The one entry `record -o PATTERN` made in `dir`, with RANK-like variables `env` set.
+std::string RecordedAs(const std::string& dir, const std::string& pattern,
+                       const std::map<std::string, std::string>& env) {
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", dir + "/" + pattern, "--", "true"}, env);
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> made = ListDirectory(dir);
+  EXPECT_EQ(made.size(), 1u);
+  std::string name = made.empty() ? "" : made[0];
+  std::filesystem::remove_all(dir + "/" + name);
+  return name;
+}
+
+TEST(CommRecord, OutputPatternExpandsHostRankAndPid) {
+  TempDir d;
+  std::string host = HostName();
+  EXPECT_EQ(RecordedAs(d.path(), "%h-%r", {{"RANK", "3"}}), host + "-3");
+  EXPECT_EQ(RecordedAs(d.path(), "r%r", {{"OMPI_COMM_WORLD_RANK", "2"}}), "r2");
+  EXPECT_EQ(RecordedAs(d.path(), "r%r", {{"PMI_RANK", "4"}}), "r4");
+  EXPECT_EQ(RecordedAs(d.path(), "r%r", {{"SLURM_PROCID", "5"}}), "r5");
+  EXPECT_EQ(RecordedAs(d.path(), "w%r",
+                       {{"TF_CONFIG", R"({"cluster": {"worker": ["a:1", "b:2"]}, )"
+                                      R"("task": {"type": "worker", "index": 1}})"}}),
+            "w1");
+  EXPECT_EQ(RecordedAs(d.path(), "100%%", {}), "100%");
+  std::string p = RecordedAs(d.path(), "x-%p", {});
+  EXPECT_TRUE(std::regex_match(p, std::regex("x-[0-9]+"))) << p;
+  // The rank in the trace is the one the directory is named by.
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t%r", "--", "true"}, {{"RANK", "6"}});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto info = RunCmd({TT_CLI, "info", d / "t6", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  EXPECT_EQ(json::parse(info.out)["processes"][0]["rank"]["rank"], 6) << info.out.substr(0, 2000);
+}
+
+TEST(CommRecord, OutputPatternErrorsAreOneLine) {
+  TempDir d;
+  for (const char* pattern : {"%r", "a%x", "b%"}) {
+    // A rank the test's own environment may hold is cleared (empty: not a rank).
+    auto r =
+        RunCmd({TT_CLI, "record", "-o", d / pattern, "--", "true"}, {{"RANK", ""},
+                                                                     {"OMPI_COMM_WORLD_RANK", ""},
+                                                                     {"PMI_RANK", ""},
+                                                                     {"SLURM_PROCID", ""},
+                                                                     {"TF_CONFIG", ""}});
+    EXPECT_EQ(r.status, 2) << pattern << ": " << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(pattern), std::string::npos) << r.err;
+  }
+  EXPECT_TRUE(ListDirectory(d.path()).empty());
 }
 
 }  // namespace

@@ -173,6 +173,11 @@ def _runtime():
         lib.tt_py_sample.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64,
                                      ctypes.c_int64]
         lib.tt_py_site.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        lib.tt_tf_collective_op.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int64]
+        lib.tt_tf_collective_op.restype = None
+        lib.tt_tf_eager_collective.argtypes = [ctypes.c_char_p, ctypes.c_int64, ctypes.c_int64,
+                                               ctypes.c_int64]
+        lib.tt_tf_eager_collective.restype = None
         lib.tt_set_thread_name.argtypes = [ctypes.c_char_p]
         for f in (lib.tt_py_frame, lib.tt_py_sample, lib.tt_py_site, lib.tt_set_thread_name):
             f.restype = None
@@ -280,6 +285,22 @@ def add_sites(sites):
         _sampler.add_sites(sites)
 
 
+def add_collectives(ops):
+    """(op name, op type, bytes) of a traced graph's collective ops, written at once (once per
+    traced graph, from the tracing thread)."""
+    if _sampler is not None:
+        for name, op_type, nbytes in ops:
+            _sampler.lib.tt_tf_collective_op(name.encode("utf-8", "replace"),
+                                              op_type.encode(), nbytes)
+
+
+def add_eager_collective(op_type, group_key, instance_key, nbytes):
+    """An eager collective op's group and instance keys and its bytes (from the calling
+    thread)."""
+    if _sampler is not None:
+        _sampler.lib.tt_tf_eager_collective(op_type.encode(), group_key, instance_key, nbytes)
+
+
 def install():
     """The bootstrap's entry: sampling, and TensorFlow's op creation sites when it loads."""
     try:
@@ -287,6 +308,6 @@ def install():
             os.register_at_fork(after_in_child=_after_fork)
             from _tensortrace import tf_sites
 
-            tf_sites.install(add_sites)
+            tf_sites.install(add_sites, add_collectives, add_eager_collective)
     except Exception as e:
         _warn("Python sampling not started: %r" % (e,))

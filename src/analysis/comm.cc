@@ -115,14 +115,6 @@ void Notes(CommView* v) {
   if (differ)
     v->notes.push_back(std::to_string(differ) + " instance(s) whose ranks gave different bytes " +
                        "(the largest is counted)");
-  for (const CommRank& r : v->ranks)
-    if (r.clock != v->ranks[0].clock) {
-      v->notes.push_back(
-          "the ranks were recorded on different hosts (or boots), whose clocks "
-          "are not aligned: arrivals, skew and waits across them are off by the "
-          "clocks' difference");
-      break;
-    }
   if (v->ranks.size() == 1)
     v->notes.push_back("one rank only (" + v->ranks[0].Label() +
                        "): nothing to match; give every rank's trace");
@@ -206,16 +198,19 @@ CommView MatchCollectives(std::vector<CommRank> ranks) {
   CommView v;
   v.ranks = std::move(ranks);
   std::map<std::string, int64_t> per_group = RanksPerGroup(v.ranks);
-  for (auto& [id, in] : Group(v.ranks)) {
+  for (auto& [id, in] : Group(v.ranks)) v.instances.push_back(std::move(in));
+  std::vector<std::string> clock_notes;
+  v.clocks = AlignClocks(&v.ranks, &v.instances, &clock_notes);
+  for (CommInstance& in : v.instances) {
     Finish(&in, per_group[in.group]);
     (in.matched ? v.matched : v.unmatched)++;
-    v.instances.push_back(std::move(in));
   }
   std::stable_sort(
       v.instances.begin(), v.instances.end(),
       [](const CommInstance& a, const CommInstance& b) { return a.first_enter < b.first_enter; });
   Totals(&v);
   Notes(&v);
+  v.notes.insert(v.notes.end(), clock_notes.begin(), clock_notes.end());
   return v;
 }
 

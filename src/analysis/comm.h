@@ -27,14 +27,16 @@ struct CommEvent {
   int64_t nranks = -1;          // the group's size, when the event gives it
   int64_t key = -1;             // the framework's instance key (-1: none)
   std::string name;             // the event's own name ("gloo:all_reduce")
+  std::string op;               // the framework op's name, where the event gives one
 };
 
 // A process that ran collectives, with what it ran in start order.
 struct CommRank {
   int64_t rank = -1;  // its launcher's rank, else the rank its events give; -1: neither
   int64_t pid = 0;
-  std::string host, trace;  // trace: the directory it was read from
-  std::string clock;        // its clock's boot id: times compare only within one boot
+  std::string host, trace;      // trace: the directory it was read from
+  std::string clock;            // its clock's boot id: times compare only within one boot
+  int64_t realtime_offset = 0;  // CLOCK_REALTIME - its clock, as recorded at its start
   // Which events stand for its collectives: "backend" (the backend's own ranges, gloo:...,
   // nccl:...), "collective" (other communication ranges: record_param_comms, NCCL's NVTX
   // ranges) or "call" (the framework's op that issued it, c10d::allreduce_), the first the
@@ -85,11 +87,33 @@ struct CommRankTotals {
   int64_t bytes = 0;
 };
 
+// One recording's clock (the clock of its ranks' times) as put on the job's timeline: from the
+// recorded CLOCK_REALTIME offsets (none needed between recordings of one boot, which share
+// CLOCK_MONOTONIC), then refined by causality against the first rank's recording: no rank
+// leaves an all-reduce, all-gather, reduce-scatter, all-to-all or barrier before every rank
+// entered it. Where the recorded offsets break that, the offset becomes the middle of the
+// window that causality allows.
+struct CommClock {
+  std::string trace, host, clock;   // clock: boot id
+  std::vector<size_t> ranks;        // indices in CommView::ranks
+  int64_t recorded_ns = 0;          // offset from the recorded CLOCK_REALTIME offsets
+  int64_t offset_ns = 0;            // applied: added to its ranks' times
+  bool bounded = false;             // collectives shared with the reference bound it
+  int64_t low_ns = 0, high_ns = 0;  // the offsets causality allows (when bounded)
+  int64_t uncertainty_ns = -1;      // the most the applied offset can be off (-1: unknown)
+  uint64_t constraints = 0;         // instances shared with the reference that bound it
+  // "reference", "recorded" (the recorded offsets agree with causality), "causality" (moved),
+  // "inconsistent" (no offset satisfies every instance: recorded kept), "unbounded" (no
+  // collective shared with the reference)
+  std::string method;
+};
+
 struct CommView {
   std::vector<CommRank> ranks;              // by rank, then pid
   std::vector<CommInstance> instances;      // by first entry
   std::vector<CommCollective> collectives;  // by time, most first
   std::vector<CommRankTotals> totals;       // like ranks
+  std::vector<CommClock> clocks;            // one per recording (and boot), the reference first
   uint64_t matched = 0, unmatched = 0;
   std::vector<std::string> notes;  // what could not be matched, and why
 };
@@ -102,6 +126,13 @@ std::string NormaliseCollective(std::string_view name);
 // one it does not define (barrier).
 double BusFactor(const std::string& collective, int64_t n);
 
+// Puts every recording's ranks on the first rank's clock (CommClock): shifts the instances'
+// arrivals and the ranks' events by the offsets it applies, before the instances are finished.
+// Adds a note where causality cannot be met.
+std::vector<CommClock> AlignClocks(std::vector<CommRank>* ranks,
+                                   std::vector<CommInstance>* instances,
+                                   std::vector<std::string>* notes);
+
 // Matches the ranks' events into instances and adds everything up. Ranks are sorted here.
 CommView MatchCollectives(std::vector<CommRank> ranks);
 
@@ -109,8 +140,8 @@ CommView MatchCollectives(std::vector<CommRank> ranks);
 std::string CommInstanceName(const CommInstance& in);
 
 // CollectCollectives of one trace in two halves, for a caller that scans the tracks itself
-// (with other visitors): OnSlice(track, slice) for every slice of each track (indexed like
-// m.tracks; one thread per track at a time), then Finish().
+// (with other visitors): OnSlice(track, slice) and OnPoint(track, point) for every slice and
+// point of each track (indexed like m.tracks; one thread per track at a time), then Finish().
 class CommScans {
  public:
   explicit CommScans(const model::TraceModel& m);
@@ -118,7 +149,8 @@ class CommScans {
   CommScans(const CommScans&) = delete;
   CommScans& operator=(const CommScans&) = delete;
   void OnSlice(size_t track, const model::Slice& s);
-  std::vector<CommRank> Finish();  // the processes that ran collectives (once)
+  void OnPoint(size_t track, const model::Point& p);  // TensorFlow's collective ops' bytes
+  std::vector<CommRank> Finish();                     // the processes that ran collectives (once)
 
  private:
   struct State;

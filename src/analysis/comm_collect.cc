@@ -2,6 +2,7 @@
 // argument, in three tiers (the backend's ranges, other communication ranges, the framework's
 // calls), of which each process keeps the first it has.
 #include <algorithm>
+#include <map>
 
 #include "analysis/comm.h"
 #include "analysis/parallel.h"
@@ -16,11 +17,15 @@ enum Tier { kBackend, kCollective, kCall, kTiers };
 const char* const kTierNames[kTiers] = {"backend", "collective", "call"};
 
 struct Keys {
-  uint32_t collective, group, communicator, bytes, nranks, rank, instance;
+  uint32_t collective, group, communicator, bytes, nranks, rank, instance, op_name;
+  uint32_t tf_op;  // the name kTfCollectiveOp
   explicit Keys(const model::Process& p) {
-    auto ids = model::KeyIds(p, {keys::kCollective, keys::kProcessGroup, keys::kCommunicator,
-                                 keys::kBytes, keys::kNranks, keys::kRank, keys::kInstanceKey});
-    std::tie(collective, group, communicator, bytes, nranks, rank, instance) = std::tuple_cat(ids);
+    auto ids =
+        model::KeyIds(p, {keys::kCollective, keys::kProcessGroup, keys::kCommunicator, keys::kBytes,
+                          keys::kNranks, keys::kRank, keys::kInstanceKey, keys::kOpName});
+    std::tie(collective, group, communicator, bytes, nranks, rank, instance, op_name) =
+        std::tuple_cat(ids);
+    tf_op = model::KeyId(p, keys::kTfCollectiveOp);
   }
 };
 
@@ -29,10 +34,25 @@ struct TrackComm {
   const model::Process* proc = nullptr;
   const Keys* keys = nullptr;
   std::vector<CommEvent> tiers[kTiers];
-  int64_t rank = -1;  // the rank the events give
+  int64_t rank = -1;                        // the rank the events give
+  std::map<std::string, int64_t> op_bytes;  // TensorFlow's collective ops: op name -> bytes
+  std::map<std::pair<std::string, int64_t>, int64_t> key_bytes;  // eager: (group, key) -> bytes
 
   void OnBegin(const model::Slice&) {}
-  void OnPoint(const model::Point&) {}
+  // tf.collective_op: the bytes of a graph's collective op (-1 where two graphs disagree), or
+  // of an eager one's instance.
+  void OnPoint(const model::Point& p) {
+    if (!keys->tf_op || p.name != keys->tf_op) return;
+    uint32_t op = model::ArgStr(p.args, keys->op_name);
+    auto b = model::ArgInt(p.args, keys->bytes);
+    auto key = model::ArgInt(p.args, keys->instance);
+    if (b && op) {
+      auto [it, fresh] = op_bytes.emplace(std::string(proc->Name(op)), *b);
+      if (!fresh && it->second != *b) it->second = -1;
+    } else if (b && key) {
+      key_bytes[{GroupOf(p.args), *key}] = *b;
+    }
+  }
   void OnSlice(const model::Slice& s) {
     uint32_t coll = model::ArgStr(s.args, keys->collective);
     if (!coll) return;
@@ -49,6 +69,7 @@ struct TrackComm {
     e.nranks = model::ArgInt(s.args, keys->nranks).value_or(-1);
     e.key = model::ArgInt(s.args, keys->instance).value_or(-1);
     e.name = std::string(name);
+    if (uint32_t op = model::ArgStr(s.args, keys->op_name)) e.op = proc->Name(op);
     if (auto r = model::ArgInt(s.args, keys->rank); r && rank < 0) rank = *r;
     tiers[t].push_back(std::move(e));
   }
@@ -84,6 +105,8 @@ CommScans::~CommScans() = default;
 
 void CommScans::OnSlice(size_t track, const model::Slice& s) { s_->scans[track].OnSlice(s); }
 
+void CommScans::OnPoint(size_t track, const model::Point& p) { s_->scans[track].OnPoint(p); }
+
 std::vector<CommRank> CommScans::Finish() {
   const model::TraceModel* m = s_->m;
   std::vector<CommRank> ranks;
@@ -95,6 +118,7 @@ std::vector<CommRank> CommScans::Finish() {
     r.host = meta.hostname;
     r.trace = m->path;
     r.clock = meta.clock_uuid;
+    r.realtime_offset = meta.offset_start_ns;
     for (int t = 0; t < kTiers && r.events.empty(); ++t)
       for (size_t track : m->processes[p].tracks) {
         auto& ev = s_->scans[track].tiers[t];
@@ -104,8 +128,23 @@ std::vector<CommRank> CommScans::Finish() {
                         std::make_move_iterator(ev.end()));
       }
     if (r.events.empty()) continue;
-    for (size_t track : m->processes[p].tracks)
+    std::map<std::string, int64_t> op_bytes;
+    for (size_t track : m->processes[p].tracks) {
       if (r.rank < 0) r.rank = s_->scans[track].rank;
+      for (const auto& [op, b] : s_->scans[track].op_bytes) {
+        auto [it, fresh] = op_bytes.emplace(op, b);
+        if (!fresh && it->second != b) it->second = -1;
+      }
+    }
+    std::map<std::pair<std::string, int64_t>, int64_t> key_bytes;
+    for (size_t track : m->processes[p].tracks)
+      key_bytes.insert(s_->scans[track].key_bytes.begin(), s_->scans[track].key_bytes.end());
+    for (CommEvent& e : r.events) {
+      if (auto it = op_bytes.find(e.op); e.bytes < 0 && !e.op.empty() && it != op_bytes.end())
+        e.bytes = it->second;
+      if (auto it = key_bytes.find({e.group, e.key}); e.bytes < 0 && it != key_bytes.end())
+        e.bytes = it->second;
+    }
     ranks.push_back(std::move(r));
   }
   return ranks;
@@ -118,7 +157,7 @@ struct CommTrackVisitor {
   CommScans* scans;
   size_t track;
   void OnBegin(const model::Slice&) {}
-  void OnPoint(const model::Point&) {}
+  void OnPoint(const model::Point& p) { scans->OnPoint(track, p); }
   void OnSlice(const model::Slice& s) { scans->OnSlice(track, s); }
 };
 

@@ -117,6 +117,9 @@ class ReportRider : public TrackRider {
     if (timeline) timeline->OnSlice(s);
     if (comm) comm->OnSlice(track, s);
   }
+  void OnPoint(const model::Point& p) override {
+    if (comm) comm->OnPoint(track, p);
+  }
 };
 
 // The first read of the host tracks: the steps and memory over time, which depend on no
@@ -157,9 +160,8 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   }
   if (timeline)
     for (auto& t : timeline->tracks) riders[t.track].timeline = &t;
-  std::vector<Result> views =
-      ComputeViews(m, {"step", "op", "kernel", "memcpy", "code"}, o.selection, &steps, problems,
-                   &ptrs);
+  std::vector<Result> views = ComputeViews(m, {"step", "op", "kernel", "memcpy", "code"},
+                                           o.selection, &steps, problems, &ptrs);
   d->steps = std::move(views[0]);
   d->ops = std::move(views[1]);
   d->kernels = std::move(views[2]);

@@ -36,7 +36,10 @@ rank's wait (from its entry until the last rank entered), the straggler (the las
 the duration (from the last entry to the last exit), the bytes and the algorithm and bus
 bandwidth as nccl-tests define them. Shows per collective the calls on each rank, bytes, time
 and wait; per rank its communication time, wait and how often it was the straggler; the top
-instances; and notes on what could not be matched (exit 0 all the same).
+instances; and notes on what could not be matched (exit 0 all the same). Several recordings
+are put on the first rank's clock: by their recorded CLOCK_REALTIME offsets (other hosts),
+refined by causality (no rank leaves an all-reduce, all-gather or barrier before every rank
+entered it); the offset applied to each recording and its uncertainty are shown.
 
   --json      machine-readable output (schema: docs/comm-json.md; every instance)
   --csv       one row per instance and rank (columns: docs/comm-json.md)
@@ -114,6 +117,25 @@ json InstanceJson(const CommInstance& in) {
           {"arrivals", arrivals}};
 }
 
+json ClocksJson(const CommView& v) {
+  json out = json::array();
+  for (const auto& c : v.clocks) {
+    json ranks = json::array();
+    for (size_t r : c.ranks) ranks.push_back(r);
+    out.push_back({{"trace", c.trace},
+                   {"host", c.host},
+                   {"rank_indices", ranks},
+                   {"method", c.method},
+                   {"recorded_offset_ns", c.recorded_ns},
+                   {"offset_ns", c.offset_ns},
+                   {"uncertainty_ns", Known(c.uncertainty_ns)},
+                   {"low_ns", c.bounded ? json(c.low_ns) : json(nullptr)},
+                   {"high_ns", c.bounded ? json(c.high_ns) : json(nullptr)},
+                   {"constraints", c.constraints}});
+  }
+  return out;
+}
+
 json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
   json ranks = json::array(), colls = json::array(), inst = json::array();
   for (size_t i = 0; i < v.ranks.size(); ++i) {
@@ -151,6 +173,7 @@ json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
           {"ranks", ranks},
           {"collectives", colls},
           {"instances", inst},
+          {"clocks", ClocksJson(v)},
           {"notes", v.notes}};
 }
 
@@ -244,6 +267,24 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
   }
 }
 
+// The clocks, where there are several recordings to align.
+void PrintClocks(const CommView& v) {
+  if (v.clocks.size() < 2) return;
+  std::printf("\nclocks (the offset added to each recording's times, against the first rank's):\n");
+  std::printf("  %-38s %-12s %14s %14s %14s\n", "recording", "method", "offset", "recorded",
+              "uncertainty");
+  for (const auto& c : v.clocks) {
+    auto ms = [](int64_t ns) {
+      char b[32];
+      std::snprintf(b, sizeof b, "%.3f ms", static_cast<double>(ns) / 1e6);
+      return std::string(b);
+    };
+    std::printf("  %-38s %-12s %14s %14s %14s\n", TerminalSafe(c.trace).c_str(), c.method.c_str(),
+                ms(c.offset_ns).c_str(), ms(c.recorded_ns).c_str(),
+                c.uncertainty_ns >= 0 ? ("+-" + ms(c.uncertainty_ns)).c_str() : "unknown");
+  }
+}
+
 void PrintText(const CommView& v, const CommArgs& o) {
   std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n\n",
               v.ranks.size(), static_cast<unsigned long long>(v.matched + v.unmatched),
@@ -255,6 +296,7 @@ void PrintText(const CommView& v, const CommArgs& o) {
   PrintRanks(v);
   std::printf("\n");
   PrintTop(v, o.top, o.by_duration);
+  PrintClocks(v);
 }
 
 }  // namespace
@@ -274,7 +316,8 @@ int Comm(const std::vector<std::string>& argv) {
   if (v.ranks.empty())
     v.notes.push_back(
         "no collective in the trace: they come from PyTorch's profiler (c10d and its "
-        "backends' ranges, recorded with the python source) and from NCCL's NVTX ranges");
+        "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
+        "collective ops) and NCCL's NVTX ranges");
   if (o.json) {
     std::cout << ViewJson(v, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (o.csv) {

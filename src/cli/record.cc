@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -20,6 +21,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/record_losses.h"
+#include "cli/record_output.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/trace_dir.h"
@@ -29,6 +31,7 @@
 #include "core/time.h"
 #include "core/tsc.h"
 #include "format/import/untrusted.h"
+#include "format/launcher.h"
 #include "format/repair.h"
 #include "model/inventory.h"
 #include "sources/registry.h"
@@ -59,7 +62,10 @@ and ONEDNN_ITT_TASK_LEVEL=2 (every primitive). NVTX ranges and marks (NCCL, Tens
 annotations, PyTorch's emit_nvtx) report too: unless it is set already, NVTX_INJECTION64_PATH
 names the runtime library.
 
-  -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here)
+  -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here); %h,
+                           %r, %p expand to the host, the launcher's rank (RANK,
+                           OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, TF_CONFIG) and pid,
+                           so each rank of a launcher records its own: -o 'out/%h-%r')
   --force                  reuse DIR if it holds an earlier trace (its content is replaced)
   --buffer-size BYTES      size of each thread's mapped packet (default 1M, at least 64K;
                            K, M and G suffixes)
@@ -418,6 +424,10 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   if (!ParseRecordArgs(argv, &o)) return 0;
   if (o.cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
   if (o.dir.empty()) o.dir = DefaultDir();
+  if (o.dir.find('%') != std::string::npos)
+    o.dir = ExpandOutputPattern(o.dir, HostName(),
+                                RankFromEnvironment([](const char* k) { return std::getenv(k); }),
+                                getpid());
   const std::string& dir = o.dir;
   PrepareTraceDir(dir, o.force);
   std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();

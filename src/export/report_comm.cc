@@ -89,8 +89,9 @@ std::string CommSection(const analysis::ReportData& d) {
   if (v.ranks.empty())
     return s +
            None(
-               "No collectives in this trace (they come from PyTorch's profiler and NCCL's "
-               "NVTX ranges; `tensortrace comm` reads several recordings as one job).") +
+               "No collectives in this trace (they come from PyTorch's and TensorFlow's "
+               "profilers and NCCL's NVTX ranges; `tensortrace comm` reads several recordings "
+               "as one job).") +
            "</section>\n";
   s += "<p>" + WithCommas(v.ranks.size()) + " rank(s), " + WithCommas(v.matched + v.unmatched) +
        " collective instance(s): " + WithCommas(v.matched) + " matched across ranks, " +

@@ -203,12 +203,16 @@ inline constexpr char kBytesInUse[] = "bytes in use";
 inline constexpr char kPythonFrame[] = "python.frame";
 inline constexpr char kPythonSample[] = "python.sample";
 inline constexpr char kPythonSite[] = "python.site";
+// A TensorFlow collective op of a traced graph (op_name, op_type, bytes of its input from its
+// static shape and dtype), written once when tf.function traces the graph: the bytes its
+// XSpace event lacks.
+inline constexpr char kTfCollectiveOp[] = "tf.collective_op";
 
 // Every well-known event name above.
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
-    kPythonSample, kPythonSite,
+    kPythonSample, kPythonSite, kTfCollectiveOp,
 };
 // clang-format on
 

@@ -15,6 +15,8 @@ constexpr uint64_t kNarrowPairNs = 2000;
 void InitClock() {
   g_clock.mult = 0;
   g_clock.reanchor_ticks = 0;
+  const char* shift = std::getenv("TENSORTRACE_TEST_CLOCK_SHIFT_NS");
+  g_clock.test_shift_ns = shift ? std::strtoull(shift, nullptr, 10) : 0;
   const char* env = std::getenv("TENSORTRACE_TSC");
   if (env && env[0] == '0' && env[1] == '\0') return;  // forced off: clock_gettime
   uint64_t mult = env ? std::strtoull(env, nullptr, 10) : 0;
@@ -31,7 +33,7 @@ void InitClock() {
 // events would seem to start before, or end after, those of other threads they nest in. So a
 // wide pair is read again (a few times at most); the narrowest one anchors.
 uint64_t SlowNowNs(Anchor* a) {
-  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC);
+  if (g_clock.mult == 0) return ReadClockNs(CLOCK_MONOTONIC) + g_clock.test_shift_ns;
   uint64_t best = UINT64_MAX, ns = 0;
   for (int i = 0; i < 4 && best > g_clock.pair_ticks; ++i) {
     uint64_t t0 = __rdtsc();
@@ -40,7 +42,7 @@ uint64_t SlowNowNs(Anchor* a) {
     if (t1 - t0 >= best) continue;
     best = t1 - t0;
     a->tsc = t0 + best / 2;
-    a->ns = ns = n;
+    a->ns = ns = n + g_clock.test_shift_ns;  // the shift: tests only; 0 otherwise
   }
   return ns;
 }

@@ -15,6 +15,9 @@ struct ClockConfig {
   uint64_t mult = 0;            // ns per tick, 32.32 fixed point; 0: use clock_gettime
   uint64_t reanchor_ticks = 0;  // ticks between re-anchorings; 0 without a TSC clock
   uint64_t pair_ticks = 0;      // an anchor's two TSC reads this close are read once only
+  // Tests only (TENSORTRACE_TEST_CLOCK_SHIFT_NS): added to every time the process records, as
+  // if its clock were off by that much; its recorded CLOCK_REALTIME offsets are not shifted.
+  uint64_t test_shift_ns = 0;
 };
 extern ClockConfig g_clock;
 

@@ -148,6 +148,9 @@ bool LoseTrace(int err, const char* what) {
 }
 
 void ClockOffsetEvent(const char* clock, int64_t off) {
+  // The offset of the shifted clock, which imports convert their times with: under the test
+  // knob they move with the process's own events (the metadata keeps the true offsets).
+  off -= static_cast<int64_t>(g_clock.test_shift_ns);
   size_t n = std::strlen(clock);
   WriteProcEvent(layout::kClockOffset, n + 1 + 8, [&](uint8_t* p) {
     p = PutStr(p, clock, n);

@@ -13,6 +13,11 @@
 //                             index), into the trace metadata (runtime/process.h)
 //   tt_py_site(op, ids)       where a graph op was created (TensorFlow records the Python stack
 //                             of each node it traces): the node's name and that stack's frames
+//   tt_tf_collective_op(op, type, bytes)
+//                             a collective op of a traced graph and its input's bytes (static
+//                             shape and dtype), which its XSpace event lacks (analysis/comm)
+//   tt_tf_eager_collective(type, group, key, bytes)
+//                             an eager collective op's group and instance keys and its bytes
 // The analysis (analysis/code_index) reads them back by these names and keys.
 #include <cstdint>
 
@@ -69,6 +74,26 @@ __attribute__((visibility("default"))) void tt_py_site(const char* op, const cha
 __attribute__((visibility("default"))) void tt_set_rank(int64_t rank, int64_t world_size,
                                                         const char* source) {
   tt::rt::SetProcessRank(rank, world_size, source);
+}
+
+// A TensorFlow collective op of a traced graph and its input's bytes (tf_sites.py).
+__attribute__((visibility("default"))) void tt_tf_collective_op(const char* op, const char* type,
+                                                                int64_t bytes) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[3] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kOpType, type),
+                 IntArg(tt::keys::kBytes, bytes)};
+  tt::rt::EmitInstant(tt::keys::kTfCollectiveOp, Category::kPython, args, 3);
+}
+
+// An eager TensorFlow collective op: its group and instance keys and its bytes (tf_sites.py).
+__attribute__((visibility("default"))) void tt_tf_eager_collective(const char* type,
+                                                                   int64_t group_key,
+                                                                   int64_t instance_key,
+                                                                   int64_t bytes) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[4] = {StringArg(tt::keys::kOpType, type), IntArg(tt::keys::kProcessGroup, group_key),
+                 IntArg(tt::keys::kInstanceKey, instance_key), IntArg(tt::keys::kBytes, bytes)};
+  tt::rt::EmitInstant(tt::keys::kTfCollectiveOp, Category::kPython, args, 4);
 }
 
 }  // extern "C"

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <utility>
 
 #include "format/keys.h"
 
@@ -71,6 +72,22 @@ void SplitTraceMeName(std::string_view* name, std::vector<XStatValue>* stats) {
     }
     suffix = comma == std::string_view::npos ? std::string_view() : suffix.substr(comma + 1);
   }
+}
+
+std::string_view TfCollective(std::string_view t) {
+  static constexpr std::pair<std::string_view, std::string_view> kTypes[] = {
+      {"CollectiveReduceScatter", "reducescatter"},
+      {"CollectiveReduce", "allreduce"},
+      {"CollectiveGather", "allgather"},
+      {"CollectiveBcast", "broadcast"},
+      {"CollectiveAllToAll", "alltoall"},
+      {"NcclAllReduce", "allreduce"},
+      {"NcclReduce", "reduce"},
+      {"NcclBroadcast", "broadcast"},
+  };
+  for (const auto& [prefix, collective] : kTypes)
+    if (t.starts_with(prefix)) return collective;
+  return {};
 }
 
 static bool ParseInt(std::string_view s, int64_t* out) {

@@ -46,4 +46,8 @@ void SplitTraceMeName(std::string_view* name, std::vector<XStatValue>* stats);
 // false for other names (e.g. "Iterator::Root", "EagerLocalExecute: MatMul").
 bool SplitTfOpName(std::string_view name, std::string_view* op_name, std::string_view* op_type);
 
+// The collective a TensorFlow op type runs ("CollectiveReduceV2" -> "allreduce",
+// "CollectiveBcastRecvV2" -> "broadcast", "NcclAllReduce" -> "allreduce"); "" for other ops.
+std::string_view TfCollective(std::string_view op_type);
+
 }  // namespace tt

@@ -159,6 +159,21 @@ class SpaceImporter {
     AddArg(args, key, v);
   }
 
+  // A TensorFlow collective op: the collective it runs and its group (group_key); its
+  // instance_key stat is kept as it is (keys::kInstanceKey).
+  void CollectiveArgs(std::string_view op_type, const std::vector<XStatValue>& stats,
+                      std::vector<Arg>* args) {
+    std::string_view c = TfCollective(op_type);
+    if (c.empty()) return;
+    AddStr(args, keys::kCollective, c);
+    int64_t group;
+    if (StatInt(stats, "group_key", &group)) {
+      XStatValue v;
+      v.i = group;
+      AddArg(args, keys::kProcessGroup, v);
+    }
+  }
+
   void Resolve(const xp::XPlane& plane, const google::protobuf::RepeatedPtrField<xp::XStat>& in,
                std::vector<XStatValue>* out) {
     for (const auto& s : in) {
@@ -294,6 +309,7 @@ class SpaceImporter {
       if (k.op) {
         AddStr(&args, keys::kOpName, k.op_name);
         AddStr(&args, keys::kOpType, k.op_type);
+        CollectiveArgs(k.op_type, stats, &args);
       }
       if (k.step && k.step_number >= 0) {
         XStatValue v;
