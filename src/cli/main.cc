@@ -26,6 +26,9 @@ commands:
                             live at it, bytes by op, chunks by bin, fragmentation
   comm DIR...               collectives matched across ranks: per collective and rank, each
                             instance's skew, waits, straggler and bus bandwidth
+  replay DIR... [--what-if SPEC]   each step replayed from its dependency graph: predicted
+                            against measured step time, the critical path, utilisation, and
+                            what a change (an op faster or gone, input, communication) gains
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -52,6 +55,7 @@ int main(int argc, char** argv) {
     if (cmd == "report") return tt::cli::Report(rest);
     if (cmd == "memory") return tt::cli::Memory(rest);
     if (cmd == "comm") return tt::cli::Comm(rest);
+    if (cmd == "replay") return tt::cli::Replay(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

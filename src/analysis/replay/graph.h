@@ -1,0 +1,79 @@
+// Replay's dependency graph: nodes are pieces of work (ops, runtime work, input waits, device
+// activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
+// rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
+// order, a happens-before inferred from the trace, a collective's arrivals). Plain data: built
+// from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
+// simulate.h.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tt::analysis::replay {
+
+enum class NodeKind : uint8_t {
+  kOp,          // a compute op (framework op, annotation)
+  kRuntime,     // framework runtime work (dispatch, executor, eager)
+  kInputWait,   // the step waiting for its data (IteratorGetNext, infeed)
+  kInput,       // the input pipeline's own work
+  kDevice,      // GPU kernels, copies
+  kComm,        // a collective as one rank saw it (unmatched), or its transfer (matched)
+  kMarker,      // a step's start or end, an arrival at a collective (no duration)
+};
+const char* NodeKindName(NodeKind k);
+
+enum class EdgeKind : uint8_t {
+  kResource,  // the resource's own order
+  kInferred,  // happens-before inferred from the trace (the latest end before a wait)
+  kFlow,      // a launch to its kernel
+  kCollective,
+};
+
+struct Node {
+  uint64_t duration = 0;  // ns
+  uint64_t release = 0;   // the earliest start (ns from the graph's time 0): sources
+  uint64_t measured = 0;  // its measured start, ns from the graph's time 0 (for reports)
+  uint32_t resource = 0;  // index in Graph::resources
+  uint32_t label = 0;     // index in Graph::labels (its name)
+  NodeKind kind = NodeKind::kOp;
+};
+
+struct Edge {
+  uint32_t from = 0, to = 0;
+  uint64_t gap = 0;  // ns between from's end and to's start (measured dispatch delay)
+  EdgeKind kind = EdgeKind::kResource;
+};
+
+struct Resource {
+  std::string name;  // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
+  int32_t rank = -1;  // index in Graph::ranks; -1: shared by ranks (a communicator)
+};
+
+// One rank's step in the graph: where it starts and ends, and what was measured.
+struct RankStep {
+  std::string label;         // "rank 0", "pid 1234"
+  uint32_t source = 0, sink = 0;  // marker nodes
+  uint64_t measured = 0;     // the step's measured duration (ns)
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::vector<Resource> resources;
+  std::vector<std::string> labels;
+  std::vector<RankStep> ranks;
+  // The node's label and the op type of its name (model::OpTypeOf), by label.
+  std::vector<std::string> types;
+  std::unordered_map<std::string, uint32_t> label_index;
+
+  uint32_t AddLabel(const std::string& name);  // interned
+  uint32_t AddResource(const std::string& name, int32_t rank);
+  uint32_t AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64_t duration,
+                   uint64_t measured = 0);
+  void AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind = EdgeKind::kResource);
+  // A rank's step: a start marker released at `start` and an end marker (callers add edges).
+  size_t AddRank(const std::string& label, uint64_t start, uint64_t measured);
+};
+
+}  // namespace tt::analysis::replay

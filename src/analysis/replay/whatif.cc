@@ -1,0 +1,43 @@
+// Replay's what-ifs (whatif.h): parsing, and the list of what-ifs.
+#include "analysis/replay/whatif.h"
+
+#include <cmath>
+
+#include "core/error.h"
+
+namespace tt::analysis::replay {
+
+WhatIf ParseWhatIf(const std::string& spec,
+                   double (*factor)(const std::string& spec, const std::string& text)) {
+  size_t eq = spec.rfind('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw Error("--what-if '" + spec + "': expected REGEX=FACTOR, input=FACTOR or comm=FACTOR");
+  WhatIf w;
+  w.spec = spec;
+  w.pattern = spec.substr(0, eq);
+  w.factor = factor(spec, spec.substr(eq + 1));
+  if (w.pattern == "input") w.kind = WhatIf::Kind::kInput;
+  if (w.pattern == "comm") w.kind = WhatIf::Kind::kComm;
+  return w;
+}
+
+size_t Apply(const WhatIf& w, Graph* g) {
+  switch (w.kind) {
+    case WhatIf::Kind::kScale: return ApplyScale(w, g);
+    case WhatIf::Kind::kInput: return ApplyInput(w, g);
+    case WhatIf::Kind::kComm: return ApplyComm(w, g);
+  }
+  return 0;
+}
+
+void ScaleNode(Graph* g, uint32_t v, double factor) {
+  Node& n = g->nodes[v];
+  n.duration = static_cast<uint64_t>(std::llround(static_cast<double>(n.duration) * factor));
+}
+
+void ZeroGapsInto(Graph* g, const std::vector<char>& removed) {
+  for (Edge& e : g->edges)
+    if (removed[e.to]) e.gap = 0;
+}
+
+}  // namespace tt::analysis::replay

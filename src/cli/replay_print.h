@@ -1,0 +1,31 @@
+// `tensortrace replay`'s output (replay_print.cc): the human tables and the JSON
+// (docs/replay.md).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/replay/predict.h"
+
+namespace tt::cli {
+
+// One what-if's answer.
+struct WhatIfResult {
+  std::string spec;
+  analysis::replay::Prediction p;
+  std::vector<analysis::replay::Moved> moved;
+};
+
+struct ReplayOutput {
+  std::vector<std::string> dirs;
+  uint64_t skip_warmup = 0;
+  size_t collectives = 0;
+  analysis::replay::Prediction base;
+  std::vector<WhatIfResult> what_ifs;
+  std::vector<std::string> notes;
+};
+
+nlohmann::json ReplayJson(const ReplayOutput& o);
+void PrintReplay(const ReplayOutput& o, size_t top);
+
+}  // namespace tt::cli

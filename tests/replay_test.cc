@@ -1,0 +1,286 @@
+// Replay (src/analysis/replay/): the simulation and critical path exact on hand-built graphs
+// (a chain, a fork and join, a resource's queue, two ranks joined by a collective, a cycle),
+// the what-ifs on them, and the command on a synthetic trace written at known times (its
+// unchanged replay, a what-if, and each bad input's one line).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/replay/predict.h"
+#include "analysis/replay/simulate.h"
+#include "core/error.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using analysis::replay::CriticalPathOf;
+using analysis::replay::EdgeKind;
+using analysis::replay::Graph;
+using analysis::replay::kNone;
+using analysis::replay::NodeKind;
+using analysis::replay::Simulate;
+using analysis::replay::StepGraph;
+using analysis::replay::WhatIf;
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+// A rank with its step on its own resources; nodes added by the tests.
+struct Hand {
+  Graph g;
+  uint32_t Op(uint32_t res, const std::string& name, uint64_t dur,
+              NodeKind k = NodeKind::kOp) {
+    return g.AddNode(res, g.AddLabel(name), k, dur);
+  }
+};
+
+// source -(1)-> a(10) -(2)-> b(20) -(3)-> c(5) -(4)-> sink, all on one thread.
+TEST(ReplaySim, ChainIsTheSumOfDurationsAndGaps) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 45);
+  uint32_t t = h.g.AddResource("thread", 0);
+  uint32_t a = h.Op(t, "a", 10), b = h.Op(t, "b", 20), c = h.Op(t, "c", 5);
+  h.g.AddEdge(h.g.ranks[r].source, a, 1);
+  h.g.AddEdge(a, b, 2);
+  h.g.AddEdge(b, c, 3);
+  h.g.AddEdge(c, h.g.ranks[r].sink, 4);
+  auto s = Simulate(h.g);
+  EXPECT_EQ(s.start[a], 1u);
+  EXPECT_EQ(s.start[b], 13u);
+  EXPECT_EQ(s.end[c], 41u);
+  ASSERT_EQ(s.predicted.size(), 1u);
+  EXPECT_EQ(s.predicted[0], 45u);
+  auto p = CriticalPathOf(h.g, s, 0);
+  EXPECT_EQ(p.length, 45u);
+  EXPECT_EQ(p.gaps, 10u);
+  ASSERT_EQ(p.nodes.size(), 5u);
+  EXPECT_EQ(p.nodes[1], a);
+  EXPECT_EQ(p.nodes[3], c);
+  ASSERT_EQ(p.shares.size(), 3u);
+  EXPECT_EQ(h.g.labels[p.shares[0].label], "b");
+  EXPECT_EQ(p.shares[0].ns, 20u);
+  auto u = analysis::replay::Utilisation(h.g, s);
+  EXPECT_DOUBLE_EQ(u[t], 35.0 / 45.0);
+}
+
+// source forks into a(10) on thread 1 and b(30) on thread 2; c(5) on thread 1 joins them
+// (b's end + 2): the path runs through b, not a.
+TEST(ReplaySim, ForkAndJoinFollowTheLaterBranch) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 40);
+  uint32_t t1 = h.g.AddResource("t1", 0), t2 = h.g.AddResource("t2", 0);
+  uint32_t a = h.Op(t1, "a", 10), b = h.Op(t2, "b", 30), c = h.Op(t1, "c", 5);
+  uint32_t src = h.g.ranks[r].source, sink = h.g.ranks[r].sink;
+  h.g.AddEdge(src, a, 0);
+  h.g.AddEdge(src, b, 0);
+  h.g.AddEdge(a, c, 0);
+  h.g.AddEdge(b, c, 2, EdgeKind::kInferred);
+  h.g.AddEdge(c, sink, 0);
+  auto s = Simulate(h.g);
+  EXPECT_EQ(s.start[c], 32u);
+  EXPECT_EQ(s.predicted[0], 37u);
+  EXPECT_EQ(s.binding[c], b);
+  auto p = CriticalPathOf(h.g, s, 0);
+  EXPECT_EQ(p.nodes, (std::vector<uint32_t>{src, b, c, sink}));
+  EXPECT_EQ(p.gaps, 2u);
+  // b twice as fast: a's branch still ends first, the join moves by 15.
+  StepGraph sg{h.g, {0}};
+  auto after = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0.5", "^b$", 0.5}});
+  EXPECT_EQ(Simulate(after[0].graph).predicted[0], 22u);
+  // b gone (and its gap): c waits for a only.
+  after = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0", "^b$", 0}});
+  EXPECT_EQ(Simulate(after[0].graph).predicted[0], 15u);
+}
+
+// Two nodes of one resource, both ready at once, no edge between them: the resource's queue
+// runs them one after the other, in order of readiness.
+TEST(ReplaySim, OneResourceRunsOneNodeAtATime) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 0);
+  uint32_t t = h.g.AddResource("stream", 0);
+  uint32_t a = h.Op(t, "k1", 7, NodeKind::kDevice), b = h.Op(t, "k2", 4, NodeKind::kDevice);
+  uint32_t src = h.g.ranks[r].source, sink = h.g.ranks[r].sink;
+  h.g.AddEdge(src, a, 1);
+  h.g.AddEdge(src, b, 1);
+  h.g.AddEdge(a, sink, 0);
+  h.g.AddEdge(b, sink, 0);
+  auto s = Simulate(h.g);
+  EXPECT_EQ(s.start[a], 1u);
+  EXPECT_EQ(s.start[b], 8u);
+  EXPECT_EQ(s.binding[b], a);  // it waited in the queue
+  EXPECT_EQ(s.predicted[0], 12u);
+}
+
+// Rank 0 computes x(10) and rank 1 y(30), released 5 later; each then arrives at an
+// all-reduce whose transfer (8) starts when the last arrived; each rank then finishes its call
+// (2). Rank 0 waits for rank 1: its critical path crosses into rank 1.
+struct TwoRanks {
+  Hand h;
+  uint32_t x, y, c, e0, e1;
+  TwoRanks() {
+    Graph& g = h.g;
+    size_t r0 = g.AddRank("rank 0", 0, 0), r1 = g.AddRank("rank 1", 5, 0);
+    uint32_t t0 = g.AddResource("rank 0 main", 0), t1 = g.AddResource("rank 1 main", 1);
+    uint32_t comm = g.AddResource("communicator 0", -1);
+    x = h.Op(t0, "x", 10);
+    y = h.Op(t1, "y", 30);
+    uint32_t a0 = h.Op(t0, "allreduce", 0, NodeKind::kRuntime);
+    uint32_t a1 = h.Op(t1, "allreduce", 0, NodeKind::kRuntime);
+    c = h.Op(comm, "allreduce", 8, NodeKind::kComm);
+    e0 = h.Op(t0, "allreduce", 2, NodeKind::kRuntime);
+    e1 = h.Op(t1, "allreduce", 2, NodeKind::kRuntime);
+    g.AddEdge(g.ranks[r0].source, x, 0);
+    g.AddEdge(g.ranks[r1].source, y, 0);
+    g.AddEdge(x, a0, 0);
+    g.AddEdge(y, a1, 0);
+    for (uint32_t a : {a0, a1}) g.AddEdge(a, c, 0, EdgeKind::kCollective);
+    g.AddEdge(a0, e0, 0);
+    g.AddEdge(a1, e1, 0);
+    for (uint32_t e : {e0, e1}) g.AddEdge(c, e, 0, EdgeKind::kCollective);
+    g.AddEdge(e0, g.ranks[r0].sink, 0);
+    g.AddEdge(e1, g.ranks[r1].sink, 0);
+  }
+};
+
+TEST(ReplaySim, TwoRanksWaitForTheLastArrivalAtACollective) {
+  TwoRanks two;
+  auto s = Simulate(two.h.g);
+  EXPECT_EQ(s.start[two.c], 35u);
+  EXPECT_EQ(s.end[two.e0], 45u);
+  EXPECT_EQ(s.predicted[0], 45u);  // rank 0 from 0
+  EXPECT_EQ(s.predicted[1], 40u);  // rank 1 from its release, 5
+  auto p = CriticalPathOf(two.h.g, s, 0);
+  std::vector<uint32_t> want_in = {two.y, two.c, two.e0};
+  for (uint32_t v : want_in)
+    EXPECT_NE(std::find(p.nodes.begin(), p.nodes.end(), v), p.nodes.end()) << v;
+  EXPECT_EQ(std::find(p.nodes.begin(), p.nodes.end(), two.x), p.nodes.end());
+  // Transfers twice as fast: 4 less for both; y halved: rank 0 waits less.
+  StepGraph sg{two.h.g, {0, 0}};
+  auto comm = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kComm, "comm=0.5", "comm", 0.5}});
+  EXPECT_EQ(Simulate(comm[0].graph).predicted, (std::vector<uint64_t>{41, 36}));
+  auto fast_y = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "y=0.5", "y", 0.5}});
+  EXPECT_EQ(Simulate(fast_y[0].graph).predicted, (std::vector<uint64_t>{30, 25}));
+}
+
+TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 0);
+  uint32_t t = h.g.AddResource("t", 0);
+  uint32_t a = h.Op(t, "a", 1), b = h.Op(t, "b", 1);
+  h.g.AddEdge(h.g.ranks[r].source, a, 0);
+  h.g.AddEdge(a, b, 0);
+  h.g.AddEdge(b, a, 0);
+  EXPECT_THROW(Simulate(h.g), Error);
+}
+
+TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
+  TwoRanks two;
+  StepGraph sg{two.h.g, {0, 0}};
+  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "nope=0", "nope", 0}}),
+               Error);
+  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kInput, "input=0", "input", 0}}),
+               Error);
+  auto parse = [](const std::string&, const std::string& t) { return std::stod(t); };
+  WhatIf w = analysis::replay::ParseWhatIf("a=b=2", parse);  // the factor after the last '='
+  EXPECT_EQ(w.pattern, "a=b");
+  EXPECT_EQ(w.factor, 2);
+  EXPECT_EQ(analysis::replay::ParseWhatIf("input=0", parse).kind, WhatIf::Kind::kInput);
+  EXPECT_THROW(analysis::replay::ParseWhatIf("MatMul", parse), Error);
+  EXPECT_THROW(analysis::replay::ParseWhatIf("=2", parse), Error);
+  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "(=1", "(", 1}}),
+               Error);
+}
+
+// The synthetic job (tests/programs/synthetic_job.cc): steps of framework ops on two threads
+// with GPU kernels and copies on their streams.
+class ReplaySynthetic : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    auto r = RunCmd({TT_SYNTHETIC, "8", "300", "1"}, {{"TENSORTRACE_DIR", dir_->path()}});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static json Replay(const std::vector<std::string>& extra) {
+    std::vector<std::string> argv = {TT_CLI, "replay", dir_->path(), "--json"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? json::parse(r.out) : json::object();
+  }
+  static TempDir* dir_;
+};
+TempDir* ReplaySynthetic::dir_ = nullptr;
+
+TEST_F(ReplaySynthetic, UnchangedReplayPredictsTheMeasuredSteps) {
+  json j = Replay({});
+  EXPECT_EQ(j["schema"], "tensortrace.replay/1");
+  ASSERT_EQ(j["steps_replayed"].get<int>(), 7);  // the first is warm-up
+  EXPECT_LT(std::abs(j["error"].get<double>()), 0.01) << j.dump(1);
+  for (const auto& s : j["steps"])
+    EXPECT_NEAR(s["predicted_ns"].get<double>(), s["measured_ns"].get<double>(),
+                0.01 * s["measured_ns"].get<double>());
+  EXPECT_FALSE(j["critical_path"]["items"].empty());
+  bool device = false;
+  for (const auto& r : j["resources"]) device |= r["name"].get<std::string>().find("GPU") == 0;
+  EXPECT_TRUE(device) << j["resources"].dump(1);
+}
+
+// MatMul half as long: the step is shorter by at most MatMul's time on the critical path.
+TEST_F(ReplaySynthetic, WhatIfPredictsAShorterStep) {
+  json j = Replay({"--what-if", "MatMul=0.5", "--what-if", "Relu=1"});
+  ASSERT_EQ(j["what_ifs"].size(), 3u);  // each, and both together
+  const json& w = j["what_ifs"][0];
+  EXPECT_EQ(w["spec"], "MatMul=0.5");
+  double base = j["predicted_ns"].get<double>(), after = w["predicted_ns"].get<double>();
+  double matmul = 0;
+  for (const auto& it : j["critical_path"]["items"])
+    if (it["label"].get<std::string>().find("MatMul") != std::string::npos)
+      matmul += it["ns"].get<double>();
+  ASSERT_GT(matmul, 0) << j["critical_path"].dump(1);
+  EXPECT_LT(after, base);
+  EXPECT_GE(after + 1, base - matmul / 2);
+  EXPECT_NEAR(w["speedup"].get<double>(), base / after, 1e-9);
+  EXPECT_FALSE(w["moved"].empty());
+  EXPECT_NEAR(j["what_ifs"][1]["predicted_ns"].get<double>(), base, 1);  // factor 1
+}
+
+// Each bad input: one line on stderr, a non-zero exit.
+TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string says;
+  };
+  std::vector<Case> cases = {
+      {{"--what-if", "input=0"}, "matches nothing"},
+      {{"--what-if", "NoSuchOp=0"}, "matches nothing"},
+      {{"--what-if", "MatMul=-1"}, "is not a non-negative number"},
+      {{"--what-if", "MatMul=fast"}, "is not a non-negative number"},
+      {{"--what-if", "MatMul"}, "expected REGEX=FACTOR"},
+      {{"--what-if", "(=1"}, "not a regular expression"},
+      {{"--steps", "100:200"}, "no step"},
+  };
+  for (const auto& c : cases) {
+    std::vector<std::string> argv = {TT_CLI, "replay", dir_->path()};
+    argv.insert(argv.end(), c.args.begin(), c.args.end());
+    auto r = RunCmd(argv);
+    EXPECT_NE(r.status, 0) << c.args.back();
+    EXPECT_NE(r.err.find(c.says), std::string::npos) << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+  }
+  TempDir none;  // a trace without steps
+  ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", none / "t", "--", TT_PROGRAM, "threads", "1", "10"})
+                .status,
+            0);
+  auto r = RunCmd({TT_CLI, "replay", none / "t"});
+  EXPECT_NE(r.status, 0);
+  EXPECT_NE(r.err.find("no step"), std::string::npos) << r.err;
+  EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+  r = RunCmd({TT_CLI, "replay", "--help"});
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--what-if"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tt
