@@ -4,7 +4,8 @@
 // leaves of its runtime ranges; a GPU stream's work is its kernels and copies; collectives
 // matched across ranks (comm.h) join their ranks. Edges: each resource's order with the gap
 // measured before each node; where a node followed a wait, the node of another resource of the
-// same rank that ended last before it (within kWakeNs) is its predecessor instead, with the
+// same rank that ended last before it (within kWakeNs, or in the gap's last quarter) is its
+// predecessor instead, with the
 // measured wake-up as the gap; a collective's transfer starts when the last rank arrived.
 #pragma once
 #include <optional>
@@ -17,8 +18,9 @@
 
 namespace tt::analysis::replay {
 
-// The longest wake-up taken as a wait for another resource's node (0.5 ms): a longer gap is
-// the resource's own untraced work, replayed as measured.
+// The longest wake-up always taken as a wait for another resource's node (0.5 ms); a longer one
+// only when the other node ended in the last quarter of the gap. Otherwise the gap is the
+// resource's own untraced work, replayed as measured.
 inline constexpr uint64_t kWakeNs = 500'000;
 
 struct BuildOptions {

@@ -38,14 +38,15 @@ std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
 }
 
 // The node of another resource that ended last in (p, s], started before s, and within
-// `wake` of s; nullptr when none.
+// `wake` of s or in the last quarter of the gap (a loaded machine wakes threads late); nullptr
+// when none.
 const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t s,
                     uint64_t wake) {
   auto it = std::upper_bound(rb.by_end.begin(), rb.by_end.end(), s,
                              [](uint64_t t, const Placed& x) { return t < x.end; });
   for (int looked = 0; it != rb.by_end.begin() && looked < 64; ++looked) {
     const Placed& c = *--it;
-    if (c.end <= p || s - c.end > wake) return nullptr;
+    if (c.end <= p || (s - c.end > wake && s - c.end > (s - p) / 4)) return nullptr;
     if (c.resource != resource && c.start < s) return &c;
   }
   return nullptr;
