@@ -241,7 +241,7 @@ TEST_F(ReplaySynthetic, WhatIfPredictsAShorterStep) {
   ASSERT_GT(matmul, 0) << j["critical_path"].dump(1);
   EXPECT_LT(after, base);
   EXPECT_GE(after + 1, base - matmul / 2);
-  EXPECT_NEAR(w["speedup"].get<double>(), base / after, 1e-9);
+  EXPECT_NEAR(w["speedup"].get<double>(), base / after, 1e-5);  // the JSON rounds to ns
   EXPECT_FALSE(w["moved"].empty());
   EXPECT_NEAR(j["what_ifs"][1]["predicted_ns"].get<double>(), base, 1);  // factor 1
 }
