@@ -39,14 +39,18 @@ json PathJson(const Prediction& p) {
 }
 
 json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
-  json moved = json::array();
+  json moved = json::array(), steps = json::array();
+  for (const auto& s : w.p.steps)
+    steps.push_back({{"numbers", s.numbers}, {"predicted_ns", s.predicted}});
   for (const auto& m : w.moved)
     moved.push_back(
         {{"label", m.label}, {"before_ns", Ns(m.before)}, {"after_ns", Ns(m.after)}});
   return {{"spec", w.spec},
           {"predicted_ns", Ns(w.p.predicted)},
+          {"predicted_median_ns", Ns(w.p.predicted_median)},
           {"speedup", w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0},
           {"ranks", RanksJson(w.p)},
+          {"steps", steps},
           {"critical_path", PathJson(w.p)},
           {"moved", moved}};
 }
@@ -69,6 +73,8 @@ json ReplayJson(const ReplayOutput& o) {
           {"measured_ns", Ns(p.measured)},
           {"predicted_ns", Ns(p.predicted)},
           {"error", p.error},
+          {"measured_median_ns", Ns(p.measured_median)},
+          {"predicted_median_ns", Ns(p.predicted_median)},
           {"ranks", RanksJson(p)},
           {"steps", steps},
           {"critical_path", PathJson(p)},

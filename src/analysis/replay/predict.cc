@@ -50,6 +50,16 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
   }
 }
 
+template <typename F>
+double Median(const std::vector<StepPrediction>& steps, F of) {
+  std::vector<double> v;
+  for (const auto& s : steps) v.push_back(static_cast<double>(of(s)));
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 }  // namespace
 
 Prediction Predict(const std::vector<StepGraph>& steps) {
@@ -69,6 +79,8 @@ Prediction Predict(const std::vector<StepGraph>& steps) {
     p.predicted += static_cast<double>(s.predicted) / n;
   }
   p.error = p.measured > 0 ? (p.predicted - p.measured) / p.measured : 0;
+  p.measured_median = Median(p.steps, [](const StepPrediction& s) { return s.measured; });
+  p.predicted_median = Median(p.steps, [](const StepPrediction& s) { return s.predicted; });
   p.path_gaps /= n;
   for (auto& [label, it] : t.path) {
     it.ns /= n;

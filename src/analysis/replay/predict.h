@@ -37,6 +37,8 @@ struct StepPrediction {
 struct Prediction {
   std::vector<RankPrediction> ranks;
   double measured = 0, predicted = 0, error = 0;  // the job's step: the slowest rank's, mean
+  // The medians of the same (steps an odd machine hiccup lengthened weigh less).
+  double measured_median = 0, predicted_median = 0;
   std::vector<PathItem> path;                     // longest first
   double path_gaps = 0;  // mean ns per step of gaps (dispatch delays, wake-ups) on the path
   std::vector<ResourceUse> resources;  // busiest first
