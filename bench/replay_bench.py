@@ -21,14 +21,21 @@ import tempfile
 import time
 
 
-def run(cmd, env=None):
-    """Runs cmd; returns (seconds, stdout). Exits on failure."""
+def run(cmd, env=None, cpu=None):
+    """Runs cmd; returns (wall seconds, stdout); `cpu` (a list) gets its user + system seconds,
+    which other processes on a shared machine do not inflate. Exits on failure."""
     t0 = time.monotonic()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
-    secs = time.monotonic() - t0
-    if p.returncode != 0:
-        sys.exit(f"replay_bench: {' '.join(cmd)} failed: {p.stderr.strip()[:500]}")
-    return secs, p.stdout
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        secs = time.monotonic() - t0
+        out.seek(0)
+        err.seek(0)
+        if os.waitstatus_to_exitcode(status) != 0:
+            sys.exit(f"replay_bench: {' '.join(cmd)} failed: {err.read().decode()[:500]}")
+        if cpu is not None:
+            cpu.append(usage.ru_utime + usage.ru_stime)
+        return secs, out.read().decode()
 
 
 def main():
@@ -52,21 +59,26 @@ def main():
     run([job, str(steps), "100"], env={**os.environ, "TENSORTRACE_DIR": trace})
     events = json.loads(run([tt, "info", trace, "--json"])[1])["totals"]["events"]
     args = [tt, "replay", trace, "--json", "--skip-warmup", "0"]
-    base_s, out = run(args)
+    cpu = []
+    base_s, out = run(args, cpu=cpu)
     j = json.loads(out)
     whatif_s, _ = run(args + ["--what-if", "MatMul=0.5", "--what-if", "Relu=0",
-                              "--what-if", "BiasAdd=2"])
-    stats_s, _ = run([tt, "stats", trace, "--view", "op"])
+                              "--what-if", "BiasAdd=2"], cpu=cpu)
+    stats_s, _ = run([tt, "stats", trace, "--view", "op"], cpu=cpu)
     shutil.rmtree(trace)
     per_replay = max(0.0, whatif_s - base_s) / 4
+    per_replay_cpu = max(0.0, cpu[1] - cpu[0]) / 4
     print(f"events in the trace      {events:,}")
     print(f"steps replayed           {j['steps_replayed']} (error {j['error'] * 100:+.2f}%)")
-    print(f"replay (load, build, 1x) {base_s:.2f} s  ({base_s / stats_s:.2f}x stats --view op)")
-    print(f"replay + 3 what-ifs      {whatif_s:.2f} s")
-    print(f"stats --view op          {stats_s:.2f} s")
-    print(f"one replay of the steps  {per_replay:.3f} s  "
-          f"{'PASS' if per_replay < 1 else 'FAIL'} < 1 s per replay")
-    return 0 if per_replay < 1 else 1
+    print(f"                         wall s   cpu s")
+    print(f"replay (load, build, 1x) {base_s:6.2f}  {cpu[0]:6.2f}  "
+          f"({cpu[0] / cpu[2]:.2f}x stats --view op in CPU time)")
+    print(f"replay + 3 what-ifs      {whatif_s:6.2f}  {cpu[1]:6.2f}")
+    print(f"stats --view op          {stats_s:6.2f}  {cpu[2]:6.2f}")
+    ok = per_replay_cpu < 1
+    print(f"one replay of the steps  {per_replay:6.3f}  {per_replay_cpu:6.3f}  "
+          f"{'PASS' if ok else 'FAIL'} < 1 s per replay (CPU time)")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ TEST(ReplaySim, ChainIsTheSumOfDurationsAndGaps) {
   EXPECT_EQ(p.nodes[1], a);
   EXPECT_EQ(p.nodes[3], c);
   ASSERT_EQ(p.shares.size(), 3u);
-  EXPECT_EQ(h.g.labels[p.shares[0].label], "b");
+  EXPECT_EQ(h.g.Label(p.shares[0].label), "b");
   EXPECT_EQ(p.shares[0].ns, 20u);
   auto u = analysis::replay::Utilisation(h.g, s);
   EXPECT_DOUBLE_EQ(u[t], 35.0 / 45.0);

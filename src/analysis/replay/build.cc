@@ -98,7 +98,8 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   size_t n = SIZE_MAX;
   for (const auto& r : ranks) n = std::min(n, r.steps.size());
   Job job;
-  for (size_t k = 0; k < n; ++k) job.steps.push_back(BuildStep(ranks, instances, k));
+  auto names = std::make_shared<LabelTable>();
+  for (size_t k = 0; k < n; ++k) job.steps.push_back(BuildStep(ranks, instances, k, names));
   for (const auto& r : ranks)
     if (r.steps.size() > n)
       job.notes.push_back(r.label + ": " + std::to_string(r.steps.size() - n) +

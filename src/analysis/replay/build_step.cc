@@ -189,8 +189,9 @@ void StepBuilder::Run() {
 }  // namespace
 
 StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
-                    size_t k) {
+                    size_t k, const std::shared_ptr<LabelTable>& names) {
   StepGraph sg;
+  sg.graph.names = names;
   for (const auto& r : ranks) sg.numbers.push_back(r.steps[k].number);
   StepBuilder(ranks, instances, k, &sg.graph).Run();
   return sg;

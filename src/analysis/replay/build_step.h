@@ -31,7 +31,8 @@ struct RankInput {
 };
 
 // The graph of the k-th selected step of every rank (each rank has more than k steps).
+// Its labels go to `names` (shared by the job's graphs).
 StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
-                    size_t k);
+                    size_t k, const std::shared_ptr<LabelTable>& names);
 
 }  // namespace tt::analysis::replay

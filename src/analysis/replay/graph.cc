@@ -19,10 +19,11 @@ const char* NodeKindName(NodeKind k) {
 }
 
 uint32_t Graph::AddLabel(const std::string& name) {
-  auto [it, fresh] = label_index.emplace(name, static_cast<uint32_t>(labels.size()));
+  LabelTable& t = *names;
+  auto [it, fresh] = t.index.emplace(name, static_cast<uint32_t>(t.labels.size()));
   if (fresh) {
-    labels.push_back(name);
-    types.push_back(model::OpTypeOf(name));
+    t.labels.push_back(name);
+    t.types.push_back(model::OpTypeOf(name));
   }
   return it->second;
 }

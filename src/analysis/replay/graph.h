@@ -6,6 +6,7 @@
 // simulate.h.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -57,17 +58,23 @@ struct RankStep {
   uint64_t measured = 0;     // the step's measured duration (ns)
 };
 
+// The names of nodes (labels) and their op types (model::OpTypeOf), interned; shared by the
+// graphs of one job's steps and by their copies (what-ifs change durations, not names).
+struct LabelTable {
+  std::vector<std::string> labels, types;
+  std::unordered_map<std::string, uint32_t> index;
+};
+
 struct Graph {
   std::vector<Node> nodes;
   std::vector<Edge> edges;
   std::vector<Resource> resources;
-  std::vector<std::string> labels;
   std::vector<RankStep> ranks;
-  // The node's label and the op type of its name (model::OpTypeOf), by label.
-  std::vector<std::string> types;
-  std::unordered_map<std::string, uint32_t> label_index;
+  std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
+  const std::string& Label(uint32_t label) const { return names->labels[label]; }
+  const std::string& Type(uint32_t label) const { return names->types[label]; }
 
-  uint32_t AddLabel(const std::string& name);  // interned
+  uint32_t AddLabel(const std::string& name);  // interned in `names`
   uint32_t AddResource(const std::string& name, int32_t rank);
   uint32_t AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64_t duration,
                    uint64_t measured = 0);

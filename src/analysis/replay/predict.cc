@@ -35,13 +35,13 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
   CriticalPath cp = CriticalPathOf(g, s, slowest);
   p->path_gaps += static_cast<double>(cp.gaps);
   for (const PathShare& sh : cp.shares) {
-    PathItem& it = t->path[g.labels[sh.label]];
-    it.label = g.labels[sh.label];
+    PathItem& it = t->path[g.Label(sh.label)];
+    it.label = g.Label(sh.label);
     it.ns += static_cast<double>(sh.ns);
     it.count += static_cast<double>(sh.count);
   }
   for (uint32_t v : cp.nodes)  // the kind of the label's (last) node on the path
-    if (g.nodes[v].kind != NodeKind::kMarker) t->path[g.labels[g.nodes[v].label]].kind = g.nodes[v].kind;
+    if (g.nodes[v].kind != NodeKind::kMarker) t->path[g.Label(g.nodes[v].label)].kind = g.nodes[v].kind;
   std::vector<double> u = Utilisation(g, s);
   for (size_t i = 0; i < u.size(); ++i) {
     auto& [sum, n] = t->use[g.resources[i].name];

@@ -2,7 +2,10 @@
 // (whatif_*.cc), listed in Apply (whatif.cc).
 #pragma once
 #include <cstddef>
+#include <memory>
+#include <regex>
 #include <string>
+#include <unordered_map>
 
 #include "analysis/replay/graph.h"
 
@@ -18,6 +21,13 @@ struct WhatIf {
   std::string spec;     // as given
   std::string pattern;  // kScale: an ECMAScript regular expression, searched in name and type
   double factor = 1;    // >= 0; 0 removes the work (and the dispatch gaps before it)
+  // kScale: whether a label matches, decided once per label text for every step's graph.
+  bool Matches(const std::string& label, const std::string& type) const;
+  struct Matcher {
+    std::regex re;
+    std::unordered_map<std::string, bool> seen;
+  };
+  mutable std::shared_ptr<Matcher> matcher;  // compiled at the first Matches
 };
 
 // Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '=').

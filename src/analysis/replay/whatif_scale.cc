@@ -6,16 +6,26 @@
 
 namespace tt::analysis::replay {
 
-size_t ApplyScale(const WhatIf& w, Graph* g) {
-  std::regex re;
-  try {
-    re = std::regex(w.pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw Error("--what-if '" + w.spec + "': '" + w.pattern + "' is not a regular expression");
+bool WhatIf::Matches(const std::string& label, const std::string& type) const {
+  if (!matcher) {
+    matcher = std::make_shared<Matcher>();
+    try {
+      matcher->re = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      matcher.reset();
+      throw Error("--what-if '" + spec + "': '" + pattern + "' is not a regular expression");
+    }
   }
-  std::vector<char> match(g->labels.size(), 0);
-  for (size_t i = 0; i < g->labels.size(); ++i)
-    match[i] = std::regex_search(g->labels[i], re) || std::regex_search(g->types[i], re);
+  auto [it, fresh] = matcher->seen.emplace(label, false);
+  if (fresh)
+    it->second = std::regex_search(label, matcher->re) || std::regex_search(type, matcher->re);
+  return it->second;
+}
+
+size_t ApplyScale(const WhatIf& w, Graph* g) {
+  const LabelTable& t = *g->names;
+  std::vector<char> match(t.labels.size(), 0);
+  for (size_t i = 0; i < t.labels.size(); ++i) match[i] = w.Matches(t.labels[i], t.types[i]);
   std::vector<char> changed(g->nodes.size(), 0);
   size_t n = 0;
   for (uint32_t v = 0; v < g->nodes.size(); ++v) {
