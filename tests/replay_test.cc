@@ -227,6 +227,15 @@ TEST_F(ReplaySynthetic, UnchangedReplayPredictsTheMeasuredSteps) {
   EXPECT_TRUE(device) << j["resources"].dump(1);
 }
 
+// One typical step: the median step's graph, with mean durations and gaps.
+TEST_F(ReplaySynthetic, TypicalStepPredictsTheMeanStep) {
+  json j = Replay({"--typical"});
+  EXPECT_TRUE(j["typical"].get<bool>());
+  EXPECT_EQ(j["steps_replayed"].get<int>(), 7);
+  ASSERT_EQ(j["steps"].size(), 1u);
+  EXPECT_LT(std::abs(j["error"].get<double>()), 0.05) << j.dump(1);
+}
+
 // MatMul half as long: the step is shorter by at most MatMul's time on the critical path.
 TEST_F(ReplaySynthetic, WhatIfPredictsAShorterStep) {
   json j = Replay({"--what-if", "MatMul=0.5", "--what-if", "Relu=1"});

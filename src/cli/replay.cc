@@ -5,6 +5,7 @@
 #include <set>
 
 #include "analysis/replay/predict.h"
+#include "analysis/replay/typical.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/replay_print.h"
@@ -18,7 +19,7 @@ namespace rp = analysis::replay;
 
 const char kReplayHelp[] =
     R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--what-if SPEC]... [--json] [--top N]
+                          [--what-if SPEC]... [--typical] [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
 rank) from its dependency graph: the nodes are the work of each thread, GPU stream and
@@ -38,6 +39,9 @@ steps), the critical path (each label's time and share), and each resource's uti
                     input=FACTOR   input waits and input pipeline work x FACTOR
                     comm=FACTOR    collectives' transfer time x FACTOR (0.5: twice the
                                    bandwidth)
+  --typical       replay one typical step instead of each: the median step's graph with each
+                  node's duration and each edge's gap the mean of its label's over the steps
+                  (its error against the mean measured step is the model's)
   --steps A:B     replay steps A..B (inclusive, by step number)
   --skip-warmup N leave out each rank's first N steps (default 1: tracing and compilation)
   --step-name NAME  annotations named NAME are the steps (repeatable)
@@ -49,7 +53,7 @@ steps), the critical path (each label's time and share), and each resource's uti
 struct ReplayArgs {
   std::vector<std::string> dirs, what_ifs;
   rp::BuildOptions build;
-  bool json = false;
+  bool json = false, typical = false;
   size_t top = 10;
 };
 
@@ -67,6 +71,8 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
       return false;
     } else if (a.Flag("--json")) {
       o->json = true;
+    } else if (a.Flag("--typical")) {
+      o->typical = true;
     } else if (a.Option("--what-if", &v)) {
       o->what_ifs.push_back(v);
     } else if (a.Option("--steps", &v)) {
@@ -115,7 +121,11 @@ int Replay(const std::vector<std::string>& argv) {
     problems.insert(problems.end(), m.problems.begin(), m.problems.end());
   }
   rp::Job job = rp::BuildJob(traces, o.build, &problems);
+  size_t replayed = job.steps.size();
+  if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;
+  out.typical = o.typical;
+  out.steps = replayed;
   out.dirs = o.dirs;
   out.skip_warmup = o.build.skip_warmup;
   out.collectives = job.collectives;

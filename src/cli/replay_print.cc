@@ -69,7 +69,8 @@ json ReplayJson(const ReplayOutput& o) {
   return {{"schema", "tensortrace.replay/1"},
           {"traces", o.dirs},
           {"skip_warmup", o.skip_warmup},
-          {"steps_replayed", p.steps.size()},
+          {"steps_replayed", o.steps},
+          {"typical", o.typical},
           {"measured_ns", Ns(p.measured)},
           {"predicted_ns", Ns(p.predicted)},
           {"error", p.error},
@@ -119,7 +120,8 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
 
 void PrintReplay(const ReplayOutput& o, size_t top) {
   const Prediction& p = o.base;
-  std::printf("%zu step(s) replayed per rank (first %llu left out as warm-up)", p.steps.size(),
+  std::printf("%zu step(s) %s per rank (first %llu left out as warm-up)", o.steps,
+              o.typical ? "averaged into one typical step" : "replayed",
               static_cast<unsigned long long>(o.skip_warmup));
   if (o.collectives) std::printf(", %zu collective(s) joining ranks", o.collectives);
   std::printf("\nstep time: measured %s, predicted %s, error %s\n\n",

@@ -20,6 +20,8 @@ struct ReplayOutput {
   std::vector<std::string> dirs;
   uint64_t skip_warmup = 0;
   size_t collectives = 0;
+  bool typical = false;  // one typical step replayed (analysis/replay/typical.h)
+  size_t steps = 0;      // steps selected per rank
   analysis::replay::Prediction base;
   std::vector<WhatIfResult> what_ifs;
   std::vector<std::string> notes;

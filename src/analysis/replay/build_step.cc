@@ -32,9 +32,10 @@ struct Split {
 
 std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
   if (t.kind == layout::TrackKind::kDevice) return t.name;
-  std::string s = "pid " + std::to_string(m.processes[t.process].meta.pid) + " thread " +
-                  std::to_string(t.id);
-  return t.name.empty() ? s : s + " (" + t.name + ")";
+  std::string pid = "pid " + std::to_string(m.processes[t.process].meta.pid) + " ";
+  std::string tid = "thread " + std::to_string(t.id);
+  if (t.name.rfind(tid, 0) == 0) return pid + t.name;  // already "thread T (name)"
+  return pid + tid + (t.name.empty() ? "" : " (" + t.name + ")");
 }
 
 // The node of another resource that ended last in (p, s], started before s, and within

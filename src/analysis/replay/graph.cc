@@ -51,6 +51,7 @@ void Graph::AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind) {
 
 size_t Graph::AddRank(const std::string& label, uint64_t start, uint64_t measured) {
   uint32_t res = AddResource(label + " step", static_cast<int32_t>(ranks.size()));
+  resources[res].markers = true;
   uint32_t mark = AddLabel("(step)");
   RankStep r;
   r.label = label;

@@ -49,6 +49,7 @@ struct Edge {
 struct Resource {
   std::string name;  // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
   int32_t rank = -1;  // index in Graph::ranks; -1: shared by ranks (a communicator)
+  bool markers = false;  // holds a rank's step markers only (no work)
 };
 
 // One rank's step in the graph: where it starts and ends, and what was measured.

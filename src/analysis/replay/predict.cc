@@ -44,6 +44,7 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
     if (g.nodes[v].kind != NodeKind::kMarker) t->path[g.Label(g.nodes[v].label)].kind = g.nodes[v].kind;
   std::vector<double> u = Utilisation(g, s);
   for (size_t i = 0; i < u.size(); ++i) {
+    if (g.resources[i].markers) continue;
     auto& [sum, n] = t->use[g.resources[i].name];
     sum += u[i];
     ++n;
