@@ -8,7 +8,8 @@ usage: tf_sleep_op_loop.py [STEPS [SLEEP_MS [MODE]]]   (default 10 steps, 50 ms,
   MODE spin:  the same, the py_function waiting its time out busy, on the CPU
   MODE alternate: 2 STEPS steps, the even ones with it, the odd ones without (steps 0 and 1
               trace the function, once with the op and once without): both kinds of step run
-              side by side in one process, under the same load on the machine"""
+              side by side in one process, under the same load on the machine
+  MODE alternate-spin: the same, the py_function spinning"""
 import sys
 import time
 
@@ -34,7 +35,7 @@ opt = tf.keras.optimizers.SGD(0.01)
 
 
 def known_cost(a):
-    if MODE == "spin":
+    if MODE in ("spin", "alternate-spin"):
         end = time.perf_counter() + SLEEP_MS / 1000.0
         while time.perf_counter() < end:
             pass
@@ -56,8 +57,9 @@ def train_step(x, y, with_op):
     return loss
 
 
-steps = STEPS * (2 if MODE == "alternate" else 1)
+alternate = MODE.startswith("alternate")
+steps = STEPS * (2 if alternate else 1)
 for i in range(steps):
-    loss = train_step(x, y, SLEEP_MS > 0 and (MODE != "alternate" or i % 2 == 0))
+    loss = train_step(x, y, SLEEP_MS > 0 and (not alternate or i % 2 == 0))
 loss.numpy()
 print("steps", steps)

@@ -33,6 +33,9 @@ struct BuildOptions {
 struct StepGraph {
   Graph graph;
   std::vector<int64_t> numbers;  // by rank: the step's number
+  // The job's measured step (its slowest rank's) where it is not this graph's own: a typical
+  // step's is the mean over the steps (typical.h). 0: the graph's.
+  uint64_t measured = 0;
 };
 
 struct Job {

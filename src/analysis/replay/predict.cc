@@ -31,6 +31,7 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
     sp.measured = std::max(sp.measured, g.ranks[r].measured);
   }
   sp.predicted = s.predicted[slowest];
+  if (sg.measured) sp.measured = sg.measured;
   p->steps.push_back(sp);
   CriticalPath cp = CriticalPathOf(g, s, slowest);
   p->path_gaps += static_cast<double>(cp.gaps);

@@ -56,8 +56,16 @@ std::vector<StepGraph> Typical(const std::vector<StepGraph>& steps) {
   Means nodes;
   EdgeMeans edges;
   std::vector<double> measured(steps[0].graph.ranks.size(), 0);
+  std::vector<double> release(measured.size(), 0);
+  double job = 0;
   for (const StepGraph& sg : steps) {
     const Graph& g = sg.graph;
+    uint64_t slowest = 0;
+    for (size_t r = 0; r < release.size() && r < g.ranks.size(); ++r) {
+      release[r] += static_cast<double>(g.nodes[g.ranks[r].source].release);
+      slowest = std::max(slowest, g.ranks[r].measured);
+    }
+    job += static_cast<double>(slowest);
     for (const Node& n : g.nodes) {
       auto& [ns, count] = nodes[Key(g, n)];
       ns += static_cast<double>(n.duration);
@@ -74,9 +82,13 @@ std::vector<StepGraph> Typical(const std::vector<StepGraph>& steps) {
   StepGraph t = steps[MedianStep(steps)];
   for (Node& n : t.graph.nodes) n.duration = Mean(nodes[Key(t.graph, n)]);
   for (Edge& e : t.graph.edges) e.gap = Mean(edges[KeyOf(t.graph, e)]);
-  for (size_t r = 0; r < measured.size(); ++r)
-    t.graph.ranks[r].measured =
-        static_cast<uint64_t>(std::llround(measured[r] / static_cast<double>(steps.size())));
+  double n = static_cast<double>(steps.size());
+  for (size_t r = 0; r < measured.size(); ++r) {
+    t.graph.ranks[r].measured = static_cast<uint64_t>(std::llround(measured[r] / n));
+    t.graph.nodes[t.graph.ranks[r].source].release =
+        static_cast<uint64_t>(std::llround(release[r] / n));
+  }
+  t.measured = static_cast<uint64_t>(std::llround(job / n));
   return {t};
 }
 

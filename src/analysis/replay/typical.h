@@ -1,6 +1,7 @@
 // Replay of a typical step (dPRO's way): one graph, that of the step whose measured time is the
 // median, with each node's duration the mean of its label's nodes on its rank over every
-// selected step, and each edge's gap the mean of the edges between the same labels. Its
+// selected step, each edge's gap the mean of the edges between the same labels, and each rank's
+// start (relative to the first rank's) the mean of its starts. Its
 // prediction is compared with the mean measured step, so the error measures the model (means
 // in, a mean out), not the replay of each step's own durations.
 #pragma once
