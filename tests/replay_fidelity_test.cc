@@ -23,7 +23,12 @@ using test::TempDir;
 std::string Record(const TempDir& d, const std::string& program,
                    const std::vector<std::string>& args = {}) {
   std::string trace = d / "t";
-  std::vector<std::string> cmd = {TT_CLI, "record", "-o", trace, "--", Python(),
+  std::vector<std::string> cmd = {TT_CLI,
+                                  "record",
+                                  "-o",
+                                  trace,
+                                  "--",
+                                  Python(),
                                   std::string(TT_SOURCE_DIR) + "/tests/programs/" + program};
   cmd.insert(cmd.end(), args.begin(), args.end());
   auto r = RunCmd(cmd, {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, 280);
@@ -84,10 +89,10 @@ TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
   if (RunCmd({"unshare", "-n", "true"}).status != 0)
     GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   TempDir d;
-  auto r = RunCmd({"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI,
-                   "record", "-o", d / "t", "--", Python(),
-                   std::string(TT_SOURCE_DIR) + "/tests/programs/torch_ddp.py"},
-                  {}, 280);
+  auto r = RunCmd(
+      {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI, "record",
+       "-o", d / "t", "--", Python(), std::string(TT_SOURCE_DIR) + "/tests/programs/torch_ddp.py"},
+      {}, 280);
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(d / "t", {"--what-if", "comm=0"});
   ExpectFaithful(j, 3);

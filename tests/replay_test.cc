@@ -29,8 +29,7 @@ using test::TempDir;
 // A rank with its step on its own resources; nodes added by the tests.
 struct Hand {
   Graph g;
-  uint32_t Op(uint32_t res, const std::string& name, uint64_t dur,
-              NodeKind k = NodeKind::kOp) {
+  uint32_t Op(uint32_t res, const std::string& name, uint64_t dur, NodeKind k = NodeKind::kOp) {
     return g.AddNode(res, g.AddLabel(name), k, dur);
   }
 };
@@ -86,7 +85,8 @@ TEST(ReplaySim, ForkAndJoinFollowTheLaterBranch) {
   EXPECT_EQ(p.gaps, 2u);
   // b twice as fast: a's branch still ends first, the join moves by 15.
   StepGraph sg{h.g, {0}};
-  auto after = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0.5", "^b$", 0.5}});
+  auto after =
+      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0.5", "^b$", 0.5}});
   EXPECT_EQ(Simulate(after[0].graph).predicted[0], 22u);
   // b gone (and its gap): c waits for a only.
   after = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0", "^b$", 0}});
@@ -157,7 +157,8 @@ TEST(ReplaySim, TwoRanksWaitForTheLastArrivalAtACollective) {
   EXPECT_EQ(std::find(p.nodes.begin(), p.nodes.end(), two.x), p.nodes.end());
   // Transfers twice as fast: 4 less for both; y halved: rank 0 waits less.
   StepGraph sg{two.h.g, {0, 0}};
-  auto comm = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kComm, "comm=0.5", "comm", 0.5}});
+  auto comm =
+      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kComm, "comm=0.5", "comm", 0.5}});
   EXPECT_EQ(Simulate(comm[0].graph).predicted, (std::vector<uint64_t>{41, 36}));
   auto fast_y = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "y=0.5", "y", 0.5}});
   EXPECT_EQ(Simulate(fast_y[0].graph).predicted, (std::vector<uint64_t>{30, 25}));
@@ -179,8 +180,9 @@ TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
   StepGraph sg{two.h.g, {0, 0}};
   EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "nope=0", "nope", 0}}),
                Error);
-  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kInput, "input=0", "input", 0}}),
-               Error);
+  EXPECT_THROW(
+      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kInput, "input=0", "input", 0}}),
+      Error);
   auto parse = [](const std::string&, const std::string& t) { return std::stod(t); };
   WhatIf w = analysis::replay::ParseWhatIf("a=b=2", parse);  // the factor after the last '='
   EXPECT_EQ(w.pattern, "a=b");
@@ -279,9 +281,9 @@ TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
     EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
   }
   TempDir none;  // a trace without steps
-  ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", none / "t", "--", TT_PROGRAM, "threads", "1", "10"})
-                .status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_CLI, "record", "-o", none / "t", "--", TT_PROGRAM, "threads", "1", "10"}).status,
+      0);
   auto r = RunCmd({TT_CLI, "replay", none / "t"});
   EXPECT_NE(r.status, 0);
   EXPECT_NE(r.err.find("no step"), std::string::npos) << r.err;

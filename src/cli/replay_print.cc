@@ -43,8 +43,7 @@ json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
   for (const auto& s : w.p.steps)
     steps.push_back({{"numbers", s.numbers}, {"predicted_ns", s.predicted}});
   for (const auto& m : w.moved)
-    moved.push_back(
-        {{"label", m.label}, {"before_ns", Ns(m.before)}, {"after_ns", Ns(m.after)}});
+    moved.push_back({{"label", m.label}, {"before_ns", Ns(m.before)}, {"after_ns", Ns(m.after)}});
   return {{"spec", w.spec},
           {"predicted_ns", Ns(w.p.predicted)},
           {"predicted_median_ns", Ns(w.p.predicted_median)},

@@ -15,11 +15,16 @@ namespace {
 NodeKind KindOf(Meaning m, std::string_view name) {
   switch (m) {
     case Meaning::kOp:
-    case Meaning::kAnnotation: return NodeKind::kOp;
-    case Meaning::kInput: return model::IsInputWait(name) ? NodeKind::kInputWait : NodeKind::kInput;
-    case Meaning::kCommunication: return NodeKind::kComm;
-    case Meaning::kDevice: return NodeKind::kDevice;
-    default: return NodeKind::kRuntime;
+    case Meaning::kAnnotation:
+      return NodeKind::kOp;
+    case Meaning::kInput:
+      return model::IsInputWait(name) ? NodeKind::kInputWait : NodeKind::kInput;
+    case Meaning::kCommunication:
+      return NodeKind::kComm;
+    case Meaning::kDevice:
+      return NodeKind::kDevice;
+    default:
+      return NodeKind::kRuntime;
   }
 }
 
@@ -44,7 +49,8 @@ class AtomScan {
     Frame f = open_.back();
     open_.pop_back();
     if (f.inside || f.step || s.unclosed) return;
-    if (f.whole || !f.has_child) out_->push_back({s.start, s.end, s.name, KindOf(f.m, p_.Name(s.name))});
+    if (f.whole || !f.has_child)
+      out_->push_back({s.start, s.end, s.name, KindOf(f.m, p_.Name(s.name))});
   }
   void OnPoint(const model::Point&) {}
 

@@ -41,8 +41,7 @@ std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
 // The node of another resource that ended last in (p, s], started before s, and within
 // `wake` of s or in the last quarter of the gap (a loaded machine wakes threads late); nullptr
 // when none.
-const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t s,
-                    uint64_t wake) {
+const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t s, uint64_t wake) {
   auto it = std::upper_bound(rb.by_end.begin(), rb.by_end.end(), s,
                              [](uint64_t t, const Placed& x) { return t < x.end; });
   for (int looked = 0; it != rb.by_end.begin() && looked < 64; ++looked) {
@@ -55,8 +54,8 @@ const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t
 
 class StepBuilder {
  public:
-  StepBuilder(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
-              size_t k, Graph* g)
+  StepBuilder(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances, size_t k,
+              Graph* g)
       : ranks_(ranks), inst_(instances), k_(k), g_(*g), splits_(instances.size()) {
     t0_ = UINT64_MAX;
     for (const auto& r : ranks) t0_ = std::min(t0_, r.steps[k].start);
@@ -82,8 +81,8 @@ class StepBuilder {
   std::vector<uint32_t> labels_;            // the current rank's name id -> label
 };
 
-uint32_t StepBuilder::Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind,
-                           uint64_t start, uint64_t end) {
+uint32_t StepBuilder::Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind, uint64_t start,
+                           uint64_t end) {
   uint32_t v = g_.AddNode(lane->resource, label, kind, end > start ? end - start : 0, Rel(start));
   Placed p{start, std::max(start, end), v, lane->resource};
   lane->nodes.push_back(p);
@@ -124,8 +123,8 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
                                [](const Atom& x, uint64_t s) { return x.start < s; });
     if (it == atoms.end() || it->start >= rb->b) continue;
     Lane lane;
-    lane.resource = g_.AddResource(ResourceName(*r.m, r.m->tracks[t]),
-                                   static_cast<int32_t>(rb->rank));
+    lane.resource =
+        g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
     for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
     rb->lanes.push_back(std::move(lane));
   }
@@ -143,8 +142,8 @@ void StepBuilder::Collectives() {
     if (fresh)
       it->second = g_.AddResource("communicator " + (in.group.empty() ? "0" : in.group), -1);
     uint64_t dur = in.first_exit > in.last_enter ? in.first_exit - in.last_enter : 0;
-    uint32_t c = g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur,
-                            Rel(in.last_enter));
+    uint32_t c =
+        g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur, Rel(in.last_enter));
     for (const Split& s : sp) {
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
@@ -160,8 +159,8 @@ void StepBuilder::Edges(const RankBuild& rb) {
     uint64_t p = rb.a;
     for (const Placed& n : lane.nodes) {
       uint64_t gap = n.start > p ? n.start - p : 0;
-      const Placed* m = gap && !joined_.count(n.node) ? Infer(rb, lane.resource, p, n.start, kWakeNs)
-                                                      : nullptr;
+      const Placed* m =
+          gap && !joined_.count(n.node) ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
       if (joined_.count(n.node)) gap = 0;
       g_.AddEdge(prev, n.node, m ? 0 : gap);
       if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);

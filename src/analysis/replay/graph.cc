@@ -7,13 +7,20 @@ namespace tt::analysis::replay {
 
 const char* NodeKindName(NodeKind k) {
   switch (k) {
-    case NodeKind::kOp: return "op";
-    case NodeKind::kRuntime: return "runtime";
-    case NodeKind::kInputWait: return "input wait";
-    case NodeKind::kInput: return "input";
-    case NodeKind::kDevice: return "device";
-    case NodeKind::kComm: return "communication";
-    case NodeKind::kMarker: return "marker";
+    case NodeKind::kOp:
+      return "op";
+    case NodeKind::kRuntime:
+      return "runtime";
+    case NodeKind::kInputWait:
+      return "input wait";
+    case NodeKind::kInput:
+      return "input";
+    case NodeKind::kDevice:
+      return "device";
+    case NodeKind::kComm:
+      return "communication";
+    case NodeKind::kMarker:
+      return "marker";
   }
   return "?";
 }

@@ -14,13 +14,13 @@
 namespace tt::analysis::replay {
 
 enum class NodeKind : uint8_t {
-  kOp,          // a compute op (framework op, annotation)
-  kRuntime,     // framework runtime work (dispatch, executor, eager)
-  kInputWait,   // the step waiting for its data (IteratorGetNext, infeed)
-  kInput,       // the input pipeline's own work
-  kDevice,      // GPU kernels, copies
-  kComm,        // a collective as one rank saw it (unmatched), or its transfer (matched)
-  kMarker,      // a step's start or end, an arrival at a collective (no duration)
+  kOp,         // a compute op (framework op, annotation)
+  kRuntime,    // framework runtime work (dispatch, executor, eager)
+  kInputWait,  // the step waiting for its data (IteratorGetNext, infeed)
+  kInput,      // the input pipeline's own work
+  kDevice,     // GPU kernels, copies
+  kComm,       // a collective as one rank saw it (unmatched), or its transfer (matched)
+  kMarker,     // a step's start or end, an arrival at a collective (no duration)
 };
 const char* NodeKindName(NodeKind k);
 
@@ -47,16 +47,16 @@ struct Edge {
 };
 
 struct Resource {
-  std::string name;  // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
-  int32_t rank = -1;  // index in Graph::ranks; -1: shared by ranks (a communicator)
+  std::string name;      // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
+  int32_t rank = -1;     // index in Graph::ranks; -1: shared by ranks (a communicator)
   bool markers = false;  // holds a rank's step markers only (no work)
 };
 
 // One rank's step in the graph: where it starts and ends, and what was measured.
 struct RankStep {
-  std::string label;         // "rank 0", "pid 1234"
+  std::string label;              // "rank 0", "pid 1234"
   uint32_t source = 0, sink = 0;  // marker nodes
-  uint64_t measured = 0;     // the step's measured duration (ns)
+  uint64_t measured = 0;          // the step's measured duration (ns)
 };
 
 // The names of nodes (labels) and their op types (model::OpTypeOf), interned; shared by the

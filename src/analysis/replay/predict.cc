@@ -42,7 +42,8 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
     it.count += static_cast<double>(sh.count);
   }
   for (uint32_t v : cp.nodes)  // the kind of the label's (last) node on the path
-    if (g.nodes[v].kind != NodeKind::kMarker) t->path[g.Label(g.nodes[v].label)].kind = g.nodes[v].kind;
+    if (g.nodes[v].kind != NodeKind::kMarker)
+      t->path[g.Label(g.nodes[v].label)].kind = g.nodes[v].kind;
   std::vector<double> u = Utilisation(g, s);
   for (size_t i = 0; i < u.size(); ++i) {
     if (g.resources[i].markers) continue;
@@ -93,15 +94,13 @@ Prediction Predict(const std::vector<StepGraph>& steps) {
   std::stable_sort(p.path.begin(), p.path.end(),
                    [](const PathItem& a, const PathItem& b) { return a.ns > b.ns; });
   for (auto& [name, su] : t.use) p.resources.push_back({name, su.first / su.second});
-  std::stable_sort(p.resources.begin(), p.resources.end(),
-                   [](const ResourceUse& a, const ResourceUse& b) {
-                     return a.utilisation > b.utilisation;
-                   });
+  std::stable_sort(
+      p.resources.begin(), p.resources.end(),
+      [](const ResourceUse& a, const ResourceUse& b) { return a.utilisation > b.utilisation; });
   return p;
 }
 
-std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps,
-                               const std::vector<WhatIf>& ws) {
+std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
   std::vector<StepGraph> out = steps;
   for (const WhatIf& w : ws) {
     size_t n = 0;
@@ -110,8 +109,8 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps,
       const char* what = w.kind == WhatIf::Kind::kInput  ? "no input wait or input pipeline work"
                          : w.kind == WhatIf::Kind::kComm ? "no communication"
                                                          : "no op's name or type";
-      throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " +
-                  what + (w.kind == WhatIf::Kind::kScale ? " matching '" + w.pattern + "'" : ""));
+      throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " + what +
+                  (w.kind == WhatIf::Kind::kScale ? " matching '" + w.pattern + "'" : ""));
     }
   }
   return out;

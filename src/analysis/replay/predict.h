@@ -30,7 +30,7 @@ struct ResourceUse {
 };
 
 struct StepPrediction {
-  std::vector<int64_t> numbers;  // by rank
+  std::vector<int64_t> numbers;          // by rank
   uint64_t measured = 0, predicted = 0;  // the slowest rank's
 };
 
@@ -39,8 +39,8 @@ struct Prediction {
   double measured = 0, predicted = 0, error = 0;  // the job's step: the slowest rank's, mean
   // The medians of the same (steps an odd machine hiccup lengthened weigh less).
   double measured_median = 0, predicted_median = 0;
-  std::vector<PathItem> path;                     // longest first
-  double path_gaps = 0;  // mean ns per step of gaps (dispatch delays, wake-ups) on the path
+  std::vector<PathItem> path;  // longest first
+  double path_gaps = 0;        // mean ns per step of gaps (dispatch delays, wake-ups) on the path
   std::vector<ResourceUse> resources;  // busiest first
   std::vector<StepPrediction> steps;
 };
@@ -48,8 +48,7 @@ struct Prediction {
 Prediction Predict(const std::vector<StepGraph>& steps);
 
 // The job's graphs changed by `w`; throws tt::Error when w matches nothing in any step.
-std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps,
-                               const std::vector<WhatIf>& w);
+std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& w);
 
 // What moved on the critical path from `before` to `after`: labels by the change of their
 // time on it, largest first (at most n).

@@ -117,9 +117,8 @@ std::vector<double> Utilisation(const Graph& g, const Schedule& s) {
   std::vector<double> u(g.resources.size(), 0);
   for (size_t i = 0; i < u.size(); ++i) {
     int32_t rank = g.resources[i].rank;
-    uint64_t span = rank >= 0 && static_cast<size_t>(rank) < s.predicted.size()
-                        ? s.predicted[rank]
-                        : longest;
+    uint64_t span =
+        rank >= 0 && static_cast<size_t>(rank) < s.predicted.size() ? s.predicted[rank] : longest;
     u[i] = span ? std::min(1.0, static_cast<double>(busy[i]) / static_cast<double>(span)) : 0;
   }
   return u;

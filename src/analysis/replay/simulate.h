@@ -32,9 +32,9 @@ struct PathShare {
 };
 
 struct CriticalPath {
-  std::vector<uint32_t> nodes;  // source to sink
-  uint64_t length = 0;          // ns: the rank's predicted step time
-  uint64_t gaps = 0;            // ns of edge gaps (dispatch delays, waits) on it
+  std::vector<uint32_t> nodes;    // source to sink
+  uint64_t length = 0;            // ns: the rank's predicted step time
+  uint64_t gaps = 0;              // ns of edge gaps (dispatch delays, waits) on it
   std::vector<PathShare> shares;  // by label, longest first
 };
 

@@ -23,9 +23,12 @@ WhatIf ParseWhatIf(const std::string& spec,
 
 size_t Apply(const WhatIf& w, Graph* g) {
   switch (w.kind) {
-    case WhatIf::Kind::kScale: return ApplyScale(w, g);
-    case WhatIf::Kind::kInput: return ApplyInput(w, g);
-    case WhatIf::Kind::kComm: return ApplyComm(w, g);
+    case WhatIf::Kind::kScale:
+      return ApplyScale(w, g);
+    case WhatIf::Kind::kInput:
+      return ApplyInput(w, g);
+    case WhatIf::Kind::kComm:
+      return ApplyComm(w, g);
   }
   return 0;
 }

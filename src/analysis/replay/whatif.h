@@ -32,8 +32,8 @@ struct WhatIf {
 
 // Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '=').
 // `factor` parses and checks the number (the command line's parser). Throws tt::Error.
-WhatIf ParseWhatIf(const std::string& spec, double (*factor)(const std::string& spec,
-                                                              const std::string& text));
+WhatIf ParseWhatIf(const std::string& spec,
+                   double (*factor)(const std::string& spec, const std::string& text));
 
 // Changes g; returns how many nodes changed (0: the what-if matched nothing in g).
 size_t Apply(const WhatIf& w, Graph* g);
