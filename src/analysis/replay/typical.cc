@@ -9,31 +9,47 @@ namespace tt::analysis::replay {
 
 namespace {
 
-// A node's identity across steps: its rank (-1: a shared resource) and label.
-uint64_t Key(const Graph& g, const Node& n) {
-  uint32_t rank = static_cast<uint32_t>(g.resources[n.resource].rank);
-  return uint64_t{rank} << 32 | n.label;
+// A node's identity across steps: its rank (-1: a shared resource), its label, and which of
+// that rank's nodes with that label it is (in the graph's order: each resource's in time order),
+// so that the k-th "ExecutorState::Process" of a step stands for the k-th of every step.
+struct NodeKey {
+  uint64_t label = 0;  // rank << 32 | label
+  uint32_t nth = 0;
+  bool operator==(const NodeKey&) const = default;
+};
+
+std::vector<NodeKey> Keys(const Graph& g) {
+  std::unordered_map<uint64_t, uint32_t> seen;
+  std::vector<NodeKey> keys(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    uint64_t label = uint64_t{static_cast<uint32_t>(g.resources[n.resource].rank)} << 32 | n.label;
+    keys[i] = {label, seen[label]++};
+  }
+  return keys;
 }
 
 // An edge's: its ends' and its kind.
 struct EdgeKey {
-  uint64_t from, to;
+  NodeKey from, to;
   EdgeKind kind;
   bool operator==(const EdgeKey&) const = default;
 };
-struct EdgeHash {
+
+struct KeyHash {
+  size_t operator()(const NodeKey& k) const {
+    return std::hash<uint64_t>()(k.label * 1000003u ^ k.nth);
+  }
   size_t operator()(const EdgeKey& k) const {
-    return std::hash<uint64_t>()(k.from * 1000003u ^ k.to) ^ static_cast<size_t>(k.kind);
+    return (*this)(k.from) * 31 ^ (*this)(k.to) ^ static_cast<size_t>(k.kind);
   }
 };
-EdgeKey KeyOf(const Graph& g, const Edge& e) {
-  return {Key(g, g.nodes[e.from]), Key(g, g.nodes[e.to]), e.kind};
-}
 
-using Means = std::unordered_map<uint64_t, std::pair<double, double>>;  // ns added, count
-using EdgeMeans = std::unordered_map<EdgeKey, std::pair<double, double>, EdgeHash>;
+using Sum = std::pair<double, double>;  // ns added, count
+using Means = std::unordered_map<NodeKey, Sum, KeyHash>;
+using EdgeMeans = std::unordered_map<EdgeKey, Sum, KeyHash>;
 
-uint64_t Mean(const std::pair<double, double>& m) {
+uint64_t Mean(const Sum& m) {
   return m.second > 0 ? static_cast<uint64_t>(std::llround(m.first / m.second)) : 0;
 }
 
@@ -60,19 +76,20 @@ std::vector<StepGraph> Typical(const std::vector<StepGraph>& steps) {
   double job = 0;
   for (const StepGraph& sg : steps) {
     const Graph& g = sg.graph;
+    std::vector<NodeKey> keys = Keys(g);
     uint64_t slowest = 0;
     for (size_t r = 0; r < release.size() && r < g.ranks.size(); ++r) {
       release[r] += static_cast<double>(g.nodes[g.ranks[r].source].release);
       slowest = std::max(slowest, g.ranks[r].measured);
     }
     job += static_cast<double>(slowest);
-    for (const Node& n : g.nodes) {
-      auto& [ns, count] = nodes[Key(g, n)];
-      ns += static_cast<double>(n.duration);
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      auto& [ns, count] = nodes[keys[i]];
+      ns += static_cast<double>(g.nodes[i].duration);
       count += 1;
     }
     for (const Edge& e : g.edges) {
-      auto& [ns, count] = edges[KeyOf(g, e)];
+      auto& [ns, count] = edges[{keys[e.from], keys[e.to], e.kind}];
       ns += static_cast<double>(e.gap);
       count += 1;
     }
@@ -80,8 +97,9 @@ std::vector<StepGraph> Typical(const std::vector<StepGraph>& steps) {
       measured[r] += static_cast<double>(g.ranks[r].measured);
   }
   StepGraph t = steps[MedianStep(steps)];
-  for (Node& n : t.graph.nodes) n.duration = Mean(nodes[Key(t.graph, n)]);
-  for (Edge& e : t.graph.edges) e.gap = Mean(edges[KeyOf(t.graph, e)]);
+  std::vector<NodeKey> keys = Keys(t.graph);
+  for (size_t i = 0; i < keys.size(); ++i) t.graph.nodes[i].duration = Mean(nodes[keys[i]]);
+  for (Edge& e : t.graph.edges) e.gap = Mean(edges[{keys[e.from], keys[e.to], e.kind}]);
   double n = static_cast<double>(steps.size());
   for (size_t r = 0; r < measured.size(); ++r) {
     t.graph.ranks[r].measured = static_cast<uint64_t>(std::llround(measured[r] / n));
