@@ -164,6 +164,34 @@ TEST(ReplaySim, TwoRanksWaitForTheLastArrivalAtACollective) {
   EXPECT_EQ(Simulate(fast_y[0].graph).predicted, (std::vector<uint64_t>{30, 25}));
 }
 
+// An op (100) launches a kernel (200) 20 into it: the kernel starts 20 after the op's start,
+// and the path runs from the op's start through the kernel (the op's own time is not on it).
+// The op twice as fast launches sooner, and its kernel is twice as fast too.
+TEST(ReplaySim, AKernelFollowsItsLaunchFromTheOpsStart) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 0);
+  uint32_t t = h.g.AddResource("thread", 0), gpu = h.g.AddResource("GPU 0 stream 7", 0);
+  uint32_t op = h.Op(t, "MatMul", 100), k = h.Op(gpu, "sgemm", 200, NodeKind::kDevice);
+  uint32_t src = h.g.ranks[r].source, sink = h.g.ranks[r].sink;
+  h.g.AddEdge(src, op, 0);
+  h.g.AddEdge(src, k, 0);
+  h.g.AddEdge(op, k, 20, EdgeKind::kFlow, true);
+  h.g.AddEdge(op, sink, 0);
+  h.g.AddEdge(k, sink, 0);
+  auto s = Simulate(h.g);
+  EXPECT_EQ(s.start[k], 20u);
+  EXPECT_EQ(s.predicted[0], 220u);
+  auto p = CriticalPathOf(h.g, s, 0);
+  EXPECT_EQ(p.nodes, (std::vector<uint32_t>{src, op, k, sink}));
+  EXPECT_EQ(p.gaps, 20u);
+  ASSERT_EQ(p.shares.size(), 1u);  // the kernel only
+  EXPECT_EQ(p.shares[0].ns, 200u);
+  StepGraph sg{h.g, {0}};
+  auto half =
+      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "MatMul=0.5", "MatMul", 0.5}});
+  EXPECT_EQ(Simulate(half[0].graph).predicted[0], 110u);  // 10 + 100
+}
+
 TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
   Hand h;
   size_t r = h.g.AddRank("rank 0", 0, 0);

@@ -4,6 +4,8 @@
 #include <algorithm>
 
 #include "analysis/parallel.h"
+#include "format/keys.h"
+#include "model/args.h"
 #include "model/scan.h"
 
 namespace tt::analysis::replay {
@@ -35,8 +37,8 @@ bool Whole(Meaning m) {
 
 class AtomScan {
  public:
-  AtomScan(const model::Process& p, const std::set<uint32_t>& steps, std::vector<Atom>* out)
-      : p_(p), steps_(steps), out_(out) {}
+  AtomScan(const model::Process& p, const std::set<uint32_t>& steps, TrackWork* out)
+      : p_(p), steps_(steps), out_(out), corr_(model::KeyId(p, keys::kCorrelationId)) {}
   void OnBegin(const model::Slice& s) {
     bool inside = !open_.empty() && (open_.back().inside || open_.back().whole);
     if (!open_.empty()) open_.back().has_child = true;
@@ -48,9 +50,15 @@ class AtomScan {
     if (open_.empty()) return;
     Frame f = open_.back();
     open_.pop_back();
-    if (f.inside || f.step || s.unclosed) return;
-    if (f.whole || !f.has_child)
-      out_->push_back({s.start, s.end, s.name, KindOf(f.m, p_.Name(s.name))});
+    if (s.unclosed) return;
+    int64_t corr = corr_ && s.args.count ? model::ArgInt(s.args, corr_).value_or(-1) : -1;
+    if (corr >= 0 && s.category == layout::Category::kRuntimeApi)
+      out_->launches.push_back({s.start, corr});
+    if (f.inside || f.step) return;
+    if (f.whole || !f.has_child) {
+      NodeKind k = KindOf(f.m, p_.Name(s.name));
+      out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1});
+    }
   }
   void OnPoint(const model::Point&) {}
 
@@ -61,26 +69,28 @@ class AtomScan {
   };
   const model::Process& p_;
   const std::set<uint32_t>& steps_;
-  std::vector<Atom>* out_;
+  TrackWork* out_;
+  uint32_t corr_;
   std::vector<Frame> open_;
 };
 
 }  // namespace
 
-std::vector<std::vector<Atom>> CollectAtoms(const model::TraceModel& m,
-                                            const std::vector<bool>& wanted,
-                                            const std::vector<std::set<uint32_t>>& step_names,
-                                            unsigned threads, std::vector<Problem>* problems) {
-  std::vector<std::vector<Atom>> atoms(m.tracks.size());
+std::vector<TrackWork> CollectAtoms(const model::TraceModel& m, const std::vector<bool>& wanted,
+                                    const std::vector<std::set<uint32_t>>& step_names,
+                                    unsigned threads, std::vector<Problem>* problems) {
+  std::vector<TrackWork> atoms(m.tracks.size());
   std::vector<std::vector<Problem>> probs(m.tracks.size());
   ParallelFor(m.tracks.size(), DefaultThreads(threads), [&](size_t i) {
     const model::Track& t = m.tracks[i];
     if (!wanted[t.process]) return;
     AtomScan scan(m.processes[t.process], step_names[t.process], &atoms[i]);
     model::ScanTrack(m, t, &probs[i], scan);
-    std::sort(atoms[i].begin(), atoms[i].end(), [](const Atom& a, const Atom& b) {
+    std::sort(atoms[i].atoms.begin(), atoms[i].atoms.end(), [](const Atom& a, const Atom& b) {
       return a.start != b.start ? a.start < b.start : a.end < b.end;
     });
+    std::sort(atoms[i].launches.begin(), atoms[i].launches.end(),
+              [](const Launch& a, const Launch& b) { return a.ts < b.ts; });
   });
   for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
   return atoms;

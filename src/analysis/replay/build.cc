@@ -29,7 +29,7 @@ std::string RankLabel(const ProcessMeta& meta) {
 
 // The ranks of one trace (its processes with selected steps), with their atoms.
 void AddRanks(const model::TraceModel& m, const BuildOptions& o,
-              std::vector<std::vector<std::vector<Atom>>>* atoms, std::vector<RankInput>* ranks,
+              std::vector<std::vector<TrackWork>>* atoms, std::vector<RankInput>* ranks,
               std::vector<Problem>* problems) {
   std::vector<Step> steps = FindSteps(m, o.step_names, o.threads);
   std::vector<bool> keep = SelectSteps(steps, o.range, o.skip_warmup);
@@ -83,7 +83,7 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
 
 Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
              std::vector<Problem>* problems) {
-  std::vector<std::vector<std::vector<Atom>>> atoms;
+  std::vector<std::vector<TrackWork>> atoms;
   atoms.reserve(traces.size());
   std::vector<RankInput> ranks;
   for (const model::TraceModel* m : traces) AddRanks(*m, o, &atoms, &ranks, problems);

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <unordered_map>
 #include <unordered_set>
 
 namespace tt::analysis::replay {
@@ -19,11 +20,19 @@ struct Lane {
   std::vector<Placed> nodes;  // in start order
 };
 
+// A launch of device work: the node it ran in, and when.
+struct Launched {
+  uint32_t node = 0;
+  uint64_t ts = 0, node_start = 0;
+};
+
 struct RankBuild {
   size_t rank = 0;  // index in Graph::ranks
   uint64_t a = 0, b = 0;
   std::vector<Lane> lanes;
   std::vector<Placed> by_end;
+  std::unordered_map<int64_t, Launched> launched;  // by correlation id
+  std::unordered_map<uint32_t, int64_t> device;    // device node -> its correlation id
 };
 
 struct Split {
@@ -69,6 +78,7 @@ class StepBuilder {
                 uint64_t end);
   void Collectives();
   void Edges(const RankBuild& rb);
+  void LaneEdges(const RankBuild& rb, const Lane& lane);
   uint64_t Rel(uint64_t t) const { return t - t0_; }
 
   const std::vector<RankInput>& ranks_;
@@ -102,7 +112,8 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
     if (it != r.arrivals.end() && it->enter <= at.end && it->exit <= at.end) arr = &*it;
   }
   if (!arr) {
-    Node(lane, rb, label, at.kind, at.start, at.end);
+    uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
+    if (at.corr >= 0) rb->device[v] = at.corr;
     return;
   }
   const Instance& in = inst_[arr->instance];
@@ -114,11 +125,23 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
   splits_[arr->instance].push_back(sp);
 }
 
+// The launches in the step on this lane, each with the node that ran it (the one open at it).
+void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuild* rb) {
+  auto it = std::lower_bound(launches.begin(), launches.end(), rb->a,
+                             [](const Launch& l, uint64_t t) { return l.ts < t; });
+  for (; it != launches.end() && it->ts < rb->b; ++it) {
+    auto n = std::upper_bound(lane.nodes.begin(), lane.nodes.end(), it->ts,
+                              [](uint64_t t, const Placed& p) { return t < p.start; });
+    if (n == lane.nodes.begin() || (--n)->end < it->ts) continue;
+    rb->launched[it->corr] = {n->node, it->ts, n->start};
+  }
+}
+
 void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
   labels_.clear();
   const model::Process& p = r.m->processes[r.process];
   for (size_t t : p.tracks) {
-    const std::vector<Atom>& atoms = (*r.atoms)[t];
+    const std::vector<Atom>& atoms = (*r.atoms)[t].atoms;
     auto it = std::lower_bound(atoms.begin(), atoms.end(), rb->a,
                                [](const Atom& x, uint64_t s) { return x.start < s; });
     if (it == atoms.end() || it->start >= rb->b) continue;
@@ -126,6 +149,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     lane.resource =
         g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
     for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
+    AddLaunches((*r.atoms)[t].launches, lane, rb);
     rb->lanes.push_back(std::move(lane));
   }
   std::sort(rb->by_end.begin(), rb->by_end.end(),
@@ -152,22 +176,39 @@ void StepBuilder::Collectives() {
   }
 }
 
+// The launch of device node v, if the step holds it.
+const Launched* LaunchOf(const RankBuild& rb, uint32_t v) {
+  auto d = rb.device.find(v);
+  if (d == rb.device.end()) return nullptr;
+  auto l = rb.launched.find(d->second);
+  return l == rb.launched.end() ? nullptr : &l->second;
+}
+
+// A lane's edges: its order, with the gap before each node, or no gap where the node waited
+// for another resource's node (inferred), for its launch (a kernel that started within
+// kWakeNs of it), or for a collective's transfer; and each kernel's launch, from the start of
+// the node that launched it.
+void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
+  uint32_t prev = g_.ranks[rb.rank].source;
+  uint64_t p = rb.a;
+  for (const Placed& n : lane.nodes) {
+    uint64_t gap = n.start > p ? n.start - p : 0;
+    const Launched* l = LaunchOf(rb, n.node);
+    bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
+    const Placed* m = gap && !waited ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
+    g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
+    if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
+    if (l)
+      g_.AddEdge(l->node, n.node, n.start > l->node_start ? n.start - l->node_start : 0,
+                 EdgeKind::kFlow, true);
+    prev = n.node;
+    p = std::max(p, n.end);
+  }
+}
+
 void StepBuilder::Edges(const RankBuild& rb) {
   const RankStep& rs = g_.ranks[rb.rank];
-  for (const Lane& lane : rb.lanes) {
-    uint32_t prev = rs.source;
-    uint64_t p = rb.a;
-    for (const Placed& n : lane.nodes) {
-      uint64_t gap = n.start > p ? n.start - p : 0;
-      const Placed* m =
-          gap && !joined_.count(n.node) ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
-      if (joined_.count(n.node)) gap = 0;
-      g_.AddEdge(prev, n.node, m ? 0 : gap);
-      if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
-      prev = n.node;
-      p = std::max(p, n.end);
-    }
-  }
+  for (const Lane& lane : rb.lanes) LaneEdges(rb, lane);
   const Placed* last = Infer(rb, UINT32_MAX, rb.a, rb.b, UINT64_MAX);
   g_.AddEdge(rs.source, rs.sink, last ? 0 : rb.b - rb.a);
   if (last) g_.AddEdge(last->node, rs.sink, rb.b - last->end, EdgeKind::kInferred);

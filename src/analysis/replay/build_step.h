@@ -25,9 +25,9 @@ struct RankInput {
   std::string label;
   const model::TraceModel* m = nullptr;
   size_t process = 0;
-  std::vector<Step> steps;                                // its selected steps, in order
-  const std::vector<std::vector<Atom>>* atoms = nullptr;  // by track of m
-  std::vector<Arrival> arrivals;                          // sorted by enter
+  std::vector<Step> steps;                        // its selected steps, in order
+  const std::vector<TrackWork>* atoms = nullptr;  // by track of m
+  std::vector<Arrival> arrivals;                  // sorted by enter
 };
 
 // The graph of the k-th selected step of every rank (each rank has more than k steps).

@@ -52,8 +52,8 @@ uint32_t Graph::AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64
   return static_cast<uint32_t>(nodes.size() - 1);
 }
 
-void Graph::AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind) {
-  edges.push_back({from, to, gap, kind});
+void Graph::AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind, bool from_start) {
+  edges.push_back({from, to, gap, kind, from_start});
 }
 
 size_t Graph::AddRank(const std::string& label, uint64_t start, uint64_t measured) {

@@ -27,7 +27,7 @@ const char* NodeKindName(NodeKind k);
 enum class EdgeKind : uint8_t {
   kResource,  // the resource's own order
   kInferred,  // happens-before inferred from the trace (the latest end before a wait)
-  kFlow,      // a launch to its kernel
+  kFlow,      // a launch to its kernel: from the launching node's start (from_start)
   kCollective,
 };
 
@@ -44,6 +44,7 @@ struct Edge {
   uint32_t from = 0, to = 0;
   uint64_t gap = 0;  // ns between from's end and to's start (measured dispatch delay)
   EdgeKind kind = EdgeKind::kResource;
+  bool from_start = false;  // the gap runs from from's start (a launch within it to its kernel)
 };
 
 struct Resource {
@@ -79,7 +80,8 @@ struct Graph {
   uint32_t AddResource(const std::string& name, int32_t rank);
   uint32_t AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64_t duration,
                    uint64_t measured = 0);
-  void AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind = EdgeKind::kResource);
+  void AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind = EdgeKind::kResource,
+               bool from_start = false);
   // A rank's step: a start marker released at `start` and an end marker (callers add edges).
   size_t AddRank(const std::string& label, uint64_t start, uint64_t measured);
 };

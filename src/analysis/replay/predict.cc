@@ -41,9 +41,11 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
     it.ns += static_cast<double>(sh.ns);
     it.count += static_cast<double>(sh.count);
   }
-  for (uint32_t v : cp.nodes)  // the kind of the label's (last) node on the path
-    if (g.nodes[v].kind != NodeKind::kMarker)
-      t->path[g.Label(g.nodes[v].label)].kind = g.nodes[v].kind;
+  for (uint32_t v : cp.nodes) {  // the kind of the label's (last) node counted on the path
+    auto it = t->path.find(g.Label(g.nodes[v].label));
+    if (it != t->path.end() && g.nodes[v].kind != NodeKind::kMarker)
+      it->second.kind = g.nodes[v].kind;
+  }
   std::vector<double> u = Utilisation(g, s);
   for (size_t i = 0; i < u.size(); ++i) {
     if (g.resources[i].markers) continue;

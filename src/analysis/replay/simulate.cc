@@ -44,6 +44,7 @@ Schedule Simulate(const Graph& g) {
   s.end.assign(n, 0);
   s.binding.assign(n, kNone);
   s.binding_gap.assign(n, 0);
+  s.binding_from_start.assign(n, 0);
   Adjacency out = By(g, true);
   std::vector<uint32_t> waiting(n, 0);
   std::vector<uint64_t> ready(n, 0);
@@ -63,6 +64,7 @@ Schedule Simulate(const Graph& g) {
     if (start > at) {  // it waited in its resource's queue
       s.binding[v] = last_on[node.resource];
       s.binding_gap[v] = 0;
+      s.binding_from_start[v] = 0;
     }
     s.start[v] = start;
     s.end[v] = start + node.duration;
@@ -71,11 +73,12 @@ Schedule Simulate(const Graph& g) {
     ++done;
     for (uint32_t k = out.first[v]; k < out.first[v + 1]; ++k) {
       const Edge& e = g.edges[out.edges[k]];
-      uint64_t t = s.end[v] + e.gap;
+      uint64_t t = (e.from_start ? s.start[v] : s.end[v]) + e.gap;
       if (t > ready[e.to] || (t == ready[e.to] && s.binding[e.to] == kNone)) {
         ready[e.to] = t;
         s.binding[e.to] = v;
         s.binding_gap[e.to] = e.gap;
+        s.binding_from_start[e.to] = e.from_start;
       }
       if (--waiting[e.to] == 0) queue.push({ready[e.to], e.to});
     }
@@ -91,11 +94,14 @@ CriticalPath CriticalPathOf(const Graph& g, const Schedule& s, size_t rank) {
   const RankStep& r = g.ranks[rank];
   p.length = s.predicted[rank];
   std::map<uint32_t, PathShare> by_label;
+  bool counted = true;  // false: the path left this node from its start (a launch in it)
   for (uint32_t v = r.sink; v != kNone; v = s.binding[v]) {
     p.nodes.push_back(v);
     p.gaps += s.binding_gap[v];
     const Node& node = g.nodes[v];
-    if (node.kind == NodeKind::kMarker) continue;
+    bool count = counted;
+    counted = !s.binding_from_start[v];
+    if (node.kind == NodeKind::kMarker || !count) continue;
     PathShare& sh = by_label[node.label];
     sh.label = node.label;
     sh.ns += node.duration;

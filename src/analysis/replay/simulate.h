@@ -17,8 +17,9 @@ struct Schedule {
   // The node whose end (plus the edge's gap) set this node's start: a predecessor, or the
   // resource's previous node when the node waited in its queue; kNone: its release did.
   std::vector<uint32_t> binding;
-  std::vector<uint64_t> binding_gap;  // the gap on that edge
-  std::vector<uint64_t> predicted;    // by rank: sink's end less source's release (ns)
+  std::vector<uint64_t> binding_gap;     // the gap on that edge
+  std::vector<char> binding_from_start;  // that edge ran from the binding node's start
+  std::vector<uint64_t> predicted;       // by rank: sink's end less source's release (ns)
 };
 
 // Replays g. Throws tt::Error when the graph has a cycle (no schedule exists).

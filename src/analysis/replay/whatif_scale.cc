@@ -1,4 +1,6 @@
-// What-if REGEX=FACTOR: the ops whose name or type matches, durations x factor (0 removes).
+// What-if REGEX=FACTOR: the ops whose name or type matches, durations x factor (0 removes), with
+// the device work they launched, and the time from their start to each launch.
+#include <cmath>
 #include <regex>
 
 #include "analysis/replay/whatif.h"
@@ -31,9 +33,19 @@ size_t ApplyScale(const WhatIf& w, Graph* g) {
   for (uint32_t v = 0; v < g->nodes.size(); ++v) {
     const Node& node = g->nodes[v];
     if (node.kind == NodeKind::kMarker || !match[node.label]) continue;
-    ScaleNode(g, v, w.factor);
     changed[v] = 1;
     ++n;
+  }
+  if (n == 0) return 0;
+  std::vector<char> launched(g->nodes.size(), 0);
+  for (Edge& e : g->edges)
+    if (e.kind == EdgeKind::kFlow && changed[e.from]) {
+      e.gap = static_cast<uint64_t>(std::llround(static_cast<double>(e.gap) * w.factor));
+      launched[e.to] = 1;
+    }
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
+    changed[v] |= launched[v];
+    if (changed[v]) ScaleNode(g, v, w.factor);
   }
   if (w.factor == 0) ZeroGapsInto(g, changed);
   return n;
