@@ -26,16 +26,18 @@ rank) from its dependency graph: the nodes are the work of each thread, GPU stre
 communicator (ops with what they contain, runtime work, input waits, device activity,
 collectives); the edges are each resource's order with the gap measured before each node, the
 happens-before the trace shows (a node that followed a wait depends on the node of another
-thread that ended last before it, within 0.5 ms), and collectives across ranks (the transfer
-starts when the last rank arrived). A discrete-event simulation with one queue per resource
-replays it. Prints the measured and predicted step time and the error per rank (means over the
-steps), the critical path (each label's time and share), and each resource's utilisation.
+thread that ended last before it, within 0.5 ms), each kernel's launch (correlation ids), and
+collectives across ranks (the transfer starts when the last rank arrived). A discrete-event
+simulation with one queue per resource replays it. Prints the measured and predicted step time
+and the error per rank (means over the steps), the critical path (each label's time and
+share), and each resource's utilisation.
 
   --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
                   together when there are several), printing its predicted step time, the
                   speedup, and what moved on the critical path:
                     REGEX=FACTOR   ops whose name or type matches REGEX (ECMAScript),
-                                   duration x FACTOR (0 removes them and their dispatch gap)
+                                   duration x FACTOR, with the device work they launched
+                                   (0 removes them and their dispatch gap)
                     input=FACTOR   input waits and input pipeline work x FACTOR
                     comm=FACTOR    collectives' transfer time x FACTOR (0.5: twice the
                                    bandwidth)
