@@ -160,6 +160,10 @@ TEST(ReplaySim, TwoRanksWaitForTheLastArrivalAtACollective) {
   auto comm =
       analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kComm, "comm=0.5", "comm", 0.5}});
   EXPECT_EQ(Simulate(comm[0].graph).predicted, (std::vector<uint64_t>{41, 36}));
+  // Transfers overlapping everything: no rank waits; each step's end waits for the transfer.
+  auto overlap = analysis::replay::Changed(
+      {sg}, {WhatIf{WhatIf::Kind::kOverlap, "overlap=comm", "overlap", 1}});
+  EXPECT_EQ(Simulate(overlap[0].graph).predicted, (std::vector<uint64_t>{43, 38}));
   auto fast_y = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "y=0.5", "y", 0.5}});
   EXPECT_EQ(Simulate(fast_y[0].graph).predicted, (std::vector<uint64_t>{30, 25}));
 }
@@ -216,6 +220,7 @@ TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
   EXPECT_EQ(w.pattern, "a=b");
   EXPECT_EQ(w.factor, 2);
   EXPECT_EQ(analysis::replay::ParseWhatIf("input=0", parse).kind, WhatIf::Kind::kInput);
+  EXPECT_EQ(analysis::replay::ParseWhatIf("overlap=comm", parse).kind, WhatIf::Kind::kOverlap);
   EXPECT_THROW(analysis::replay::ParseWhatIf("MatMul", parse), Error);
   EXPECT_THROW(analysis::replay::ParseWhatIf("=2", parse), Error);
   EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "(=1", "(", 1}}),
@@ -293,6 +298,7 @@ TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
   };
   std::vector<Case> cases = {
       {{"--what-if", "input=0"}, "matches nothing"},
+      {{"--what-if", "overlap=comm"}, "no collective joining ranks"},
       {{"--what-if", "NoSuchOp=0"}, "matches nothing"},
       {{"--what-if", "MatMul=-1"}, "is not a non-negative number"},
       {{"--what-if", "MatMul=fast"}, "is not a non-negative number"},

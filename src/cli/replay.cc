@@ -41,6 +41,8 @@ share), and each resource's utilisation.
                     input=FACTOR   input waits and input pipeline work x FACTOR
                     comm=FACTOR    collectives' transfer time x FACTOR (0.5: twice the
                                    bandwidth)
+                    overlap=comm   no rank waits for a collective's transfer, only its
+                                   step's end does (communication fully overlapped)
   --typical       replay one typical step instead of each: the median step's graph with each
                   node's duration and each edge's gap the mean of its label's over the steps
                   (its error against the mean measured step is the model's)

@@ -108,9 +108,10 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::v
     size_t n = 0;
     for (StepGraph& sg : out) n += Apply(w, &sg.graph);
     if (n == 0) {
-      const char* what = w.kind == WhatIf::Kind::kInput  ? "no input wait or input pipeline work"
-                         : w.kind == WhatIf::Kind::kComm ? "no communication"
-                                                         : "no op's name or type";
+      const char* what = w.kind == WhatIf::Kind::kInput     ? "no input wait or input pipeline work"
+                         : w.kind == WhatIf::Kind::kComm    ? "no communication"
+                         : w.kind == WhatIf::Kind::kOverlap ? "no collective joining ranks"
+                                                            : "no op's name or type";
       throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " + what +
                   (w.kind == WhatIf::Kind::kScale ? " matching '" + w.pattern + "'" : ""));
     }

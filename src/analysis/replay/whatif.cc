@@ -11,9 +11,15 @@ WhatIf ParseWhatIf(const std::string& spec,
                    double (*factor)(const std::string& spec, const std::string& text)) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw Error("--what-if '" + spec + "': expected REGEX=FACTOR, input=FACTOR or comm=FACTOR");
+    throw Error("--what-if '" + spec +
+                "': expected REGEX=FACTOR, input=FACTOR, comm=FACTOR or overlap=comm");
   WhatIf w;
   w.spec = spec;
+  if (spec == "overlap=comm") {
+    w.kind = WhatIf::Kind::kOverlap;
+    w.pattern = "overlap";
+    return w;
+  }
   w.pattern = spec.substr(0, eq);
   w.factor = factor(spec, spec.substr(eq + 1));
   if (w.pattern == "input") w.kind = WhatIf::Kind::kInput;
@@ -29,6 +35,8 @@ size_t Apply(const WhatIf& w, Graph* g) {
       return ApplyInput(w, g);
     case WhatIf::Kind::kComm:
       return ApplyComm(w, g);
+    case WhatIf::Kind::kOverlap:
+      return ApplyOverlap(g);
   }
   return 0;
 }

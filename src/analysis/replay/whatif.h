@@ -13,9 +13,10 @@ namespace tt::analysis::replay {
 
 struct WhatIf {
   enum class Kind : uint8_t {
-    kScale,  // REGEX=FACTOR: ops whose name or type matches the pattern, durations x factor
-    kInput,  // input=FACTOR: input waits and the input pipeline's work x factor
-    kComm,   // comm=FACTOR: collectives' transfers x factor (0.5: twice the bandwidth)
+    kScale,    // REGEX=FACTOR: ops whose name or type matches the pattern, durations x factor
+    kInput,    // input=FACTOR: input waits and the input pipeline's work x factor
+    kComm,     // comm=FACTOR: collectives' transfers x factor (0.5: twice the bandwidth)
+    kOverlap,  // overlap=comm: no rank waits for a transfer; only its step's end does
   };
   Kind kind = Kind::kScale;
   std::string spec;     // as given
@@ -30,7 +31,8 @@ struct WhatIf {
   mutable std::shared_ptr<Matcher> matcher;  // compiled at the first Matches
 };
 
-// Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '=').
+// Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '='),
+// "overlap=comm".
 // `factor` parses and checks the number (the command line's parser). Throws tt::Error.
 WhatIf ParseWhatIf(const std::string& spec,
                    double (*factor)(const std::string& spec, const std::string& text));
@@ -40,6 +42,7 @@ size_t Apply(const WhatIf& w, Graph* g);
 size_t ApplyScale(const WhatIf& w, Graph* g);  // whatif_scale.cc
 size_t ApplyInput(const WhatIf& w, Graph* g);  // whatif_input.cc
 size_t ApplyComm(const WhatIf& w, Graph* g);   // whatif_comm.cc
+size_t ApplyOverlap(Graph* g);                 // whatif_overlap.cc
 
 // Sets node v's duration to its duration x factor; factor 0 also zeroes the gaps of the edges
 // into v (its dispatch is gone with it, ZeroGapsInto: for each node marked in `removed`).
