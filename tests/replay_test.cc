@@ -8,6 +8,7 @@
 
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
+#include "analysis/replay/suggest.h"
 #include "core/error.h"
 #include "test_util.h"
 
@@ -290,6 +291,22 @@ TEST_F(ReplaySynthetic, WhatIfPredictsAShorterStep) {
   EXPECT_NEAR(j["what_ifs"][1]["predicted_ns"].get<double>(), base, 1);  // factor 1
 }
 
+// What would help most: the heaviest labels of the critical path each twice as fast, ranked by
+// the predicted step; each suggestion is a what-if the command takes back.
+TEST_F(ReplaySynthetic, SuggestionsAreRankedWhatIfs) {
+  json j = Replay({"--suggest", "2"});
+  const json& s = j["suggestions"];
+  ASSERT_EQ(s.size(), 2u) << j["critical_path"].dump(1);  // no input or communication here
+  EXPECT_LE(s[0]["predicted_ns"].get<double>(), s[1]["predicted_ns"].get<double>());
+  for (const auto& w : s) {
+    std::string spec = w["spec"];
+    EXPECT_EQ(spec.substr(spec.size() - 4), "=0.5");
+    json again = Replay({"--what-if", spec});
+    EXPECT_EQ(again["what_ifs"][0]["predicted_ns"], w["predicted_ns"]) << spec;
+  }
+  EXPECT_EQ(analysis::replay::RegexQuote("a.b(c)"), "a\\.b\\(c\\)");
+}
+
 // Each bad input: one line on stderr, a non-zero exit.
 TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
   struct Case {
@@ -305,6 +322,7 @@ TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
       {{"--what-if", "MatMul"}, "expected REGEX=FACTOR"},
       {{"--what-if", "(=1"}, "not a regular expression"},
       {{"--steps", "100:200"}, "no step"},
+      {{"--suggest", "0"}, "at least 1"},
   };
   for (const auto& c : cases) {
     std::vector<std::string> argv = {TT_CLI, "replay", dir_->path()};

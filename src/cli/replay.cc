@@ -1,10 +1,12 @@
 // `tensortrace replay`: each selected step's dependency graph replayed (analysis/replay/):
 // predicted against measured step time per rank, the critical path, each resource's
 // utilisation, and what each --what-if would change.
+#include <algorithm>
 #include <iostream>
 #include <set>
 
 #include "analysis/replay/predict.h"
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -19,7 +21,7 @@ namespace rp = analysis::replay;
 
 const char kReplayHelp[] =
     R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--what-if SPEC]... [--typical] [--json] [--top N]
+                          [--what-if SPEC]... [--suggest N] [--typical] [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
 rank) from its dependency graph: the nodes are the work of each thread, GPU stream and
@@ -43,6 +45,10 @@ share), and each resource's utilisation.
                                    bandwidth)
                     overlap=comm   no rank waits for a collective's transfer, only its
                                    step's end does (communication fully overlapped)
+  --suggest N     what would help most: replays the N heaviest ops (or kernels, or
+                  collectives) of the critical path each twice as fast, and input=0, comm=0.5
+                  and overlap=comm where the job has what they change, and ranks them by the
+                  predicted gain
   --typical       replay one typical step instead of each: the median step's graph with each
                   node's duration and each edge's gap the mean of its label's over the steps
                   (its error against the mean measured step is the model's)
@@ -58,7 +64,7 @@ struct ReplayArgs {
   std::vector<std::string> dirs, what_ifs;
   rp::BuildOptions build;
   bool json = false, typical = false;
-  size_t top = 10;
+  size_t top = 10, suggest = 0;
 };
 
 double WhatIfFactor(const std::string& spec, const std::string& text) {
@@ -85,6 +91,9 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
       o->build.skip_warmup = ParseUint("--skip-warmup", v);
     } else if (a.Option("--step-name", &v)) {
       o->build.step_names.push_back(v);
+    } else if (a.Option("--suggest", &v)) {
+      o->suggest = ParseUint("--suggest", v, 1000);
+      if (o->suggest == 0) throw Error("--suggest: must be at least 1");
     } else if (a.Option("--top", &v)) {
       o->top = ParseUint("--top", v);
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
@@ -137,6 +146,13 @@ int Replay(const std::vector<std::string>& argv) {
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));
   if (ws.size() > 1) out.what_ifs.push_back(RunWhatIf("all together", ws, job, out.base));
+  if (o.suggest) {
+    for (const auto& w : rp::Candidates(out.base, job.steps, o.suggest))
+      out.suggestions.push_back(RunWhatIf(w.spec, {w}, job, out.base));
+    std::stable_sort(
+        out.suggestions.begin(), out.suggestions.end(),
+        [](const WhatIfResult& a, const WhatIfResult& b) { return a.p.predicted < b.p.predicted; });
+  }
   if (o.json)
     std::cout << ReplayJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";

@@ -65,6 +65,8 @@ json ReplayJson(const ReplayOutput& o) {
   for (const auto& r : p.resources)
     resources.push_back({{"name", r.name}, {"utilisation", r.utilisation}});
   for (const auto& w : o.what_ifs) what_ifs.push_back(WhatIfJson(w, p));
+  json suggestions = json::array();
+  for (const auto& w : o.suggestions) suggestions.push_back(WhatIfJson(w, p));
   return {{"schema", "tensortrace.replay/1"},
           {"traces", o.dirs},
           {"skip_warmup", o.skip_warmup},
@@ -81,6 +83,7 @@ json ReplayJson(const ReplayOutput& o) {
           {"resources", resources},
           {"collectives_joined", o.collectives},
           {"what_ifs", what_ifs},
+          {"suggestions", suggestions},
           {"notes", o.notes}};
 }
 
@@ -115,6 +118,14 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
                 HumanDuration(m.after).c_str());
 }
 
+void PrintSuggestions(const std::vector<WhatIfResult>& s, const Prediction& base) {
+  std::printf("\nwhat would help most (predicted step, speedup):\n");
+  for (const auto& w : s)
+    std::printf("  %-58s %12s %8.3fx\n", TerminalSafe(w.spec).substr(0, 58).c_str(),
+                HumanDuration(w.p.predicted).c_str(),
+                w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0);
+}
+
 }  // namespace
 
 void PrintReplay(const ReplayOutput& o, size_t top) {
@@ -141,6 +152,7 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
     std::printf("\n");
     PrintWhatIf(w, p);
   }
+  if (!o.suggestions.empty()) PrintSuggestions(o.suggestions, p);
 }
 
 }  // namespace tt::cli

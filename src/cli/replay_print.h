@@ -24,6 +24,7 @@ struct ReplayOutput {
   size_t steps = 0;      // steps selected per rank
   analysis::replay::Prediction base;
   std::vector<WhatIfResult> what_ifs;
+  std::vector<WhatIfResult> suggestions;  // --suggest: by predicted step, shortest first
   std::vector<std::string> notes;
 };
 
