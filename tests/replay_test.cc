@@ -197,6 +197,46 @@ TEST(ReplaySim, AKernelFollowsItsLaunchFromTheOpsStart) {
   EXPECT_EQ(Simulate(half[0].graph).predicted[0], 110u);  // 10 + 100
 }
 
+// precision=: matrix work on the GPU at kGpuHalfPrecision by default; with a factor, ops on the
+// CPU too; with no GPU work and no factor, an error that says to give one.
+TEST(ReplaySim, PrecisionScalesMatrixWork) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 0);
+  uint32_t t = h.g.AddResource("thread", 0), gpu = h.g.AddResource("GPU 0 stream 7", 0);
+  uint32_t op = h.Op(t, "dense/MatMul:MatMul", 100), relu = h.Op(t, "Relu:Relu", 10);
+  uint32_t k = h.Op(gpu, "volta_sgemm_128x64_nn", 200, NodeKind::kDevice);
+  uint32_t src = h.g.ranks[r].source, sink = h.g.ranks[r].sink;
+  h.g.AddEdge(src, op, 0);
+  h.g.AddEdge(op, relu, 0);
+  h.g.AddEdge(src, k, 0);
+  h.g.AddEdge(relu, sink, 0);
+  h.g.AddEdge(k, sink, 0);
+  StepGraph sg{h.g, {0}};
+  auto parse = [](const std::string&, const std::string& x) { return std::stod(x); };
+  auto bf16 =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("precision=bf16", parse)});
+  EXPECT_EQ(bf16[0].graph.nodes[k].duration, 100u);
+  EXPECT_EQ(bf16[0].graph.nodes[op].duration, 100u);
+  auto given =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("precision=fp16:0.8", parse)});
+  EXPECT_EQ(given[0].graph.nodes[k].duration, 160u);
+  EXPECT_EQ(given[0].graph.nodes[op].duration, 80u);
+  EXPECT_EQ(given[0].graph.nodes[relu].duration, 10u);
+  Hand cpu;
+  size_t r2 = cpu.g.AddRank("rank 0", 0, 0);
+  uint32_t mm = cpu.Op(cpu.g.AddResource("thread", 0), "MatMul:_MklMatMul", 100);
+  cpu.g.AddEdge(cpu.g.ranks[r2].source, mm, 0);
+  cpu.g.AddEdge(mm, cpu.g.ranks[r2].sink, 0);
+  StepGraph csg{cpu.g, {0}};
+  try {
+    analysis::replay::Changed({csg}, {analysis::replay::ParseWhatIf("precision=bf16", parse)});
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("precision=bf16:FACTOR"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(analysis::replay::ParseWhatIf("precision=int8", parse), Error);
+}
+
 TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
   Hand h;
   size_t r = h.g.AddRank("rank 0", 0, 0);

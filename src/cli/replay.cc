@@ -45,6 +45,9 @@ share), and each resource's utilisation.
                                    bandwidth)
                     overlap=comm   no rank waits for a collective's transfer, only its
                                    step's end does (communication fully overlapped)
+                    precision=bf16|fp16[:FACTOR]   matrix products and convolutions x
+                                   FACTOR; without one, GPU kernels x 0.5 (BF16/FP16 against
+                                   TF32 on A100 and H100 data sheets), CPU ops unchanged
   --suggest N     what would help most: replays the N heaviest ops (or kernels, or
                   collectives) of the critical path each twice as fast, and input=0, comm=0.5
                   and overlap=comm where the job has what they change, and ranks them by the

@@ -102,18 +102,38 @@ Prediction Predict(const std::vector<StepGraph>& steps) {
   return p;
 }
 
+namespace {
+
+// What the replayed steps lack when w matched nothing.
+std::string Nothing(const WhatIf& w) {
+  switch (w.kind) {
+    case WhatIf::Kind::kInput:
+      return "no input wait or input pipeline work";
+    case WhatIf::Kind::kComm:
+      return "no communication";
+    case WhatIf::Kind::kOverlap:
+      return "no collective joining ranks";
+    case WhatIf::Kind::kPrecision:
+      return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
+                                "give the factor: precision=" +
+                                    w.pattern + ":FACTOR)"
+                              : "no matrix product or convolution";
+    case WhatIf::Kind::kScale:
+      break;
+  }
+  return "no op's name or type matching '" + w.pattern + "'";
+}
+
+}  // namespace
+
 std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
   std::vector<StepGraph> out = steps;
   for (const WhatIf& w : ws) {
     size_t n = 0;
     for (StepGraph& sg : out) n += Apply(w, &sg.graph);
     if (n == 0) {
-      const char* what = w.kind == WhatIf::Kind::kInput     ? "no input wait or input pipeline work"
-                         : w.kind == WhatIf::Kind::kComm    ? "no communication"
-                         : w.kind == WhatIf::Kind::kOverlap ? "no collective joining ranks"
-                                                            : "no op's name or type";
-      throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " + what +
-                  (w.kind == WhatIf::Kind::kScale ? " matching '" + w.pattern + "'" : ""));
+      throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " +
+                  Nothing(w));
     }
   }
   return out;

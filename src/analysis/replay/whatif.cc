@@ -7,6 +7,25 @@
 
 namespace tt::analysis::replay {
 
+namespace {
+
+WhatIf ParsePrecision(const std::string& spec,
+                      double (*factor)(const std::string& spec, const std::string& text)) {
+  WhatIf w;
+  w.spec = spec;
+  w.kind = WhatIf::Kind::kPrecision;
+  std::string rest = spec.substr(10);
+  size_t colon = rest.find(':');
+  w.pattern = rest.substr(0, colon);
+  if (w.pattern != "bf16" && w.pattern != "fp16")
+    throw Error("--what-if '" + spec + "': expected precision=bf16 or precision=fp16 (:FACTOR)");
+  w.default_factor = colon == std::string::npos;
+  w.factor = w.default_factor ? kGpuHalfPrecision : factor(spec, rest.substr(colon + 1));
+  return w;
+}
+
+}  // namespace
+
 WhatIf ParseWhatIf(const std::string& spec,
                    double (*factor)(const std::string& spec, const std::string& text)) {
   size_t eq = spec.rfind('=');
@@ -20,6 +39,7 @@ WhatIf ParseWhatIf(const std::string& spec,
     w.pattern = "overlap";
     return w;
   }
+  if (spec.rfind("precision=", 0) == 0) return ParsePrecision(spec, factor);
   w.pattern = spec.substr(0, eq);
   w.factor = factor(spec, spec.substr(eq + 1));
   if (w.pattern == "input") w.kind = WhatIf::Kind::kInput;
@@ -37,6 +57,8 @@ size_t Apply(const WhatIf& w, Graph* g) {
       return ApplyComm(w, g);
     case WhatIf::Kind::kOverlap:
       return ApplyOverlap(g);
+    case WhatIf::Kind::kPrecision:
+      return ApplyPrecision(w, g);
   }
   return 0;
 }
