@@ -237,6 +237,62 @@ TEST(ReplaySim, PrecisionScalesMatrixWork) {
   EXPECT_THROW(analysis::replay::ParseWhatIf("precision=int8", parse), Error);
 }
 
+// Two all-reduces of 100 bytes per step on two ranks (rank 1's compute before the first is 5
+// longer). Fused into one bucket of 200: the first returns at once, the bucket's transfer
+// (alpha 1 + beta 0.02 x 200 = 5) starts when both ranks reached the second, and each step ends
+// after it. Split into pieces of 50: each transfer costs 2 x 1 + 0.02 x 100 = 4.
+struct TwoCollectives {
+  Hand h;
+  uint32_t c1 = 0, c2 = 0;
+  TwoCollectives() {
+    Graph& g = h.g;
+    uint32_t comm = g.AddResource("communicator 0", -1);
+    g.AddRank("rank 0", 0, 0);
+    g.AddRank("rank 1", 0, 0);
+    c1 = h.Op(comm, "allreduce", 5, NodeKind::kComm);
+    c2 = h.Op(comm, "allreduce", 5, NodeKind::kComm);
+    g.nodes[c1].bytes = g.nodes[c2].bytes = 100;
+    g.nodes[c2].measured = 1;
+    for (int r = 0; r < 2; ++r) {
+      uint32_t t = g.AddResource("main", r);
+      uint32_t x = h.Op(t, "x", r ? 15 : 10), a1 = h.Op(t, "ar", 0, NodeKind::kRuntime);
+      uint32_t e1 = h.Op(t, "ar", 1, NodeKind::kRuntime), y = h.Op(t, "y", 10);
+      uint32_t a2 = h.Op(t, "ar", 0, NodeKind::kRuntime), e2 = h.Op(t, "ar", 1, NodeKind::kRuntime);
+      std::vector<uint32_t> chain = {g.ranks[r].source, x, a1, e1, y, a2, e2, g.ranks[r].sink};
+      for (size_t i = 0; i + 1 < chain.size(); ++i) g.AddEdge(chain[i], chain[i + 1], 0);
+      g.AddEdge(a1, c1, 0, EdgeKind::kCollective);
+      g.AddEdge(c1, e1, 0, EdgeKind::kCollective);
+      g.AddEdge(a2, c2, 0, EdgeKind::kCollective);
+      g.AddEdge(c2, e2, 0, EdgeKind::kCollective);
+    }
+  }
+};
+
+TEST(ReplaySim, TensorFusionGroupsAndSplitsTransfers) {
+  TwoCollectives two;
+  EXPECT_EQ(Simulate(two.h.g).predicted, (std::vector<uint64_t>{37, 37}));
+  WhatIf w{WhatIf::Kind::kTensorFusion, "tensor-fusion=200", "tensor-fusion", 1};
+  w.bucket = 200;
+  w.alpha = 1;
+  w.beta = 0.02;
+  Graph fused = two.h.g;
+  EXPECT_EQ(analysis::replay::ApplyTensorFusion(w, &fused), 2u);
+  EXPECT_EQ(Simulate(fused).predicted, (std::vector<uint64_t>{32, 32}));
+  w.bucket = 50;
+  Graph split = two.h.g;
+  analysis::replay::ApplyTensorFusion(w, &split);
+  EXPECT_EQ(Simulate(split).predicted, (std::vector<uint64_t>{35, 35}));
+  // The fit: two sizes on a line 3 + 0.5 x bytes.
+  Graph fit = two.h.g;
+  fit.nodes[two.c1].duration = 53;
+  fit.nodes[two.c2].bytes = 200;
+  fit.nodes[two.c2].duration = 103;
+  double alpha = 0, beta = 0;
+  analysis::replay::FitTransfers({&fit}, &alpha, &beta);
+  EXPECT_NEAR(alpha, 3, 1e-9);
+  EXPECT_NEAR(beta, 0.5, 1e-9);
+}
+
 TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
   Hand h;
   size_t r = h.g.AddRank("rank 0", 0, 0);
@@ -356,6 +412,8 @@ TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
   std::vector<Case> cases = {
       {{"--what-if", "input=0"}, "matches nothing"},
       {{"--what-if", "overlap=comm"}, "no collective joining ranks"},
+      {{"--what-if", "tensor-fusion=4M"}, "no collective joining ranks"},
+      {{"--what-if", "tensor-fusion=lots"}, "is not a size"},
       {{"--what-if", "NoSuchOp=0"}, "matches nothing"},
       {{"--what-if", "MatMul=-1"}, "is not a non-negative number"},
       {{"--what-if", "MatMul=fast"}, "is not a non-negative number"},

@@ -45,6 +45,9 @@ share), and each resource's utilisation.
                                    bandwidth)
                     overlap=comm   no rank waits for a collective's transfer, only its
                                    step's end does (communication fully overlapped)
+                    tensor-fusion=BYTES   the collectives' transfers grouped in buckets of up
+                                   to BYTES (4M, 25M...; larger ones split), each costing
+                                   alpha + beta x bytes fitted on the job's transfers
                     precision=bf16|fp16[:FACTOR]   matrix products and convolutions x
                                    FACTOR; without one, GPU kernels x 0.5 (BF16/FP16 against
                                    TF32 on A100 and H100 data sheets), CPU ops unchanged
@@ -73,6 +76,10 @@ struct ReplayArgs {
 double WhatIfFactor(const std::string& spec, const std::string& text) {
   return ParseNonNegativeDouble("--what-if '" + spec + "'", text, 1e6,
                                 "a non-negative number (the factor)");
+}
+
+uint64_t WhatIfBytes(const std::string& spec, const std::string& text) {
+  return ParseBytes("--what-if '" + spec + "'", text);
 }
 
 bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
@@ -127,7 +134,7 @@ int Replay(const std::vector<std::string>& argv) {
   ReplayArgs o;
   if (!ParseReplayArgs(argv, &o)) return 0;
   std::vector<rp::WhatIf> ws;
-  for (const auto& s : o.what_ifs) ws.push_back(rp::ParseWhatIf(s, WhatIfFactor));
+  for (const auto& s : o.what_ifs) ws.push_back(rp::ParseWhatIf(s, WhatIfFactor, WhatIfBytes));
   std::vector<model::TraceModel> models;
   for (const auto& d : o.dirs) models.push_back(model::LoadModel(d));
   std::vector<const model::TraceModel*> traces;

@@ -68,7 +68,8 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
     if (!ci.matched) continue;
     uint64_t first_exit = UINT64_MAX;
     for (const auto& a : ci.arrivals) first_exit = std::min(first_exit, a.exit);
-    out.push_back({ci.collective, ci.group, ci.last_enter, first_exit, ci.arrivals.size()});
+    out.push_back(
+        {ci.collective, ci.group, ci.last_enter, first_exit, ci.arrivals.size(), ci.bytes});
     for (const auto& a : ci.arrivals)
       if (to_rank[a.rank] != SIZE_MAX)
         (*ranks)[to_rank[a.rank]].arrivals.push_back({a.enter, a.exit, out.size() - 1});

@@ -168,6 +168,7 @@ void StepBuilder::Collectives() {
     uint64_t dur = in.first_exit > in.last_enter ? in.first_exit - in.last_enter : 0;
     uint32_t c =
         g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur, Rel(in.last_enter));
+    g_.nodes[c].bytes = in.bytes;
     for (const Split& s : sp) {
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);

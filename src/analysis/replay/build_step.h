@@ -18,7 +18,8 @@ struct Instance {
   std::string name;   // "allreduce"
   std::string group;  // its communicator
   uint64_t last_enter = 0, first_exit = 0;
-  size_t ranks = 0;  // arrivals expected
+  size_t ranks = 0;    // arrivals expected
+  int64_t bytes = -1;  // -1: not given
 };
 
 struct RankInput {

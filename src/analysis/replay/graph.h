@@ -38,6 +38,7 @@ struct Node {
   uint32_t resource = 0;  // index in Graph::resources
   uint32_t label = 0;     // index in Graph::labels (its name)
   NodeKind kind = NodeKind::kOp;
+  int64_t bytes = -1;  // a collective's transfer: its bytes (-1: not known)
 };
 
 struct Edge {

@@ -113,6 +113,8 @@ std::string Nothing(const WhatIf& w) {
       return "no communication";
     case WhatIf::Kind::kOverlap:
       return "no collective joining ranks";
+    case WhatIf::Kind::kTensorFusion:
+      return "no collective joining ranks with its bytes";
     case WhatIf::Kind::kPrecision:
       return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
                                 "give the factor: precision=" +
@@ -128,7 +130,10 @@ std::string Nothing(const WhatIf& w) {
 
 std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
   std::vector<StepGraph> out = steps;
-  for (const WhatIf& w : ws) {
+  std::vector<const Graph*> measured;
+  for (const StepGraph& sg : steps) measured.push_back(&sg.graph);
+  for (WhatIf w : ws) {
+    if (w.kind == WhatIf::Kind::kTensorFusion) FitTransfers(measured, &w.alpha, &w.beta);
     size_t n = 0;
     for (StepGraph& sg : out) n += Apply(w, &sg.graph);
     if (n == 0) {

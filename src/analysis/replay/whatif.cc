@@ -27,7 +27,8 @@ WhatIf ParsePrecision(const std::string& spec,
 }  // namespace
 
 WhatIf ParseWhatIf(const std::string& spec,
-                   double (*factor)(const std::string& spec, const std::string& text)) {
+                   double (*factor)(const std::string& spec, const std::string& text),
+                   uint64_t (*bytes)(const std::string& spec, const std::string& text)) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
     throw Error("--what-if '" + spec +
@@ -40,6 +41,13 @@ WhatIf ParseWhatIf(const std::string& spec,
     return w;
   }
   if (spec.rfind("precision=", 0) == 0) return ParsePrecision(spec, factor);
+  if (spec.rfind("tensor-fusion=", 0) == 0 && bytes) {
+    w.kind = WhatIf::Kind::kTensorFusion;
+    w.pattern = "tensor-fusion";
+    w.bucket = static_cast<int64_t>(bytes(spec, spec.substr(14)));
+    if (w.bucket <= 0) throw Error("--what-if '" + spec + "': the bucket size must be above 0");
+    return w;
+  }
   w.pattern = spec.substr(0, eq);
   w.factor = factor(spec, spec.substr(eq + 1));
   if (w.pattern == "input") w.kind = WhatIf::Kind::kInput;
@@ -59,6 +67,8 @@ size_t Apply(const WhatIf& w, Graph* g) {
       return ApplyOverlap(g);
     case WhatIf::Kind::kPrecision:
       return ApplyPrecision(w, g);
+    case WhatIf::Kind::kTensorFusion:
+      return ApplyTensorFusion(w, g);
   }
   return 0;
 }

@@ -20,12 +20,18 @@ struct WhatIf {
     // precision=bf16|fp16[:FACTOR]: matrix products and convolutions x factor (default: GPU
     // kernels x kGpuHalfPrecision; no default for CPU ops)
     kPrecision,
+    // tensor-fusion=BYTES: the collectives' transfers grouped in buckets of up to BYTES (larger
+    // ones split), each costing alpha + beta x its bytes (fitted on the job's transfers)
+    kTensorFusion,
   };
   Kind kind = Kind::kScale;
   std::string spec;     // as given
   std::string pattern;  // kScale: an ECMAScript regular expression, searched in name and type
   double factor = 1;    // >= 0; 0 removes the work (and the dispatch gaps before it)
   bool default_factor = false;  // kPrecision: none given
+  // kTensorFusion: the bucket size, and the cost model (set by Changed before applying).
+  int64_t bucket = 0;
+  double alpha = 0, beta = 0;
   // kScale: whether a label matches, decided once per label text for every step's graph.
   bool Matches(const std::string& label, const std::string& type) const;
   struct Matcher {
@@ -36,18 +42,24 @@ struct WhatIf {
 };
 
 // Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '='),
-// "overlap=comm", "precision=bf16|fp16[:FACTOR]".
+// "overlap=comm", "precision=bf16|fp16[:FACTOR]", "tensor-fusion=BYTES" (`bytes` parses the
+// size).
 // `factor` parses and checks the number (the command line's parser). Throws tt::Error.
 WhatIf ParseWhatIf(const std::string& spec,
-                   double (*factor)(const std::string& spec, const std::string& text));
+                   double (*factor)(const std::string& spec, const std::string& text),
+                   uint64_t (*bytes)(const std::string& spec, const std::string& text) = nullptr);
 
 // Changes g; returns how many nodes changed (0: the what-if matched nothing in g).
 size_t Apply(const WhatIf& w, Graph* g);
-size_t ApplyScale(const WhatIf& w, Graph* g);      // whatif_scale.cc
-size_t ApplyInput(const WhatIf& w, Graph* g);      // whatif_input.cc
-size_t ApplyComm(const WhatIf& w, Graph* g);       // whatif_comm.cc
-size_t ApplyOverlap(Graph* g);                     // whatif_overlap.cc
-size_t ApplyPrecision(const WhatIf& w, Graph* g);  // whatif_precision.cc
+size_t ApplyScale(const WhatIf& w, Graph* g);         // whatif_scale.cc
+size_t ApplyInput(const WhatIf& w, Graph* g);         // whatif_input.cc
+size_t ApplyComm(const WhatIf& w, Graph* g);          // whatif_comm.cc
+size_t ApplyOverlap(Graph* g);                        // whatif_overlap.cc
+size_t ApplyPrecision(const WhatIf& w, Graph* g);     // whatif_precision.cc
+size_t ApplyTensorFusion(const WhatIf& w, Graph* g);  // whatif_tensor_fusion.cc
+// The alpha + beta x bytes fit of the transfers of `graphs` that give their bytes (least
+// squares; alpha, beta >= 0; both 0 when none does).
+void FitTransfers(const std::vector<const Graph*>& graphs, double* alpha, double* beta);
 
 // precision='s default on GPU kernels: the dense tensor-core throughput of BF16/FP16 is twice
 // that of TF32 on NVIDIA's A100 and H100 data sheets (312 against 156, 989 against 495 TFLOPS).
