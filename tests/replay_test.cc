@@ -293,6 +293,31 @@ TEST(ReplaySim, TensorFusionGroupsAndSplitsTransfers) {
   EXPECT_NEAR(beta, 0.5, 1e-9);
 }
 
+// Add(10), Mul(30), Relu(20), then MatMul(50), 5 apart on one thread: op-fusion=auto makes the
+// three element-wise ops one of 30 with no gaps between them; a pattern picks its own.
+TEST(ReplaySim, OpFusionJoinsChainsOfElementWiseOps) {
+  Hand h;
+  size_t r = h.g.AddRank("rank 0", 0, 0);
+  uint32_t t = h.g.AddResource("thread", 0);
+  std::vector<uint32_t> chain = {h.g.ranks[r].source, h.Op(t, "a/Add:Add", 10),
+                                 h.Op(t, "a/Mul:Mul", 30), h.Op(t, "a/Relu:Relu", 20),
+                                 h.Op(t, "a/MatMul:MatMul", 50)};
+  for (size_t i = 0; i + 1 < chain.size(); ++i) h.g.AddEdge(chain[i], chain[i + 1], 5);
+  h.g.AddEdge(chain.back(), h.g.ranks[r].sink, 0);
+  EXPECT_EQ(Simulate(h.g).predicted[0], 130u);
+  StepGraph sg{h.g, {0}};
+  auto parse = [](const std::string&, const std::string& x) { return std::stod(x); };
+  auto fused =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("op-fusion=auto", parse)});
+  EXPECT_EQ(Simulate(fused[0].graph).predicted[0], 90u);
+  auto two = analysis::replay::Changed(
+      {sg}, {analysis::replay::ParseWhatIf("op-fusion=:(Mul|Relu)$", parse)});
+  EXPECT_EQ(Simulate(two[0].graph).predicted[0], 105u);  // 5+10+5+30+0+0+5+50
+  EXPECT_THROW(
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("op-fusion=MatMul", parse)}),
+      Error);
+}
+
 TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
   Hand h;
   size_t r = h.g.AddRank("rank 0", 0, 0);

@@ -48,6 +48,10 @@ share), and each resource's utilisation.
                     tensor-fusion=BYTES   the collectives' transfers grouped in buckets of up
                                    to BYTES (4M, 25M...; larger ones split), each costing
                                    alpha + beta x bytes fitted on the job's transfers
+                    op-fusion=REGEX|auto   each chain of element-wise ops (matching REGEX;
+                                   auto: Add, Mul, Relu, ... and element-wise kernels) run one
+                                   after the other on one resource fused into one: no gaps,
+                                   the longest member's time
                     precision=bf16|fp16[:FACTOR]   matrix products and convolutions x
                                    FACTOR; without one, GPU kernels x 0.5 (BF16/FP16 against
                                    TF32 on A100 and H100 data sheets), CPU ops unchanged

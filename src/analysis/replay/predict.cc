@@ -115,6 +115,10 @@ std::string Nothing(const WhatIf& w) {
       return "no collective joining ranks";
     case WhatIf::Kind::kTensorFusion:
       return "no collective joining ranks with its bytes";
+    case WhatIf::Kind::kOpFusion:
+      return "no two element-wise ops" +
+             (w.pattern == "auto" ? std::string() : " matching '" + w.pattern + "'") +
+             " one after the other on one resource";
     case WhatIf::Kind::kPrecision:
       return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
                                 "give the factor: precision=" +

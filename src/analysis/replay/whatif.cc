@@ -41,6 +41,11 @@ WhatIf ParseWhatIf(const std::string& spec,
     return w;
   }
   if (spec.rfind("precision=", 0) == 0) return ParsePrecision(spec, factor);
+  if (spec.rfind("op-fusion=", 0) == 0 && spec.size() > 10) {
+    w.kind = WhatIf::Kind::kOpFusion;
+    w.pattern = spec.substr(10);
+    return w;
+  }
   if (spec.rfind("tensor-fusion=", 0) == 0 && bytes) {
     w.kind = WhatIf::Kind::kTensorFusion;
     w.pattern = "tensor-fusion";
@@ -69,6 +74,8 @@ size_t Apply(const WhatIf& w, Graph* g) {
       return ApplyPrecision(w, g);
     case WhatIf::Kind::kTensorFusion:
       return ApplyTensorFusion(w, g);
+    case WhatIf::Kind::kOpFusion:
+      return ApplyOpFusion(w, g);
   }
   return 0;
 }

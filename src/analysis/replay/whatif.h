@@ -23,6 +23,8 @@ struct WhatIf {
     // tensor-fusion=BYTES: the collectives' transfers grouped in buckets of up to BYTES (larger
     // ones split), each costing alpha + beta x its bytes (fitted on the job's transfers)
     kTensorFusion,
+    // op-fusion=REGEX|auto: chains of element-wise ops on one resource fused into one
+    kOpFusion,
   };
   Kind kind = Kind::kScale;
   std::string spec;     // as given
@@ -43,7 +45,7 @@ struct WhatIf {
 
 // Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '='),
 // "overlap=comm", "precision=bf16|fp16[:FACTOR]", "tensor-fusion=BYTES" (`bytes` parses the
-// size).
+// size), "op-fusion=REGEX|auto".
 // `factor` parses and checks the number (the command line's parser). Throws tt::Error.
 WhatIf ParseWhatIf(const std::string& spec,
                    double (*factor)(const std::string& spec, const std::string& text),
@@ -57,6 +59,7 @@ size_t ApplyComm(const WhatIf& w, Graph* g);          // whatif_comm.cc
 size_t ApplyOverlap(Graph* g);                        // whatif_overlap.cc
 size_t ApplyPrecision(const WhatIf& w, Graph* g);     // whatif_precision.cc
 size_t ApplyTensorFusion(const WhatIf& w, Graph* g);  // whatif_tensor_fusion.cc
+size_t ApplyOpFusion(const WhatIf& w, Graph* g);      // whatif_op_fusion.cc
 // The alpha + beta x bytes fit of the transfers of `graphs` that give their bytes (least
 // squares; alpha, beta >= 0; both 0 when none does).
 void FitTransfers(const std::vector<const Graph*>& graphs, double* alpha, double* beta);
