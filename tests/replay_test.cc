@@ -428,6 +428,27 @@ TEST_F(ReplaySynthetic, SuggestionsAreRankedWhatIfs) {
   EXPECT_EQ(analysis::replay::RegexQuote("a.b(c)"), "a\\.b\\(c\\)");
 }
 
+// optimize: what it tried (op-fusion=auto: BiasAdd then Relu on one thread; no collectives, so
+// no bucket size), and a plan whose every step shortens the predicted step.
+TEST_F(ReplaySynthetic, OptimizeTriesSettingsAndKeepsWhatHelps) {
+  auto r = RunCmd({TT_CLI, "optimize", dir_->path(), "--json"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["schema"], "tensortrace.optimize/1");
+  ASSERT_EQ(j["tried"].size(), 1u) << j.dump(1);
+  EXPECT_EQ(j["tried"][0]["spec"], "op-fusion=auto");
+  double last = j["predicted_ns"].get<double>();
+  for (const auto& s : j["plan"]) {
+    EXPECT_LT(s["predicted_ns"].get<double>(), last);
+    last = s["predicted_ns"].get<double>();
+    EXPECT_FALSE(s["setting"].get<std::string>().empty());
+  }
+  auto none = RunCmd({TT_CLI, "optimize"});
+  EXPECT_NE(none.status, 0);
+  EXPECT_EQ(test::CountLines(none.err), 1u) << none.err;
+  EXPECT_EQ(RunCmd({TT_CLI, "optimize", "--help"}).status, 0);
+}
+
 // Each bad input: one line on stderr, a non-zero exit.
 TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
   struct Case {

@@ -134,20 +134,25 @@ WhatIfResult RunWhatIf(const std::string& spec, const std::vector<rp::WhatIf>& w
 
 }  // namespace
 
+rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const rp::BuildOptions& build,
+                      std::vector<Problem>* problems) {
+  std::vector<model::TraceModel> models;
+  for (const auto& d : dirs) models.push_back(model::LoadModel(d));
+  std::vector<const model::TraceModel*> traces;
+  for (const auto& m : models) {
+    traces.push_back(&m);
+    problems->insert(problems->end(), m.problems.begin(), m.problems.end());
+  }
+  return rp::BuildJob(traces, build, problems);
+}
+
 int Replay(const std::vector<std::string>& argv) {
   ReplayArgs o;
   if (!ParseReplayArgs(argv, &o)) return 0;
   std::vector<rp::WhatIf> ws;
   for (const auto& s : o.what_ifs) ws.push_back(rp::ParseWhatIf(s, WhatIfFactor, WhatIfBytes));
-  std::vector<model::TraceModel> models;
-  for (const auto& d : o.dirs) models.push_back(model::LoadModel(d));
-  std::vector<const model::TraceModel*> traces;
   std::vector<Problem> problems;
-  for (const auto& m : models) {
-    traces.push_back(&m);
-    problems.insert(problems.end(), m.problems.begin(), m.problems.end());
-  }
-  rp::Job job = rp::BuildJob(traces, o.build, &problems);
+  rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
   size_t replayed = job.steps.size();
   if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;

@@ -28,6 +28,12 @@ struct ReplayOutput {
   std::vector<std::string> notes;
 };
 
+// The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference
+// to them).
+analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
+                                    const analysis::replay::BuildOptions& build,
+                                    std::vector<Problem>* problems);
+
 nlohmann::json ReplayJson(const ReplayOutput& o);
 void PrintReplay(const ReplayOutput& o, size_t top);
 
