@@ -1,7 +1,8 @@
 // Replay's dependency graph: nodes are pieces of work (ops, runtime work, input waits, device
 // activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
 // rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
-// order, a happens-before inferred from the trace, a collective's arrivals). Plain data: built
+// order, a happens-before inferred from the trace, a collective's arrivals), or after another
+// starts (a launch inside it, to its kernel). Plain data: built
 // from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
 // simulate.h.
 #pragma once
@@ -20,7 +21,7 @@ enum class NodeKind : uint8_t {
   kInput,      // the input pipeline's own work
   kDevice,     // GPU kernels, copies
   kComm,       // a collective as one rank saw it (unmatched), or its transfer (matched)
-  kMarker,     // a step's start or end, an arrival at a collective (no duration)
+  kMarker,     // a step's start or end (no duration)
 };
 const char* NodeKindName(NodeKind k);
 
@@ -36,7 +37,7 @@ struct Node {
   uint64_t release = 0;   // the earliest start (ns from the graph's time 0): sources
   uint64_t measured = 0;  // its measured start, ns from the graph's time 0 (for reports)
   uint32_t resource = 0;  // index in Graph::resources
-  uint32_t label = 0;     // index in Graph::labels (its name)
+  uint32_t label = 0;     // its name: index in Graph::names
   NodeKind kind = NodeKind::kOp;
   int64_t bytes = -1;  // a collective's transfer: its bytes (-1: not known)
 };
