@@ -13,6 +13,8 @@ int Report(const std::vector<std::string>& args);
 int Memory(const std::vector<std::string>& args);
 int Comm(const std::vector<std::string>& args);
 int Diff(const std::vector<std::string>& args);
+int Replay(const std::vector<std::string>& args);
+int Optimize(const std::vector<std::string>& args);
 
 std::string FormatDuration(uint64_t ns);
 

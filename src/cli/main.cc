@@ -28,6 +28,11 @@ commands:
                             instance's skew, waits, straggler and bus bandwidth
   diff A B                  what changed between two recordings: step time, each op type's
                             contribution to its difference, what is on one side only, memory
+  replay DIR... [--what-if SPEC]   each step replayed from its dependency graph: predicted
+                            against measured step time, the critical path, utilisation, and
+                            what a change (an op faster or gone, input, communication) gains
+  optimize DIR...           the settings replay predicts best (gradient bucket size, fusing
+                            element-wise ops), each with its predicted gain
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -55,6 +60,8 @@ int main(int argc, char** argv) {
     if (cmd == "memory") return tt::cli::Memory(rest);
     if (cmd == "comm") return tt::cli::Comm(rest);
     if (cmd == "diff") return tt::cli::Diff(rest);
+    if (cmd == "replay") return tt::cli::Replay(rest);
+    if (cmd == "optimize") return tt::cli::Optimize(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

@@ -1,0 +1,115 @@
+// Replay's graphs from a trace (build.h): the ranks and their selected steps, their atoms, the
+// collectives that joined them, then one graph per step.
+#include "analysis/replay/build.h"
+
+#include <algorithm>
+#include <map>
+
+#include "analysis/comm.h"
+#include "analysis/replay/build_step.h"
+#include "core/error.h"
+
+namespace tt::analysis::replay {
+
+namespace {
+
+std::vector<std::set<uint32_t>> StepNameIds(const model::TraceModel& m,
+                                            const std::vector<std::string>& names) {
+  std::vector<std::set<uint32_t>> ids(m.processes.size());
+  for (size_t p = 0; p < m.processes.size(); ++p)
+    for (uint32_t i = 0; i < m.processes[p].names.size(); ++i)
+      if (std::find(names.begin(), names.end(), m.processes[p].names[i]) != names.end())
+        ids[p].insert(i);
+  return ids;
+}
+
+std::string RankLabel(const ProcessMeta& meta) {
+  return meta.rank >= 0 ? "rank " + std::to_string(meta.rank) : "pid " + std::to_string(meta.pid);
+}
+
+// The ranks of one trace (its processes with selected steps), with their atoms.
+void AddRanks(const model::TraceModel& m, const BuildOptions& o,
+              std::vector<std::vector<TrackWork>>* atoms, std::vector<RankInput>* ranks,
+              std::vector<Problem>* problems) {
+  std::vector<Step> steps = FindSteps(m, o.step_names, o.threads);
+  std::vector<bool> keep = SelectSteps(steps, o.range, o.skip_warmup);
+  std::vector<RankInput> mine(m.processes.size());
+  std::vector<bool> wanted(m.processes.size(), false);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (keep[i]) {
+      mine[steps[i].process].steps.push_back(steps[i]);
+      wanted[steps[i].process] = true;
+    }
+  atoms->push_back(CollectAtoms(m, wanted, StepNameIds(m, o.step_names), o.threads, problems));
+  for (size_t p = 0; p < m.processes.size(); ++p) {
+    if (!wanted[p]) continue;
+    RankInput& r = mine[p];
+    r.label = RankLabel(m.processes[p].meta);
+    r.m = &m;
+    r.process = p;
+    ranks->push_back(std::move(r));
+  }
+}
+
+// The matched collectives, as instances and each rank's arrivals.
+std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& traces,
+                                  unsigned threads, std::vector<RankInput>* ranks,
+                                  std::vector<Problem>* problems) {
+  CommView v = MatchCollectives(CollectCollectives(traces, threads, problems));
+  std::vector<size_t> to_rank(v.ranks.size(), SIZE_MAX);
+  for (size_t i = 0; i < v.ranks.size(); ++i)
+    for (size_t r = 0; r < ranks->size(); ++r) {
+      const RankInput& in = (*ranks)[r];
+      if (in.m->path == v.ranks[i].trace && in.m->processes[in.process].meta.pid == v.ranks[i].pid)
+        to_rank[i] = r;
+    }
+  std::vector<Instance> out;
+  for (const CommInstance& ci : v.instances) {
+    if (!ci.matched) continue;
+    uint64_t first_exit = UINT64_MAX;
+    for (const auto& a : ci.arrivals) first_exit = std::min(first_exit, a.exit);
+    out.push_back(
+        {ci.collective, ci.group, ci.last_enter, first_exit, ci.arrivals.size(), ci.bytes});
+    for (const auto& a : ci.arrivals)
+      if (to_rank[a.rank] != SIZE_MAX)
+        (*ranks)[to_rank[a.rank]].arrivals.push_back({a.enter, a.exit, out.size() - 1});
+  }
+  for (auto& r : *ranks)
+    std::sort(r.arrivals.begin(), r.arrivals.end(),
+              [](const Arrival& a, const Arrival& b) { return a.enter < b.enter; });
+  return out;
+}
+
+}  // namespace
+
+Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
+             std::vector<Problem>* problems) {
+  std::vector<std::vector<TrackWork>> atoms;
+  atoms.reserve(traces.size());
+  std::vector<RankInput> ranks;
+  for (const model::TraceModel* m : traces) AddRanks(*m, o, &atoms, &ranks, problems);
+  if (ranks.empty())
+    throw Error(
+        "no step in the trace, or none left by --steps/--skip-warmup: replay needs steps "
+        "(the framework's step markers, the loop's repeated call, or --step-name NAME)");
+  for (auto& r : ranks)
+    for (size_t t = 0; t < traces.size(); ++t)
+      if (traces[t] == r.m) r.atoms = &atoms[t];
+  std::vector<Instance> instances = Collectives(traces, o.threads, &ranks, problems);
+  size_t n = SIZE_MAX;
+  for (const auto& r : ranks) n = std::min(n, r.steps.size());
+  Job job;
+  auto names = std::make_shared<LabelTable>();
+  for (size_t k = 0; k < n; ++k) job.steps.push_back(BuildStep(ranks, instances, k, names));
+  for (const auto& r : ranks)
+    if (r.steps.size() > n)
+      job.notes.push_back(r.label + ": " + std::to_string(r.steps.size() - n) +
+                          " step(s) past the other ranks' last left out");
+  for (const auto& s : job.steps)
+    for (const auto& node : s.graph.nodes)
+      if (node.kind == NodeKind::kComm && s.graph.resources[node.resource].rank < 0)
+        ++job.collectives;
+  return job;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,51 @@
+// Replay's graphs from a trace: one graph per selected step (the k-th selected step of every
+// rank together), built from each track's pieces of work in that step. A thread's work is its
+// outermost ops (an op, annotation or input range is one node with what it contains) and the
+// leaves of its runtime ranges; a GPU stream's work is its kernels and copies; collectives
+// matched across ranks (comm.h) join their ranks. Edges: each resource's order with the gap
+// measured before each node; where a node followed a wait, the node of another resource of the
+// same rank that ended last before it (within kWakeNs, or in the gap's last quarter) is its
+// predecessor instead, with the
+// measured wake-up as the gap; a collective's transfer starts when the last rank arrived.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analysis/replay/graph.h"
+#include "analysis/steps.h"
+#include "model/model.h"
+
+namespace tt::analysis::replay {
+
+// The longest wake-up always taken as a wait for another resource's node (0.5 ms); a longer one
+// only when the other node ended in the last quarter of the gap. Otherwise the gap is the
+// resource's own untraced work, replayed as measured.
+inline constexpr uint64_t kWakeNs = 500'000;
+
+struct BuildOptions {
+  std::optional<StepRange> range;
+  uint64_t skip_warmup = 1;  // each rank's first steps left out (tracing, compilation)
+  std::vector<std::string> step_names;
+  unsigned threads = 0;
+};
+
+struct StepGraph {
+  Graph graph;
+  std::vector<int64_t> numbers;  // by rank: the step's number
+  // The job's measured step (its slowest rank's) where it is not this graph's own: a typical
+  // step's is the mean over the steps (typical.h). 0: the graph's.
+  uint64_t measured = 0;
+};
+
+struct Job {
+  std::vector<StepGraph> steps;
+  std::vector<std::string> notes;
+  size_t collectives = 0;  // collective instances that joined ranks
+};
+
+// Throws tt::Error when no trace has steps, or the selection keeps none.
+Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
+             std::vector<Problem>* problems);
+
+}  // namespace tt::analysis::replay

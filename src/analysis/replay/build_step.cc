@@ -1,0 +1,242 @@
+// One step's graph from the ranks' atoms (build_step.h).
+#include "analysis/replay/build_step.h"
+
+#include <algorithm>
+#include <map>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace tt::analysis::replay {
+
+namespace {
+
+struct Placed {
+  uint64_t start = 0, end = 0;  // trace clock
+  uint32_t node = 0, resource = 0;
+};
+
+struct Lane {
+  uint32_t resource = 0;
+  std::vector<Placed> nodes;  // in start order
+};
+
+// A launch of device work: the node it ran in, and when.
+struct Launched {
+  uint32_t node = 0;
+  uint64_t ts = 0, node_start = 0;
+};
+
+struct RankBuild {
+  size_t rank = 0;  // index in Graph::ranks
+  uint64_t a = 0, b = 0;
+  std::vector<Lane> lanes;
+  std::vector<Placed> by_end;
+  std::unordered_map<int64_t, Launched> launched;  // by correlation id
+  std::unordered_map<uint32_t, int64_t> device;    // device node -> its correlation id
+};
+
+struct Split {
+  uint32_t a = 0, e = 0;
+};
+
+std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
+  if (t.kind == layout::TrackKind::kDevice) return t.name;
+  std::string pid = "pid " + std::to_string(m.processes[t.process].meta.pid) + " ";
+  std::string tid = "thread " + std::to_string(t.id);
+  if (t.name.rfind(tid, 0) == 0) return pid + t.name;  // already "thread T (name)"
+  return pid + tid + (t.name.empty() ? "" : " (" + t.name + ")");
+}
+
+// The node of another resource that ended last in (p, s], started before s, and within
+// `wake` of s or in the last quarter of the gap (a loaded machine wakes threads late); nullptr
+// when none.
+const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t s, uint64_t wake) {
+  auto it = std::upper_bound(rb.by_end.begin(), rb.by_end.end(), s,
+                             [](uint64_t t, const Placed& x) { return t < x.end; });
+  for (int looked = 0; it != rb.by_end.begin() && looked < 64; ++looked) {
+    const Placed& c = *--it;
+    if (c.end <= p || (s - c.end > wake && s - c.end > (s - p) / 4)) return nullptr;
+    if (c.resource != resource && c.start < s) return &c;
+  }
+  return nullptr;
+}
+
+class StepBuilder {
+ public:
+  StepBuilder(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances, size_t k,
+              Graph* g)
+      : ranks_(ranks), inst_(instances), k_(k), g_(*g), splits_(instances.size()) {
+    t0_ = UINT64_MAX;
+    for (const auto& r : ranks) t0_ = std::min(t0_, r.steps[k].start);
+  }
+  void Run();
+
+ private:
+  void Place(const RankInput& r, RankBuild* rb);
+  void PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, RankBuild* rb);
+  uint32_t Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind, uint64_t start,
+                uint64_t end);
+  void Collectives();
+  void Edges(const RankBuild& rb);
+  void LaneEdges(const RankBuild& rb, const Lane& lane);
+  uint64_t Rel(uint64_t t) const { return t - t0_; }
+
+  const std::vector<RankInput>& ranks_;
+  const std::vector<Instance>& inst_;
+  size_t k_;
+  Graph& g_;
+  uint64_t t0_ = 0;
+  std::vector<std::vector<Split>> splits_;  // by instance
+  std::unordered_set<uint32_t> joined_;     // exit nodes of collectives that joined ranks
+  std::vector<uint32_t> labels_;            // the current rank's name id -> label
+};
+
+uint32_t StepBuilder::Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind, uint64_t start,
+                           uint64_t end) {
+  uint32_t v = g_.AddNode(lane->resource, label, kind, end > start ? end - start : 0, Rel(start));
+  Placed p{start, std::max(start, end), v, lane->resource};
+  lane->nodes.push_back(p);
+  rb->by_end.push_back(p);
+  return v;
+}
+
+void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, RankBuild* rb) {
+  if (at.name >= labels_.size()) labels_.resize(at.name + 1, UINT32_MAX);
+  uint32_t& label = labels_[at.name];
+  if (label == UINT32_MAX)
+    label = g_.AddLabel(std::string(r.m->processes[r.process].Name(at.name)));
+  const Arrival* arr = nullptr;
+  if (at.kind == NodeKind::kComm) {
+    auto it = std::lower_bound(r.arrivals.begin(), r.arrivals.end(), at.start,
+                               [](const Arrival& x, uint64_t t) { return x.enter < t; });
+    if (it != r.arrivals.end() && it->enter <= at.end && it->exit <= at.end) arr = &*it;
+  }
+  if (!arr) {
+    uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
+    if (at.corr >= 0) rb->device[v] = at.corr;
+    return;
+  }
+  const Instance& in = inst_[arr->instance];
+  uint64_t done = std::max(in.last_enter, in.first_exit);
+  Split sp;
+  // The call before its arrival and after the transfer is the rank's own (runtime) work.
+  sp.a = Node(lane, rb, label, NodeKind::kRuntime, at.start, arr->enter);
+  sp.e = Node(lane, rb, label, NodeKind::kRuntime, std::min(done, at.end), at.end);
+  splits_[arr->instance].push_back(sp);
+}
+
+// The launches in the step on this lane, each with the node that ran it (the one open at it).
+void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuild* rb) {
+  auto it = std::lower_bound(launches.begin(), launches.end(), rb->a,
+                             [](const Launch& l, uint64_t t) { return l.ts < t; });
+  for (; it != launches.end() && it->ts < rb->b; ++it) {
+    auto n = std::upper_bound(lane.nodes.begin(), lane.nodes.end(), it->ts,
+                              [](uint64_t t, const Placed& p) { return t < p.start; });
+    if (n == lane.nodes.begin() || (--n)->end < it->ts) continue;
+    rb->launched[it->corr] = {n->node, it->ts, n->start};
+  }
+}
+
+void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
+  labels_.clear();
+  const model::Process& p = r.m->processes[r.process];
+  for (size_t t : p.tracks) {
+    const std::vector<Atom>& atoms = (*r.atoms)[t].atoms;
+    auto it = std::lower_bound(atoms.begin(), atoms.end(), rb->a,
+                               [](const Atom& x, uint64_t s) { return x.start < s; });
+    if (it == atoms.end() || it->start >= rb->b) continue;
+    Lane lane;
+    lane.resource =
+        g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
+    for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
+    AddLaunches((*r.atoms)[t].launches, lane, rb);
+    rb->lanes.push_back(std::move(lane));
+  }
+  std::sort(rb->by_end.begin(), rb->by_end.end(),
+            [](const Placed& x, const Placed& y) { return x.end < y.end; });
+}
+
+void StepBuilder::Collectives() {
+  std::map<std::string, uint32_t> groups;
+  for (size_t i = 0; i < inst_.size(); ++i) {
+    const auto& sp = splits_[i];
+    if (sp.size() < 2 || sp.size() != inst_[i].ranks) continue;
+    const Instance& in = inst_[i];
+    auto [it, fresh] = groups.emplace(in.group, 0);
+    if (fresh)
+      it->second = g_.AddResource("communicator " + (in.group.empty() ? "0" : in.group), -1);
+    uint64_t dur = in.first_exit > in.last_enter ? in.first_exit - in.last_enter : 0;
+    uint32_t c =
+        g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur, Rel(in.last_enter));
+    g_.nodes[c].bytes = in.bytes;
+    for (const Split& s : sp) {
+      g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
+      g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
+      joined_.insert(s.e);
+    }
+  }
+}
+
+// The launch of device node v, if the step holds it.
+const Launched* LaunchOf(const RankBuild& rb, uint32_t v) {
+  auto d = rb.device.find(v);
+  if (d == rb.device.end()) return nullptr;
+  auto l = rb.launched.find(d->second);
+  return l == rb.launched.end() ? nullptr : &l->second;
+}
+
+// A lane's edges: its order, with the gap before each node, or no gap where the node waited
+// for another resource's node (inferred), for its launch (a kernel that started within
+// kWakeNs of it), or for a collective's transfer; and each kernel's launch, from the start of
+// the node that launched it.
+void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
+  uint32_t prev = g_.ranks[rb.rank].source;
+  uint64_t p = rb.a;
+  for (const Placed& n : lane.nodes) {
+    uint64_t gap = n.start > p ? n.start - p : 0;
+    const Launched* l = LaunchOf(rb, n.node);
+    bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
+    const Placed* m = gap && !waited ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
+    g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
+    if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
+    if (l)
+      g_.AddEdge(l->node, n.node, n.start > l->node_start ? n.start - l->node_start : 0,
+                 EdgeKind::kFlow, true);
+    prev = n.node;
+    p = std::max(p, n.end);
+  }
+}
+
+void StepBuilder::Edges(const RankBuild& rb) {
+  const RankStep& rs = g_.ranks[rb.rank];
+  for (const Lane& lane : rb.lanes) LaneEdges(rb, lane);
+  const Placed* last = Infer(rb, UINT32_MAX, rb.a, rb.b, UINT64_MAX);
+  g_.AddEdge(rs.source, rs.sink, last ? 0 : rb.b - rb.a);
+  if (last) g_.AddEdge(last->node, rs.sink, rb.b - last->end, EdgeKind::kInferred);
+}
+
+void StepBuilder::Run() {
+  std::vector<RankBuild> builds(ranks_.size());
+  for (size_t i = 0; i < ranks_.size(); ++i) {
+    const Step& s = ranks_[i].steps[k_];
+    builds[i].a = s.start;
+    builds[i].b = s.end;
+    builds[i].rank = g_.AddRank(ranks_[i].label, Rel(s.start), s.end - s.start);
+    Place(ranks_[i], &builds[i]);
+  }
+  Collectives();
+  for (const auto& rb : builds) Edges(rb);
+}
+
+}  // namespace
+
+StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
+                    size_t k, const std::shared_ptr<LabelTable>& names) {
+  StepGraph sg;
+  sg.graph.names = names;
+  for (const auto& r : ranks) sg.numbers.push_back(r.steps[k].number);
+  StepBuilder(ranks, instances, k, &sg.graph).Run();
+  return sg;
+}
+
+}  // namespace tt::analysis::replay

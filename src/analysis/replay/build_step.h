@@ -1,0 +1,39 @@
+// One step's graph from the ranks' atoms (private to build*.cc).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "analysis/replay/atoms.h"
+#include "analysis/replay/build.h"
+
+namespace tt::analysis::replay {
+
+// A collective instance one rank ran in a step: its arrival and exit on that rank.
+struct Arrival {
+  uint64_t enter = 0, exit = 0;
+  size_t instance = 0;  // index in StepInput::instances
+};
+
+struct Instance {
+  std::string name;   // "allreduce"
+  std::string group;  // its communicator
+  uint64_t last_enter = 0, first_exit = 0;
+  size_t ranks = 0;    // arrivals expected
+  int64_t bytes = -1;  // -1: not given
+};
+
+struct RankInput {
+  std::string label;
+  const model::TraceModel* m = nullptr;
+  size_t process = 0;
+  std::vector<Step> steps;                        // its selected steps, in order
+  const std::vector<TrackWork>* atoms = nullptr;  // by track of m
+  std::vector<Arrival> arrivals;                  // sorted by enter
+};
+
+// The graph of the k-th selected step of every rank (each rank has more than k steps).
+// Its labels go to `names` (shared by the job's graphs).
+StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
+                    size_t k, const std::shared_ptr<LabelTable>& names);
+
+}  // namespace tt::analysis::replay

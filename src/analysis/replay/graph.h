@@ -1,0 +1,91 @@
+// Replay's dependency graph: nodes are pieces of work (ops, runtime work, input waits, device
+// activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
+// rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
+// order, a happens-before inferred from the trace, a collective's arrivals), or after another
+// starts (a launch inside it, to its kernel). Plain data: built
+// from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
+// simulate.h.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace tt::analysis::replay {
+
+enum class NodeKind : uint8_t {
+  kOp,         // a compute op (framework op, annotation)
+  kRuntime,    // framework runtime work (dispatch, executor, eager)
+  kInputWait,  // the step waiting for its data (IteratorGetNext, infeed)
+  kInput,      // the input pipeline's own work
+  kDevice,     // GPU kernels, copies
+  kComm,       // a collective as one rank saw it (unmatched), or its transfer (matched)
+  kMarker,     // a step's start or end (no duration)
+};
+const char* NodeKindName(NodeKind k);
+
+enum class EdgeKind : uint8_t {
+  kResource,  // the resource's own order
+  kInferred,  // happens-before inferred from the trace (the latest end before a wait)
+  kFlow,      // a launch to its kernel: from the launching node's start (from_start)
+  kCollective,
+};
+
+struct Node {
+  uint64_t duration = 0;  // ns
+  uint64_t release = 0;   // the earliest start (ns from the graph's time 0): sources
+  uint64_t measured = 0;  // its measured start, ns from the graph's time 0 (for reports)
+  uint32_t resource = 0;  // index in Graph::resources
+  uint32_t label = 0;     // its name: index in Graph::names
+  NodeKind kind = NodeKind::kOp;
+  int64_t bytes = -1;  // a collective's transfer: its bytes (-1: not known)
+};
+
+struct Edge {
+  uint32_t from = 0, to = 0;
+  uint64_t gap = 0;  // ns between from's end and to's start (measured dispatch delay)
+  EdgeKind kind = EdgeKind::kResource;
+  bool from_start = false;  // the gap runs from from's start (a launch within it to its kernel)
+};
+
+struct Resource {
+  std::string name;      // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
+  int32_t rank = -1;     // index in Graph::ranks; -1: shared by ranks (a communicator)
+  bool markers = false;  // holds a rank's step markers only (no work)
+};
+
+// One rank's step in the graph: where it starts and ends, and what was measured.
+struct RankStep {
+  std::string label;              // "rank 0", "pid 1234"
+  uint32_t source = 0, sink = 0;  // marker nodes
+  uint64_t measured = 0;          // the step's measured duration (ns)
+};
+
+// The names of nodes (labels) and their op types (model::OpTypeOf), interned; shared by the
+// graphs of one job's steps and by their copies (what-ifs change durations, not names).
+struct LabelTable {
+  std::vector<std::string> labels, types;
+  std::unordered_map<std::string, uint32_t> index;
+};
+
+struct Graph {
+  std::vector<Node> nodes;
+  std::vector<Edge> edges;
+  std::vector<Resource> resources;
+  std::vector<RankStep> ranks;
+  std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
+  const std::string& Label(uint32_t label) const { return names->labels[label]; }
+  const std::string& Type(uint32_t label) const { return names->types[label]; }
+
+  uint32_t AddLabel(const std::string& name);  // interned in `names`
+  uint32_t AddResource(const std::string& name, int32_t rank);
+  uint32_t AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64_t duration,
+                   uint64_t measured = 0);
+  void AddEdge(uint32_t from, uint32_t to, uint64_t gap, EdgeKind kind = EdgeKind::kResource,
+               bool from_start = false);
+  // A rank's step: a start marker released at `start` and an end marker (callers add edges).
+  size_t AddRank(const std::string& label, uint64_t start, uint64_t measured);
+};
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,169 @@
+// Replay's answer for a job (predict.h).
+#include "analysis/replay/predict.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "analysis/replay/simulate.h"
+#include "core/error.h"
+
+namespace tt::analysis::replay {
+
+namespace {
+
+struct Totals {
+  std::map<std::string, PathItem> path;
+  std::map<std::string, std::pair<double, size_t>> use;  // utilisation added, steps
+};
+
+// Adds one step's replay to p and t.
+void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
+  const Graph& g = sg.graph;
+  Schedule s = Simulate(g);
+  size_t slowest = 0;
+  StepPrediction sp;
+  sp.numbers = sg.numbers;
+  for (size_t r = 0; r < g.ranks.size(); ++r) {
+    p->ranks[r].measured += static_cast<double>(g.ranks[r].measured);
+    p->ranks[r].predicted += static_cast<double>(s.predicted[r]);
+    if (s.predicted[r] > s.predicted[slowest]) slowest = r;
+    sp.measured = std::max(sp.measured, g.ranks[r].measured);
+  }
+  sp.predicted = s.predicted[slowest];
+  if (sg.measured) sp.measured = sg.measured;
+  p->steps.push_back(sp);
+  CriticalPath cp = CriticalPathOf(g, s, slowest);
+  p->path_gaps += static_cast<double>(cp.gaps);
+  for (const PathShare& sh : cp.shares) {
+    PathItem& it = t->path[g.Label(sh.label)];
+    it.label = g.Label(sh.label);
+    it.ns += static_cast<double>(sh.ns);
+    it.count += static_cast<double>(sh.count);
+  }
+  for (uint32_t v : cp.nodes) {  // the kind of the label's (last) node counted on the path
+    auto it = t->path.find(g.Label(g.nodes[v].label));
+    if (it != t->path.end() && g.nodes[v].kind != NodeKind::kMarker)
+      it->second.kind = g.nodes[v].kind;
+  }
+  std::vector<double> u = Utilisation(g, s);
+  for (size_t i = 0; i < u.size(); ++i) {
+    if (g.resources[i].markers) continue;
+    auto& [sum, n] = t->use[g.resources[i].name];
+    sum += u[i];
+    ++n;
+  }
+}
+
+template <typename F>
+double Median(const std::vector<StepPrediction>& steps, F of) {
+  std::vector<double> v;
+  for (const auto& s : steps) v.push_back(static_cast<double>(of(s)));
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+}  // namespace
+
+Prediction Predict(const std::vector<StepGraph>& steps) {
+  Prediction p;
+  if (steps.empty()) return p;
+  for (const RankStep& r : steps[0].graph.ranks) p.ranks.push_back({r.label, 0, 0, 0});
+  Totals t;
+  for (const StepGraph& sg : steps) AddStep(sg, &p, &t);
+  double n = static_cast<double>(steps.size());
+  for (auto& r : p.ranks) {
+    r.measured /= n;
+    r.predicted /= n;
+    r.error = r.measured > 0 ? (r.predicted - r.measured) / r.measured : 0;
+  }
+  for (const auto& s : p.steps) {
+    p.measured += static_cast<double>(s.measured) / n;
+    p.predicted += static_cast<double>(s.predicted) / n;
+  }
+  p.error = p.measured > 0 ? (p.predicted - p.measured) / p.measured : 0;
+  p.measured_median = Median(p.steps, [](const StepPrediction& s) { return s.measured; });
+  p.predicted_median = Median(p.steps, [](const StepPrediction& s) { return s.predicted; });
+  p.path_gaps /= n;
+  for (auto& [label, it] : t.path) {
+    it.ns /= n;
+    it.count /= n;
+    it.share = p.predicted > 0 ? it.ns / p.predicted : 0;
+    p.path.push_back(it);
+  }
+  std::stable_sort(p.path.begin(), p.path.end(),
+                   [](const PathItem& a, const PathItem& b) { return a.ns > b.ns; });
+  for (auto& [name, su] : t.use) p.resources.push_back({name, su.first / su.second});
+  std::stable_sort(
+      p.resources.begin(), p.resources.end(),
+      [](const ResourceUse& a, const ResourceUse& b) { return a.utilisation > b.utilisation; });
+  return p;
+}
+
+namespace {
+
+// What the replayed steps lack when w matched nothing.
+std::string Nothing(const WhatIf& w) {
+  switch (w.kind) {
+    case WhatIf::Kind::kInput:
+      return "no input wait or input pipeline work";
+    case WhatIf::Kind::kComm:
+      return "no communication";
+    case WhatIf::Kind::kOverlap:
+      return "no collective joining ranks";
+    case WhatIf::Kind::kTensorFusion:
+      return "no collective joining ranks with its bytes";
+    case WhatIf::Kind::kOpFusion:
+      return "no two element-wise ops" +
+             (w.pattern == "auto" ? std::string() : " matching '" + w.pattern + "'") +
+             " one after the other on one resource";
+    case WhatIf::Kind::kPrecision:
+      return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
+                                "give the factor: precision=" +
+                                    w.pattern + ":FACTOR)"
+                              : "no matrix product or convolution";
+    case WhatIf::Kind::kScale:
+      break;
+  }
+  return "no op's name or type matching '" + w.pattern + "'";
+}
+
+}  // namespace
+
+std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
+  std::vector<StepGraph> out = steps;
+  std::vector<const Graph*> measured;
+  for (const StepGraph& sg : steps) measured.push_back(&sg.graph);
+  for (WhatIf w : ws) {
+    if (w.kind == WhatIf::Kind::kTensorFusion) FitTransfers(measured, &w.alpha, &w.beta);
+    size_t n = 0;
+    for (StepGraph& sg : out) n += Apply(w, &sg.graph);
+    if (n == 0) {
+      throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " +
+                  Nothing(w));
+    }
+  }
+  return out;
+}
+
+std::vector<Moved> MovedOnPath(const Prediction& before, const Prediction& after, size_t n) {
+  std::map<std::string, Moved> m;
+  for (const auto& it : before.path) m[it.label] = {it.label, it.ns, 0};
+  for (const auto& it : after.path) {
+    Moved& x = m[it.label];
+    x.label = it.label;
+    x.after = it.ns;
+  }
+  std::vector<Moved> v;
+  for (auto& [label, x] : m)
+    if (std::llround(x.before) != std::llround(x.after)) v.push_back(x);
+  std::stable_sort(v.begin(), v.end(), [](const Moved& a, const Moved& b) {
+    return std::fabs(a.after - a.before) > std::fabs(b.after - b.before);
+  });
+  if (v.size() > n) v.resize(n);
+  return v;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,60 @@
+// What-if op-fusion=REGEX|auto: each chain of element-wise ops that ran one after the other on
+// one resource (ops matching REGEX, or with auto the element-wise types and kernels below) is
+// fused into one: the gaps between them (dispatch, launch) are gone, and the fused op costs its
+// longest member's time. The memory-traffic model behind it: an element-wise op reads and
+// writes about the same bytes as its neighbours in the chain, and a fused chain reads its
+// inputs and writes its output once.
+#include <algorithm>
+#include <regex>
+
+#include "analysis/replay/whatif.h"
+
+namespace tt::analysis::replay {
+
+namespace {
+
+const std::regex& ElementWise() {
+  static const std::regex re(
+      "^(Add|AddV2|Sub|Mul|Div|RealDiv|Maximum|Minimum|Relu|Relu6|Elu|Selu|Gelu|Sigmoid|Tanh|Exp|"
+      "Log|Sqrt|Rsqrt|Square|Neg|Abs|Cast|BiasAdd|ReluGrad|SigmoidGrad|TanhGrad|AddN|"
+      "aten::(add|add_|sub|mul|mul_|div|relu|relu_|gelu|sigmoid|tanh|exp|log|sqrt|neg|abs|"
+      "threshold_backward|to|copy_)|add|subtract|multiply|divide|maximum|minimum|exponential|"
+      "log|tanh|logistic|negate|convert|select)$|elementwise_kernel|vectorized_elementwise",
+      std::regex::ECMAScript);
+  return re;
+}
+
+bool Fusable(const WhatIf& w, const Graph& g, const Node& n) {
+  if (n.kind != NodeKind::kOp && n.kind != NodeKind::kDevice) return false;
+  if (w.pattern != "auto") return w.Matches(g.Label(n.label), g.Type(n.label));
+  return std::regex_search(g.Type(n.label), ElementWise()) ||
+         std::regex_search(g.Label(n.label), ElementWise());
+}
+
+}  // namespace
+
+size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
+  std::vector<char> ok(g->nodes.size(), 0);
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) ok[v] = Fusable(w, *g, g->nodes[v]);
+  // head[v]: the first member of v's chain (a resource edge from a fusable node to v).
+  std::vector<uint32_t> head(g->nodes.size(), UINT32_MAX);
+  std::vector<Edge*> into(g->nodes.size(), nullptr);
+  for (Edge& e : g->edges)
+    if (e.kind == EdgeKind::kResource && ok[e.from] && ok[e.to] &&
+        g->nodes[e.from].resource == g->nodes[e.to].resource)
+      into[e.to] = &e;
+  size_t fused = 0;
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {  // the graph's order is each lane's
+    if (!into[v]) continue;
+    uint32_t from = into[v]->from;
+    uint32_t h = head[from] == UINT32_MAX ? from : head[from];
+    head[v] = h;
+    into[v]->gap = 0;
+    g->nodes[h].duration = std::max(g->nodes[h].duration, g->nodes[v].duration);
+    g->nodes[v].duration = 0;
+    ++fused;
+  }
+  return fused;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,54 @@
+// What-if REGEX=FACTOR: the ops whose name or type matches, durations x factor (0 removes), with
+// the device work they launched, and the time from their start to each launch.
+#include <cmath>
+#include <regex>
+
+#include "analysis/replay/whatif.h"
+#include "core/error.h"
+
+namespace tt::analysis::replay {
+
+bool WhatIf::Matches(const std::string& label, const std::string& type) const {
+  if (!matcher) {
+    matcher = std::make_shared<Matcher>();
+    try {
+      matcher->re = std::regex(pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error&) {
+      matcher.reset();
+      throw Error("--what-if '" + spec + "': '" + pattern + "' is not a regular expression");
+    }
+  }
+  auto [it, fresh] = matcher->seen.emplace(label, false);
+  if (fresh)
+    it->second = std::regex_search(label, matcher->re) || std::regex_search(type, matcher->re);
+  return it->second;
+}
+
+size_t ApplyScale(const WhatIf& w, Graph* g) {
+  const LabelTable& t = *g->names;
+  std::vector<char> match(t.labels.size(), 0);
+  for (size_t i = 0; i < t.labels.size(); ++i) match[i] = w.Matches(t.labels[i], t.types[i]);
+  std::vector<char> changed(g->nodes.size(), 0);
+  size_t n = 0;
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
+    const Node& node = g->nodes[v];
+    if (node.kind == NodeKind::kMarker || !match[node.label]) continue;
+    changed[v] = 1;
+    ++n;
+  }
+  if (n == 0) return 0;
+  std::vector<char> launched(g->nodes.size(), 0);
+  for (Edge& e : g->edges)
+    if (e.kind == EdgeKind::kFlow && changed[e.from]) {
+      e.gap = static_cast<uint64_t>(std::llround(static_cast<double>(e.gap) * w.factor));
+      launched[e.to] = 1;
+    }
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
+    changed[v] |= launched[v];
+    if (changed[v]) ScaleNode(g, v, w.factor);
+  }
+  if (w.factor == 0) ZeroGapsInto(g, changed);
+  return n;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,121 @@
+// `tensortrace optimize`: dPRO's optimizer, in small (analysis/replay/optimize.h): the settings
+// that replay predicts shorten the step, best first, each with its predicted gain.
+#include "analysis/replay/optimize.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "analysis/human.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/replay_print.h"
+
+namespace tt::cli {
+
+namespace {
+
+namespace rp = analysis::replay;
+using analysis::HumanDuration;
+using nlohmann::json;
+
+const char kOptimizeHelp[] =
+    R"(usage: tensortrace optimize DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
+                            [--json]
+
+Searches what-ifs of `tensortrace replay` that a user applies as settings, and prints the plan
+the replay predicts best, each step with its predicted step time and speedup and how to apply
+it: the gradient bucket size (tensor-fusion=1M..256M, where the job's collectives give their
+bytes: PyTorch DDP's bucket_cap_mb, Horovod's HOROVOD_FUSION_THRESHOLD), then fusing chains of
+element-wise ops (op-fusion=auto: XLA through jit_compile, JAX's jit, torch.compile). Each is
+kept when it shortens the predicted step by at least 0.5%. The predictions are replay's (see
+docs/replay.md for what each what-if assumes and how far it was checked).
+
+  --steps A:B, --skip-warmup N, --step-name NAME   which steps, as in `tensortrace replay`
+  --json          machine-readable output (schema: docs/replay.md)
+  -h, --help      this help
+)";
+
+struct OptimizeArgs {
+  std::vector<std::string> dirs;
+  rp::BuildOptions build;
+  bool json = false;
+};
+
+bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
+  ArgReader a("optimize", argv);
+  std::string v;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kOptimizeHelp;
+      return false;
+    } else if (a.Flag("--json")) {
+      o->json = true;
+    } else if (a.Option("--steps", &v)) {
+      o->build.range = ParseStepRange(v);
+    } else if (a.Option("--skip-warmup", &v)) {
+      o->build.skip_warmup = ParseUint("--skip-warmup", v);
+    } else if (a.Option("--step-name", &v)) {
+      o->build.step_names.push_back(v);
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      o->dirs.push_back(a.TakePositional());
+    } else {
+      a.Unknown();
+    }
+  }
+  if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace optimize DIR...)");
+  return true;
+}
+
+json PlanJson(const rp::Plan& p, const std::vector<std::string>& dirs) {
+  json steps = json::array(), tried = json::array();
+  auto ns = [](double x) { return static_cast<int64_t>(std::llround(x)); };
+  for (const auto& s : p.steps)
+    steps.push_back({{"spec", s.what_if.spec},
+                     {"predicted_ns", ns(s.predicted)},
+                     {"speedup", s.predicted > 0 ? p.base / s.predicted : 0.0},
+                     {"setting", s.setting}});
+  for (size_t i = 0; i < p.tried.size(); ++i)
+    tried.push_back({{"spec", p.tried[i]}, {"predicted_ns", ns(p.tried_predicted[i])}});
+  return {{"schema", "tensortrace.optimize/1"},
+          {"traces", dirs},
+          {"predicted_ns", ns(p.base)},
+          {"plan", steps},
+          {"tried", tried}};
+}
+
+void PrintPlan(const rp::Plan& p) {
+  std::printf("predicted step (unchanged): %s\n", HumanDuration(p.base).c_str());
+  if (p.steps.empty()) {
+    std::printf("no setting found that shortens the predicted step by 0.5%% or more (%zu tried)\n",
+                p.tried.size());
+    return;
+  }
+  std::printf("plan (each on top of the ones before):\n");
+  for (size_t i = 0; i < p.steps.size(); ++i) {
+    const auto& s = p.steps[i];
+    std::printf("  %zu. %-22s predicted %s, %.3fx\n     %s\n", i + 1, s.what_if.spec.c_str(),
+                HumanDuration(s.predicted).c_str(), s.predicted > 0 ? p.base / s.predicted : 0.0,
+                s.setting.c_str());
+  }
+}
+
+}  // namespace
+
+int Optimize(const std::vector<std::string>& argv) {
+  OptimizeArgs o;
+  if (!ParseOptimizeArgs(argv, &o)) return 0;
+  std::vector<Problem> problems;
+  rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
+  rp::Plan plan = rp::Optimize(job.steps);
+  if (o.json)
+    std::cout << PlanJson(plan, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  else
+    PrintPlan(plan);
+  if (!problems.empty())
+    std::cerr << "tensortrace optimize: warning: " << problems.size()
+              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+  return 0;
+}
+
+}  // namespace tt::cli

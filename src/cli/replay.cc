@@ -1,0 +1,188 @@
+// `tensortrace replay`: each selected step's dependency graph replayed (analysis/replay/):
+// predicted against measured step time per rank, the critical path, each resource's
+// utilisation, and what each --what-if would change.
+#include <algorithm>
+#include <iostream>
+#include <set>
+
+#include "analysis/replay/predict.h"
+#include "analysis/replay/suggest.h"
+#include "analysis/replay/typical.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/replay_print.h"
+#include "model/model.h"
+
+namespace tt::cli {
+
+namespace {
+
+namespace rp = analysis::replay;
+
+const char kReplayHelp[] =
+    R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
+                          [--what-if SPEC]... [--suggest N] [--typical] [--json] [--top N]
+
+Replays each selected step of the job in DIR (several directories: one job, one recording per
+rank) from its dependency graph: the nodes are the work of each thread, GPU stream and
+communicator (ops with what they contain, runtime work, input waits, device activity,
+collectives); the edges are each resource's order with the gap measured before each node, the
+happens-before the trace shows (a node that followed a wait depends on the node of another
+thread that ended last before it, within 0.5 ms), each kernel's launch (correlation ids), and
+collectives across ranks (the transfer starts when the last rank arrived). A discrete-event
+simulation with one queue per resource replays it. Prints the measured and predicted step time
+and the error per rank (means over the steps), the critical path (each label's time and
+share), and each resource's utilisation.
+
+  --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
+                  together when there are several), printing its predicted step time, the
+                  speedup, and what moved on the critical path:
+                    REGEX=FACTOR   ops whose name or type matches REGEX (ECMAScript),
+                                   duration x FACTOR, with the device work they launched
+                                   (0 removes them and their dispatch gap)
+                    input=FACTOR   input waits and input pipeline work x FACTOR
+                    comm=FACTOR    collectives' transfer time x FACTOR (0.5: twice the
+                                   bandwidth)
+                    overlap=comm   no rank waits for a collective's transfer, only its
+                                   step's end does (communication fully overlapped)
+                    tensor-fusion=BYTES   the collectives' transfers grouped in buckets of up
+                                   to BYTES (4M, 25M...; larger ones split), each costing
+                                   alpha + beta x bytes fitted on the job's transfers
+                    op-fusion=REGEX|auto   each chain of element-wise ops (matching REGEX;
+                                   auto: Add, Mul, Relu, ... and element-wise kernels) run one
+                                   after the other on one resource fused into one: no gaps,
+                                   the longest member's time
+                    precision=bf16|fp16[:FACTOR]   matrix products and convolutions x
+                                   FACTOR; without one, GPU kernels x 0.5 (BF16/FP16 against
+                                   TF32 on A100 and H100 data sheets), CPU ops unchanged
+  --suggest N     what would help most: replays the N heaviest ops (or kernels, or
+                  collectives) of the critical path each twice as fast, and input=0, comm=0.5
+                  and overlap=comm where the job has what they change, and ranks them by the
+                  predicted gain
+  --typical       replay one typical step instead of each: the median step's graph with each
+                  node's duration and each edge's gap the mean of its label's over the steps
+                  (its error against the mean measured step is the model's)
+  --steps A:B     replay steps A..B (inclusive, by step number)
+  --skip-warmup N leave out each rank's first N steps (default 1: tracing and compilation)
+  --step-name NAME  annotations named NAME are the steps (repeatable)
+  --json          machine-readable output (schema: docs/replay.md)
+  --top N         critical-path labels and resources shown (default 10)
+  -h, --help      this help
+)";
+
+struct ReplayArgs {
+  std::vector<std::string> dirs, what_ifs;
+  rp::BuildOptions build;
+  bool json = false, typical = false;
+  size_t top = 10, suggest = 0;
+};
+
+double WhatIfFactor(const std::string& spec, const std::string& text) {
+  return ParseNonNegativeDouble("--what-if '" + spec + "'", text, 1e6,
+                                "a non-negative number (the factor)");
+}
+
+uint64_t WhatIfBytes(const std::string& spec, const std::string& text) {
+  return ParseBytes("--what-if '" + spec + "'", text);
+}
+
+bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
+  ArgReader a("replay", argv);
+  std::string v;
+  while (!a.Done()) {
+    if (a.Flag("-h") || a.Flag("--help")) {
+      std::cout << kReplayHelp;
+      return false;
+    } else if (a.Flag("--json")) {
+      o->json = true;
+    } else if (a.Flag("--typical")) {
+      o->typical = true;
+    } else if (a.Option("--what-if", &v)) {
+      o->what_ifs.push_back(v);
+    } else if (a.Option("--steps", &v)) {
+      o->build.range = ParseStepRange(v);
+    } else if (a.Option("--skip-warmup", &v)) {
+      o->build.skip_warmup = ParseUint("--skip-warmup", v);
+    } else if (a.Option("--step-name", &v)) {
+      o->build.step_names.push_back(v);
+    } else if (a.Option("--suggest", &v)) {
+      o->suggest = ParseUint("--suggest", v, 1000);
+      if (o->suggest == 0) throw Error("--suggest: must be at least 1");
+    } else if (a.Option("--top", &v)) {
+      o->top = ParseUint("--top", v);
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      o->dirs.push_back(a.TakePositional());
+    } else {
+      a.Unknown();
+    }
+  }
+  if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace replay DIR...)");
+  std::set<std::string> seen;
+  for (const auto& d : o->dirs)
+    if (!seen.insert(d).second) throw Error(d + ": given twice");
+  return true;
+}
+
+WhatIfResult RunWhatIf(const std::string& spec, const std::vector<rp::WhatIf>& ws,
+                       const rp::Job& job, const rp::Prediction& base) {
+  WhatIfResult r;
+  r.spec = spec;
+  r.p = rp::Predict(rp::Changed(job.steps, ws));
+  r.moved = rp::MovedOnPath(base, r.p, 5);
+  return r;
+}
+
+}  // namespace
+
+rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const rp::BuildOptions& build,
+                      std::vector<Problem>* problems) {
+  std::vector<model::TraceModel> models;
+  for (const auto& d : dirs) models.push_back(model::LoadModel(d));
+  std::vector<const model::TraceModel*> traces;
+  for (const auto& m : models) {
+    traces.push_back(&m);
+    problems->insert(problems->end(), m.problems.begin(), m.problems.end());
+  }
+  return rp::BuildJob(traces, build, problems);
+}
+
+int Replay(const std::vector<std::string>& argv) {
+  ReplayArgs o;
+  if (!ParseReplayArgs(argv, &o)) return 0;
+  std::vector<rp::WhatIf> ws;
+  for (const auto& s : o.what_ifs) ws.push_back(rp::ParseWhatIf(s, WhatIfFactor, WhatIfBytes));
+  std::vector<Problem> problems;
+  rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
+  size_t replayed = job.steps.size();
+  if (o.typical) job.steps = rp::Typical(job.steps);
+  ReplayOutput out;
+  out.typical = o.typical;
+  out.steps = replayed;
+  out.dirs = o.dirs;
+  out.skip_warmup = o.build.skip_warmup;
+  out.collectives = job.collectives;
+  out.notes = job.notes;
+  out.base = rp::Predict(job.steps);
+  for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));
+  if (ws.size() > 1) out.what_ifs.push_back(RunWhatIf("all together", ws, job, out.base));
+  if (o.suggest) {
+    for (const auto& w : rp::Candidates(out.base, job.steps, o.suggest))
+      out.suggestions.push_back(RunWhatIf(w.spec, {w}, job, out.base));
+    std::stable_sort(
+        out.suggestions.begin(), out.suggestions.end(),
+        [](const WhatIfResult& a, const WhatIfResult& b) { return a.p.predicted < b.p.predicted; });
+  }
+  if (o.json)
+    std::cout << ReplayJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
+  else
+    PrintReplay(out, o.top);
+  if (!o.json)
+    for (const auto& n : out.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
+  if (!problems.empty())
+    std::cerr << "tensortrace replay: warning: " << problems.size()
+              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+  return 0;
+}
+
+}  // namespace tt::cli

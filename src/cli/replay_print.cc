@@ -1,0 +1,158 @@
+// `tensortrace replay`'s output (replay_print.h).
+#include "cli/replay_print.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "analysis/human.h"
+#include "cli/args.h"
+
+namespace tt::cli {
+
+namespace {
+
+using analysis::HumanDuration;
+using analysis::replay::Prediction;
+using nlohmann::json;
+
+int64_t Ns(double x) { return static_cast<int64_t>(std::llround(x)); }
+
+json RanksJson(const Prediction& p) {
+  json ranks = json::array();
+  for (const auto& r : p.ranks)
+    ranks.push_back({{"rank", r.label},
+                     {"measured_ns", Ns(r.measured)},
+                     {"predicted_ns", Ns(r.predicted)},
+                     {"error", r.error}});
+  return ranks;
+}
+
+json PathJson(const Prediction& p) {
+  json items = json::array();
+  for (const auto& it : p.path)
+    items.push_back({{"label", it.label},
+                     {"kind", analysis::replay::NodeKindName(it.kind)},
+                     {"ns", Ns(it.ns)},
+                     {"share", it.share},
+                     {"count", it.count}});
+  return {{"gaps_ns", Ns(p.path_gaps)}, {"items", items}};
+}
+
+json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
+  json moved = json::array(), steps = json::array();
+  for (const auto& s : w.p.steps)
+    steps.push_back({{"numbers", s.numbers}, {"predicted_ns", s.predicted}});
+  for (const auto& m : w.moved)
+    moved.push_back({{"label", m.label}, {"before_ns", Ns(m.before)}, {"after_ns", Ns(m.after)}});
+  return {{"spec", w.spec},
+          {"predicted_ns", Ns(w.p.predicted)},
+          {"predicted_median_ns", Ns(w.p.predicted_median)},
+          {"speedup", w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0},
+          {"ranks", RanksJson(w.p)},
+          {"steps", steps},
+          {"critical_path", PathJson(w.p)},
+          {"moved", moved}};
+}
+
+}  // namespace
+
+json ReplayJson(const ReplayOutput& o) {
+  const Prediction& p = o.base;
+  json steps = json::array(), resources = json::array(), what_ifs = json::array();
+  for (const auto& s : p.steps)
+    steps.push_back(
+        {{"numbers", s.numbers}, {"measured_ns", s.measured}, {"predicted_ns", s.predicted}});
+  for (const auto& r : p.resources)
+    resources.push_back({{"name", r.name}, {"utilisation", r.utilisation}});
+  for (const auto& w : o.what_ifs) what_ifs.push_back(WhatIfJson(w, p));
+  json suggestions = json::array();
+  for (const auto& w : o.suggestions) suggestions.push_back(WhatIfJson(w, p));
+  return {{"schema", "tensortrace.replay/1"},
+          {"traces", o.dirs},
+          {"skip_warmup", o.skip_warmup},
+          {"steps_replayed", o.steps},
+          {"typical", o.typical},
+          {"measured_ns", Ns(p.measured)},
+          {"predicted_ns", Ns(p.predicted)},
+          {"error", p.error},
+          {"measured_median_ns", Ns(p.measured_median)},
+          {"predicted_median_ns", Ns(p.predicted_median)},
+          {"ranks", RanksJson(p)},
+          {"steps", steps},
+          {"critical_path", PathJson(p)},
+          {"resources", resources},
+          {"collectives_joined", o.collectives},
+          {"what_ifs", what_ifs},
+          {"suggestions", suggestions},
+          {"notes", o.notes}};
+}
+
+namespace {
+
+std::string Pct(double x) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%+.1f%%", x * 100);
+  return b;
+}
+
+void PrintPath(const Prediction& p, size_t top) {
+  std::printf("critical path (mean per step; %s of it gaps: dispatch delays and wake-ups):\n",
+              HumanDuration(p.path_gaps).c_str());
+  std::printf("  %-48s %-14s %12s %7s %7s\n", "label", "kind", "time", "share", "nodes");
+  for (size_t i = 0; i < p.path.size() && i < top; ++i) {
+    const auto& it = p.path[i];
+    std::printf("  %-48s %-14s %12s %6.1f%% %7.1f\n", TerminalSafe(it.label).substr(0, 48).c_str(),
+                analysis::replay::NodeKindName(it.kind), HumanDuration(it.ns).c_str(),
+                it.share * 100, it.count);
+  }
+}
+
+void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
+  double speedup = w.p.predicted > 0 ? base.predicted / w.p.predicted : 0;
+  std::printf("what if %s: predicted step %s (from %s), speedup %.3fx\n",
+              TerminalSafe(w.spec).c_str(), HumanDuration(w.p.predicted).c_str(),
+              HumanDuration(base.predicted).c_str(), speedup);
+  for (const auto& m : w.moved)
+    std::printf("  on the critical path: %-48s %12s -> %s\n",
+                TerminalSafe(m.label).substr(0, 48).c_str(), HumanDuration(m.before).c_str(),
+                HumanDuration(m.after).c_str());
+}
+
+void PrintSuggestions(const std::vector<WhatIfResult>& s, const Prediction& base) {
+  std::printf("\nwhat would help most (predicted step, speedup):\n");
+  for (const auto& w : s)
+    std::printf("  %-58s %12s %8.3fx\n", TerminalSafe(w.spec).substr(0, 58).c_str(),
+                HumanDuration(w.p.predicted).c_str(),
+                w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0);
+}
+
+}  // namespace
+
+void PrintReplay(const ReplayOutput& o, size_t top) {
+  const Prediction& p = o.base;
+  std::printf("%zu step(s) %s per rank (first %llu left out as warm-up)", o.steps,
+              o.typical ? "averaged into one typical step" : "replayed",
+              static_cast<unsigned long long>(o.skip_warmup));
+  if (o.collectives) std::printf(", %zu collective(s) joining ranks", o.collectives);
+  std::printf("\nstep time: measured %s, predicted %s, error %s\n\n",
+              HumanDuration(p.measured).c_str(), HumanDuration(p.predicted).c_str(),
+              Pct(p.error).c_str());
+  std::printf("  %-16s %12s %12s %8s\n", "rank", "measured", "predicted", "error");
+  for (const auto& r : p.ranks)
+    std::printf("  %-16s %12s %12s %8s\n", TerminalSafe(r.label).c_str(),
+                HumanDuration(r.measured).c_str(), HumanDuration(r.predicted).c_str(),
+                Pct(r.error).c_str());
+  std::printf("\n");
+  PrintPath(p, top);
+  std::printf("\nutilisation (busy share of the predicted step):\n");
+  for (size_t i = 0; i < p.resources.size() && i < top; ++i)
+    std::printf("  %-56s %6.1f%%\n", TerminalSafe(p.resources[i].name).substr(0, 56).c_str(),
+                p.resources[i].utilisation * 100);
+  for (const auto& w : o.what_ifs) {
+    std::printf("\n");
+    PrintWhatIf(w, p);
+  }
+  if (!o.suggestions.empty()) PrintSuggestions(o.suggestions, p);
+}
+
+}  // namespace tt::cli

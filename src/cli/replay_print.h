@@ -1,0 +1,40 @@
+// `tensortrace replay`'s output (replay_print.cc): the human tables and the JSON
+// (docs/replay.md).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "analysis/replay/predict.h"
+
+namespace tt::cli {
+
+// One what-if's answer.
+struct WhatIfResult {
+  std::string spec;
+  analysis::replay::Prediction p;
+  std::vector<analysis::replay::Moved> moved;
+};
+
+struct ReplayOutput {
+  std::vector<std::string> dirs;
+  uint64_t skip_warmup = 0;
+  size_t collectives = 0;
+  bool typical = false;  // one typical step replayed (analysis/replay/typical.h)
+  size_t steps = 0;      // steps selected per rank
+  analysis::replay::Prediction base;
+  std::vector<WhatIfResult> what_ifs;
+  std::vector<WhatIfResult> suggestions;  // --suggest: by predicted step, shortest first
+  std::vector<std::string> notes;
+};
+
+// The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference
+// to them).
+analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
+                                    const analysis::replay::BuildOptions& build,
+                                    std::vector<Problem>* problems);
+
+nlohmann::json ReplayJson(const ReplayOutput& o);
+void PrintReplay(const ReplayOutput& o, size_t top);
+
+}  // namespace tt::cli
