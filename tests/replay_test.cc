@@ -10,6 +10,7 @@
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/suggest.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "test_util.h"
 
 namespace tt {
@@ -426,6 +427,27 @@ TEST_F(ReplaySynthetic, SuggestionsAreRankedWhatIfs) {
     EXPECT_EQ(again["what_ifs"][0]["predicted_ns"], w["predicted_ns"]) << spec;
   }
   EXPECT_EQ(analysis::replay::RegexQuote("a.b(c)"), "a\\.b\\(c\\)");
+}
+
+// The report's "What would help most": replay's suggestions, best first, with the predictions
+// `replay --suggest` gives for them.
+TEST_F(ReplaySynthetic, ReportShowsWhatWouldHelpMost) {
+  TempDir out;
+  auto r = RunCmd({TT_CLI, "report", dir_->path(), "-o", out / "r.html"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(out / "r.html");
+  size_t at = html.find("<table id=\"suggestions\">");
+  ASSERT_NE(at, std::string::npos) << html.substr(0, 2000);
+  std::string table = html.substr(at, html.find("</table>", at) - at);
+  json j = Replay({"--suggest", "5"});
+  ASSERT_FALSE(j["suggestions"].empty());
+  size_t prev = 0;
+  for (const auto& w : j["suggestions"]) {  // the same what-ifs, in the same order
+    size_t pos = table.find(">" + w["spec"].get<std::string>() + "<");
+    ASSERT_NE(pos, std::string::npos) << w["spec"] << table;
+    EXPECT_GE(pos, prev);
+    prev = pos;
+  }
 }
 
 // optimize: what it tried (op-fusion=auto: BiasAdd then Relu on one thread; no collectives, so

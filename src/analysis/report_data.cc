@@ -217,6 +217,8 @@ ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& su
     d.steps.steps = std::move(kept);
   }
 
+  o.progress("what would help most (replay)");
+  AddSuggestions(m, sel, 5, &d, &problems);
   o.progress("findings");
   in.steps = d.steps.steps;
   in.ops = d.ops.rows;

@@ -36,6 +36,13 @@ struct RunSummary {
   std::string selection;    // how steps were selected, "" for all
 };
 
+// One what-if of replay's "what would help most" (analysis/replay/suggest.h), as the report
+// shows it: the change and the step time replay predicts with it.
+struct ReportSuggestion {
+  std::string spec;
+  double predicted_ns = 0;
+};
+
 struct ReportData {
   RunSummary run;
   Result steps, ops, kernels, copies;
@@ -49,6 +56,11 @@ struct ReportData {
   std::vector<std::string> problems;  // damaged parts skipped, as one line each
   size_t top = 20;                    // rows per table
   std::string memory_note;  // with no allocation event: why, and which option captures them
+  // Replay of the job's steps: measured and predicted (unchanged) step, and the what-ifs that
+  // would help most, best first; suggestions_note says why there are none.
+  double replay_measured_ns = 0, replay_predicted_ns = 0;
+  std::vector<ReportSuggestion> suggestions;
+  std::string suggestions_note;
 };
 
 struct ReportOptions {
@@ -60,6 +72,11 @@ struct ReportOptions {
   std::vector<std::pair<std::string, std::string>> versions;
   std::function<void(const char*)> progress;  // told before each long part
 };
+
+// Replay's "what would help most" for the report (report_suggest.cc): the job's steps replayed
+// and up to n candidate what-ifs, best first; a trace replay cannot take leaves a note.
+void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, ReportData* d,
+                    std::vector<Problem>* problems);
 
 // Throws tt::Error for a step selection that keeps nothing.
 ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& inventory,

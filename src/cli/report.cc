@@ -37,6 +37,9 @@ recording per rank or host) are reported as one job.
 
   run summary        command, host, framework versions, duration, steps, processes, threads,
                      devices, dropped events
+  what would help    replay's what-ifs (the critical path's heaviest ops twice as fast, no
+                     input wait, faster or overlapped communication), each with the step time
+                     replay predicts, best first (`tensortrace replay --suggest`)
   findings           plain-language statements with their numbers, each shown only when it
                      holds (device idle while the host computes, short kernels, synchronous
                      copies, the memory peak and the op at it, dropped events, slow steps, a

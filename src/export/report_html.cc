@@ -509,6 +509,7 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
             " &mdash; made by tensortrace report</p>\n");
   out.Write(Summary(d.run));
   out.Write(Findings(d.findings));
+  out.Write(report::SuggestionsSection(d));
   out.Write(Steps(d));
   out.Write(Ops(d));
   out.Write(HotLines(d));

@@ -27,4 +27,7 @@ inline std::string None(const std::string& what) {
 // The communication section (report_comm.cc): the collectives matched across ranks.
 std::string CommSection(const analysis::ReportData& d);
 
+// "What would help most" (report_suggest.cc): replay's what-ifs ranked by predicted gain.
+std::string SuggestionsSection(const analysis::ReportData& d);
+
 }  // namespace tt::exporter::report

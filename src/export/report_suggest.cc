@@ -1,0 +1,47 @@
+// The report's "What would help most" section: replay's candidate what-ifs (analysis/
+// report_suggest.cc), each with the step time replay predicts and the gain, best first.
+#include <cstdio>
+
+#include "analysis/human.h"
+#include "export/report_parts.h"
+
+namespace tt::exporter::report {
+
+namespace {
+
+std::string Dur(double ns) { return analysis::HumanDuration(ns); }
+
+std::string Format(const char* f, double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, f, x);
+  return buf;
+}
+
+}  // namespace
+
+std::string SuggestionsSection(const analysis::ReportData& d) {
+  std::string s = "<section id=\"what-would-help\"><h2>What would help most</h2>\n";
+  if (d.replay_predicted_ns <= 0)
+    return s + None(d.suggestions_note.empty() ? "No replay." : d.suggestions_note) +
+           "</section>\n";
+  double base = d.replay_predicted_ns;
+  s += "<p>Each step replayed from its dependency graph (<code>tensortrace replay</code>) takes " +
+       Dur(base) + " against " + Dur(d.replay_measured_ns) +
+       " measured. Each change below is replayed the same way; the gain is against the replayed "
+       "step. <code>tensortrace replay DIR --what-if SPEC</code> replays one, with what moves on "
+       "the "
+       "critical path.</p>\n";
+  if (d.suggestions.empty()) return s + None(d.suggestions_note) + "</section>\n";
+  s += "<div class=\"wide\"><table id=\"suggestions\">" +
+       Header({"what if", "predicted step", "gain", "speedup"}) + "<tbody>\n";
+  for (const auto& g : d.suggestions) {
+    double gain = base - g.predicted_ns;
+    s += "<tr>" + TdName(g.spec) + Td(Dur(g.predicted_ns)) +
+         Td((gain >= 0 ? "" : "-") + Dur(gain >= 0 ? gain : -gain) + " (" +
+            Format("%.1f%%", 100.0 * gain / base) + ")") +
+         Td(g.predicted_ns > 0 ? Format("x%.2f", base / g.predicted_ns) : "-") + "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n</section>\n";
+}
+
+}  // namespace tt::exporter::report
