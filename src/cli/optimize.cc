@@ -51,12 +51,7 @@ bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
       return false;
     } else if (a.Flag("--json")) {
       o->json = true;
-    } else if (a.Option("--steps", &v)) {
-      o->build.range = ParseStepRange(v);
-    } else if (a.Option("--skip-warmup", &v)) {
-      o->build.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      o->build.step_names.push_back(v);
+    } else if (ParseBuildOption(a, &o->build)) {
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       o->dirs.push_back(a.TakePositional());
     } else {

@@ -99,12 +99,7 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
       o->typical = true;
     } else if (a.Option("--what-if", &v)) {
       o->what_ifs.push_back(v);
-    } else if (a.Option("--steps", &v)) {
-      o->build.range = ParseStepRange(v);
-    } else if (a.Option("--skip-warmup", &v)) {
-      o->build.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      o->build.step_names.push_back(v);
+    } else if (ParseBuildOption(a, &o->build)) {
     } else if (a.Option("--suggest", &v)) {
       o->suggest = ParseUint("--suggest", v, 1000);
       if (o->suggest == 0) throw Error("--suggest: must be at least 1");
@@ -133,6 +128,19 @@ WhatIfResult RunWhatIf(const std::string& spec, const std::vector<rp::WhatIf>& w
 }
 
 }  // namespace
+
+bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
+  std::string v;
+  if (a.Option("--steps", &v))
+    b->range = ParseStepRange(v);
+  else if (a.Option("--skip-warmup", &v))
+    b->skip_warmup = ParseUint("--skip-warmup", v);
+  else if (a.Option("--step-name", &v))
+    b->step_names.push_back(v);
+  else
+    return false;
+  return true;
+}
 
 rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const rp::BuildOptions& build,
                       std::vector<Problem>* problems) {

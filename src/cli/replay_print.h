@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/replay/predict.h"
+#include "cli/args.h"
 
 namespace tt::cli {
 
@@ -30,6 +31,10 @@ struct ReplayOutput {
 
 // The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference
 // to them).
+// Consumes one of the step selection options replay and optimize share (--steps A:B,
+// --skip-warmup N, --step-name NAME) if it is next.
+bool ParseBuildOption(ArgReader& a, analysis::replay::BuildOptions* b);
+
 analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
                                     const analysis::replay::BuildOptions& build,
                                     std::vector<Problem>* problems);
