@@ -56,7 +56,7 @@ struct Sampler {
   std::mutex mu;
   std::condition_variable cv;
   bool stop = false;
-  // Frame numbers by (code, line). Each code object seen is kept alive (one reference), so its
+  // Frame numbers by (code, line). Each key holds a reference to its code object, so that the
   // address cannot be reused by another code while it is a key here.
   std::map<std::pair<PyCodeObject*, int>, uint32_t> ids;
   uint32_t next_id = kFirstId;
