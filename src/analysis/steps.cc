@@ -119,7 +119,8 @@ std::vector<Step> RepeatedCall(const std::vector<Step>& outer) {
 // A JAX step runs from its call through the XLA execution it caused: "PjitFunction(f)" runs
 // the module "jit_f". Its runs (merged over tracks by run id) are taken in order of start,
 // each by the first call (in order) that started before it: the CPU client runs one
-// program's executions one after the other, in the order they were dispatched.
+// program's executions one after the other, in the order they were dispatched, numbered by
+// consecutive run ids.
 void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
                     std::vector<Step>* steps) {
   if (steps->empty()) return;
@@ -138,9 +139,24 @@ void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
   std::sort(order.begin(), order.end(),
             [](const XlaRun& a, const XlaRun& b) { return a.start < b.start; });
   size_t j = 0;
-  for (Step& s : *steps) {
+  uint32_t unlinked = 0;  // steps left without an execution since the last linked one
+  std::optional<uint32_t> last_run;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    Step& s = (*steps)[i];
     while (j < order.size() && order[j].start < s.start) ++j;
     if (j == order.size()) break;
+    // Run ids skipped since the last linked run: executions not captured (they ran in a gap
+    // between capture windows). An execution that started after the next call did may be the
+    // next step's; where runs are still unaccounted for, this step's own is taken as one of
+    // those lost, and the step is left without one.
+    auto run = static_cast<uint32_t>(order[j].run);
+    if (last_run && i + 1 < steps->size() && order[j].start > (*steps)[i + 1].start &&
+        run - *last_run - 1 > unlinked) {
+      ++unlinked;
+      continue;
+    }
+    last_run = run;
+    unlinked = 0;
     s.exec_start = order[j].start;
     s.exec_end = order[j].end;
     s.run = order[j].run;
@@ -150,23 +166,30 @@ void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
 }
 
 // JAX's CPU client numbers one compiled program's executions one by one (run_id, a 32-bit
-// count from a start of its own): where every step has its execution linked, a step's number is
-// its run id less the first step's, so that a step lost between capture windows leaves its
-// number missing instead of shifting the later ones.
+// count from a start of its own): a step's number is its run id less the first linked step's
+// (plus the steps before that one), so that a step lost between capture windows leaves its
+// number missing instead of shifting the later ones. A step whose execution was not captured
+// (it ran in a gap between windows, or after the last) takes the number after the step before
+// it, where that leaves the numbers increasing.
 void NumberByRun(std::vector<Step>* steps) {
-  if (steps->empty()) return;
+  size_t first = 0;
+  while (first < steps->size() && !(*steps)[first].exec_end) ++first;
+  if (first == steps->size()) return;
   for (const Step& s : *steps)
-    if (!s.exec_end || s.numbered) return;
-  uint32_t first = static_cast<uint32_t>(steps->front().run);
+    if (s.numbered) return;
+  uint32_t base = static_cast<uint32_t>((*steps)[first].run);
+  std::vector<int64_t> numbers;
   int64_t last = -1;
   for (const Step& s : *steps) {
-    int64_t n = static_cast<uint32_t>(static_cast<uint32_t>(s.run) - first);
+    int64_t n = s.exec_end ? static_cast<int64_t>(first) +
+                                 static_cast<uint32_t>(static_cast<uint32_t>(s.run) - base)
+                           : last + 1;
     if (n <= last) return;  // not one program's runs in order: numbered by position
-    last = n;
+    numbers.push_back(last = n);
   }
-  for (Step& s : *steps) {
-    s.number = static_cast<uint32_t>(static_cast<uint32_t>(s.run) - first);
-    s.numbered = s.by_run = true;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    (*steps)[i].number = numbers[i];
+    (*steps)[i].numbered = (*steps)[i].by_run = true;
   }
 }
 
@@ -363,6 +386,38 @@ std::vector<Window> StepParts(const Step& s) {
   return {{s.start, s.end}};
 }
 
+namespace {
+
+// Sorted by start, overlapping windows merged (InWindows looks at one window only).
+void SortAndMerge(std::vector<Window>* v) {
+  std::sort(v->begin(), v->end(),
+            [](const Window& a, const Window& b) { return a.start < b.start; });
+  std::vector<Window> merged;
+  for (const Window& x : *v)
+    if (!merged.empty() && x.start <= merged.back().end)
+      merged.back().end = std::max(merged.back().end, x.end);
+    else
+      merged.push_back(x);
+  *v = std::move(merged);
+}
+
+// The parts of `w` outside `holes` (sorted and merged), appended to `out`.
+void AddOutside(Window w, const std::vector<Window>& holes, std::vector<Window>* out) {
+  for (const Window& h : holes) {
+    if (h.end < w.start || h.start > w.end) continue;
+    if (h.start > w.start) out->push_back({w.start, h.start - 1});
+    if (h.end >= w.end) return;
+    w.start = h.end + 1;
+  }
+  out->push_back(w);
+}
+
+}  // namespace
+
+// A JAX step's call may run while an earlier step's execution runs on another thread (the
+// call returns before its own execution starts, and the loop goes on). The time of an
+// execution is its step's: a selected step's call keeps none of an unselected step's
+// execution, so that the ops of that execution are not counted with the steps asked for.
 Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps,
                       const std::optional<StepRange>& range, uint64_t skip_warmup) {
   if (steps.empty())
@@ -370,26 +425,28 @@ Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps
                 ": it has no step events; name the annotation that marks a step with "
                 "--step-name NAME");
   std::vector<bool> keep = SelectSteps(steps, range, skip_warmup);
+  Windows others(m.processes.size());  // the executions of the steps left out
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (!keep[i] && steps[i].exec_end)
+      others[steps[i].process].push_back({steps[i].exec_start, steps[i].exec_end});
+  for (auto& v : others) SortAndMerge(&v);
   Windows w(m.processes.size());
   size_t kept = 0;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (keep[i]) {
-      for (const Window& part : StepParts(steps[i])) w[steps[i].process].push_back(part);
-      ++kept;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (!keep[i]) continue;
+    const Step& s = steps[i];
+    std::vector<Window>& out = w[s.process];
+    if (s.exec_end) {
+      out.push_back({s.exec_start, s.exec_end});
+      AddOutside({s.start, s.call_end}, others[s.process], &out);
+    } else {
+      out.push_back({s.start, s.end});
     }
+    ++kept;
+  }
   if (kept == 0) throw Error("no step matches the selection (--steps / --skip-warmup)");
   for (auto& v : w) {
-    std::sort(v.begin(), v.end(),
-              [](const Window& a, const Window& b) { return a.start < b.start; });
-    // Overlapping windows merged, so that InWindows' one look at the last window that starts
-    // before a time is enough.
-    std::vector<Window> merged;
-    for (const Window& x : v)
-      if (!merged.empty() && x.start <= merged.back().end)
-        merged.back().end = std::max(merged.back().end, x.end);
-      else
-        merged.push_back(x);
-    v = std::move(merged);
+    SortAndMerge(&v);
     if (v.empty()) v.push_back({1, 0});  // a process with no selected step keeps nothing
   }
   return w;
