@@ -11,6 +11,9 @@ Options come from the environment that `tensortrace record` sets:
   TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
   TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds (between two
                               steps where the adapter numbers them: Keras 3)
+  TENSORTRACE_ON_DEMAND       1: the profiler runs only in the recording's capture windows
+                              (record --on-demand, --every), which the loss page's capture word
+                              opens and closes (format/loss_page.h)
 Adapters may number the framework's steps (tf_adapter.py: Keras 3's train/test/predict calls).
 """
 import importlib
@@ -35,6 +38,24 @@ class Config:
         self.window_s = float(w) if w else None
         if self.window_s is not None and self.window_s < 1:
             raise ValueError("TENSORTRACE_WINDOW_S must be at least 1")
+        self.on_demand = env.get("TENSORTRACE_ON_DEMAND") == "1"
+
+
+class CaptureWord:
+    """The recording's capture word (DIR/losses, offset 16): nonzero while a window is open."""
+
+    OFFSET = 16
+
+    def __init__(self, trace_dir):
+        import mmap
+
+        with open(os.path.join(trace_dir, "losses"), "rb") as f:
+            self._map = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+
+    def open(self):
+        import struct
+
+        return struct.unpack_from("<I", self._map, self.OFFSET)[0] != 0
 
 
 def _warn(text):
@@ -101,6 +122,8 @@ class Capture:
         os.replace(tmp, os.path.join(self.logdir, "capture.json"))
 
     def start(self):
+        if self.config.on_demand:
+            return self._start_on_demand()
         with self.lock:
             os.makedirs(self.logdir, exist_ok=True)
             # Until a stop overwrites it, this is what a killed process leaves behind.
@@ -112,15 +135,77 @@ class Capture:
             self.active = True
         import atexit
 
+        self._hook_exit()
+        if self.config.window_s and not getattr(self.adapter, "narrows_steps", False):
+            import threading
+
+            threading.Thread(target=self._windows, name="tensortrace-window", daemon=True).start()
+
+    def _hook_exit(self):
+        import atexit
+
         atexit.register(self.stop, "captured", "stopped at exit")
         self._hook_exceptions()
         self._hook_signals()
         if hasattr(os, "register_at_fork"):
             os.register_at_fork(after_in_child=self._forked)
-        if self.config.window_s and not getattr(self.adapter, "narrows_steps", False):
-            import threading
 
-            threading.Thread(target=self._windows, name="tensortrace-window", daemon=True).start()
+    def _start_on_demand(self):
+        """The profiler runs in the recording's capture windows only: a thread of ours follows
+        the capture word (every 50 ms) and starts and stops it. Adapters that can only switch on
+        the program's thread (PyTorch) ask want_window() at their step boundaries instead."""
+        import threading
+
+        self.word = CaptureWord(self.config.dir)
+        os.makedirs(self.logdir, exist_ok=True)
+        self.write_json("captured", "on demand: no capture window yet")
+        self._hook_exit()
+        if not getattr(self.adapter, "narrows_steps", False):
+            threading.Thread(target=self._follow_word, name="tensortrace-window",
+                             daemon=True).start()
+
+    def want_window(self):
+        return self.word.open()
+
+    def open_window(self):
+        """Starts the profiler for a capture window; False when capturing is over."""
+        with self.lock:
+            if self.done or self.active:
+                return not self.done
+            try:
+                self.write_json("error", "capturing window %d; the process ended before the "
+                                "profiler was stopped" % (self.windows + 1))
+                self.adapter.start(self.logdir, self.config)
+                self.window_start = time.time_ns()
+                self.active = True
+                return True
+            except Exception as e:
+                self.done = True
+                self._report(e, "while starting a capture window")
+                return False
+
+    def close_window(self):
+        """Stops the profiler at a window's end: its XSpace written."""
+        with self.lock:
+            if self.done or not self.active:
+                return
+            try:
+                self._export()
+                self.write_json("captured", "on demand: %d window(s) captured" % self.windows)
+            except Exception as e:
+                self.done = True
+                self._report(e, "while ending a capture window")
+
+    def _follow_word(self):
+        while not self.wake.wait(0.05):
+            want = self.want_window()
+            if want and not self.active:
+                if not self.open_window():
+                    return
+            elif not want and self.active:
+                self.close_window()
+            if self.done:
+                return
 
     def _export(self):
         """Stops our session and writes its XSpace; at most one export per wall second."""
@@ -209,6 +294,8 @@ class Capture:
             try:
                 if self.active:
                     self._export()
+                if self.config.on_demand and status == "captured":
+                    message += " (on demand: %d window(s) captured)" % self.windows
                 self.write_json(status, message)
             except Exception as e:
                 self._report(e, "while stopping the profiler")
@@ -320,7 +407,8 @@ def on_framework_imported(framework, module):
             _capture.stop("captured", "stopped after step %s" % config.steps.split(":")[1])
 
         adapter.when_ready(_capture.start, _capture.start_failed, stop=stop, steps=config.steps,
-                           rotate=_capture.rotate, window_s=config.window_s)
+                           rotate=_capture.rotate, window_s=config.window_s,
+                           windows=_capture if config.on_demand else None)
     else:
         adapter.when_ready(_capture.start, _capture.start_failed)
 

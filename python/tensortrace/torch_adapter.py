@@ -112,9 +112,12 @@ class Adapter:
         except Exception:
             pass
 
-    def when_ready(self, start, on_error, stop=None, steps=None, rotate=None, window_s=None):
+    def when_ready(self, start, on_error, stop=None, steps=None, rotate=None, window_s=None,
+                   windows=None):
         """Starts now, or (--steps A:B with A > 0) at step A; stops (`stop`) after step B; with
-        window_s, a new window (`rotate`) after the first step that ends each window_s seconds.
+        window_s, a new window (`rotate`) after the first step that ends each window_s seconds;
+        with `windows` (an on-demand recording's Capture), Kineto runs in its capture windows,
+        switched at the first step boundary after each opens or closes.
 
         The optimizer-step hook only decides: it runs inside the optimizer's own
         record_function range, and a Kineto session stopped or started while a range is open
@@ -147,6 +150,12 @@ class Adapter:
             elif window_s and self._prof is not None and rotate is not None and (
                     time.monotonic() - window_start[0] >= window_s):
                 self._due = rotate_now
+            elif windows is not None:
+                want = windows.want_window()
+                if want and self._prof is None:
+                    self._due = windows.open_window
+                elif not want and self._prof is not None:
+                    self._due = windows.close_window
 
         try:
             from torch.optim.optimizer import register_optimizer_step_post_hook

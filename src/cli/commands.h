@@ -15,6 +15,7 @@ int Comm(const std::vector<std::string>& args);
 int Diff(const std::vector<std::string>& args);
 int Replay(const std::vector<std::string>& args);
 int Optimize(const std::vector<std::string>& args);
+int Capture(const std::vector<std::string>& args);
 
 std::string FormatDuration(uint64_t ns);
 

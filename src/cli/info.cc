@@ -9,6 +9,7 @@
 #include "cli/framework_capture.h"
 #include "cli/memory.h"
 #include "core/time.h"
+#include "format/captures.h"
 #include "model/inventory.h"
 
 namespace tt::cli {
@@ -220,8 +221,31 @@ nlohmann::json ThreadsJson(const ProcessSummary& p) {
   return threads;
 }
 
+// record --on-demand / --every: "2 windows, 1.500 s in all (1.000 s, 500.000 ms); nothing
+// was written between them".
+std::string CapturesText(const CaptureWindows& w) {
+  uint64_t all = 0;
+  std::string each;
+  for (size_t i = 0; i < w.size(); ++i) {
+    uint64_t d = w[i].second > w[i].first ? w[i].second - w[i].first : 0;
+    all += d;
+    if (i < 10) each += (each.empty() ? "" : ", ") + FormatDuration(d);
+  }
+  if (w.size() > 10) each += ", ...";
+  if (w.empty()) return "no window was opened (record --on-demand): nothing was written";
+  return std::to_string(w.size()) + " window(s), " + FormatDuration(all) + " in all (" + each +
+         "); nothing was written between them";
+}
+
+nlohmann::json CapturesJson(const CaptureWindows* w) {
+  if (!w) return nullptr;
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& [start, end] : *w) a.push_back({{"start_ns", start}, {"end_ns", end}});
+  return a;
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
-                      const std::vector<ProcessSteps>& steps) {
+                      const std::vector<ProcessSteps>& steps, const CaptureWindows* windows) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
@@ -297,7 +321,8 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
           {"problems", problems},
           {"lost_processes", LostJson(s)},
           {"memory_note", note.empty() ? json(nullptr) : json(note)},
-          {"frameworks_without_process", orphans}};
+          {"frameworks_without_process", orphans},
+          {"capture_windows", CapturesJson(windows)}};
 }
 
 // One process of the table.
@@ -361,7 +386,7 @@ void PrintProcess(const ProcessSummary& p, const std::vector<const FrameworkCapt
 }
 
 void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
-               const std::vector<ProcessSteps>& steps) {
+               const std::vector<ProcessSteps>& steps, const CaptureWindows* windows) {
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
   uint64_t drops = model::TotalDrops(s);
@@ -374,6 +399,7 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
       FormatDuration(span).c_str(), static_cast<unsigned long long>(s.bytes));
   if (std::string note = MemoryNote(s); !note.empty())
     std::printf("memory     %s\n", TerminalSafe(note).c_str());
+  if (windows) std::printf("captured   %s\n", CapturesText(*windows).c_str());
   for (size_t pi = 0; pi < s.processes.size(); ++pi)
     PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
   PrintLost(s);
@@ -424,14 +450,22 @@ int Info(const std::vector<std::string>& argv) {
   model::TraceModel m = model::LoadModel(OpenTrace(dir), &s);
   auto caps = LoadFrameworkCaptures(dir);
   std::vector<ProcessSteps> steps = StepsOf(s, m, caps);
+  // The recording's capture windows (every process has them; none: recorded whole).
+  bool windowed = false;
+  CaptureWindows windows;
+  try {
+    windows = ReadCaptures(dir, &windowed);
+  } catch (const Error&) {
+    windowed = false;  // a damaged file: a problem of the trace, listed with the others
+  }
   // Names come from the traced program (and from damaged files): bytes that are not UTF-8
   // become U+FFFD rather than failing the whole output.
   if (json)
-    std::cout
-        << ToJson(s, caps, steps).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-        << "\n";
+    std::cout << ToJson(s, caps, steps, windowed ? &windows : nullptr)
+                     .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
   else
-    PrintText(s, caps, steps);
+    PrintText(s, caps, steps, windowed ? &windows : nullptr);
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()

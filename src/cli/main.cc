@@ -34,6 +34,8 @@ commands:
   optimize DIR...           the settings replay predicts best (gradient bucket size, fusing
                             element-wise ops), each with its predicted gain
 
+  capture DIR|PID           a capture window in a running `record --on-demand`
+
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
 
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
     if (cmd == "diff") return tt::cli::Diff(rest);
     if (cmd == "replay") return tt::cli::Replay(rest);
     if (cmd == "optimize") return tt::cli::Optimize(rest);
+    if (cmd == "capture") return tt::cli::Capture(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

@@ -20,6 +20,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/record_control.h"
 #include "cli/record_losses.h"
 #include "cli/record_output.h"
 #include "cli/record_python.h"
@@ -49,6 +50,7 @@ namespace {
 const char kRecordHelp[] =
     R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
                           [--wait-children SECONDS] [--import-max-size BYTES] [--quiet]
+                          [--on-demand | --every S --for C]
                           [--tf-host-level 1|2|3]
                           [--python-tracer] [--steps A:B] [--window-s N]
                           [--tf-cpu-allocator bfc|default] [--sources LIST]
@@ -77,6 +79,11 @@ names the runtime library.
   --import-max-size BYTES  the largest file of a framework profile (.xplane.pb, capture.json)
                            read back into the trace; a larger one is skipped with a warning
                            (default 1G; K, M and G suffixes)
+  --on-demand              every source armed, nothing written until `tensortrace capture
+                           DIR` opens a capture window (several per run; the frameworks'
+                           profilers are started and stopped with each)
+  --every S --for C        a C-second capture window every S seconds, the first at once: a
+                           long job traced for its whole life at the cost the user chooses
   --quiet                  print only the trace path
   -h, --help               this help
 
@@ -153,7 +160,23 @@ struct RecordOptions {
   double wait_children = 5;
   std::vector<std::string> cmd;
   PythonCaptureOptions py;
+  CaptureMode capture;
 };
+
+// The capture windows' options, checked against each other and the framework options.
+void CheckCaptureMode(const RecordOptions& o) {
+  const CaptureMode& c = o.capture;
+  if ((c.every_s > 0) != (c.for_s > 0))
+    throw Error("record: --every and --for go together (a window of C seconds every S)");
+  if (c.every_s > 0 && c.for_s >= c.every_s)
+    throw Error("record: --for must be shorter than --every (a window of C seconds every S)");
+  if (c.on_demand && c.every_s > 0)
+    throw Error("record: --on-demand and --every are two ways of choosing windows: give one");
+  if (c.Any() && (o.py.window_s > 0 || !o.py.steps.empty()))
+    throw Error(
+        "record: --window-s and --steps choose what the frameworks' profilers capture; "
+        "with --on-demand or --every the capture windows do");
+}
 
 // Parses record's arguments into `o`; false when it printed --help instead.
 bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
@@ -169,6 +192,12 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
       o->force = true;
     } else if (a.Flag("--quiet")) {
       o->quiet = true;
+    } else if (a.Flag("--on-demand")) {
+      o->capture.on_demand = true;
+    } else if (a.Option("--every", &v)) {
+      o->capture.every_s = ParseSeconds("--every", v);
+    } else if (a.Option("--for", &v)) {
+      o->capture.for_s = ParseSeconds("--for", v);
     } else if (a.Option("--buffer-size", &v)) {
       o->buffer = ParseBytes("--buffer-size", v);
       if (o->buffer < (64 << 10) || o->buffer > (1ull << 30))
@@ -423,6 +452,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   RecordOptions o;
   if (!ParseRecordArgs(argv, &o)) return 0;
   if (o.cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
+  CheckCaptureMode(o);
   if (o.dir.empty()) o.dir = DefaultDir();
   if (o.dir.find('%') != std::string::npos)
     o.dir = ExpandOutputPattern(o.dir, HostName(),
@@ -434,9 +464,16 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   std::string lib = FindRuntime(self);
   Session session = SetEnvironment(o, abs_dir, lib);
 
-  int losses = CreateLossPage(abs_dir, o.quiet);
+  int losses = CreateLossPage(abs_dir, o.quiet, !o.capture.Any());
+  std::unique_ptr<CaptureControl> control;
+  if (o.capture.Any()) {
+    if (losses < 0) throw Error("record: no capture window can open without the loss page");
+    setenv("TENSORTRACE_ON_DEMAND", "1", 1);
+    control = std::make_unique<CaptureControl>(abs_dir, losses, o.capture);
+  }
   Spawned run = Spawn(o.cmd);
   int status = WaitForAll(run.child, o.wait_children);
+  if (control) control->Finish();
   EndLossPage(losses);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (run.exec_errno) {

@@ -16,13 +16,14 @@
 
 namespace tt::cli {
 
-int CreateLossPage(const std::string& dir, bool quiet) {
+int CreateLossPage(const std::string& dir, bool quiet, bool capturing) {
   std::string path = dir + "/losses";
   // No O_CLOEXEC: the command inherits it. Above the low numbers a program may expect free.
   int fd = open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW, kFileMode);
   std::vector<uint8_t> page(kLossBytes, 0);
   Store<uint32_t>(page.data() + kLossOffMagic, kLossMagic);
   Store<uint32_t>(page.data() + kLossOffVersion, kLossVersion);
+  Store<uint32_t>(page.data() + kLossOffCapture, capturing ? 1 : 0);
   // Written, not only sized: its blocks are allocated now, so a store into the mapping never
   // needs disk space later (a full disk would make it SIGBUS).
   if (fd < 0 || fchmod(fd, kFileMode) != 0 ||
@@ -47,6 +48,12 @@ int CreateLossPage(const std::string& dir, bool quiet) {
     setenv("TENSORTRACE_LOSSES_FD", v.c_str(), 1);
   }
   return fd;
+}
+
+void SetCapturing(int fd, bool on) {
+  uint32_t v = on ? 1 : 0;
+  // The processes map the same page cache: they see the store at once.
+  (void)!pwrite(fd, &v, sizeof v, kLossOffCapture);
 }
 
 void EndLossPage(int fd) {

@@ -7,7 +7,11 @@ namespace tt::cli {
 
 // Creates DIR/losses, its blocks allocated, and leaves a descriptor to it open for the command
 // (TENSORTRACE_LOSSES_FD). -1 (and a warning) if it cannot: the recording goes on without it.
-int CreateLossPage(const std::string& dir, bool quiet);
+// `capturing`: whether events are written from the start (false: on demand, between windows).
+int CreateLossPage(const std::string& dir, bool quiet, bool capturing);
+
+// Opens or closes a capture window (the page's capture word; every process sees it at once).
+void SetCapturing(int fd, bool on);
 
 // Tells every traced process that the recording has ended: none maps a further packet.
 void EndLossPage(int fd);

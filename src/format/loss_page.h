@@ -41,6 +41,9 @@ inline constexpr uint32_t kLossOffMagic = 0;    // uint32
 inline constexpr uint32_t kLossOffVersion = 4;  // uint32
 inline constexpr uint32_t kLossOffUsed = 8;     // uint32: slots claimed (may exceed kLossSlots)
 inline constexpr uint32_t kLossOffEnded = 12;   // uint32: 1 once `record` has finished
+// uint32: nonzero while the processes write events. `record` sets it to 1 before the command
+// starts, or (record --on-demand, --every) to 0, and switches it for each capture window.
+inline constexpr uint32_t kLossOffCapture = 16;
 // A slot: uint32 pid (written when the slot is taken), uint32 reserved, then
 // uint64 counts[kLossCauseCount] (added to atomically).
 inline constexpr uint32_t kLossSlotOffPid = 0;

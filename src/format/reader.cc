@@ -92,6 +92,18 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
   }
 }
 
+// The recording's capture windows, given to each of its processes.
+static void AddCaptures(TraceDir* t) {
+  try {
+    bool found = false;
+    CaptureWindows w = ReadCaptures(t->path, &found);
+    for (auto& p : t->processes) p.captures = w;
+  } catch (const Error& e) {
+    t->problems.push_back({t->path + "/" + kCapturesFile, 0,
+                           std::string(e.what()) + "; the capture windows are not known"});
+  }
+}
+
 TraceDir OpenTrace(const std::string& path) {
   if (!PathExists(path)) throw Error("no such trace: " + path + " does not exist");
   if (!IsDirectory(path))
@@ -106,6 +118,7 @@ TraceDir OpenTrace(const std::string& path) {
       if (IsDirectory(sub) && PathExists(sub + "/metadata")) AddProcess(sub, &t);
     }
   }
+  AddCaptures(&t);
   if (t.processes.empty()) {
     if (!t.problems.empty()) throw Error(t.problems.front().ToString());
     throw Error("not a trace: " + path +

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "format/captures.h"
 #include "format/layout.h"
 #include "format/metadata.h"
 #include "format/writer.h"
@@ -68,6 +69,9 @@ struct ProcessTrace {
   std::string dir;  // the CTF trace directory of one process image
   ProcessMeta meta;
   std::vector<std::string> streams;  // full paths of its stream files
+  // record --on-demand / --every: the recording's capture windows (format/captures.h); no
+  // event lies between two. Empty: recorded whole.
+  CaptureWindows captures;
 };
 
 struct TraceDir {
@@ -93,8 +97,8 @@ struct RawEvent {
   layout::Category category = layout::Category::kUser;
   uint64_t duration = 0;
   double value = 0;
-  uint64_t u64 = 0;  // flow id, drop count
-  int64_t i64 = 0;   // clock offset
+  uint64_t u64 = 0;   // flow id, drop count
+  int64_t i64 = 0;    // clock offset
   uint8_t small = 0;  // flow phase, note severity
   std::string_view s1, s2, s3;
   uint8_t nargs = 0;

@@ -50,8 +50,9 @@ StreamLoad LoadStream(StreamDecoder& dec, const std::string& file, Process* p,
     if (names) {
       if (ev.id == kStringDef && ev.name > kMaxNameId) {
         r.own_problems.push_back(problems->size());
-        problems->push_back({file, ev.offset, "name id " + std::to_string(ev.name) +
-                                                  " out of range; definition skipped"});
+        problems->push_back(
+            {file, ev.offset,
+             "name id " + std::to_string(ev.name) + " out of range; definition skipped"});
       } else if (ev.id == kStringDef) {
         if (ev.name >= p->names.size()) p->names.resize(ev.name + 1);
         p->names[ev.name] = std::string(ev.s1);
@@ -86,6 +87,8 @@ TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory) {
   for (const auto& pt : t.processes) {
     Process p;
     p.meta = pt.meta;
+    for (size_t i = 1; i < pt.captures.size(); ++i)
+      p.capture_gaps.push_back({pt.captures[i - 1].second, pt.captures[i].first});
     size_t pi = m.processes.size();
     ProcessSummary ps;
     if (inventory) ps = StartProcess(pt);

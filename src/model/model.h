@@ -48,6 +48,9 @@ struct Process {
   // The id of the key "tf_function_call" (0: none): a tf.function's call carries it, and a
   // call is runtime whatever the function's name (model::MeaningOfSlice).
   uint32_t tf_function_key = 0;
+  // The gaps between capture windows (record --on-demand, --every), as [end of one window,
+  // start of the next], in order: no event was written in them.
+  std::vector<std::pair<uint64_t, uint64_t>> capture_gaps;
 };
 
 struct TraceModel {

@@ -29,13 +29,13 @@ struct Slice {
   uint64_t start = 0, end = 0;
   uint32_t name = 0;
   layout::Category category = layout::Category::kUser;
-  uint16_t depth = 0;         // 0: top level on its track
-  uint64_t child_ns = 0;      // time inside direct children (so self = end - start - child_ns)
-  uint32_t parent = 0;        // name of the innermost enclosing slice (0: none)
+  uint16_t depth = 0;     // 0: top level on its track
+  uint64_t child_ns = 0;  // time inside direct children (so self = end - start - child_ns)
+  uint32_t parent = 0;    // name of the innermost enclosing slice (0: none)
   layout::Category parent_category = layout::Category::kUser;
-  uint32_t op = 0;            // innermost enclosing op-like slice (model/meaning.h; 0: none)
+  uint32_t op = 0;  // innermost enclosing op-like slice (model/meaning.h; 0: none)
   ArgsView args;
-  bool unclosed = false;      // still open at the end of the stream (closed there)
+  bool unclosed = false;  // still open at the end of the stream (closed there)
   uint64_t Duration() const { return end - start; }
   uint64_t Self() const { return end - start > child_ns ? end - start - child_ns : 0; }
 };
@@ -44,8 +44,8 @@ struct Point {  // an instant or a counter sample
   uint64_t ts = 0;
   uint32_t name = 0;
   layout::Category category = layout::Category::kUser;
-  double value = 0;   // counters
-  uint32_t op = 0;    // innermost enclosing op-like slice (model/meaning.h)
+  double value = 0;  // counters
+  uint32_t op = 0;   // innermost enclosing op-like slice (model/meaning.h)
   uint16_t depth = 0;
   ArgsView args;
   bool counter = false;
@@ -146,8 +146,15 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
     s.args = ArgsView::Of(e);
     return s;
   };
+  // Between two capture windows a thread's ends and begins were not written: the slices still
+  // open when a window closed end there (unclosed), and an end after the gap whose begin was
+  // not written finds no slice open (a thread's slices nest).
+  size_t gap = 0;
+  const auto& gaps = proc.capture_gaps;
   RawEvent ev;
   while (dec.Next(&ev)) {
+    for (; gap < gaps.size() && ev.ts >= gaps[gap].second; ++gap)
+      while (!stack.empty()) close(std::max(gaps[gap].first, stack.back().start), true);
     last = ev.ts;
     switch (ev.id) {
       case kSliceBegin:

@@ -84,6 +84,10 @@ bool CountLost(LossCause c, uint64_t n) {
 
 void ForgetLossSlot() { g_slot.store(-1); }
 
+const uint32_t* CaptureWord() {
+  return g_page ? reinterpret_cast<const uint32_t*>(g_page + kLossOffCapture) : nullptr;
+}
+
 bool RecordingEnded() {
   return g_page && At<uint32_t>(kLossOffEnded).load(std::memory_order_relaxed) != 0;
 }

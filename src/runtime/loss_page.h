@@ -19,5 +19,7 @@ void ForgetLossSlot();
 // Whether `record` has finished: no packet is mapped any more, so that nothing is written past
 // what it closed (docs/trace-format.md).
 bool RecordingEnded();
+// The page's capture word (read-only to the process), or null without a page.
+const uint32_t* CaptureWord();
 
 }  // namespace tt::rt

@@ -24,6 +24,10 @@
 namespace tt::rt {
 
 constinit std::atomic<int> g_state{kOff};
+namespace {
+constinit const uint32_t kAlwaysCapturing = 1;
+}
+constinit const uint32_t* g_capture = &kAlwaysCapturing;
 thread_local constinit Stream* t_stream __attribute__((tls_model("initial-exec"))) = nullptr;
 
 void SetState(State s) {
@@ -280,6 +284,16 @@ __attribute__((constructor)) void LoadTimeInit() {
   if (pthread_key_create(&g.key, ThreadKeyDestructor) != 0) return;
   pthread_atfork(AtForkPrepare, AtForkParent, AtForkChild);
   MapLossPage(dir);
+  if (const uint32_t* word = CaptureWord()) {
+    g_capture = word;
+  } else if (const char* od = std::getenv("TENSORTRACE_ON_DEMAND"); od && *od == '1') {
+    // Without the page no capture window could ever open or close: nothing is recorded.
+    std::fprintf(stderr,
+                 "tensortrace: tracing is off in process %d: an on-demand recording, but the "
+                 "trace directory's loss page cannot be mapped\n",
+                 getpid());
+    return;
+  }
   SetState(kOn);
   if (!InitProcess()) ReportLostTrace();
 }
@@ -464,7 +478,8 @@ void SetProcessRank(int64_t rank, int64_t world_size, const char* source) {
 }
 
 void EmitSource(const char* name, const char* detail) {
-  if (!Enabled() || !name || !detail) return;
+  // Between capture windows too: the sources arm themselves once, whenever that is.
+  if (!Armed() || !name || !detail) return;
   // A forked child opens its trace at its first event: this may be it.
   if (!t_stream && !AttachThread()) return;
   size_t n = strnlen(name, kMaxNameLen), d = strnlen(detail, kMaxNameLen);

@@ -11,7 +11,18 @@ namespace tt::rt {
 enum State : int { kOff = 0, kOn = 1, kPendingChild = 2 };
 extern std::atomic<int> g_state;
 
-inline bool Enabled() { return g_state.load(std::memory_order_relaxed) != kOff; }
+// The loss page's capture word (format/loss_page.h), or a word that stays 1: zero between the
+// capture windows of an on-demand recording, when no event is written.
+extern const uint32_t* g_capture;
+
+// Whether events are written now: tracing is on, and (on demand) a capture window is open.
+inline bool Enabled() {
+  return g_state.load(std::memory_order_relaxed) != kOff &&
+         __atomic_load_n(g_capture, __ATOMIC_RELAXED) != 0;
+}
+// Whether tracing is on in this process, in a capture window or between two: sources arm
+// themselves and say so whenever this holds.
+inline bool Armed() { return g_state.load(std::memory_order_relaxed) != kOff; }
 // Sets g_state and the public tt_active_ flag that mirrors it (tensortrace.h).
 void SetState(State s);
 

@@ -3,7 +3,9 @@ CPU, for tests/tf_workloads_test.cc and steps_test.cc. No profiler calls. Prints
 "weight_bytes B".
 
 usage: jax_train_loop.py [STEPS [PAUSE]]   (default 8 steps; PAUSE: seconds each step's end
-waits for its result and then sleeps, so that a run spans several capture windows)"""
+waits for its result and then sleeps, so that a run spans several capture windows).
+TT_SAY_STARTED=1 prints "started 1" after the first step (compiled)."""
+import os
 import sys
 import time
 
@@ -35,8 +37,10 @@ def update(p, x, y):
     return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g)
 
 
-for _ in range(STEPS):
+for i in range(STEPS):
     params = update(params, x, y)
+    if i == 0 and os.environ.get("TT_SAY_STARTED"):
+        print("started 1", flush=True)  # for a test that opens a capture window now
     if PAUSE:
         jax.block_until_ready(params)
         time.sleep(PAUSE)

@@ -3,7 +3,7 @@ no profiler call, no step marker. Prints `steps N` and `weight_bytes B`. TT_TORC
 see torch_reference.py. With TT_TORCH_CRASH_AT=K the loop raises an uncaught RuntimeError in
 step K, after its forward pass; with TT_TORCH_STEP_SLEEP=S each step also sleeps S seconds.
 TT_TORCH_BATCH sets the batch size (default 8); TT_TORCH_GELU=1 adds a GELU after the ReLU (an
-op the default program does not run)."""
+op the default program does not run). TT_SAY_STARTED=1 prints "started 1" after the first step."""
 import os
 import time
 
@@ -44,6 +44,8 @@ def train():
         opt.step()
         time.sleep(float(os.environ.get("TT_TORCH_STEP_SLEEP", "0")))
         steps += 1
+        if steps == 1 and os.environ.get("TT_SAY_STARTED"):
+            print("started 1", flush=True)  # for a test that opens a capture window now
     return steps, sum(p.numel() * p.element_size() for p in model.parameters())
 
 

@@ -140,7 +140,7 @@ void FinalFlush() {
 }
 
 int Initialize() {
-  if (!rt::Enabled()) return 1;
+  if (!rt::Armed()) return 1;
   std::string why;
   if (!OpenLib(&g_lib, &why)) {
     Off(why);
