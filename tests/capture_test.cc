@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <thread>
 
@@ -190,6 +191,52 @@ TEST(Capture, BadTargetsAndOptionsAreOneLine) {
   ExpectOneLine(rec({"--every", "2", "--for", "2"}), "--for must be shorter than --every");
   ExpectOneLine(rec({"--on-demand", "--every", "2", "--for", "1"}), "give one");
   ExpectOneLine(rec({"--on-demand", "--window-s", "2"}), "the capture windows do");
+}
+
+
+// A framework job recorded on demand, one capture window of 2 s opened once its loop runs:
+// the framework's ops are in the trace only around that window (its profiler starts within
+// 50 ms of the window; PyTorch's switches at the next step boundary), and some are in it.
+void ExpectFrameworkOpsOnlyInTheWindow(const std::vector<std::string>& job,
+                                       const std::map<std::string, std::string>& env,
+                                       uint64_t slack_ns) {
+  TempDir d;
+  std::string trace = d / "t";
+  std::vector<std::string> argv{TT_CLI, "record", "--quiet", "--on-demand", "-o", trace, "--"};
+  argv.insert(argv.end(), job.begin(), job.end());
+  std::map<std::string, std::string> all = env;
+  all["TT_SAY_STARTED"] = "1";
+  int out = -1;
+  int rec = test::Spawn(argv, &out, all);
+  std::string line;
+  for (int i = 0; i < 20 && line != "started 1"; ++i) line = test::ReadLine(out, 120);
+  ASSERT_EQ(line, "started 1");
+  auto cap = RunCmd({TT_CLI, "capture", trace, "--duration", "2"});
+  EXPECT_EQ(cap.status, 0) << cap.err;
+  while (!test::ReadLine(out, 120).empty()) {
+  }
+  EXPECT_EQ(test::Wait(rec), 0);
+  close(out);
+  CaptureWindows w = Windows(trace);
+  ASSERT_EQ(w.size(), 1u);
+  Placement ops = Place(trace, w, slack_ns, layout::Category::kFrameworkOp);
+  EXPECT_GT(ops.in_window[0], 20u);
+  EXPECT_EQ(ops.outside, 0u) << "of " << ops.total << ", the first: " << ops.first_outside;
+  auto info = RunCmd({TT_CLI, "info", trace});
+  EXPECT_NE(info.out.find("captured   1 window(s), "), std::string::npos) << info.out;
+}
+
+TEST(CaptureFrameworks, JaxLoopOnDemandHasItsXlaOpsInTheWindowOnly) {
+  REQUIRE_MODULE("jax");
+  ExpectFrameworkOpsOnlyInTheWindow(
+      {test::Python(), test::Program("jax_train_loop.py"), "60", "0.1"}, {}, 300 * kMs);
+}
+
+TEST(CaptureFrameworks, TorchLoopOnDemandHasItsAtenOpsInTheWindowOnly) {
+  REQUIRE_MODULE("torch");
+  ExpectFrameworkOpsOnlyInTheWindow({test::Python(), test::Program("torch_cnn.py")},
+                                    {{"TT_TORCH_STEPS", "40"}, {"TT_TORCH_STEP_SLEEP", "0.1"}},
+                                    500 * kMs);
 }
 
 }  // namespace
