@@ -16,6 +16,10 @@ and, with --variants, these to find where our cost comes from:
                  bootstrap steps aside): our runtime + ITT on top of tfprof, no import hook cost
                  during the steps
   record-own-noitt  the same with ITT off: the preloaded runtime alone on top of tfprof
+  record-ondemand  `record --on-demand` with no capture asked for: every source armed, nothing
+                 written (the cost of leaving a recording armed)
+  record-every   `record --every S --for C` (--every, --for; default 10 and 1): a C-second
+                 capture window every S seconds, the frameworks' profiler included
 
 Per run: mean and median step time after --warmup steps, in wall time and in the CPU time
 the process spent in the step (all its threads: what tracing adds is CPU work, and on a shared
@@ -32,7 +36,8 @@ runs N intra-op and N inter-op threads: on a shared machine a job pinned to one 
 thread of each shares less with the other programs, so its step times spread less.
 
 usage: tf_overhead.py [--build DIR] [--rounds N] [--steps N] [--warmup N] [--batch N]
-                      [--variants LIST] [--rotate] [--pin CPUS] [--threads N] [--json FILE]
+                      [--variants LIST] [--rotate] [--pin CPUS] [--threads N] [--every S --for C]
+                      [--json FILE]
                       [--keep DIR]
 """
 import argparse
@@ -51,7 +56,8 @@ BASE = ["untraced", "record", "tfprof"]
 # per-run numbers summarised, and their short names in the output
 METRICS = {"mean_ms": "mean", "median_ms": "median", "cpu_mean_ms": "cpu mean",
            "cpu_median_ms": "cpu median"}
-EXTRA = ["record-noitt", "record-itt1", "record-own", "record-own-noitt"]
+EXTRA = ["record-noitt", "record-itt1", "record-own", "record-own-noitt", "record-ondemand",
+         "record-every"]
 
 
 def die(msg):
@@ -106,7 +112,10 @@ def run_one(variant, args, work, tt, rnd):
             env[k] = str(args.threads)
     cmd = prog
     if variant.startswith("record"):
-        cmd = [tt, "record", "-o", trace, "--force", "--quiet", "--"] + prog
+        windows = {"record-ondemand": ["--on-demand"],
+                   "record-every": ["--every", str(args.every), "--for", str(args.for_s)]}
+        cmd = [tt, "record", "-o", trace, "--force", "--quiet"] + windows.get(variant, []) + [
+            "--"] + prog
     if args.pin:
         cmd = ["taskset", "-c", args.pin] + cmd
     log = os.path.join(work, tag + ".log")
@@ -172,6 +181,10 @@ def main():
     ap.add_argument("--pin", help="bind every run to these CPUs (taskset -c list, e.g. 1)")
     ap.add_argument("--threads", type=int,
                     help="TensorFlow intra-op and inter-op threads (and OMP_NUM_THREADS)")
+    ap.add_argument("--every", type=float, default=10,
+                    help="record-every: seconds from one capture window to the next (default 10)")
+    ap.add_argument("--for", dest="for_s", type=float, default=1,
+                    help="record-every: each capture window's seconds (default 1)")
     ap.add_argument("--json", help="write every run's numbers here")
     ap.add_argument("--keep", help="keep the runs' files (step JSON, logs, traces) in this "
                     "directory (default: a temporary one, removed)")

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
 
@@ -193,7 +194,6 @@ TEST(Capture, BadTargetsAndOptionsAreOneLine) {
   ExpectOneLine(rec({"--on-demand", "--window-s", "2"}), "the capture windows do");
 }
 
-
 // A framework job recorded on demand, one capture window of 2 s opened once its loop runs:
 // the framework's ops are in the trace only around that window (its profiler starts within
 // 50 ms of the window; PyTorch's switches at the next step boundary), and some are in it.
@@ -222,6 +222,11 @@ void ExpectFrameworkOpsOnlyInTheWindow(const std::vector<std::string>& job,
   Placement ops = Place(trace, w, slack_ns, layout::Category::kFrameworkOp);
   EXPECT_GT(ops.in_window[0], 20u);
   EXPECT_EQ(ops.outside, 0u) << "of " << ops.total << ", the first: " << ops.first_outside;
+  // The Python sampler looks only inside windows (and leaves the GIL alone outside them); the
+  // framework's own Python events (PyTorch's module ranges) end with its capture.
+  Placement py = Place(trace, w, slack_ns, layout::Category::kPython);
+  EXPECT_GT(py.in_window[0], 0u);
+  EXPECT_EQ(py.outside, 0u) << "of " << py.total << ", the first: " << py.first_outside;
   auto info = RunCmd({TT_CLI, "info", trace});
   EXPECT_NE(info.out.find("captured   1 window(s), "), std::string::npos) << info.out;
 }
@@ -237,6 +242,36 @@ TEST(CaptureFrameworks, TorchLoopOnDemandHasItsAtenOpsInTheWindowOnly) {
   ExpectFrameworkOpsOnlyInTheWindow({test::Python(), test::Program("torch_cnn.py")},
                                     {{"TT_TORCH_STEPS", "40"}, {"TT_TORCH_STEP_SLEEP", "0.1"}},
                                     500 * kMs);
+}
+
+// capture --steps 5 on a PyTorch loop: the window closes once five optimizer steps ended in
+// it, and the trace holds exactly those five steps, numbered as the program counts them.
+TEST(CaptureFrameworks, TorchStepsWindowHoldsExactlyThoseSteps) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  std::string trace = d / "t";
+  int out = -1;
+  int rec = test::Spawn(
+      {TT_CLI, "record", "--quiet", "--on-demand", "-o", trace, "--", test::Python(),
+       test::Program("torch_cnn.py")},
+      &out, {{"TT_SAY_STARTED", "1"}, {"TT_TORCH_STEPS", "60"}, {"TT_TORCH_STEP_SLEEP", "0.05"}});
+  std::string line;
+  for (int i = 0; i < 20 && line != "started 1"; ++i) line = test::ReadLine(out, 120);
+  ASSERT_EQ(line, "started 1");
+  auto cap = RunCmd({TT_CLI, "capture", trace, "--steps", "5"}, {}, 120);
+  EXPECT_EQ(cap.status, 0) << cap.err;
+  EXPECT_NE(cap.out.find(", 5 step(s)"), std::string::npos) << cap.out;
+  while (!test::ReadLine(out, 120).empty()) {
+  }
+  EXPECT_EQ(test::Wait(rec), 0);
+  close(out);
+  auto steps = RunCmd({TT_CLI, "stats", trace, "--view", "step", "--json"});
+  ASSERT_EQ(steps.status, 0) << steps.err;
+  auto j = nlohmann::json::parse(steps.out);
+  ASSERT_EQ(j["rows"].size(), 5u) << steps.out.substr(0, 3000);
+  int64_t first = j["rows"][0]["step"].get<int64_t>();
+  EXPECT_GE(first, 1);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(j["rows"][i]["step"].get<int64_t>(), first + i);
 }
 
 }  // namespace

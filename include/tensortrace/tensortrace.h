@@ -28,8 +28,10 @@ TT_API void tt_mark(const char* name);
 TT_API void tt_counter(const char* name, double value);
 /* Names the calling thread in the trace (the thread's own name is recorded already). */
 TT_API void tt_set_thread_name(const char* name);
-/* 1 while this process is being recorded, else 0. */
+/* 1 while this process is being recorded (and, on demand, a capture window is open), else 0. */
 TT_API int tt_enabled(void);
+/* 1 while this process is being recorded, inside a capture window or between two, else 0. */
+TT_API int tt_armed(void);
 
 /* Nonzero while this process records. The macros below test it before calling, so that a
  * disabled annotation costs one load and one branch; like LTTng's tracepoints, they then do not

@@ -42,20 +42,32 @@ class Config:
 
 
 class CaptureWord:
-    """The recording's capture word (DIR/losses, offset 16): nonzero while a window is open."""
+    """The recording's capture word (DIR/losses, offset 16): nonzero while a window is open;
+    and its step count (offset 20): the steps that ended while this process's framework
+    profiler captured, which `capture --steps N` waits on until it reaches the target at offset
+    24 (0: none), where the process closes its window itself, at that step's end."""
 
-    OFFSET = 16
+    OFFSET, STEPS, TARGET = 16, 20, 24
 
     def __init__(self, trace_dir):
         import mmap
 
-        with open(os.path.join(trace_dir, "losses"), "rb") as f:
-            self._map = mmap.mmap(f.fileno(), 4096, prot=mmap.PROT_READ)
+        with open(os.path.join(trace_dir, "losses"), "r+b") as f:
+            self._map = mmap.mmap(f.fileno(), 4096)
 
     def open(self):
         import struct
 
         return struct.unpack_from("<I", self._map, self.OFFSET)[0] != 0
+
+    def count_step(self):
+        """Counts a step; True when that reaches the window's step target."""
+        import struct
+
+        n = (struct.unpack_from("<I", self._map, self.STEPS)[0] + 1) & 0xFFFFFFFF
+        struct.pack_into("<I", self._map, self.STEPS, n)
+        target = struct.unpack_from("<I", self._map, self.TARGET)[0]
+        return target != 0 and ((n - target) & 0xFFFFFFFF) < 0x80000000
 
 
 def _warn(text):
@@ -90,6 +102,7 @@ class Capture:
         self.in_step = False  # a numbered step runs now
         self.window_times = []  # [start, end] realtime ns of each window written
         self.window_start = None
+        self.step_began_active = False  # on demand: the step now ending began in a window
 
     # capture.json, the contract with the importer (see docs/trace-format.md).
     def write_json(self, status, message):
@@ -166,6 +179,16 @@ class Capture:
 
     def want_window(self):
         return self.word.open()
+
+    def step_ended(self):
+        """A step ended (Keras): counted for `capture --steps` if the window was open all
+        through it; True when the window has its steps (the caller closes it now)."""
+        began, self.step_began_active = self.step_began_active, self.active
+        return began and self.count_captured_step()
+
+    def count_captured_step(self):
+        """A step captured whole ended; True when that completes the window's steps."""
+        return self.active and self.word.count_step()
 
     def open_window(self):
         """Starts the profiler for a capture window; False when capturing is over."""
@@ -247,11 +270,14 @@ class Capture:
     def step_starts(self):
         """Called by the adapter before each step it numbers."""
         self.in_step = True
+        self.step_began_active = self.active
 
     def between_steps(self):
         """Called by the adapter after each step: writes a due window there."""
         self.in_step = False
         self.steps_seen = True
+        if self.config.on_demand and self.step_ended():
+            self.close_window()
         if not self.due:
             return
         with self.lock:

@@ -86,6 +86,13 @@ class Sampler:
         ids.reverse()
         return ",".join(map(str, ids))
 
+    def _forget(self):
+        """Frame numbers defined before a silent spell may have been dropped: new ones."""
+        self.ids.clear()
+        self.texts.clear()
+        self.last.clear()
+        self.undefined.clear()
+
     def _define(self):
         for n, text in self.undefined:
             self.lib.tt_py_frame(n, text.encode("utf-8", "replace"))
@@ -147,13 +154,23 @@ class Sampler:
             self.lib.tt_set_thread_name(THREAD_NAME.encode())
             me = threading.get_ident()
             wait = self.interval if self.interval > 0 else 0.05
+            silent = False
             while not self.stop.wait(wait):
+                # Between capture windows (record --on-demand) nothing would be written: sites
+                # wait in their queue, and the frames are defined again in the next window.
+                if not self.lib.tt_enabled():
+                    silent = True
+                    continue
+                if silent:
+                    self._forget()
+                    silent = False
                 self._write_sites()
                 if self.interval > 0:
                     self._sample(me)
-            self._write_sites()
-            if self.interval > 0:
-                self._sample(me)
+            if self.lib.tt_enabled():
+                self._write_sites()
+                if self.interval > 0:
+                    self._sample(me)
         except Exception as e:  # never let the source break the program
             _warn("Python sampling stopped: %r" % (e,))
 
@@ -167,7 +184,7 @@ def _runtime():
 
     lib = ctypes.CDLL(None)
     try:
-        if not lib.tt_enabled():
+        if not lib.tt_armed():  # (between capture windows, tt_enabled is 0)
             return None
         lib.tt_py_frame.argtypes = [ctypes.c_uint32, ctypes.c_char_p]
         lib.tt_py_sample.argtypes = [ctypes.c_int64, ctypes.c_char_p, ctypes.c_int64,

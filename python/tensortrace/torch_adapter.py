@@ -151,6 +151,11 @@ class Adapter:
                     time.monotonic() - window_start[0] >= window_s):
                 self._due = rotate_now
             elif windows is not None:
+                # Kineto switches only between steps: a step that ends while it runs was
+                # captured whole.
+                if self._prof is not None and windows.count_captured_step():
+                    self._due = windows.close_window
+                    return
                 want = windows.want_window()
                 if want and self._prof is None:
                     self._due = windows.open_window

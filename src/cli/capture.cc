@@ -21,15 +21,19 @@ namespace tt::cli {
 
 namespace {
 
-const char kCaptureHelp[] = R"(usage: tensortrace capture TARGET [--duration SECONDS] [--status]
+const char kCaptureHelp[] =
+    R"(usage: tensortrace capture TARGET [--duration SECONDS | --steps N] [--status]
 
 Opens a capture window in a running recording made with `record --on-demand`: for SECONDS
 (default 5) every traced process writes its events, and the frameworks' profilers
-(TensorFlow, JAX) capture, into the same trace; then it is silent again. Waits for the window
-to close and prints it. One window at a time; as many per run as wanted.
+(TensorFlow, JAX, PyTorch) capture, into the same trace; then it is silent again. Waits for
+the window to close and prints it. One window at a time; as many per run as wanted.
 
   TARGET              the recording's directory, or the pid of a process it traces
   --duration SECONDS  the window's length (at most 86400)
+  --steps N           close the window once N training steps ended in it (those the
+                      framework reports: a Keras fit's, a PyTorch optimizer's), at most
+                      --duration (default then 600 s); exit status 1 if fewer did
   --status            print whether a window is open and how many there were, and exit
   -h, --help          this help
 )";
@@ -87,7 +91,8 @@ std::string ReadReply(int fd) {
 int Capture(const std::vector<std::string>& argv) {
   ArgReader a("capture", argv);
   std::string target, v;
-  double seconds = 5;
+  double seconds = 0;
+  uint64_t steps = 0;
   bool status = false;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
@@ -97,6 +102,9 @@ int Capture(const std::vector<std::string>& argv) {
       seconds = ParseSeconds("--duration", v);
       if (seconds <= 0 || seconds > 86400)
         throw Error("capture: --duration must be above 0 and at most 86400 seconds, got " + v);
+    } else if (a.Option("--steps", &v)) {
+      steps = ParseUint("--steps", v, 1'000'000'000);
+      if (steps == 0) throw Error("capture: --steps must be at least 1");
     } else if (a.Flag("--status")) {
       status = true;
     } else if (!a.Peek().empty() && a.Peek()[0] != '-' && target.empty()) {
@@ -106,10 +114,13 @@ int Capture(const std::vector<std::string>& argv) {
     }
   }
   if (target.empty()) throw Error("capture: no TARGET given (a recording's directory or a pid)");
+  if (seconds == 0) seconds = steps ? 600 : 5;
   bool pid = target.find_first_not_of("0123456789") == std::string::npos;
   std::string dir = pid ? DirOfPid(target) : target;
   int fd = Connect(dir);
-  std::string ask = status ? "status\n" : "capture " + std::to_string(seconds) + "\n";
+  std::string ask = status
+                        ? "status\n"
+                        : "capture " + std::to_string(seconds) + " " + std::to_string(steps) + "\n";
   (void)!send(fd, ask.data(), ask.size(), MSG_NOSIGNAL);
   std::string first = ReadReply(fd);
   std::string last = status || first.rfind("started ", 0) != 0 ? first : ReadReply(fd);
@@ -119,11 +130,19 @@ int Capture(const std::vector<std::string>& argv) {
     std::cout << first << "\n";
     return 0;
   }
-  uint64_t n = 0, start = 0, end = 0;
-  if (std::sscanf(last.c_str(), "captured %lu %lu %lu", &n, &start, &end) != 3)
+  unsigned long n = 0, start = 0, end = 0, counted = 0;
+  if (std::sscanf(last.c_str(), "captured %lu %lu %lu %lu", &n, &start, &end, &counted) != 4)
     throw Error("capture: the recording in " + dir + " ended before the window closed");
   std::cout << "tensortrace: capture window " << n << " of " << dir << ": "
-            << FormatDuration(end - start) << "\n";
+            << FormatDuration(end - start);
+  if (steps) std::cout << ", " << counted << " step(s)";
+  std::cout << "\n";
+  if (steps && counted < steps) {
+    std::cerr << "tensortrace capture: only " << counted << " of " << steps
+              << " step(s) ended in the window before its limit of " << seconds
+              << " s (steps are those of a Keras fit or a PyTorch optimizer)\n";
+    return 1;
+  }
   return 0;
 }
 

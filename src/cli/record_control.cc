@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <ctime>
 
@@ -93,12 +94,16 @@ bool CaptureControl::Sleep(double seconds) {
   return false;
 }
 
-bool CaptureControl::Open(size_t* number) {
-  std::lock_guard<std::mutex> l(mu_);
-  if (done_.load() || (!windows_.empty() && windows_.back().second == 0)) return false;
-  windows_.push_back({ReadClockNs(CLOCK_MONOTONIC), 0});
-  SetCapturing(page_fd_, true);
-  *number = windows_.size();
+bool CaptureControl::Open(size_t* number, uint32_t step_target) {
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if (done_.load() || (!windows_.empty() && windows_.back().second == 0)) return false;
+    windows_.push_back({ReadClockNs(CLOCK_MONOTONIC), 0});
+    SetStepTarget(page_fd_, step_target);
+    SetCapturing(page_fd_, true);
+    *number = windows_.size();
+  }
+  WriteWindows();  // an open window is listed too (end 0), should record itself be killed
   return true;
 }
 
@@ -107,6 +112,7 @@ void CaptureControl::Close() {
     std::lock_guard<std::mutex> l(mu_);
     if (windows_.empty() || windows_.back().second != 0) return;
     SetCapturing(page_fd_, false);
+    SetStepTarget(page_fd_, 0);
     windows_.back().second = ReadClockNs(CLOCK_MONOTONIC);
   }
   WriteWindows();
@@ -125,7 +131,7 @@ void CaptureControl::WriteWindows() {
 void CaptureControl::Periodic() {
   for (;;) {
     size_t n;
-    Open(&n);
+    Open(&n, 0);
     if (!Sleep(mode_.for_s)) return;
     Close();
     if (!Sleep(mode_.every_s - mode_.for_s)) return;
@@ -146,8 +152,20 @@ void CaptureControl::Serve() {
   }
 }
 
-// "capture SECONDS": "started N", then "captured N START_NS END_NS" once the window closed
-// (early if the command ended); "status": "open N" or "closed N" (N windows so far).
+// Waits until `steps` steps have ended in the window (the loss page's count), at most
+// `seconds`; false when Finish was called meanwhile.
+bool CaptureControl::WaitForSteps(uint32_t first, uint64_t steps, double seconds) {
+  auto until = std::chrono::steady_clock::now() +
+               std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+  while (StepsCounted(page_fd_) - first < steps && std::chrono::steady_clock::now() < until)
+    if (!Sleep(0.01)) return false;
+  return true;
+}
+
+// "capture SECONDS [STEPS]": "started N", then "captured N START_NS END_NS STEPS" once the
+// window closed: after SECONDS, or once STEPS steps ended in it (at most SECONDS), or early if
+// the command ended; STEPS: the steps the frameworks counted in it. "status": "open N" or
+// "closed N" (N windows so far).
 void CaptureControl::Answer(int fd) {
   std::string line = ReadLine(fd);
   if (line == "status") {
@@ -157,22 +175,28 @@ void CaptureControl::Answer(int fd) {
     return;
   }
   double seconds = 0;
-  if (line.rfind("capture ", 0) != 0 || (seconds = std::atof(line.c_str() + 8)) <= 0 ||
-      seconds > 86400) {
-    Say(fd, "error: expected 'capture SECONDS' (0 < SECONDS <= 86400), got '" + line + "'");
+  unsigned long long steps = 0;
+  int got = std::sscanf(line.c_str(), "capture %lf %llu", &seconds, &steps);
+  if (got < 1 || !(seconds > 0 && seconds <= 86400)) {
+    Say(fd, "error: expected 'capture SECONDS [STEPS]' (0 < SECONDS <= 86400), got '" + line + "'");
     return;
   }
   size_t n = 0;
-  if (!Open(&n)) {
+  uint32_t first = StepsCounted(page_fd_);
+  if (!Open(&n, steps ? static_cast<uint32_t>(first + steps) : 0)) {
     Say(fd, "error: a capture window is open already (one at a time)");
     return;
   }
   Say(fd, "started " + std::to_string(n));
-  Sleep(seconds);
+  if (steps)
+    WaitForSteps(first, steps, seconds);
+  else
+    Sleep(seconds);
   Close();
+  uint32_t counted = StepsCounted(page_fd_) - first;
   std::lock_guard<std::mutex> l(mu_);
   Say(fd, "captured " + std::to_string(n) + " " + std::to_string(windows_[n - 1].first) + " " +
-              std::to_string(windows_[n - 1].second));
+              std::to_string(windows_[n - 1].second) + " " + std::to_string(counted));
 }
 
 }  // namespace tt::cli

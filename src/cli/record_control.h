@@ -35,11 +35,13 @@ class CaptureControl {
   void Serve();
   void Periodic();
   void Answer(int fd);
-  // Opens a window (false if one is open); Close ends it and writes DIR/captures.
-  bool Open(size_t* number);
+  // Opens a window (false if one is open), with the step count at which it has its steps
+  // (capture --steps; 0: none); Close ends it and writes DIR/captures.
+  bool Open(size_t* number, uint32_t step_target);
   void Close();
   void WriteWindows();
   bool Sleep(double seconds);  // false when Finish was called meanwhile
+  bool WaitForSteps(uint32_t first, uint64_t steps, double seconds);
 
   std::string dir_;
   int page_fd_;

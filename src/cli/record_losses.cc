@@ -56,6 +56,15 @@ void SetCapturing(int fd, bool on) {
   (void)!pwrite(fd, &v, sizeof v, kLossOffCapture);
 }
 
+uint32_t StepsCounted(int fd) {
+  uint32_t n = 0;
+  return pread(fd, &n, sizeof n, kLossOffSteps) == sizeof n ? n : 0;
+}
+
+void SetStepTarget(int fd, uint32_t target) {
+  (void)!pwrite(fd, &target, sizeof target, kLossOffStepTarget);
+}
+
 void EndLossPage(int fd) {
   if (fd < 0) return;
   uint32_t one = 1;

@@ -12,6 +12,10 @@ int CreateLossPage(const std::string& dir, bool quiet, bool capturing);
 
 // Opens or closes a capture window (the page's capture word; every process sees it at once).
 void SetCapturing(int fd, bool on);
+// The page's count of steps ended inside capture windows (kLossOffSteps).
+uint32_t StepsCounted(int fd);
+// The count at which the open window has its steps (kLossOffStepTarget; 0: none).
+void SetStepTarget(int fd, uint32_t target);
 
 // Tells every traced process that the recording has ended: none maps a further packet.
 void EndLossPage(int fd);

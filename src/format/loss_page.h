@@ -44,6 +44,12 @@ inline constexpr uint32_t kLossOffEnded = 12;   // uint32: 1 once `record` has f
 // uint32: nonzero while the processes write events. `record` sets it to 1 before the command
 // starts, or (record --on-demand, --every) to 0, and switches it for each capture window.
 inline constexpr uint32_t kLossOffCapture = 16;
+// uint32: steps that ended inside capture windows, counted by the Python bootstrap where the
+// framework tells it of each step (Keras, PyTorch's optimizer): what `capture --steps` waits on.
+inline constexpr uint32_t kLossOffSteps = 20;
+// uint32: the count at which the open window has its steps (`capture --steps`; 0: none): the
+// process whose step reaches it closes its framework capture at that step's end.
+inline constexpr uint32_t kLossOffStepTarget = 24;
 // A slot: uint32 pid (written when the slot is taken), uint32 reserved, then
 // uint64 counts[kLossCauseCount] (added to atomically).
 inline constexpr uint32_t kLossSlotOffPid = 0;

@@ -1,8 +1,7 @@
 // The public C API (include/tensortrace/tensortrace.h): user annotations.
 #define TT_NO_INLINE_CHECK  // the definitions below are the functions the macros call
-#include "tensortrace/tensortrace.h"
-
 #include "runtime/emit.h"
+#include "tensortrace/tensortrace.h"
 
 using tt::layout::Category;
 
@@ -24,5 +23,6 @@ TT_API void tt_counter(const char* name, double value) {
 TT_API void tt_set_thread_name(const char* name) { tt::rt::EmitThreadName(name); }
 
 TT_API int tt_enabled(void) { return tt::rt::Enabled() ? 1 : 0; }
+TT_API int tt_armed(void) { return tt::rt::Armed() ? 1 : 0; }
 
 }  // extern "C"

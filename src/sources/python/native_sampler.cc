@@ -28,6 +28,7 @@ extern "C" {
 void tt_py_frame(uint32_t id, const char* text);
 void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
 void tt_set_thread_name(const char* name);
+int tt_enabled(void);
 void tt_pysample_lock_threads();  // native_sampler_lock.c
 void tt_pysample_unlock_threads();
 }
@@ -62,6 +63,7 @@ struct Sampler {
   uint32_t next_id = kFirstId;
   std::map<unsigned long, Top> last;  // by the thread's id
   int64_t prev_look = 0;
+  bool silent = false;  // a look was skipped: outside a capture window (record --on-demand)
 };
 
 Sampler* g_sampler = nullptr;
@@ -138,6 +140,15 @@ void Look(Sampler* s) {
   s->last = std::move(seen);
 }
 
+// After a silent spell: every frame is defined again and every stack written whole, since
+// what was written before it may have been written while events were dropped. Holds the GIL.
+void Forget(Sampler* s) {
+  for (auto& [key, id] : s->ids) Py_DECREF(key.first);
+  s->ids.clear();
+  s->last.clear();
+  s->silent = false;
+}
+
 void Run(Sampler* s) {
   tt_set_thread_name("tensortrace-pysample");
   std::unique_lock<std::mutex> lock(s->mu);
@@ -145,9 +156,16 @@ void Run(Sampler* s) {
     bool stopping =
         s->cv.wait_for(lock, std::chrono::nanoseconds(s->interval_ns), [s] { return s->stop; });
     lock.unlock();
-    PyEval_RestoreThread(s->own);  // takes the GIL
-    Look(s);                       // a last one when stopping, as the program ends
-    PyEval_SaveThread();
+    // Outside a capture window nothing would be written: the GIL is left to the program.
+    if (!tt_enabled()) {
+      s->silent = true;
+    } else {
+      PyEval_RestoreThread(s->own);  // takes the GIL
+      if (s->silent) Forget(s);
+      Look(s);                              // a last one when stopping, as the program ends
+      if (!tt_enabled()) s->silent = true;  // the window closed during the look
+      PyEval_SaveThread();
+    }
     if (stopping) return;
     lock.lock();
   }
