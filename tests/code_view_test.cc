@@ -33,30 +33,40 @@ struct CodeTimes {
   std::map<std::string, double> by_function;  // micros of each function's outermost nodes
 };
 
+// The time of the compilations under a node (its "(compile)" leaves).
+double CompileUnder(const json& row) {
+  double us = row.value("name", "") == "(compile)" ? row.value("micros", 0.0) : 0.0;
+  if (row.contains("children"))
+    for (const auto& c : row["children"]) us += CompileUnder(c);
+  return us;
+}
+
 // Walks the code tree: a node in `script` counts (with what is under it) toward in_script once
-// (its outermost one); a function's time is that of its outermost nodes.
+// (its outermost one); a function's time is that of its outermost nodes (less the
+// compilations under them with `no_compile`).
 void Walk(const json& rows, const std::string& script, bool under_script,
-          std::set<std::string> open, CodeTimes* t) {
+          std::set<std::string> open, CodeTimes* t, bool no_compile = false) {
   for (const auto& r : rows) {
-    double us = r.value("micros", 0.0);
+    double raw = r.value("micros", 0.0), us = raw - (no_compile ? CompileUnder(r) : 0.0);
     std::string file = r.value("file", ""), fn = r.value("function", "");
     bool here = file == script;
-    if (here && !under_script) t->in_script += us;
+    if (here && !under_script) t->in_script += raw;
     std::set<std::string> inner = open;
     if (!fn.empty() && !open.count(fn)) {
       t->by_function[fn] += us;
       inner.insert(fn);
     }
-    if (r.contains("children")) Walk(r["children"], script, under_script || here, inner, t);
+    if (r.contains("children"))
+      Walk(r["children"], script, under_script || here, inner, t, no_compile);
   }
 }
 
-CodeTimes Code(const std::string& trace, const std::string& script) {
+CodeTimes Code(const std::string& trace, const std::string& script, bool no_compile = false) {
   json j = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
-                    "occurrence,micros,self_micros,file,function,line"});
+                    "name,occurrence,micros,self_micros,file,function,line"});
   CodeTimes t;
   t.total = j.value("total_micros", 0.0);
-  Walk(j.value("rows", json::array()), script, false, {}, &t);
+  Walk(j.value("rows", json::array()), script, false, {}, &t, no_compile);
   return t;
 }
 
@@ -146,8 +156,8 @@ TEST(CodeView, InputWaitsGoToTheLineThatWaits) {
   json code = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
                        "micros,file,function,line"});
   bool under = true;
-  double waits = LeafMicros(code["rows"], "(input wait)", Program("tf_input_bound.py"), false,
-                            &under);
+  double waits =
+      LeafMicros(code["rows"], "(input wait)", Program("tf_input_bound.py"), false, &under);
   EXPECT_TRUE(under) << "under the program's own line";
   json steps = RunJson({TT_CLI, "stats", trace, "--view", "step", "--json"});
   double input = 0;
@@ -234,6 +244,21 @@ TEST(CodeView, JaxLoopSampledByDefault) {
   std::string out;
   std::string trace = Record(d, "code_jax.py", {}, &out);
   ExpectAttribution(Code(trace, Program("code_jax.py")), PartTimes(out), /*exact=*/false);
+}
+
+// With --python-tracer, JAX's own Python tracer delivers the program's function calls (on the
+// imported Python thread): they are that thread's exact stacks over time, and each XLA
+// computation, run on XLA's threads, goes to the exact stack of the call that waited for it:
+// each part its time within 20% of the loop's own timing, the ratio within 20% (compilations
+// left out: the loop times its calls after the first).
+TEST(CodeView, JaxPythonTracerGivesExactStacks) {
+  if (!HaveModule("jax")) GTEST_SKIP() << "no jax";
+  TempDir d;
+  std::string out;
+  std::string trace =
+      Record(d, "code_jax.py", {{"TENSORTRACE_PYTHON_SAMPLE_MS", "0"}}, &out, {"--python-tracer"});
+  ExpectAttribution(Code(trace, Program("code_jax.py"), /*no_compile=*/true), PartTimes(out),
+                    /*exact=*/true);
 }
 
 // Sampling asked for where there is no native sampler (or it is told off): in Python. It

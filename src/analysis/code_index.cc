@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <tuple>
 
 #include "format/keys.h"
@@ -106,6 +107,63 @@ class Reader {
   std::unordered_map<uint32_t, uint32_t> stack_of_text_;
 };
 
+// A Python tracer's function calls (its python slices on a thread's track: Kineto's, JAX's)
+// as that thread's exact stacks over time: a sample at each call and each return, with no
+// uncertainty (since = ts), kept in `exact` (by the track's id).
+class TracerReader {
+ public:
+  TracerReader(const model::Process& p, ProcessCode* pc,
+               std::unordered_map<uint64_t, std::vector<CodeSample>>* exact)
+      : p_(p), pc_(pc), exact_(exact) {}
+  void Start(uint64_t tid) {
+    tid_ = tid;
+    samples_ = nullptr;  // a thread without tracer slices gets no samples (not an empty list)
+    open_.clear();
+  }
+  void OnBegin(const model::Slice& s) {
+    if (!IsFrame(s)) return;
+    open_.push_back(FrameIndex(s.name));
+    Sample(s.start);
+  }
+  void OnSlice(const model::Slice& s) {
+    if (!IsFrame(s) || open_.empty()) return;
+    open_.pop_back();
+    Sample(s.end);
+  }
+  void OnPoint(const model::Point&) {}
+
+ private:
+  bool IsFrame(const model::Slice& s) const {
+    return s.category == layout::Category::kPython && IsPythonFrameName(p_.Name(s.name));
+  }
+  uint32_t FrameIndex(uint32_t name) {
+    auto [it, fresh] = frame_of_name_.try_emplace(name, 0);
+    if (fresh) {
+      pc_->frames.push_back(FrameOfSlice(p_.Name(name)));
+      it->second = static_cast<uint32_t>(pc_->frames.size() - 1);
+    }
+    return it->second;
+  }
+  void Sample(uint64_t ts) {
+    auto [it, fresh] = stack_of_.try_emplace(open_, 0);
+    if (fresh) {
+      pc_->idle.push_back(!open_.empty() && IsWaiting(pc_->frames[open_.back()]));
+      pc_->stacks.push_back(open_);
+      it->second = static_cast<uint32_t>(pc_->stacks.size() - 1);
+    }
+    if (!samples_) samples_ = &(*exact_)[tid_];
+    samples_->push_back({ts, ts, it->second});
+  }
+  const model::Process& p_;
+  ProcessCode* pc_;
+  std::unordered_map<uint64_t, std::vector<CodeSample>>* exact_;
+  uint64_t tid_ = 0;
+  std::vector<CodeSample>* samples_ = nullptr;
+  std::vector<uint32_t> open_;  // frame indices, outermost first
+  std::map<uint32_t, uint32_t> frame_of_name_;
+  std::map<std::vector<uint32_t>, uint32_t> stack_of_;
+};
+
 // A thread's stack during [start, end]. A Python stack does not change while the thread is
 // inside one call, so a look that fell inside the interval saw it: the last sample at or
 // before `end`, if at or after `start`, or the stack before the next sample when that
@@ -125,7 +183,31 @@ uint32_t At(const std::vector<CodeSample>& v, uint64_t start, uint64_t end) {
 
 }  // namespace
 
+// JAX's Python tracer: "$file.py:12 fn" (the file's base name), "$module fn" for a function
+// of a built-in module. A base name is a library's until Resolve finds it is the program's.
+CodeFrame FrameOfJaxSlice(std::string_view name) {
+  CodeFrame f;
+  std::string_view rest = name.substr(1);
+  size_t space = rest.find(' ');
+  std::string_view where = rest.substr(0, space);
+  f.function =
+      space == std::string_view::npos ? std::string(rest) : std::string(rest.substr(space + 1));
+  size_t colon = where.rfind(':');
+  int64_t line = 0;
+  if (colon != std::string_view::npos &&
+      std::from_chars(where.data() + colon + 1, where.data() + where.size(), line).ec ==
+          std::errc()) {
+    f.file = std::string(where.substr(0, colon));
+    f.line = line;
+  } else {
+    f.file = "<" + std::string(where) + ">";
+  }
+  f.library = true;
+  return f;
+}
+
 CodeFrame FrameOfSlice(std::string_view name) {
+  if (name.starts_with('$')) return FrameOfJaxSlice(name);
   CodeFrame f;
   if (name.starts_with("<built-in ")) {  // "<built-in method relu of type object at 0x...>"
     std::string_view rest = name.substr(10);
@@ -248,6 +330,22 @@ uint32_t OpStacks::Of(uint32_t name, uint64_t tid, uint64_t start, uint64_t end)
   return it->second != kNoStack ? it->second : StackOfOp(pc_, {}, tid, start, end);
 }
 
+// Where a tracer gave exact stacks, they replace the sampler's looks (which name the line a
+// function was at, not the function's own, and could only mix with them): the tracer's
+// busiest thread is then the main one.
+void UseExactStacks(std::unordered_map<uint64_t, std::vector<CodeSample>> exact, ProcessCode* pc) {
+  if (exact.empty()) return;
+  uint64_t busiest = 0;
+  size_t most = 0;
+  for (const auto& [tid, v] : exact)
+    if (v.size() > most || (v.size() == most && tid < busiest)) {
+      busiest = tid;
+      most = v.size();
+    }
+  if (!exact.count(pc->main_tid)) pc->main_tid = busiest;
+  pc->samples = std::move(exact);
+}
+
 CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* problems) {
   CodeIndex idx;
   idx.processes.resize(m.processes.size());
@@ -256,14 +354,26 @@ CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* proble
     pc.main_tid = static_cast<uint64_t>(m.processes[p].meta.pid);
     pc.cmdline = m.processes[p].meta.cmdline;
     Reader r(m.processes[p], &pc);
-    for (size_t t : m.processes[p].tracks)
-      if (m.tracks[t].name == kSamplerThread || m.tracks[t].name == kNativeSamplerThread)
-        model::ScanTrack(m, m.tracks[t], problems, r);
+    std::unordered_map<uint64_t, std::vector<CodeSample>> exact;
+    TracerReader tracer(m.processes[p], &pc, &exact);
+    for (size_t t : m.processes[p].tracks) {
+      const model::Track& tr = m.tracks[t];
+      if (tr.name == kSamplerThread || tr.name == kNativeSamplerThread) {
+        model::ScanTrack(m, tr, problems, r);
+      } else if (tr.kind == layout::TrackKind::kImported) {
+        tracer.Start(tr.id);
+        model::ScanTrack(m, tr, problems, tracer);
+      }
+    }
+    UseExactStacks(std::move(exact), &pc);
     for (auto& [tid, v] : pc.samples) std::stable_sort(v.begin(), v.end());
     for (const CodeFrame& f : pc.frames)
-      for (size_t slash = f.file.find('/'); slash != std::string::npos;
-           slash = f.file.find('/', slash + 1))
-        pc.by_tail.try_emplace(f.file.substr(slash + 1), &f);
+      if (f.file.starts_with('/'))
+        for (size_t slash = f.file.find('/'); slash != std::string::npos;
+             slash = f.file.find('/', slash + 1))
+          pc.by_tail.try_emplace(f.file.substr(slash + 1), &f);
+    // A tracer's frames name files by a relative path (Kineto) or a base name (JAX).
+    for (CodeFrame& f : pc.frames) pc.Resolve(&f);
     idx.any |= !pc.Empty();
   }
   return idx;
