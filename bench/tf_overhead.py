@@ -18,6 +18,8 @@ and, with --variants, these to find where our cost comes from:
   record-own-noitt  the same with ITT off: the preloaded runtime alone on top of tfprof
   record-ondemand  `record --on-demand` with no capture asked for: every source armed, nothing
                  written (the cost of leaving a recording armed)
+  record-pytracer  `record --python-tracer`: with TensorFlow, our exact tracer (a C profile
+                 hook writing every Python call as a slice; src/sources/python/native_tracer.cc)
   record-every   `record --every S --for C` (--every, --for; default 10 and 1): a C-second
                  capture window every S seconds, the frameworks' profiler included
 
@@ -57,7 +59,7 @@ BASE = ["untraced", "record", "tfprof"]
 METRICS = {"mean_ms": "mean", "median_ms": "median", "cpu_mean_ms": "cpu mean",
            "cpu_median_ms": "cpu median"}
 EXTRA = ["record-noitt", "record-itt1", "record-own", "record-own-noitt", "record-ondemand",
-         "record-every"]
+         "record-every", "record-pytracer"]
 
 
 def die(msg):
@@ -112,7 +114,7 @@ def run_one(variant, args, work, tt, rnd):
             env[k] = str(args.threads)
     cmd = prog
     if variant.startswith("record"):
-        windows = {"record-ondemand": ["--on-demand"],
+        windows = {"record-ondemand": ["--on-demand"], "record-pytracer": ["--python-tracer"],
                    "record-every": ["--every", str(args.every), "--for", str(args.for_s)]}
         cmd = [tt, "record", "-o", trace, "--force", "--quiet"] + windows.get(variant, []) + [
             "--"] + prog

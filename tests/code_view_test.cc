@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -259,6 +260,41 @@ TEST(CodeView, JaxPythonTracerGivesExactStacks) {
       Record(d, "code_jax.py", {{"TENSORTRACE_PYTHON_SAMPLE_MS", "0"}}, &out, {"--python-tracer"});
   ExpectAttribution(Code(trace, Program("code_jax.py"), /*no_compile=*/true), PartTimes(out),
                     /*exact=*/true);
+}
+
+// --python-tracer on TensorFlow, whose own Python tracer delivers nothing: ours runs (a C
+// profile hook on each thread), its calls are python slices on the program's own thread (each
+// part's function called while tf.function traces the step), info names it, and the code view
+// still gives each op its creation site.
+TEST(CodeView, TfPythonTracerIsOursAndExact) {
+  if (!HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
+  if (!NativeSampler()) GTEST_SKIP() << "no native library (CPython 3.11 only)";
+  TempDir d;
+  std::string trace =
+      Record(d, "code_tf_loop.py", {{"TF_ENABLE_ONEDNN_OPTS", "0"}}, nullptr, {"--python-tracer"});
+  ExpectAttribution(Code(trace, Program("code_tf_loop.py")),
+                    OpTruth(trace, {{"small/", "small_part"}, {"big/", "big_part"}}));
+  auto csv = RunCmd({TT_CLI, "export", trace, "--format", "csv", "-o", d / "t.csv"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  std::ifstream in(d / "t.csv");
+  std::map<std::string, int> calls;
+  std::string script = Program("code_tf_loop.py"), line;
+  // The module's own frame, and each part's function as AutoGraph converted it (tf__...).
+  while (std::getline(in, line)) {
+    if (line.find(",thread,") == std::string::npos ||
+        line.find(",slice,python,") == std::string::npos)
+      continue;
+    if (line.find(",slice,python," + script + "(1): <module>,") != std::string::npos)
+      ++calls["<module>"];
+    for (const char* fn : {"small_part", "big_part", "train_step"})
+      if (line.find("): " + std::string(fn) + ",") != std::string::npos ||
+          line.find("tf__" + std::string(fn) + ",") != std::string::npos)
+        ++calls[fn];
+  }
+  EXPECT_EQ(calls["<module>"], 1);
+  for (const char* fn : {"small_part", "big_part", "train_step"}) EXPECT_GE(calls[fn], 1) << fn;
+  auto info = RunCmd({TT_CLI, "info", trace});
+  EXPECT_NE(info.out.find("exact tracer (--python-tracer)"), std::string::npos) << info.out;
 }
 
 // Sampling asked for where there is no native sampler (or it is told off): in Python. It

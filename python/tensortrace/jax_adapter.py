@@ -29,6 +29,10 @@ class Adapter:
             self.unavailable_reason = "jax %s has no usable profiler: %s" % (self.version, e)
 
     def start(self, logdir, config):
+        if config.python_tracer:
+            from _tensortrace import tracer
+
+            tracer.stop()  # JAX's own delivers the calls: ours would count them twice
         opts = None
         if hasattr(self._p, "ProfileOptions"):
             opts = self._p.ProfileOptions()

@@ -321,6 +321,12 @@ def add_eager_collective(op_type, group_key, instance_key, nbytes):
 def install():
     """The bootstrap's entry: sampling, and TensorFlow's op creation sites when it loads."""
     try:
+        from _tensortrace import tracer
+
+        tracer.start()
+    except Exception as e:
+        _warn("--python-tracer: the exact tracer not started: %r" % (e,))
+    try:
         if start() is not None:
             os.register_at_fork(after_in_child=_after_fork)
             from _tensortrace import tf_sites

@@ -24,14 +24,18 @@ class Adapter:
             self.unavailable_reason = "tensorflow %s has no usable profiler: %s" % (self.version, e)
 
     def start(self, logdir, config):
-        if config.host_level == 2 and not config.python_tracer:
+        from _tensortrace import tracer
+
+        # TensorFlow's Python tracer delivers no call into its profile: ours runs instead.
+        python_tracer = config.python_tracer and not tracer.running()
+        if config.host_level == 2 and not python_tracer:
             # TensorFlow's defaults. Passing them anyway makes TF 2.21 log four "expects an i
             # value" lines: its Python binding turns every option value into the wrong type
             # (and then uses its defaults).
             self._start(logdir)
             return
         opts = self._options(host_tracer_level=config.host_level,
-                             python_tracer_level=1 if config.python_tracer else 0,
+                             python_tracer_level=1 if python_tracer else 0,
                              device_tracer_level=1, delay_ms=0)
         self._start(logdir, options=opts)
 

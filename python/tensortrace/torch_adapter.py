@@ -75,14 +75,15 @@ class Adapter:
         import sys
         import threading
 
+        from _tensortrace import tracer
+
+        tracer.stop()  # Kineto's delivers the calls: ours would count them twice
+
         hook = sys.getprofile() or getattr(threading, "getprofile", lambda: None)()
         if hook is None:
             return True
-        if not getattr(self, "_warned_hook", False):
-            self._warned_hook = True
-            sys.stderr.write("tensortrace: warning: the program has its own Python profile hook; "
-                             "--python-tracer stays off (the code view uses the sampled stacks)"
-                             "\n")
+        tracer.warn_own_hook("the program has its own Python profile hook; --python-tracer stays "
+                             "off (the code view uses the sampled stacks)")
         return False
 
     def stop(self):

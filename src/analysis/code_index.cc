@@ -356,11 +356,14 @@ CodeIndex LoadCodeIndex(const model::TraceModel& m, std::vector<Problem>* proble
     Reader r(m.processes[p], &pc);
     std::unordered_map<uint64_t, std::vector<CodeSample>> exact;
     TracerReader tracer(m.processes[p], &pc, &exact);
+    // Our exact tracer writes on the program's threads: read those only where it ran.
+    bool ours = model::KeyId(m.processes[p], keys::kPythonTracer) != 0;
     for (size_t t : m.processes[p].tracks) {
       const model::Track& tr = m.tracks[t];
       if (tr.name == kSamplerThread || tr.name == kNativeSamplerThread) {
         model::ScanTrack(m, tr, problems, r);
-      } else if (tr.kind == layout::TrackKind::kImported) {
+      } else if (tr.kind == layout::TrackKind::kImported ||
+                 (ours && tr.kind == layout::TrackKind::kThread)) {
         tracer.Start(tr.id);
         model::ScanTrack(m, tr, problems, tracer);
       }

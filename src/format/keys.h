@@ -203,6 +203,9 @@ inline constexpr char kBytesInUse[] = "bytes in use";
 inline constexpr char kPythonFrame[] = "python.frame";
 inline constexpr char kPythonSample[] = "python.sample";
 inline constexpr char kPythonSite[] = "python.site";
+// The exact tracer (record --python-tracer) runs in the process: its Python function calls are
+// python slices on each thread's own stream, named "file(line): function".
+inline constexpr char kPythonTracer[] = "python.tracer";
 // A TensorFlow collective op of a traced graph (op_name, op_type, bytes of its input from its
 // static shape and dtype), written once when tf.function traces the graph: the bytes its
 // XSpace event lacks.
@@ -212,7 +215,7 @@ inline constexpr char kTfCollectiveOp[] = "tf.collective_op";
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
-    kPythonSample, kPythonSite, kTfCollectiveOp,
+    kPythonSample, kPythonSite, kPythonTracer, kTfCollectiveOp,
 };
 // clang-format on
 

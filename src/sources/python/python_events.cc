@@ -18,6 +18,11 @@
 //                             shape and dtype), which its XSpace event lacks (analysis/comm)
 //   tt_tf_eager_collective(type, group, key, bytes)
 //                             an eager collective op's group and instance keys and its bytes
+//   tt_py_tracer_started()    the exact tracer (native_tracer.cc) runs in this process: an
+//                             instant "python.tracer" and the source's detail
+//   tt_py_enter(name), tt_py_leave()
+//                             a Python function's call and return on the calling thread (the
+//                             exact tracer): a slice of category python
 // The analysis (analysis/code_index) reads them back by these names and keys.
 #include <cstdint>
 
@@ -70,6 +75,17 @@ __attribute__((visibility("default"))) void tt_py_site(const char* op, const cha
   Arg args[2] = {StringArg(tt::keys::kOpName, op), StringArg(tt::keys::kFrames, frames)};
   tt::rt::EmitInstant(tt::keys::kPythonSite, Category::kPython, args, 2);
 }
+
+__attribute__((visibility("default"))) void tt_py_tracer_started(void) {
+  tt::rt::EmitSource("python", "exact tracer (--python-tracer)");
+  tt::rt::EmitInstant(tt::keys::kPythonTracer, Category::kPython, nullptr, 0);
+}
+
+__attribute__((visibility("default"))) void tt_py_enter(const char* name) {
+  tt::rt::EmitBegin(name, Category::kPython);
+}
+
+__attribute__((visibility("default"))) void tt_py_leave(void) { tt::rt::EmitEnd(); }
 
 __attribute__((visibility("default"))) void tt_set_rank(int64_t rank, int64_t world_size,
                                                         const char* source) {
