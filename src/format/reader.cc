@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "format/live_read.h"
 
 namespace tt {
 
@@ -213,6 +214,47 @@ StreamReadHooks& Hooks() {
 
 void SetStreamReadHooks(StreamReadHooks hooks) { Hooks() = std::move(hooks); }
 
+namespace {
+bool g_copy_streams = false;
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// A copy of the first *size bytes of `fd` in a memfd, which replaces it (fd is closed). The
+// file may shrink meanwhile: the copy ends where the reads did (*size says where). The copy is
+// a file, so that the decoders' MADV_DONTNEED drops pages that fault back in (in an anonymous
+// mapping they would read as zeros). Returns -1 (fd closed) when no copy can be made.
+int CopyToMemory(int fd, uint64_t* size) {
+  int mem = memfd_create("tt-stream", MFD_CLOEXEC);
+  std::vector<char> buf(mem >= 0 ? 1u << 20 : 0);
+  uint64_t done = 0;
+  while (mem >= 0 && done < *size) {
+    ssize_t n = pread(fd, buf.data(), std::min<uint64_t>(buf.size(), *size - done),
+                      static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (!WriteAll(mem, buf.data(), static_cast<size_t>(n))) {
+      close(mem);
+      mem = -1;
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  close(fd);
+  *size = done;
+  return mem;
+}
+}  // namespace
+
+void SetStreamFilesCopied(bool copied) { g_copy_streams = copied; }
+
 MappedStream::MappedStream(const std::string& path) : path_(path) {
   if (Hooks().opened) Hooks().opened(path);
   int fd = -1;
@@ -222,8 +264,18 @@ MappedStream::MappedStream(const std::string& path) : path_(path) {
     error_ = e.what();
     return;
   }
-  struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) st.st_size = 0;
+  if (st.st_size > 0 && g_copy_streams) {
+    uint64_t n = static_cast<uint64_t>(st.st_size);
+    fd = CopyToMemory(fd, &n);
+    if (fd < 0) {
+      error_ = std::string("cannot copy: ") + std::strerror(errno);
+      return;
+    }
+    st.st_size = static_cast<off_t>(n);
+  }
+  if (st.st_size > 0) {
     size_ = static_cast<uint64_t>(st.st_size);
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {

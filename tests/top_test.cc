@@ -1,0 +1,174 @@
+// `tensortrace top`: the live view on a recording while it runs (tests/programs/top_job.cc, a
+// loop that steps until told to stop), the same numbers as `stats` once it has finished, and
+// one clear line for bad input.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "core/files.h"
+#include "test_json.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+std::vector<std::string> TopJson(const std::string& dir) {
+  return {TT_CLI, "top", dir, "--once", "--json", "--step-name", "train_step"};
+}
+
+// Every file under dir with its size and modification time: what reading must not change.
+std::map<std::string, std::pair<int64_t, int64_t>> Listing(const std::string& dir) {
+  std::map<std::string, std::pair<int64_t, int64_t>> out;
+  for (const auto& name : ListDirectory(dir)) {
+    std::string path = dir + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode)) {
+      for (auto& [k, v] : Listing(path)) out[k] = v;
+      continue;
+    }
+    out[path] = {st.st_size, st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec};
+  }
+  return out;
+}
+
+// While the job runs: `top --once --json` sees its steps and its top op, before the program
+// ends (it steps until the stop file appears; the deadline only bounds a broken run).
+TEST(Top, LiveRecordingShowsStepsAndTopOp) {
+  TempDir tmp;
+  std::string dir = tmp / "trace", stop = tmp / "stop";
+  int out = -1;
+  int pid =
+      test::Spawn({TT_CLI, "record", "--quiet", "-o", dir, "--", TT_TOP_JOB, stop, "240"}, &out);
+  ASSERT_GT(pid, 0);
+  json live;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = RunCmd(TopJson(dir));
+    if (r.status == 0) {
+      live = json::parse(r.out);
+      if (live["steps"].get<int64_t>() > 0 && !live["top_op"].is_null()) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  }
+  bool stopped_early = PathExists(dir + "/tensortrace.json");
+  // A human view during the recording, too.
+  auto table = RunCmd({TT_CLI, "top", dir, "--once", "--step-name", "train_step"});
+  std::ofstream(stop) << "stop\n";
+  EXPECT_EQ(test::Wait(pid), 0);
+  close(out);
+  ASSERT_FALSE(stopped_early) << "the job ended before top saw it running";
+  ASSERT_TRUE(live.is_object()) << "top never succeeded";
+  EXPECT_EQ(live["schema"], "tensortrace.top/1");
+  EXPECT_TRUE(live["recording"].get<bool>());
+  EXPECT_GT(live["steps"].get<int64_t>(), 0);
+  EXPECT_EQ(live["top_op"], "MatMul");
+  ASSERT_EQ(live["processes"].size(), 1u);
+  EXPECT_EQ(live["processes"][0]["state"], "running");
+  EXPECT_GT(live["processes"][0]["steps"].get<int64_t>(), 0);
+  EXPECT_GT(live["steps_per_second"].get<double>(), 0);
+  EXPECT_EQ(live["dropped"], 0);
+  EXPECT_EQ(live["problems"], 0);
+  // A step's time is its two ops (3 ms and 1 ms of spinning) and more.
+  EXPECT_GE(live["mean_step_micros"].get<double>(), 4000);
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("MatMul"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("recording"), std::string::npos) << table.out;
+}
+
+// A finished recording of about a second of steps.
+class TopFinished : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", dir_->path() + "/t", "--", TT_TOP_JOB,
+                     dir_->path() + "/no-such-file", "1"});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string Trace() { return dir_->path() + "/t"; }
+  static TempDir* dir_;
+};
+TempDir* TopFinished::dir_ = nullptr;
+
+// On a finished trace, top's numbers are stats': step count and mean step time (step view),
+// the top op and its time (op view, first row in its default order).
+TEST_F(TopFinished, SameNumbersAsStats) {
+  json top = test::RunJson(TopJson(Trace()));
+  json steps = test::RunJson(
+      {TT_CLI, "stats", Trace(), "--view", "step", "--json", "--step-name", "train_step"});
+  json ops = test::RunJson(
+      {TT_CLI, "stats", Trace(), "--view", "op", "--json", "--step-name", "train_step"});
+  ASSERT_FALSE(steps["rows"].empty());
+  ASSERT_FALSE(ops["rows"].empty());
+  double sum = 0;
+  for (const auto& row : steps["rows"]) sum += row["duration_micros"].get<double>();
+  double mean = sum / static_cast<double>(steps["rows"].size());
+  EXPECT_FALSE(top["recording"].get<bool>());
+  EXPECT_EQ(top["steps"], steps["rows"].size());
+  EXPECT_NEAR(top["mean_step_micros"].get<double>(), mean, 1e-6 * mean);
+  EXPECT_EQ(top["top_op"], ops["rows"][0]["name"]);
+  EXPECT_EQ(top["ops"][0]["occurrence"], ops["rows"][0]["occurrence"]);
+  EXPECT_NEAR(top["ops"][0]["micros"].get<double>(), ops["rows"][0]["micros"].get<double>(), 1e-3);
+  EXPECT_EQ(top["processes"][0]["state"], "exited");
+}
+
+// Reading never writes: the trace is the same file for file after every kind of top run.
+TEST_F(TopFinished, ReadsWithoutWriting) {
+  auto before = Listing(Trace());
+  EXPECT_EQ(RunCmd(TopJson(Trace())).status, 0);
+  EXPECT_EQ(RunCmd({TT_CLI, "top", Trace(), "--once"}).status, 0);
+  // Without --once, top stops by itself once the recording has ended: one JSON line.
+  auto r = RunCmd({TT_CLI, "top", Trace(), "--json", "--interval", "0.1"}, {}, 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::CountLines(r.out), 1u) << r.out;
+  EXPECT_TRUE(json::accept(r.out));
+  EXPECT_EQ(Listing(Trace()), before);
+}
+
+TEST_F(TopFinished, HumanViewAndHelp) {
+  auto r = RunCmd({TT_CLI, "top", Trace(), "--once", "--step-name", "train_step"});
+  EXPECT_EQ(r.status, 0) << r.err;
+  for (const char* s : {"recording ended", "steps", "MatMul", "Relu", "pid"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << " in\n" << r.out;
+  auto h = RunCmd({TT_CLI, "top", "--help"});
+  EXPECT_EQ(h.status, 0);
+  EXPECT_NE(h.out.find("usage: tensortrace top DIR"), std::string::npos);
+  EXPECT_NE(h.out.find("--interval"), std::string::npos);
+  auto all = RunCmd({TT_CLI, "--help"});
+  EXPECT_NE(all.out.find("top DIR"), std::string::npos);
+}
+
+// Bad input: one line on stderr, nothing on stdout, a non-zero exit.
+TEST(Top, BadInputIsOneLine) {
+  TempDir tmp;
+  std::ofstream(tmp / "file") << "not a trace\n";
+  MakeDirectory(tmp / "empty");
+  std::vector<std::vector<std::string>> cases = {
+      {TT_CLI, "top", tmp / "missing", "--once"},
+      {TT_CLI, "top", tmp / "empty", "--once"},
+      {TT_CLI, "top", tmp / "file", "--once", "--json"},
+      {TT_CLI, "top"},
+      {TT_CLI, "top", tmp / "empty", "--interval", "soon"},
+      {TT_CLI, "top", tmp / "empty", "--bogus"},
+  };
+  for (const auto& c : cases) {
+    auto r = RunCmd(c);
+    EXPECT_NE(r.status, 0) << c.back();
+    EXPECT_EQ(r.out, "") << c.back();
+    EXPECT_EQ(test::CountLines(r.err), 1u) << c.back() << ": " << r.err;
+    EXPECT_EQ(r.err.rfind("tensortrace top: ", 0), 0u) << r.err;
+  }
+}
+
+}  // namespace
+}  // namespace tt
