@@ -85,6 +85,54 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
   EXPECT_NE(table.out.find("recording"), std::string::npos) << table.out;
 }
 
+// The process of `j` (a top snapshot) whose command runs `script`.
+json ProcessRunning(const json& j, const std::string& script) {
+  for (const auto& p : j["processes"])
+    if (p["command"].get<std::string>().find(script) != std::string::npos) return p;
+  return json::object();
+}
+
+// A Keras fit: TensorFlow's profile (its step markers and ops) is imported only when `record`
+// ends, and top says meanwhile that it is pending and how far behind; then how old it is.
+TEST(Top, KerasFrameworkDataAge) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir tmp;
+  std::string dir = tmp / "trace", stop = tmp / "stop";
+  int out = -1;
+  int pid = test::Spawn({TT_CLI, "record", "--quiet", "-o", dir, "--", test::Python(),
+                         test::Program("top_keras.py"), stop},
+                        &out);
+  ASSERT_GT(pid, 0);
+  json live;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(200);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = RunCmd(TopJson(dir));
+    json p = r.status == 0 ? ProcessRunning(json::parse(r.out), "top_keras.py") : json::object();
+    if (p.contains("framework") && p["framework"]["pending"].get<bool>()) {
+      live = json::parse(r.out);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+  }
+  std::ofstream(stop) << "stop\n";
+  EXPECT_EQ(test::Wait(pid), 0);
+  close(out);
+  ASSERT_TRUE(live.is_object()) << "top never saw the pending profile";
+  EXPECT_TRUE(live["recording"].get<bool>());
+  json f = ProcessRunning(live, "top_keras.py")["framework"];
+  EXPECT_TRUE(f["source"].is_null());  // nothing imported yet
+  ASSERT_FALSE(f["age_seconds"].is_null());
+  EXPECT_GT(f["age_seconds"].get<double>(), 0);
+  json done = test::RunJson(TopJson(dir));
+  EXPECT_FALSE(done["recording"].get<bool>());
+  EXPECT_GT(done["steps"].get<int64_t>(), 0);  // Keras's step markers, from the profile
+  f = ProcessRunning(done, "top_keras.py")["framework"];
+  EXPECT_EQ(f["source"], "xspace");
+  EXPECT_FALSE(f["pending"].get<bool>());
+  ASSERT_FALSE(f["age_seconds"].is_null());
+  EXPECT_GE(f["age_seconds"].get<double>(), 0);
+}
+
 // A finished recording of about a second of steps.
 class TopFinished : public ::testing::Test {
  protected:

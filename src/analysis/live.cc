@@ -119,8 +119,11 @@ void FrameworkData(const model::TraceModel& m, const model::ProcessSummary& ps, 
   }
   std::string capture = m.path + "/xspace/" + std::to_string(ps.meta.pid);
   f->pending = IsDirectory(capture) && !PathExists(capture + "/import.json");
-  if (f->imported_last_ns && now >= f->imported_last_ns)
-    f->age_s = static_cast<double>(now - f->imported_last_ns) / 1e9;
+  // How far behind they are: since the last imported event, else (a capture not imported yet)
+  // since the process started, the time its profile will cover from.
+  uint64_t covered = f->imported_last_ns ? f->imported_last_ns : f->pending ? ps.first_ns : 0;
+  if (covered && covered != UINT64_MAX && now >= covered)
+    f->age_s = static_cast<double>(now - covered) / 1e9;
 }
 
 LiveProcess ProcessRow(const model::TraceModel& m, const model::ProcessSummary& ps,

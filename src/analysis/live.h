@@ -50,7 +50,9 @@ struct LiveFramework {
   std::string name;               // what imported data say ("xspace", "kineto"), "" when none
   bool pending = false;           // a capture exists on disk, not imported yet
   uint64_t imported_last_ns = 0;  // the latest imported event (0: none)
-  std::optional<double> age_s;    // now - imported_last_ns
+  // How old the newest framework data are: now - imported_last_ns, else (pending, nothing
+  // imported yet) now - the process's first event. None without framework data.
+  std::optional<double> age_s;
 };
 
 struct LiveProcess {

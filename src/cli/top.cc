@@ -234,11 +234,13 @@ void PrintOps(const std::string& title, const std::vector<analysis::LiveOp>& ops
 // How old a process's framework data are, in words.
 std::string FrameworkAge(const analysis::LiveFramework& f) {
   char b[96];
-  if (f.age_s)
+  if (!f.age_s)
+    return "-";
+  else if (f.name.empty())
+    std::snprintf(b, sizeof b, "none yet, %.1f s behind (imported when a capture ends)", *f.age_s);
+  else
     std::snprintf(b, sizeof b, "%s, %.1f s old%s", f.name.c_str(), *f.age_s,
                   f.pending ? ", more pending" : "");
-  else
-    std::snprintf(b, sizeof b, "%s", f.pending ? "pending (imported at window end or end)" : "-");
   return b;
 }
 
