@@ -100,6 +100,15 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   return analysis::TakeSnapshot(m, inv, o);
 }
 
+// A recording that has begun (`record` writes its loss page before it starts the command)
+// but whose first process has not made its trace yet.
+bool Starting(const std::string& dir) {
+  if (!PathExists(dir + "/losses") || PathExists(dir + "/tensortrace.json")) return false;
+  for (const auto& name : ListDirectory(dir))
+    if (PathExists(dir + "/" + name + "/metadata")) return false;
+  return true;
+}
+
 nlohmann::json OpsJson(const std::vector<analysis::LiveOp>& ops) {
   nlohmann::json j = nlohmann::json::array();
   for (const auto& op : ops)
@@ -301,9 +310,14 @@ int Top(const std::vector<std::string>& argv) {
   }
   bool clear = !t.json && isatty(STDOUT_FILENO);
   while (true) {
-    analysis::LiveSnapshot s = Snapshot(t);
-    Print(t, s, clear);
-    if (!s.recording) return 0;
+    if (Starting(t.dir)) {
+      std::cerr << "tensortrace top: waiting for the first process of " << TerminalSafe(t.dir)
+                << "\n";
+    } else {
+      analysis::LiveSnapshot s = Snapshot(t);
+      Print(t, s, clear);
+      if (!s.recording) return 0;
+    }
     std::this_thread::sleep_for(std::chrono::duration<double>(t.interval));
   }
 }
