@@ -85,6 +85,38 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
   EXPECT_NE(table.out.find("recording"), std::string::npos) << table.out;
 }
 
+// While the job defines a new name and event class at every step (in its process stream, used
+// at once in its thread's stream), each snapshot reads every event whole: no damage reported,
+// no event lost (counts only grow), no op without its name.
+TEST(Top, LiveSnapshotsWhileNamesAreDefined) {
+  TempDir tmp;
+  std::string dir = tmp / "trace", stop = tmp / "stop";
+  int out = -1;
+  int pid = test::Spawn(
+      {TT_CLI, "record", "--quiet", "-o", dir, "--", TT_TOP_JOB, stop, "240", "fresh"}, &out);
+  ASSERT_GT(pid, 0);
+  std::vector<json> seen;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (seen.size() < 15 && std::chrono::steady_clock::now() < deadline) {
+    auto r = RunCmd(TopJson(dir));
+    if (r.status == 0) seen.push_back(json::parse(r.out));
+  }
+  std::ofstream(stop) << "stop\n";
+  EXPECT_EQ(test::Wait(pid), 0);
+  close(out);
+  ASSERT_EQ(seen.size(), 15u);
+  int64_t events = 0, steps = 0;
+  for (const auto& j : seen) {
+    EXPECT_EQ(j["problems"], 0) << j["first_problem"];
+    EXPECT_GE(j["events"].get<int64_t>(), events);
+    EXPECT_GE(j["steps"].get<int64_t>(), steps);
+    events = j["events"].get<int64_t>();
+    steps = j["steps"].get<int64_t>();
+    for (const auto& op : j["ops"]) EXPECT_NE(op["name"], "") << j.dump();
+  }
+  EXPECT_GT(steps, 0);
+}
+
 // The process of `j` (a top snapshot) whose command runs `script`.
 json ProcessRunning(const json& j, const std::string& script) {
   for (const auto& p : j["processes"])

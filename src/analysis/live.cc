@@ -203,6 +203,7 @@ LiveSnapshot TakeSnapshot(const model::TraceModel& m, const model::TraceSummary&
         "no complete step yet (framework step markers, or name the annotation "
         "that marks one with --step-name)");
   s.problems = problems.size();
+  if (!problems.empty()) s.first_problem = problems.front().ToString();
   return s;
 }
 

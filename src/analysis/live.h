@@ -79,7 +79,8 @@ struct LiveSnapshot {
   bool has_memory = false;
   std::vector<LiveProcess> processes;
   std::vector<std::string> notes;
-  size_t problems = 0;  // damaged parts skipped
+  size_t problems = 0;        // damaged parts skipped
+  std::string first_problem;  // the first of them (file, offset, what), "" when none
 };
 
 // The snapshot of a loaded trace; `inv` from the same read (model::LoadModel with inventory).

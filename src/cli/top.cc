@@ -188,6 +188,8 @@ nlohmann::json SnapshotJson(const analysis::LiveSnapshot& s) {
   j["processes"] = procs;
   j["notes"] = s.notes;
   j["problems"] = s.problems;
+  j["first_problem"] =
+      s.first_problem.empty() ? nlohmann::json(nullptr) : nlohmann::json(s.first_problem);
   return j;
 }
 
@@ -284,7 +286,9 @@ void PrintTable(const analysis::LiveSnapshot& s, bool clear) {
   PrintOps("top ops, whole trace", s.top_ops);
   PrintProcesses(s);
   for (const auto& n : s.notes) std::cout << "note: " << n << "\n";
-  if (s.problems) std::cout << "note: " << s.problems << " damaged part(s) skipped\n";
+  if (s.problems)
+    std::cout << "note: " << s.problems
+              << " damaged part(s) skipped; the first: " << TerminalSafe(s.first_problem) << "\n";
   std::cout << std::flush;
 }
 

@@ -21,6 +21,9 @@ std::string Problem::ToString() const {
   return file + ": offset " + std::to_string(offset) + ": " + what;
 }
 
+// Stream files are copied, not mapped (live_read.h).
+static bool g_copy_streams = false;
+
 static bool IsStreamFile(const std::string& name) {
   return name != "metadata" && !name.empty() && name[0] != '.' &&
          name.find(".tmp") == std::string::npos;
@@ -76,12 +79,21 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
       else
         p.streams.push_back(full);
     }
+    // A trace still being written: the other streams are copied first, so that the process
+    // streams copied after them define every name and class their events use (the runtime
+    // writes a definition before its first use).
+    auto defines = [&](const std::string& s) {
+      std::string base = s.substr(dir.size() + 1);
+      return base.starts_with("proc") || base.starts_with("xspace") || base.starts_with("kineto");
+    };
+    if (g_copy_streams)
+      for (const auto& s : p.streams)
+        if (!defines(s)) out->files->Get(s);
     // The process streams define the classes the other streams' events use: the runtime's
     // (proc<pid>) and the imports' (xspace, xspace.N; kineto, kineto.N).
     if (p.meta.layout_version >= 3) {
       for (const auto& s : p.streams) {
-        std::string base = s.substr(dir.size() + 1);
-        if (base.starts_with("proc") || base.starts_with("xspace") || base.starts_with("kineto")) {
+        if (defines(s)) {
           auto more = ReadClasses(out->files->Get(s), p.meta);
           p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
         }
@@ -215,7 +227,6 @@ StreamReadHooks& Hooks() {
 void SetStreamReadHooks(StreamReadHooks hooks) { Hooks() = std::move(hooks); }
 
 namespace {
-bool g_copy_streams = false;
 
 bool WriteAll(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -226,6 +237,25 @@ bool WriteAll(int fd, const char* p, size_t n) {
     n -= static_cast<size_t>(w);
   }
   return true;
+}
+
+// The runtime commits an event by storing its packet's timestamp_end, then its content_size
+// (format/writer.h, Commit). A copy reads the header in address order, timestamp_end first, so
+// it may hold a newer content_size than timestamp_end, and the last event would look out of its
+// packet: each packet's timestamp_end is read again once the copy is made (it only grows).
+void RefreshPacketEnds(int fd, int mem, uint64_t size) {
+  uint64_t off = 0;
+  uint8_t head[kPacketHeaderSize];
+  while (off + kPacketHeaderSize <= size &&
+         pread(mem, head, sizeof head, static_cast<off_t>(off)) == sizeof head &&
+         Load<uint32_t>(head + kOffMagic) == kMagic) {
+    uint64_t psize = Load<uint64_t>(head + kOffPacketSize) / 8;
+    uint8_t ts[8];
+    if (psize < kPacketHeaderSize || pread(fd, ts, 8, static_cast<off_t>(off + kOffTsEnd)) != 8 ||
+        pwrite(mem, ts, 8, static_cast<off_t>(off + kOffTsEnd)) != 8)
+      break;
+    off += psize;
+  }
 }
 
 // A copy of the first *size bytes of `fd` in a memfd, which replaces it (fd is closed). The
@@ -247,6 +277,7 @@ int CopyToMemory(int fd, uint64_t* size) {
     }
     done += static_cast<uint64_t>(n);
   }
+  if (mem >= 0) RefreshPacketEnds(fd, mem, done);
   close(fd);
   *size = done;
   return mem;

@@ -1,12 +1,16 @@
 // A training loop for `tensortrace top` (tests/top_test.cc), through the public C API: each
 // step is a range "train_step" (give `--step-name train_step`) holding two ops, a MatMul of
 // about 3 ms and a Relu of about 1 ms. It runs until STOPFILE exists (then a few more steps)
-// or MAX_S seconds have passed, so a test can watch it live without depending on timing.
-//   top_job STOPFILE MAX_S
+// or MAX_S seconds have passed, so a test can watch it live without depending on timing. With
+// "fresh", each step also runs a range of a name never used before (each a new name and a new
+// event class in the process stream while the recording runs).
+//   top_job STOPFILE MAX_S [fresh]
 #include <sys/stat.h>
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 
 #include "tensortrace/tensortrace.h"
 
@@ -26,10 +30,12 @@ void Op(const char* name, int us) {
   tt_range_pop();
 }
 
-void Step() {
+void Step(bool fresh) {
+  static int n = 0;
   tt_range_push("train_step");
   Op("model/dense:MatMul", 3000);
   Op("model/act:Relu", 1000);
+  if (fresh) Op(("model/fresh_" + std::to_string(n++) + ":Fresh").c_str(), 10);
   tt_range_pop();
 }
 
@@ -39,8 +45,9 @@ int main(int argc, char** argv) {
   if (argc < 3) return 2;
   struct stat st;
   auto deadline = Clock::now() + std::chrono::seconds(std::atoi(argv[2]));
+  bool fresh = argc > 3 && std::strcmp(argv[3], "fresh") == 0;
   tt_set_thread_name("trainer");
-  while (stat(argv[1], &st) != 0 && Clock::now() < deadline) Step();
-  for (int i = 0; i < 3; ++i) Step();
+  while (stat(argv[1], &st) != 0 && Clock::now() < deadline) Step(fresh);
+  for (int i = 0; i < 3; ++i) Step(fresh);
   return 0;
 }
