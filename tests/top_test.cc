@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "core/files.h"
@@ -226,6 +227,38 @@ TEST_F(TopFinished, HumanViewAndHelp) {
   EXPECT_NE(h.out.find("--interval"), std::string::npos);
   auto all = RunCmd({TT_CLI, "--help"});
   EXPECT_NE(all.out.find("top DIR"), std::string::npos);
+}
+
+// One recording per rank, given together: one job, a row per rank, the ranks' steps together.
+TEST(Top, SeveralRecordingsAreOneJob) {
+  TempDir tmp;
+  for (const char* rank : {"0", "1"}) {
+    auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", tmp / "%r", "--", TT_TOP_JOB,
+                     tmp / "no-such-file", "1"},
+                    {{"RANK", rank}, {"WORLD_SIZE", "2"}});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  json j = test::RunJson(
+      {TT_CLI, "top", tmp / "0", tmp / "1", "--once", "--json", "--step-name", "train_step"});
+  ASSERT_EQ(j["processes"].size(), 2u);
+  std::set<int64_t> ranks;
+  int64_t steps = 0;
+  double rates = 0;
+  for (const auto& p : j["processes"]) {
+    ranks.insert(p["rank"].get<int64_t>());
+    EXPECT_EQ(p["world_size"], 2);
+    EXPECT_GT(p["steps"].get<int64_t>(), 0);
+    steps += p["steps"].get<int64_t>();
+    rates += p["steps_per_second"].get<double>();
+  }
+  EXPECT_EQ(ranks, (std::set<int64_t>{0, 1}));
+  EXPECT_EQ(j["steps"], steps);
+  EXPECT_NEAR(j["steps_per_second"].get<double>(), rates / 2, 1e-9 * rates);
+  EXPECT_EQ(j["top_op"], "MatMul");
+  // --pid narrows it to one process.
+  json one = test::RunJson({TT_CLI, "top", tmp / "0", tmp / "1", "--once", "--json", "--pid",
+                            std::to_string(j["processes"][0]["pid"].get<int64_t>())});
+  EXPECT_EQ(one["processes"].size(), 1u);
 }
 
 // Bad input: one line on stderr, nothing on stdout, a non-zero exit.

@@ -109,15 +109,16 @@ void WindowOps(const model::TraceModel& m, const LiveOptions& o, const std::vect
 }
 
 // The latest imported event of each process, and whether a capture waits to be imported.
-void FrameworkData(const model::TraceModel& m, const model::ProcessSummary& ps, uint64_t now,
-                   LiveFramework* f) {
+void FrameworkData(const model::ProcessSummary& ps, uint64_t now, LiveFramework* f) {
   for (const auto& t : ps.threads) {
     if (!t.imported) continue;
     std::string base = t.file.substr(t.file.find_last_of('/') + 1);
     if (f->name.empty()) f->name = base.starts_with("kineto") ? "kineto" : "xspace";
     f->imported_last_ns = std::max(f->imported_last_ns, t.last_ns);
   }
-  std::string capture = m.path + "/xspace/" + std::to_string(ps.meta.pid);
+  // Captures wait in the trace directory, beside the process's own directory.
+  std::string trace = ps.dir.substr(0, ps.dir.find_last_of('/'));
+  std::string capture = trace + "/xspace/" + std::to_string(ps.meta.pid);
   f->pending = IsDirectory(capture) && !PathExists(capture + "/import.json");
   // How far behind they are: since the last imported event, else (a capture not imported yet)
   // since the process started, the time its profile will cover from.
@@ -143,7 +144,7 @@ LiveProcess ProcessRow(const model::TraceModel& m, const model::ProcessSummary& 
     if (m.processes[i].meta.pid == ps.meta.pid &&
         m.processes[i].meta.exec_generation == ps.meta.exec_generation)
       p.steps = SummariseSteps(InOrder(b, i), window_start);
-  FrameworkData(m, ps, now, &p.framework);
+  FrameworkData(ps, now, &p.framework);
   return p;
 }
 
@@ -169,7 +170,7 @@ LiveSnapshot TakeSnapshot(const model::TraceModel& m, const model::TraceSummary&
                           const LiveOptions& o) {
   LiveSnapshot s;
   s.path = m.path;
-  s.recording = !PathExists(m.path + "/tensortrace.json");
+  s.recording = o.recording;
   s.first_ns = inv.first_ns == UINT64_MAX ? 0 : inv.first_ns;
   s.last_ns = inv.last_ns;
   s.now_ns = o.now_ns && o.now_ns > s.last_ns ? o.now_ns : s.last_ns;

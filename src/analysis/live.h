@@ -23,6 +23,7 @@ struct LiveOptions {
   // The trace clock's "now" (CLOCK_MONOTONIC ns) while the recording runs on this host, so
   // that ages count the time since the data were written; 0: the trace's last event.
   uint64_t now_ns = 0;
+  bool recording = false;  // `record` has not finished (the caller knows its directories)
 };
 
 struct LiveOp {
@@ -68,7 +69,7 @@ struct LiveProcess {
 
 struct LiveSnapshot {
   std::string path;
-  bool recording = false;  // `record` has not finished (no tensortrace.json yet)
+  bool recording = false;  // as LiveOptions::recording
   uint64_t now_ns = 0, first_ns = 0, last_ns = 0;
   uint64_t events = 0, dropped = 0;
   LiveSteps steps;                          // every process's steps together

@@ -13,6 +13,7 @@
 #include "analysis/live.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "core/files.h"
 #include "format/live_read.h"
 #include "model/inventory.h"
@@ -22,8 +23,8 @@ namespace tt::cli {
 namespace {
 
 const char kTopUsage[] =
-    R"(usage: tensortrace top DIR [--once] [--json] [--interval S] [--window S] [--top N]
-                       [--step-name NAME]...
+    R"(usage: tensortrace top DIR... [--once] [--json] [--interval S] [--window S] [--top N]
+                          [--step-name NAME]... [--pid P]...
 
 The live view of a recording: run it beside `tensortrace record -o DIR -- CMD`. Refreshed
 every second from the trace as it is written: steps per second, step time and its parts
@@ -31,7 +32,8 @@ every second from the trace as it is written: steps per second, step time and it
 in the last window's steps, memory in use, dropped events, per process and rank, and how old
 the framework profiler's data are (TensorFlow, JAX and PyTorch profiles are imported into the
 trace only when a capture window closes or when `record` ends). It stops once the recording
-has ended. On a finished trace its numbers are those of `stats` (--view step, --view op).
+has ended. Several directories (one recording per rank or host, `record -o 'out/%h-%r'`) are
+one job. On a finished trace its numbers are those of `stats` (--view step, --view op).
 
 options:
   --once            one snapshot, then exit
@@ -42,11 +44,13 @@ options:
   --top N           ops listed (default 5)
   --step-name NAME  an annotation that marks one step (repeatable); framework step events
                     are found without it
-  -h, --help        this help
 )";
+const char kTopHelpLine[] = "  -h, --help        this help\n";
 
 struct TopArgs {
   std::string dir;
+  std::vector<std::string> more;  // further directories: one job (a recording per rank)
+  std::vector<int64_t> pids;
   bool once = false, json = false;
   double interval = 1;
   analysis::LiveOptions live;
@@ -58,7 +62,7 @@ bool ParseTopArgs(const std::vector<std::string>& argv, TopArgs* t) {
   std::string v;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kTopUsage;
+      std::cout << kTopUsage << kPidHelp << kTopHelpLine;
       return false;
     } else if (a.Flag("--once")) {
       t->once = true;
@@ -73,8 +77,9 @@ bool ParseTopArgs(const std::vector<std::string>& argv, TopArgs* t) {
       t->live.top = ParseUint("--top", v, 1000);
     } else if (a.Option("--step-name", &v)) {
       t->live.step_names.push_back(v);
-    } else if (!a.Peek().empty() && a.Peek()[0] != '-' && t->dir.empty()) {
-      t->dir = a.TakePositional();
+    } else if (ParsePidOption(a, &t->pids)) {
+    } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
+      (t->dir.empty() ? t->dir : t->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
@@ -92,11 +97,14 @@ uint64_t MonotonicNs() {
 // One snapshot. The trace clock is CLOCK_MONOTONIC: while the recording runs on this host,
 // ages count up to now.
 analysis::LiveSnapshot Snapshot(const TopArgs& t) {
-  TraceDir dir = OpenTrace(t.dir);
+  std::vector<std::string> dirs = DirList(t.dir, t.more);
+  TraceDir dir = OpenTracesOfPids(dirs, t.pids);
   model::TraceSummary inv;
   model::TraceModel m = model::LoadModel(dir, &inv);
   analysis::LiveOptions o = t.live;
-  if (!PathExists(t.dir + "/tensortrace.json")) o.now_ns = MonotonicNs();
+  // `record` writes tensortrace.json last, once every process has ended and been imported.
+  for (const auto& d : dirs) o.recording |= !PathExists(d + "/tensortrace.json");
+  if (o.recording) o.now_ns = MonotonicNs();
   return analysis::TakeSnapshot(m, inv, o);
 }
 
@@ -210,6 +218,10 @@ std::string Bytes(int64_t n) {
 }
 
 void PrintSteps(const analysis::LiveSteps& s, double window_s) {
+  if (!s.count) {
+    std::cout << "steps 0 (none complete yet)\n";
+    return;
+  }
   char line[256];
   std::snprintf(line, sizeof line, "steps %llu (%llu warm-up)  %.2f/s  mean %s  last %s (#%lld)\n",
                 static_cast<unsigned long long>(s.count), static_cast<unsigned long long>(s.warmup),
@@ -263,7 +275,7 @@ void PrintProcesses(const analysis::LiveSnapshot& s) {
   for (const auto& p : s.processes) {
     std::snprintf(line, sizeof line, "%8lld %5s %-9s %7llu %8.2f %12s %10s %8llu  %s\n",
                   static_cast<long long>(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank).c_str(),
-                  p.state.c_str(), static_cast<unsigned long long>(p.steps.count),
+                  TerminalSafe(p.state).c_str(), static_cast<unsigned long long>(p.steps.count),
                   p.steps.steps_per_s, Ms(p.steps.mean_ns).c_str(),
                   p.has_memory ? Bytes(p.memory_bytes).c_str() : "-",
                   static_cast<unsigned long long>(p.dropped), FrameworkAge(p.framework).c_str());
@@ -314,8 +326,11 @@ int Top(const std::vector<std::string>& argv) {
   }
   bool clear = !t.json && isatty(STDOUT_FILENO);
   while (true) {
-    if (Starting(t.dir)) {
-      std::cerr << "tensortrace top: waiting for the first process of " << TerminalSafe(t.dir)
+    std::string starting;
+    for (const auto& d : DirList(t.dir, t.more))
+      if (Starting(d)) starting = d;
+    if (!starting.empty()) {
+      std::cerr << "tensortrace top: waiting for the first process of " << TerminalSafe(starting)
                 << "\n";
     } else {
       analysis::LiveSnapshot s = Snapshot(t);
