@@ -118,6 +118,42 @@ TEST(Top, LiveSnapshotsWhileNamesAreDefined) {
   EXPECT_GT(steps, 0);
 }
 
+// A job that stops stepping but stays alive: its rate falls to 0 once its last step has left
+// the window, while its step count stays.
+TEST(Top, StalledJobFallsToZeroStepsPerSecond) {
+  TempDir tmp;
+  std::string dir = tmp / "trace", stop = tmp / "stop";
+  int out = -1;
+  int pid = test::Spawn(
+      {TT_CLI, "record", "--quiet", "-o", dir, "--", TT_TOP_JOB, stop, "240", "stall"}, &out);
+  ASSERT_GT(pid, 0);
+  std::vector<std::string> cmd = TopJson(dir);
+  cmd.insert(cmd.end(), {"--window", "0.5"});
+  json stalled;
+  auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (std::chrono::steady_clock::now() < deadline) {
+    auto r = RunCmd(cmd);
+    json j = r.status == 0 ? json::parse(r.out) : json::object();
+    if (j.contains("steps") && j["steps"] == 20 && j["steps_per_second"] == 0.0) {
+      stalled = j;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  std::ofstream(stop) << "stop\n";
+  EXPECT_EQ(test::Wait(pid), 0);
+  close(out);
+  ASSERT_TRUE(stalled.is_object()) << "the rate never fell to 0";
+  EXPECT_TRUE(stalled["recording"].get<bool>());
+  EXPECT_EQ(stalled["last_step"], 19);
+  EXPECT_GE(stalled["now_ns"].get<int64_t>() - stalled["last_ns"].get<int64_t>(), 0);
+  // The window's ops are the last step's.
+  EXPECT_EQ(stalled["window"]["first_step"], 19);
+  ASSERT_FALSE(stalled["window"]["ops"].empty());
+  EXPECT_EQ(stalled["window"]["ops"][0]["name"], "MatMul");
+  EXPECT_EQ(stalled["window"]["ops"][0]["occurrence"], 1);
+}
+
 // The process of `j` (a top snapshot) whose command runs `script`.
 json ProcessRunning(const json& j, const std::string& script) {
   for (const auto& p : j["processes"])

@@ -32,9 +32,38 @@ std::vector<LiveOp> TopOps(Result& r, size_t top) {
   return ops;
 }
 
-// Steps per second, the last step and the mean parts over the steps that ended in the window
-// (at least the last step); `b` in order of their ends.
-LiveSteps SummariseSteps(const std::vector<const StepBreakdown*>& b, uint64_t window_start) {
+// The mean parts of the steps that ended in the window (at least the last step's).
+void MeanParts(const std::vector<const StepBreakdown*>& b, const Window& w, LiveSteps* s) {
+  for (const auto* x : b) {
+    if (x->end < w.start && x != b.back()) continue;
+    ++s->window_steps;
+    s->input += x->input, s->compile += x->compile, s->host_compute += x->host_compute;
+    s->host_comm += x->host_comm, s->runtime += x->runtime, s->host_idle += x->host_idle;
+    s->device_compute += x->device_compute, s->copies += x->copies;
+    s->communication += x->communication;
+    s->device_idle += x->device_idle_host_bound + x->device_idle_waiting;
+    s->has_device |= x->has_device;
+  }
+  double n = static_cast<double>(s->window_steps);
+  for (double* v :
+       {&s->input, &s->compile, &s->host_compute, &s->host_comm, &s->runtime, &s->host_idle,
+        &s->device_compute, &s->copies, &s->communication, &s->device_idle})
+    *v /= n;
+}
+
+// Steps per second: the steps that ended in the window over the part of it since the first of
+// them started, so a job that stops stepping falls to 0 once its last step leaves the window.
+double StepRate(const std::vector<const StepBreakdown*>& b, const Window& w) {
+  uint64_t n = 0, first = w.end;
+  for (const auto* x : b)
+    if (x->end >= w.start && x->end <= w.end) ++n, first = std::min(first, x->start);
+  uint64_t from = std::max(w.start, first);
+  return n && w.end > from ? static_cast<double>(n) * 1e9 / static_cast<double>(w.end - from) : 0;
+}
+
+// Count, mean step time, the last step, the rate and the window's mean parts; `b` in order of
+// their ends.
+LiveSteps SummariseSteps(const std::vector<const StepBreakdown*>& b, const Window& w) {
   LiveSteps s;
   s.count = b.size();
   for (const auto* x : b) s.warmup += x->warmup;
@@ -46,24 +75,8 @@ LiveSteps SummariseSteps(const std::vector<const StepBreakdown*>& b, uint64_t wi
   if (b.empty()) return s;
   s.last_ns = b.back()->Duration();
   s.last_number = b.back()->number;
-  uint64_t first = b.back()->start;
-  for (const auto* x : b) {
-    if (x->end < window_start && x != b.back()) continue;
-    first = std::min(first, x->start);
-    ++s.window_steps;
-    s.input += x->input, s.compile += x->compile, s.host_compute += x->host_compute;
-    s.host_comm += x->host_comm, s.runtime += x->runtime, s.host_idle += x->host_idle;
-    s.device_compute += x->device_compute, s.copies += x->copies;
-    s.communication += x->communication;
-    s.device_idle += x->device_idle_host_bound + x->device_idle_waiting;
-    s.has_device |= x->has_device;
-  }
-  double n = static_cast<double>(s.window_steps);
-  for (double* v : {&s.input, &s.compile, &s.host_compute, &s.host_comm, &s.runtime, &s.host_idle,
-                    &s.device_compute, &s.copies, &s.communication, &s.device_idle})
-    *v /= n;
-  uint64_t span = b.back()->end > first ? b.back()->end - first : 0;
-  if (span) s.steps_per_s = n * 1e9 / static_cast<double>(span);
+  MeanParts(b, w, &s);
+  s.steps_per_s = StepRate(b, w);
   return s;
 }
 
@@ -83,16 +96,20 @@ std::vector<Step> CompleteSteps(const model::TraceModel& m, const LiveOptions& o
   return steps;
 }
 
-// The ops of the window's steps: the op view with the steps numbered first..last selected.
+// The ops of the window's steps (at least the last step's): the op view with the steps
+// numbered first..last selected.
 void WindowOps(const model::TraceModel& m, const LiveOptions& o, const std::vector<Step>& steps,
-               const std::vector<StepBreakdown>& b, uint64_t window_start, LiveSnapshot* s) {
+               const std::vector<StepBreakdown>& b, const Window& w, LiveSnapshot* s) {
+  if (b.empty()) return;
+  const StepBreakdown* latest = &b[0];
   int64_t first = INT64_MAX, last = INT64_MIN;
   for (const auto& x : b) {
-    if (x.end < window_start) continue;
+    if (x.end > latest->end) latest = &x;
+    if (x.end < w.start) continue;
     first = std::min(first, x.number);
     last = std::max(last, x.number);
   }
-  if (first > last) return;
+  if (first > last) first = last = latest->number;
   Options opt;
   opt.steps = StepRange{first, last};
   opt.step_names = o.step_names;
@@ -128,7 +145,7 @@ void FrameworkData(const model::ProcessSummary& ps, uint64_t now, LiveFramework*
 }
 
 LiveProcess ProcessRow(const model::TraceModel& m, const model::ProcessSummary& ps,
-                       const std::vector<StepBreakdown>& b, uint64_t now, uint64_t window_start) {
+                       const std::vector<StepBreakdown>& b, const Window& w) {
   LiveProcess p;
   p.pid = ps.meta.pid;
   p.rank = ps.meta.rank;
@@ -143,8 +160,8 @@ LiveProcess ProcessRow(const model::TraceModel& m, const model::ProcessSummary& 
   for (size_t i = 0; i < m.processes.size(); ++i)
     if (m.processes[i].meta.pid == ps.meta.pid &&
         m.processes[i].meta.exec_generation == ps.meta.exec_generation)
-      p.steps = SummariseSteps(InOrder(b, i), window_start);
-  FrameworkData(ps, now, &p.framework);
+      p.steps = SummariseSteps(InOrder(b, i), w);
+  FrameworkData(ps, w.end, &p.framework);
   return p;
 }
 
@@ -188,12 +205,12 @@ LiveSnapshot TakeSnapshot(const model::TraceModel& m, const model::TraceSummary&
   s.top_ops = TopOps(r[0], o.top);
   std::vector<StepBreakdown> b = steps.empty() ? std::vector<StepBreakdown>{} : r[1].steps;
   uint64_t window = static_cast<uint64_t>(o.window_s * 1e9);
-  uint64_t window_start = s.last_ns > window ? s.last_ns - window : 0;
-  s.steps = SummariseSteps(InOrder(b, std::nullopt), window_start);
-  WindowOps(m, o, steps, b, window_start, &s);
+  Window w{s.now_ns > window ? s.now_ns - window : 0, s.now_ns};
+  s.steps = SummariseSteps(InOrder(b, std::nullopt), w);
+  WindowOps(m, o, steps, b, w, &s);
   double rates = 0, stepping = 0;
   for (const auto& ps : inv.processes) {
-    s.processes.push_back(ProcessRow(m, ps, b, s.now_ns, window_start));
+    s.processes.push_back(ProcessRow(m, ps, b, w));
     if (s.processes.back().steps.count) rates += s.processes.back().steps.steps_per_s, ++stepping;
   }
   // Ranks step together: the job's rate is a process's (their mean), not their sum.

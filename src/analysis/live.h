@@ -17,8 +17,10 @@ namespace tt::analysis {
 
 struct LiveOptions {
   std::vector<std::string> step_names;  // --step-name
-  double window_s = 10;  // the last window: steps that ended in the trace's last window_s
-  size_t top = 5;        // ops listed
+  // The last window: the steps that ended in the last window_s seconds, up to now_ns (else the
+  // trace's last event).
+  double window_s = 10;
+  size_t top = 5;  // ops listed
   unsigned threads = 0;
   // The trace clock's "now" (CLOCK_MONOTONIC ns) while the recording runs on this host, so
   // that ages count the time since the data were written; 0: the trace's last event.
@@ -37,8 +39,10 @@ struct LiveOp {
 struct LiveSteps {
   uint64_t count = 0, warmup = 0;
   double mean_ns = 0;
-  double steps_per_s = 0;  // steps that ended in the window, over the time they took
-  uint64_t last_ns = 0;    // the last complete step's duration
+  // The steps that ended in the window, over the part of the window since the first of them
+  // started (0 once a job has stopped stepping for a whole window).
+  double steps_per_s = 0;
+  uint64_t last_ns = 0;  // the last complete step's duration
   int64_t last_number = -1;
   // Mean parts of the window's steps, ns: host time, then the device's.
   double input = 0, compile = 0, host_compute = 0, host_comm = 0, runtime = 0, host_idle = 0;

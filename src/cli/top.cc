@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -15,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/pids.h"
 #include "core/files.h"
+#include "core/ids.h"
 #include "format/live_read.h"
 #include "model/inventory.h"
 
@@ -104,7 +106,11 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   analysis::LiveOptions o = t.live;
   // `record` writes tensortrace.json last, once every process has ended and been imported.
   for (const auto& d : dirs) o.recording |= !PathExists(d + "/tensortrace.json");
-  if (o.recording) o.now_ns = MonotonicNs();
+  // Our clock is the trace's only where every process ran on this boot of this machine.
+  bool here = true;
+  std::string boot = BootId();
+  for (const auto& p : dir.processes) here &= !boot.empty() && p.meta.clock_uuid == boot;
+  if (o.recording && here) o.now_ns = MonotonicNs();
   return analysis::TakeSnapshot(m, inv, o);
 }
 
@@ -286,7 +292,11 @@ void PrintProcesses(const analysis::LiveSnapshot& s) {
 void PrintTable(const analysis::LiveSnapshot& s, bool clear) {
   if (clear) std::cout << "\x1b[H\x1b[2J";
   std::cout << "tensortrace top  " << TerminalSafe(s.path) << "  "
-            << (s.recording ? "recording" : "recording ended") << "\n";
+            << (s.recording ? "recording" : "recording ended");
+  if (s.recording && s.now_ns > s.last_ns)
+    std::cout << " (last event " << std::fixed << std::setprecision(1)
+              << static_cast<double>(s.now_ns - s.last_ns) / 1e9 << " s ago)" << std::defaultfloat;
+  std::cout << "\n";
   std::cout << "events " << s.events << "  dropped " << s.dropped << "  memory in use "
             << (s.has_memory ? Bytes(s.memory_bytes) : "-") << "  trace span "
             << Ms(static_cast<double>(s.last_ns - s.first_ns)) << "\n";

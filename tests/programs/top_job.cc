@@ -3,8 +3,9 @@
 // about 3 ms and a Relu of about 1 ms. It runs until STOPFILE exists (then a few more steps)
 // or MAX_S seconds have passed, so a test can watch it live without depending on timing. With
 // "fresh", each step also runs a range of a name never used before (each a new name and a new
-// event class in the process stream while the recording runs).
-//   top_job STOPFILE MAX_S [fresh]
+// event class in the process stream while the recording runs); with "stall", it stops stepping
+// after 20 steps and waits for STOPFILE (a job that hangs).
+//   top_job STOPFILE MAX_S [fresh|stall]
 #include <sys/stat.h>
 
 #include <chrono>
@@ -46,8 +47,15 @@ int main(int argc, char** argv) {
   struct stat st;
   auto deadline = Clock::now() + std::chrono::seconds(std::atoi(argv[2]));
   bool fresh = argc > 3 && std::strcmp(argv[3], "fresh") == 0;
+  bool stall = argc > 3 && std::strcmp(argv[3], "stall") == 0;
   tt_set_thread_name("trainer");
-  while (stat(argv[1], &st) != 0 && Clock::now() < deadline) Step(fresh);
-  for (int i = 0; i < 3; ++i) Step(fresh);
+  for (int i = 0; stat(argv[1], &st) != 0 && Clock::now() < deadline; ++i) {
+    if (stall && i >= 20)
+      Spin(10000);
+    else
+      Step(fresh);
+  }
+  if (!stall)
+    for (int i = 0; i < 3; ++i) Step(fresh);
   return 0;
 }
