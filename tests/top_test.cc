@@ -249,6 +249,13 @@ TEST_F(TopFinished, ReadsWithoutWriting) {
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(test::CountLines(r.out), 1u) << r.out;
   EXPECT_TRUE(json::accept(r.out));
+  // The same for one process's directory of the trace.
+  for (const auto& name : ListDirectory(Trace())) {
+    if (name[0] != 'p') continue;
+    r = RunCmd({TT_CLI, "top", Trace() + "/" + name, "--json", "--interval", "0.1"}, {}, 60);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(test::CountLines(r.out), 1u) << r.out;
+  }
   EXPECT_EQ(Listing(Trace()), before);
 }
 

@@ -105,7 +105,10 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   model::TraceModel m = model::LoadModel(dir, &inv);
   analysis::LiveOptions o = t.live;
   // `record` writes tensortrace.json last, once every process has ended and been imported.
-  for (const auto& d : dirs) o.recording |= !PathExists(d + "/tensortrace.json");
+  // A process's own directory (p<pid>) is read as a trace too: its recording's file is above.
+  for (const auto& d : dirs)
+    o.recording |=
+        !PathExists(d + (PathExists(d + "/metadata") ? "/../" : "/") + "tensortrace.json");
   // Our clock is the trace's only where every process ran on this boot of this machine.
   bool here = true;
   std::string boot = BootId();
