@@ -239,6 +239,28 @@ TEST_F(TopFinished, SameNumbersAsStats) {
   EXPECT_EQ(top["processes"][0]["state"], "exited");
 }
 
+// A recording in capture windows (record --every): a step cut where a window closed is a
+// complete step for top as for stats (the scan closes it at the gap), so the numbers agree.
+TEST(Top, WindowedRecordingSameNumbersAsStats) {
+  TempDir tmp;
+  std::string trace = tmp / "t";
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "--every", "0.4", "--for", "0.2", "-o", trace, "--",
+                   TT_TOP_JOB, tmp / "no-such-file", "2"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json top = test::RunJson(TopJson(trace));
+  json steps = test::RunJson(
+      {TT_CLI, "stats", trace, "--view", "step", "--json", "--step-name", "train_step"});
+  json ops = test::RunJson({TT_CLI, "stats", trace, "--json", "--step-name", "train_step"});
+  ASSERT_FALSE(steps["rows"].empty());
+  double sum = 0;
+  for (const auto& row : steps["rows"]) sum += row["duration_micros"].get<double>();
+  EXPECT_EQ(top["steps"], steps["rows"].size());
+  EXPECT_NEAR(top["mean_step_micros"].get<double>(),
+              sum / static_cast<double>(steps["rows"].size()), 1e-3);
+  ASSERT_FALSE(ops["rows"].empty());
+  EXPECT_EQ(top["top_op"], ops["rows"][0]["name"]);
+}
+
 // Reading never writes: the trace is the same file for file after every kind of top run.
 TEST_F(TopFinished, ReadsWithoutWriting) {
   auto before = Listing(Trace());

@@ -89,10 +89,20 @@ std::vector<const StepBreakdown*> InOrder(const std::vector<StepBreakdown>& all,
   return v;
 }
 
-// The complete steps (a step still open where its stream ends is in progress).
+// The complete steps: a step still open where the stream of a process still running ends is
+// in progress. Any other step the scan closed is complete as stats counts it: one cut where a
+// capture window closed (record --on-demand / --every), closed at max(gap start, its start),
+// and one of a process that has ended, closed at its stream's last event.
 std::vector<Step> CompleteSteps(const model::TraceModel& m, const LiveOptions& o) {
   std::vector<Step> steps = FindSteps(m, o.step_names, o.threads);
-  std::erase_if(steps, [](const Step& s) { return s.unclosed; });
+  auto in_progress = [&](const Step& s) {
+    const model::Process& p = m.processes[s.process];
+    if (!s.unclosed || p.meta.end_state != "running") return false;
+    for (const auto& [gap_start, gap_end] : p.capture_gaps)
+      if (s.end == std::max(gap_start, s.start)) return false;
+    return true;
+  };
+  std::erase_if(steps, in_progress);
   return steps;
 }
 
