@@ -6,7 +6,6 @@
 
 #include <chrono>
 #include <cstdio>
-#include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -238,14 +237,18 @@ void PrintSteps(const analysis::LiveSteps& s, double window_s) {
                 static_cast<long long>(s.last_number));
   std::cout << line;
   if (!s.window_steps) return;
-  std::cout << "  last " << window_s << " s, " << s.window_steps << " step(s), mean: input "
-            << Ms(s.input) << ", compile " << Ms(s.compile) << ", compute " << Ms(s.host_compute)
-            << ", communication " << Ms(s.host_comm) << ", runtime " << Ms(s.runtime) << ", idle "
-            << Ms(s.host_idle) << "\n";
-  if (s.has_device)
-    std::cout << "  device: compute " << Ms(s.device_compute) << ", copies " << Ms(s.copies)
-              << ", communication " << Ms(s.communication) << ", idle " << Ms(s.device_idle)
-              << "\n";
+  std::snprintf(line, sizeof line,
+                "  ms per step (last %g s, %llu steps): input %.3f  compile %.3f  compute %.3f  "
+                "comm %.3f  runtime %.3f  idle %.3f\n",
+                window_s, static_cast<unsigned long long>(s.window_steps), s.input / 1e6,
+                s.compile / 1e6, s.host_compute / 1e6, s.host_comm / 1e6, s.runtime / 1e6,
+                s.host_idle / 1e6);
+  std::cout << line;
+  if (!s.has_device) return;
+  std::snprintf(line, sizeof line,
+                "  device ms per step: compute %.3f  copies %.3f  comm %.3f  idle %.3f\n",
+                s.device_compute / 1e6, s.copies / 1e6, s.communication / 1e6, s.device_idle / 1e6);
+  std::cout << line;
 }
 
 void PrintOps(const std::string& title, const std::vector<analysis::LiveOp>& ops) {
@@ -296,10 +299,11 @@ void PrintTable(const analysis::LiveSnapshot& s, bool clear) {
   if (clear) std::cout << "\x1b[H\x1b[2J";
   std::cout << "tensortrace top  " << TerminalSafe(s.path) << "  "
             << (s.recording ? "recording" : "recording ended");
+  char ago[64] = "";
   if (s.recording && s.now_ns > s.last_ns)
-    std::cout << " (last event " << std::fixed << std::setprecision(1)
-              << static_cast<double>(s.now_ns - s.last_ns) / 1e9 << " s ago)" << std::defaultfloat;
-  std::cout << "\n";
+    std::snprintf(ago, sizeof ago, " (last event %.1f s ago)",
+                  static_cast<double>(s.now_ns - s.last_ns) / 1e9);
+  std::cout << ago << "\n";
   std::cout << "events " << s.events << "  dropped " << s.dropped << "  memory in use "
             << (s.has_memory ? Bytes(s.memory_bytes) : "-") << "  trace span "
             << Ms(static_cast<double>(s.last_ns - s.first_ns)) << "\n";
