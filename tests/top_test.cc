@@ -88,7 +88,7 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
 
 // While the job defines a new name and event class at every step (in its process stream, used
 // at once in its thread's stream), each snapshot reads every event whole: no damage reported,
-// no event lost (counts only grow), no op without its name.
+// no event lost (counts only grow), no op without its name; info's too.
 TEST(Top, LiveSnapshotsWhileNamesAreDefined) {
   TempDir tmp;
   std::string dir = tmp / "trace", stop = tmp / "stop";
@@ -96,11 +96,15 @@ TEST(Top, LiveSnapshotsWhileNamesAreDefined) {
   int pid = test::Spawn(
       {TT_CLI, "record", "--quiet", "-o", dir, "--", TT_TOP_JOB, stop, "240", "fresh"}, &out);
   ASSERT_GT(pid, 0);
-  std::vector<json> seen;
+  std::vector<json> seen, info;
   auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
   while (seen.size() < 15 && std::chrono::steady_clock::now() < deadline) {
     auto r = RunCmd(TopJson(dir));
-    if (r.status == 0) seen.push_back(json::parse(r.out));
+    if (r.status != 0) continue;
+    seen.push_back(json::parse(r.out));
+    // info reads a running recording the same way.
+    r = RunCmd({TT_CLI, "info", dir, "--json"});
+    if (r.status == 0) info.push_back(json::parse(r.out));
   }
   std::ofstream(stop) << "stop\n";
   EXPECT_EQ(test::Wait(pid), 0);
@@ -116,6 +120,8 @@ TEST(Top, LiveSnapshotsWhileNamesAreDefined) {
     for (const auto& op : j["ops"]) EXPECT_NE(op["name"], "") << j.dump();
   }
   EXPECT_GT(steps, 0);
+  EXPECT_FALSE(info.empty());
+  for (const auto& j : info) EXPECT_EQ(j["problems"], json::array()) << j["problems"].dump();
 }
 
 // A job that stops stepping but stays alive: its rate falls to 0 once its last step has left
