@@ -1,7 +1,6 @@
 #include "analysis/live.h"
 
 #include <algorithm>
-#include <map>
 
 #include "analysis/memory.h"
 #include "analysis/views/view.h"
@@ -169,8 +168,11 @@ LiveProcess ProcessRow(const model::TraceModel& m, const model::ProcessSummary& 
   p.last_event_ns = ps.last_ns;
   for (size_t i = 0; i < m.processes.size(); ++i)
     if (m.processes[i].meta.pid == ps.meta.pid &&
-        m.processes[i].meta.exec_generation == ps.meta.exec_generation)
+        m.processes[i].meta.exec_generation == ps.meta.exec_generation &&
+        m.processes[i].meta.trace_uuid == ps.meta.trace_uuid) {
+      p.process = i;
       p.steps = SummariseSteps(InOrder(b, i), w);
+    }
   FrameworkData(ps, w.end, &p.framework);
   return p;
 }
@@ -182,9 +184,8 @@ void Memory(const model::TraceModel& m, const LiveOptions& o, LiveSnapshot* s) {
   for (const auto& a : r.allocators) {
     s->memory_bytes += a.final_bytes;
     s->has_memory = true;
-    const ProcessMeta& meta = m.processes[a.process].meta;
     for (auto& p : s->processes)
-      if (p.pid == meta.pid && p.state == meta.end_state) {
+      if (p.process == a.process) {
         p.memory_bytes += a.final_bytes;
         p.has_memory = true;
       }

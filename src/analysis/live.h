@@ -4,6 +4,7 @@
 // imported into the trace only when a capture window closes or `record` ends). Every number is
 // the one `stats` gives for the same steps and ops: the snapshot runs the same views.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -61,6 +62,7 @@ struct LiveFramework {
 };
 
 struct LiveProcess {
+  size_t process = SIZE_MAX;  // its index in the model (TraceModel::processes)
   int64_t pid = 0, rank = -1, world_size = -1;
   std::string command, host, state;  // state: the metadata's end_state
   uint64_t events = 0, dropped = 0, threads = 0;
