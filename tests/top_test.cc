@@ -174,8 +174,9 @@ TEST(Top, KerasFrameworkDataAge) {
   TempDir tmp;
   std::string dir = tmp / "trace", stop = tmp / "stop";
   int out = -1;
-  int pid = test::Spawn({TT_CLI, "record", "--quiet", "-o", dir, "--", test::Python(),
-                         test::Program("top_keras.py"), stop},
+  // The BFC allocator reports TensorFlow's allocations (memory in use, below).
+  int pid = test::Spawn({TT_CLI, "record", "--quiet", "--tf-cpu-allocator", "bfc", "-o", dir, "--",
+                         test::Python(), test::Program("top_keras.py"), stop},
                         &out);
   ASSERT_GT(pid, 0);
   json live;
@@ -206,6 +207,13 @@ TEST(Top, KerasFrameworkDataAge) {
   EXPECT_FALSE(f["pending"].get<bool>());
   ASSERT_FALSE(f["age_seconds"].is_null());
   EXPECT_GE(f["age_seconds"].get<double>(), 0);
+  // Memory in use: what `memory` says is still in use at the end, every allocator together.
+  json mem = test::RunJson({TT_CLI, "memory", dir, "--json"});
+  ASSERT_FALSE(mem["allocators"].empty());
+  int64_t in_use = 0;
+  for (const auto& a : mem["allocators"]) in_use += a["final_bytes"].get<int64_t>();
+  EXPECT_EQ(done["memory_bytes"], in_use);
+  EXPECT_EQ(ProcessRunning(done, "top_keras.py")["memory_bytes"], in_use);
 }
 
 // A finished recording of about a second of steps.
