@@ -99,15 +99,18 @@ uint64_t MonotonicNs() {
 // ages count up to now.
 analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   std::vector<std::string> dirs = DirList(t.dir, t.more);
-  TraceDir dir = OpenTracesOfPids(dirs, t.pids);
-  model::TraceSummary inv;
-  model::TraceModel m = model::LoadModel(dir, &inv);
   analysis::LiveOptions o = t.live;
   // `record` writes tensortrace.json last, once every process has ended and been imported.
   // A process's own directory (p<pid>) is read as a trace too: its recording's file is above.
   for (const auto& d : dirs)
     o.recording |=
         !PathExists(d + (PathExists(d + "/metadata") ? "/../" : "/") + "tensortrace.json");
+  // Until then `record` may cut and compact stream files (as processes end) and processes
+  // define names and classes: read copies, threads' streams first (format/live_read.h).
+  SetStreamFilesCopied(o.recording);
+  TraceDir dir = OpenTracesOfPids(dirs, t.pids);
+  model::TraceSummary inv;
+  model::TraceModel m = model::LoadModel(dir, &inv);
   // Our clock is the trace's only where every process ran on this boot of this machine.
   bool here = true;
   std::string boot = BootId();
@@ -335,8 +338,6 @@ void Print(const TopArgs& t, const analysis::LiveSnapshot& s, bool clear) {
 int Top(const std::vector<std::string>& argv) {
   TopArgs t;
   if (!ParseTopArgs(argv, &t)) return 0;
-  // `record` cuts and compacts stream files as processes end: read copies, never mappings.
-  SetStreamFilesCopied(true);
   if (t.once) {
     Print(t, Snapshot(t), false);
     return 0;
