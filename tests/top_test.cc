@@ -57,7 +57,9 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
     auto r = RunCmd(TopJson(dir));
     if (r.status == 0) {
       live = json::parse(r.out);
-      if (live["steps"].get<int64_t>() > 0 && !live["top_op"].is_null()) break;
+      // Enough steps that MatMul (3 ms each) leads Relu (0.2 ms) however the machine's load
+      // stretches a few of them.
+      if (live["steps"].get<int64_t>() >= 20 && !live["top_op"].is_null()) break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
   }
@@ -71,7 +73,7 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
   ASSERT_TRUE(live.is_object()) << "top never succeeded";
   EXPECT_EQ(live["schema"], "tensortrace.top/1");
   EXPECT_TRUE(live["recording"].get<bool>());
-  EXPECT_GT(live["steps"].get<int64_t>(), 0);
+  EXPECT_GE(live["steps"].get<int64_t>(), 20);
   EXPECT_EQ(live["top_op"], "MatMul");
   ASSERT_EQ(live["processes"].size(), 1u);
   EXPECT_EQ(live["processes"][0]["state"], "running");
@@ -79,8 +81,8 @@ TEST(Top, LiveRecordingShowsStepsAndTopOp) {
   EXPECT_GT(live["steps_per_second"].get<double>(), 0);
   EXPECT_EQ(live["dropped"], 0);
   EXPECT_EQ(live["problems"], 0);
-  // A step's time is its two ops (3 ms and 1 ms of spinning) and more.
-  EXPECT_GE(live["mean_step_micros"].get<double>(), 4000);
+  // A step's time is its two ops (3 ms and 0.2 ms of spinning) and more.
+  EXPECT_GE(live["mean_step_micros"].get<double>(), 3200);
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("MatMul"), std::string::npos) << table.out;
   EXPECT_NE(table.out.find("recording"), std::string::npos) << table.out;
@@ -153,11 +155,11 @@ TEST(Top, StalledJobFallsToZeroStepsPerSecond) {
   EXPECT_TRUE(stalled["recording"].get<bool>());
   EXPECT_EQ(stalled["last_step"], 19);
   EXPECT_GE(stalled["now_ns"].get<int64_t>() - stalled["last_ns"].get<int64_t>(), 0);
-  // The window's ops are the last step's.
-  EXPECT_EQ(stalled["window"]["first_step"], 19);
-  ASSERT_FALSE(stalled["window"]["ops"].empty());
-  EXPECT_EQ(stalled["window"]["ops"][0]["name"], "MatMul");
-  EXPECT_EQ(stalled["window"]["ops"][0]["occurrence"], 1);
+  // The window's ops are the last step's: one MatMul and one Relu (in an order the machine's
+  // load may change: each spins for a time, and a preempted one takes longer).
+  std::map<std::string, int64_t> ops;
+  for (const auto& op : stalled["window"]["ops"]) ops[op["name"]] = op["occurrence"];
+  EXPECT_EQ(ops, (std::map<std::string, int64_t>{{"MatMul", 1}, {"Relu", 1}})) << stalled.dump();
 }
 
 // The process of `j` (a top snapshot) whose command runs `script`.
@@ -338,6 +340,37 @@ TEST(Top, SeveralRecordingsAreOneJob) {
   json one = test::RunJson({TT_CLI, "top", tmp / "0", tmp / "1", "--once", "--json", "--pid",
                             std::to_string(j["processes"][0]["pid"].get<int64_t>())});
   EXPECT_EQ(one["processes"].size(), 1u);
+}
+
+// A damaged trace (a stream cut anywhere, as a packet half written would leave it, or bytes
+// overwritten): top reads what is valid and says how much it skipped; never a crash or a hang.
+TEST(Top, DamagedStreamsAreReadAsFarAsValid) {
+  TempDir tmp;
+  std::string trace = tmp / "t";
+  auto r = RunCmd(
+      {TT_CLI, "record", "--quiet", "-o", trace, "--", TT_TOP_JOB, tmp / "no-such-file", "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string stream;
+  for (const auto& p : ListDirectory(trace))
+    if (p[0] == 'p')
+      for (const auto& f : ListDirectory(trace + "/" + p))
+        if (f[0] == 't') stream = trace + "/" + p + "/" + f;
+  ASSERT_FALSE(stream.empty());
+  std::string whole = ReadFile(stream);
+  ASSERT_GT(whole.size(), 4200u);
+  // (An empty stream file is not damage: a thread that wrote nothing.)
+  for (size_t cut : {size_t{1}, size_t{50}, size_t{4097}, whole.size() / 2, whole.size() - 3}) {
+    for (bool overwrite : {false, true}) {
+      std::string bytes = whole.substr(0, overwrite ? whole.size() : cut);
+      if (overwrite) bytes.replace(cut, 3, "\xff\xff\xff");
+      std::ofstream(stream, std::ios::binary | std::ios::trunc) << bytes;
+      auto t = RunCmd(TopJson(trace));
+      ASSERT_EQ(t.status, 0) << cut << ": " << t.err;
+      json j = json::parse(t.out);
+      EXPECT_GT(j["problems"].get<int64_t>(), 0) << cut << " " << overwrite;
+      EXPECT_FALSE(j["first_problem"].is_null());
+    }
+  }
 }
 
 // Bad input: one line on stderr, nothing on stdout, a non-zero exit.

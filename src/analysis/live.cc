@@ -1,6 +1,8 @@
 #include "analysis/live.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "analysis/memory.h"
 #include "analysis/views/view.h"
@@ -231,8 +233,13 @@ LiveSnapshot TakeSnapshot(const model::TraceModel& m, const model::TraceSummary&
     s.notes.push_back(
         "no complete step yet (framework step markers, or name the annotation "
         "that marks one with --step-name)");
-  s.problems = problems.size();
-  if (!problems.empty()) s.first_problem = problems.front().ToString();
+  // The inventory read every stream whole (its damage is there); the passes may meet the same.
+  std::set<std::string> seen;
+  for (const std::vector<Problem>* list : {&inv.problems, &std::as_const(problems)})
+    for (const auto& p : *list)
+      if (seen.insert(p.ToString()).second && s.first_problem.empty())
+        s.first_problem = p.ToString();
+  s.problems = seen.size();
   return s;
 }
 

@@ -1,6 +1,6 @@
 // A training loop for `tensortrace top` (tests/top_test.cc), through the public C API: each
 // step is a range "train_step" (give `--step-name train_step`) holding two ops, a MatMul of
-// about 3 ms and a Relu of about 1 ms. It runs until STOPFILE exists (then a few more steps)
+// about 3 ms and a Relu of about 0.2 ms. It runs until STOPFILE exists (then a few more steps)
 // or MAX_S seconds have passed, so a test can watch it live without depending on timing. With
 // "fresh", each step also runs a range of a name never used before (each a new name and a new
 // event class in the process stream while the recording runs); with "stall", it stops stepping
@@ -35,7 +35,7 @@ void Step(bool fresh) {
   static int n = 0;
   tt_range_push("train_step");
   Op("model/dense:MatMul", 3000);
-  Op("model/act:Relu", 1000);
+  Op("model/act:Relu", 200);
   if (fresh) Op(("model/fresh_" + std::to_string(n++) + ":Fresh").c_str(), 10);
   tt_range_pop();
 }
