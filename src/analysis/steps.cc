@@ -47,6 +47,7 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
     st.process = process;
     st.name = s.name;
     st.source = StepSource::kRepeatedCall;
+    st.unclosed = s.unclosed;
     // The bootstrap's count of this tf.function's calls: the program's step number.
     if (std::optional<int64_t> n = model::ArgInt(s.args, keys->call_num); n && *n >= 0) {
       st.number = *n;
@@ -62,6 +63,7 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
   st.marker = marker;
   st.source = marker ? StepSource::kMarker : StepSource::kStepName;
   st.name = s.name;
+  st.unclosed = s.unclosed;
   Arg a;
   if (model::ArgNumber(s.args, keys->step, &a) && a.type != layout::ArgType::kFloat) {
     st.number = a.v.i;

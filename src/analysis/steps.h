@@ -39,6 +39,10 @@ struct Step {
   bool by_run = false;
   uint32_t name = 0;      // the slice's name id in its process
   StepSource source = StepSource::kMarker;
+  // Closed by the scan, not by its end event (model::Slice::unclosed): still open where its
+  // track's stream ends (a recording still running: `top`), its end the track's last event;
+  // or cut where a capture window closed.
+  bool unclosed = false;
   // A JAX step: the host call ends at call_end, and the XLA execution it caused runs (later,
   // on another thread) from exec_start to exec_end = end. exec_end 0: none linked.
   uint64_t call_end = 0;

@@ -16,6 +16,7 @@ int Diff(const std::vector<std::string>& args);
 int Replay(const std::vector<std::string>& args);
 int Optimize(const std::vector<std::string>& args);
 int Capture(const std::vector<std::string>& args);
+int Top(const std::vector<std::string>& args);
 
 std::string FormatDuration(uint64_t ns);
 

@@ -8,8 +8,10 @@
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
 #include "cli/memory.h"
+#include "core/files.h"
 #include "core/time.h"
 #include "format/captures.h"
+#include "format/live_read.h"
 #include "model/inventory.h"
 
 namespace tt::cli {
@@ -446,6 +448,11 @@ int Info(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
+  // A recording still running (record writes tensortrace.json last): its stream files are read
+  // from copies, so that none is cut under the reader and each event's class is defined in
+  // what is read (format/live_read.h).
+  if (PathExists(dir + "/losses") && !PathExists(dir + "/tensortrace.json"))
+    SetStreamFilesCopied(true);
   TraceSummary s;
   model::TraceModel m = model::LoadModel(OpenTrace(dir), &s);
   auto caps = LoadFrameworkCaptures(dir);

@@ -35,6 +35,8 @@ commands:
                             element-wise ops), each with its predicted gain
 
   capture DIR|PID           a capture window in a running `record --on-demand`
+  top DIR                   the live view of a recording, refreshed every second: steps/s,
+                            step time and its parts, top ops, memory, drops, per process
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
 )";
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
     if (cmd == "replay") return tt::cli::Replay(rest);
     if (cmd == "optimize") return tt::cli::Optimize(rest);
     if (cmd == "capture") return tt::cli::Capture(rest);
+    if (cmd == "top") return tt::cli::Top(rest);
     std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
     return 2;
   } catch (const tt::Error& e) {

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/files.h"
+#include "format/live_read.h"
 
 namespace tt {
 
@@ -19,6 +20,9 @@ using namespace layout;
 std::string Problem::ToString() const {
   return file + ": offset " + std::to_string(offset) + ": " + what;
 }
+
+// Stream files are copied, not mapped (live_read.h).
+static bool g_copy_streams = false;
 
 static bool IsStreamFile(const std::string& name) {
   return name != "metadata" && !name.empty() && name[0] != '.' &&
@@ -75,12 +79,21 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
       else
         p.streams.push_back(full);
     }
+    // A trace still being written: the other streams are copied first, so that the process
+    // streams copied after them define every name and class their events use (the runtime
+    // writes a definition before its first use).
+    auto defines = [&](const std::string& s) {
+      std::string base = s.substr(dir.size() + 1);
+      return base.starts_with("proc") || base.starts_with("xspace") || base.starts_with("kineto");
+    };
+    if (g_copy_streams)
+      for (const auto& s : p.streams)
+        if (!defines(s)) out->files->Get(s);
     // The process streams define the classes the other streams' events use: the runtime's
     // (proc<pid>) and the imports' (xspace, xspace.N; kineto, kineto.N).
     if (p.meta.layout_version >= 3) {
       for (const auto& s : p.streams) {
-        std::string base = s.substr(dir.size() + 1);
-        if (base.starts_with("proc") || base.starts_with("xspace") || base.starts_with("kineto")) {
+        if (defines(s)) {
           auto more = ReadClasses(out->files->Get(s), p.meta);
           p.meta.classes.insert(p.meta.classes.end(), more.begin(), more.end());
         }
@@ -213,6 +226,66 @@ StreamReadHooks& Hooks() {
 
 void SetStreamReadHooks(StreamReadHooks hooks) { Hooks() = std::move(hooks); }
 
+namespace {
+
+bool WriteAll(int fd, const char* p, size_t n) {
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    p += w;
+    n -= static_cast<size_t>(w);
+  }
+  return true;
+}
+
+// The runtime commits an event by storing its packet's timestamp_end, then its content_size
+// (format/writer.h, Commit). A copy reads the header in address order, timestamp_end first, so
+// it may hold a newer content_size than timestamp_end, and the last event would look out of its
+// packet: each packet's timestamp_end is read again once the copy is made (it only grows).
+void RefreshPacketEnds(int fd, int mem, uint64_t size) {
+  uint64_t off = 0;
+  uint8_t head[kPacketHeaderSize];
+  while (off + kPacketHeaderSize <= size &&
+         pread(mem, head, sizeof head, static_cast<off_t>(off)) == sizeof head &&
+         Load<uint32_t>(head + kOffMagic) == kMagic) {
+    uint64_t psize = Load<uint64_t>(head + kOffPacketSize) / 8;
+    uint8_t ts[8];
+    if (psize < kPacketHeaderSize || pread(fd, ts, 8, static_cast<off_t>(off + kOffTsEnd)) != 8 ||
+        pwrite(mem, ts, 8, static_cast<off_t>(off + kOffTsEnd)) != 8)
+      break;
+    off += psize;
+  }
+}
+
+// A copy of the first *size bytes of `fd` in a memfd, which replaces it (fd is closed). The
+// file may shrink meanwhile: the copy ends where the reads did (*size says where). The copy is
+// a file, so that the decoders' MADV_DONTNEED drops pages that fault back in (in an anonymous
+// mapping they would read as zeros). Returns -1 (fd closed) when no copy can be made.
+int CopyToMemory(int fd, uint64_t* size) {
+  int mem = memfd_create("tt-stream", MFD_CLOEXEC);
+  std::vector<char> buf(mem >= 0 ? 1u << 20 : 0);
+  uint64_t done = 0;
+  while (mem >= 0 && done < *size) {
+    ssize_t n = pread(fd, buf.data(), std::min<uint64_t>(buf.size(), *size - done),
+                      static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (!WriteAll(mem, buf.data(), static_cast<size_t>(n))) {
+      close(mem);
+      mem = -1;
+    }
+    done += static_cast<uint64_t>(n);
+  }
+  if (mem >= 0) RefreshPacketEnds(fd, mem, done);
+  close(fd);
+  *size = done;
+  return mem;
+}
+}  // namespace
+
+void SetStreamFilesCopied(bool copied) { g_copy_streams = copied; }
+
 MappedStream::MappedStream(const std::string& path) : path_(path) {
   if (Hooks().opened) Hooks().opened(path);
   int fd = -1;
@@ -222,8 +295,18 @@ MappedStream::MappedStream(const std::string& path) : path_(path) {
     error_ = e.what();
     return;
   }
-  struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_size > 0) {
+  struct stat st {};
+  if (fstat(fd, &st) != 0) st.st_size = 0;
+  if (st.st_size > 0 && g_copy_streams) {
+    uint64_t n = static_cast<uint64_t>(st.st_size);
+    fd = CopyToMemory(fd, &n);
+    if (fd < 0) {
+      error_ = std::string("cannot copy: ") + std::strerror(errno);
+      return;
+    }
+    st.st_size = static_cast<off_t>(n);
+  }
+  if (st.st_size > 0) {
     size_ = static_cast<uint64_t>(st.st_size);
     void* m = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd, 0);
     if (m == MAP_FAILED) {
