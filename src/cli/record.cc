@@ -470,6 +470,8 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
     if (losses < 0) throw Error("record: no capture window can open without the loss page");
     setenv("TENSORTRACE_ON_DEMAND", "1", 1);
     control = std::make_unique<CaptureControl>(abs_dir, losses, o.capture);
+  } else {
+    unsetenv("TENSORTRACE_ON_DEMAND");  // a recording inside an on-demand one records whole
   }
   Spawned run = Spawn(o.cmd);
   int status = WaitForAll(run.child, o.wait_children);
