@@ -33,7 +33,6 @@ commands:
                             what a change (an op faster or gone, input, communication) gains
   optimize DIR...           the settings replay predicts best (gradient bucket size, fusing
                             element-wise ops), each with its predicted gain
-
   capture DIR|PID           a capture window in a running `record --on-demand`
   top DIR                   the live view of a recording, refreshed every second: steps/s,
                             step time and its parts, top ops, memory, drops, per process
