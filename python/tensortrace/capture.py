@@ -193,7 +193,9 @@ class Capture:
     def open_window(self):
         """Starts the profiler for a capture window; False when capturing is over."""
         with self.lock:
-            if self.done or self.active:
+            # Asked again under the lock: a window this process closed itself (its steps
+            # counted) stays closed while `record` has not yet cleared the word.
+            if self.done or self.active or not self.want_window():
                 return not self.done
             try:
                 self.write_json("error", "capturing window %d; the process ended before the "
