@@ -24,6 +24,8 @@
 #include <utility>
 #include <vector>
 
+#include "native_code.h"
+
 extern "C" {
 void tt_py_frame(uint32_t id, const char* text);
 void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
@@ -79,16 +81,10 @@ uint32_t FrameId(Sampler* s, PyCodeObject* code, int line) {
   auto [it, fresh] = s->ids.try_emplace({code, line}, 0);
   if (!fresh) return it->second;
   Py_INCREF(code);
-  const char* file = PyUnicode_AsUTF8(code->co_filename);
-  const char* name = PyUnicode_AsUTF8(code->co_qualname);
-  if (!file || !name) {
-    PyErr_Clear();
-    file = file ? file : "?";
-    name = name ? name : "?";
-  }
-  if (!s->own_dir.empty() && std::string_view(file).starts_with(s->own_dir)) return 0;
+  tt_native::CodeNames n = tt_native::NamesOf(code, s->own_dir);
+  if (n.own) return 0;
   it->second = s->next_id++;
-  std::string text = std::string(file) + ":" + std::to_string(line) + ":" + name;
+  std::string text = std::string(n.file) + ":" + std::to_string(line) + ":" + n.name;
   tt_py_frame(it->second, text.c_str());
   return it->second;
 }

@@ -17,6 +17,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "native_code.h"
+
 extern "C" {
 void tt_py_enter(const char* name);  // the runtime (python_events.cc)
 void tt_py_leave(void);
@@ -41,15 +43,9 @@ const std::string& NameOf(Tracer* t, PyCodeObject* code) {
   auto [it, fresh] = t->names.try_emplace(code);
   if (!fresh) return it->second;
   Py_INCREF(code);
-  const char* file = PyUnicode_AsUTF8(code->co_filename);
-  const char* name = PyUnicode_AsUTF8(code->co_qualname);
-  if (!file || !name) {
-    PyErr_Clear();
-    file = file ? file : "?";
-    name = name ? name : "?";
-  }
-  if (t->own_dir.empty() || !std::string_view(file).starts_with(t->own_dir))
-    it->second = std::string(file) + "(" + std::to_string(code->co_firstlineno) + "): " + name;
+  tt_native::CodeNames n = tt_native::NamesOf(code, t->own_dir);
+  if (!n.own)
+    it->second = std::string(n.file) + "(" + std::to_string(code->co_firstlineno) + "): " + n.name;
   return it->second;
 }
 
@@ -82,8 +78,7 @@ __attribute__((visibility("default"))) int tt_pytrace_start(const char* own_dir)
   g_tracer = new Tracer();
   g_tracer->own_dir = own_dir ? own_dir : "";
   PyInterpreterState* interp = PyInterpreterState_Get();
-  for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts;
-       ts = PyThreadState_Next(ts))
+  for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts))
     if (!ts->c_profilefunc) _PyEval_SetProfile(ts, Profile, nullptr);
   return 0;
 }
@@ -100,8 +95,7 @@ __attribute__((visibility("default"))) void tt_pytrace_stop() {
   if (!g_tracer) return;
   g_stopped = true;
   PyInterpreterState* interp = PyInterpreterState_Get();
-  for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts;
-       ts = PyThreadState_Next(ts))
+  for (PyThreadState* ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts))
     if (ts->c_profilefunc == Profile) _PyEval_SetProfile(ts, nullptr, nullptr);
 }
 
