@@ -20,6 +20,10 @@ and, with --variants, these to find where our cost comes from:
                  written (the cost of leaving a recording armed)
   record-pytracer  `record --python-tracer`: with TensorFlow, our exact tracer (a C profile
                  hook writing every Python call as a slice; src/sources/python/native_tracer.cc)
+  record-tfalloc `record --tf-cpu-allocator default`: TensorFlow's own CPU allocator even with
+                 oneDNN off (record's default, auto, makes it a BFC allocator then)
+  tfprof-bfc     tfprof with TF_CPU_ALLOCATOR_USE_BFC=true
+  untraced-bfc   untraced with TF_CPU_ALLOCATOR_USE_BFC=true (what the allocator alone changes)
   record-every   `record --every S --for C` (--every, --for; default 10 and 1): a C-second
                  capture window every S seconds, the frameworks' profiler included
 
@@ -59,7 +63,7 @@ BASE = ["untraced", "record", "tfprof"]
 METRICS = {"mean_ms": "mean", "median_ms": "median", "cpu_mean_ms": "cpu mean",
            "cpu_median_ms": "cpu median"}
 EXTRA = ["record-noitt", "record-itt1", "record-own", "record-own-noitt", "record-ondemand",
-         "record-every", "record-pytracer"]
+         "record-every", "record-pytracer", "record-tfalloc", "tfprof-bfc", "untraced-bfc"]
 
 
 def die(msg):
@@ -72,7 +76,8 @@ def clean_env():
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("TENSORTRACE_") and k not in (
                "LD_PRELOAD", "INTEL_LIBITTNOTIFY64", "INTEL_ITTNOTIFY_GROUPS",
-               "ONEDNN_ITT_TASK_LEVEL", "TT_BENCH_TF_PROFILE", "TT_BENCH_STEPS_JSON")}
+               "ONEDNN_ITT_TASK_LEVEL", "TT_BENCH_TF_PROFILE", "TT_BENCH_STEPS_JSON",
+               "TF_CPU_ALLOCATOR_USE_BFC")}
     env["TF_CPP_MIN_LOG_LEVEL"] = "1"  # the same for every variant: less noise on stderr
     return env
 
@@ -103,10 +108,12 @@ def run_one(variant, args, work, tt, rnd):
     prog = [sys.executable, PROGRAM, "--out", out_json, "--steps", str(args.steps),
             "--batch", str(args.batch)]
     env = clean_env()
-    if variant == "tfprof" or variant.startswith("record-own"):
+    if variant.startswith("tfprof") or variant.startswith("record-own"):
         env["TT_BENCH_TF_PROFILE"] = os.path.join(work, tag + ".tfprof")
     if variant.endswith("noitt"):
         env["INTEL_LIBITTNOTIFY64"] = os.path.join(work, "no-such-itt-collector.so")
+    if variant.endswith("-bfc"):
+        env["TF_CPU_ALLOCATOR_USE_BFC"] = "true"
     if variant == "record-itt1":
         env["ONEDNN_ITT_TASK_LEVEL"] = "1"
     if args.threads:
@@ -115,6 +122,7 @@ def run_one(variant, args, work, tt, rnd):
     cmd = prog
     if variant.startswith("record"):
         windows = {"record-ondemand": ["--on-demand"], "record-pytracer": ["--python-tracer"],
+                   "record-tfalloc": ["--tf-cpu-allocator", "default"],
                    "record-every": ["--every", str(args.every), "--for", str(args.for_s)]}
         cmd = [tt, "record", "-o", trace, "--force", "--quiet"] + windows.get(variant, []) + [
             "--"] + prog

@@ -11,6 +11,8 @@ Options come from the environment that `tensortrace record` sets:
   TENSORTRACE_STEPS           "A:B": steps the importer keeps (the capture is not narrowed)
   TENSORTRACE_WINDOW_S        N: stop and restart the profiler every N seconds (between two
                               steps where the adapter numbers them: Keras 3)
+  TENSORTRACE_TF_CPU_ALLOCATOR  auto: TensorFlow's CPU allocator a BFC one when oneDNN is off
+                              (tf_adapter.choose_cpu_allocator says why)
   TENSORTRACE_ON_DEMAND       1: the profiler runs only in the recording's capture windows
                               (record --on-demand, --every), which the loss page's capture word
                               opens and closes (format/loss_page.h)
@@ -126,6 +128,8 @@ class Capture:
             # What decides TensorFlow's CPU allocator (and so whether it reports allocations).
             "env": {k: os.environ.get(k) for k in ("TF_ENABLE_ONEDNN_OPTS",
                                                    "TF_CPU_ALLOCATOR_USE_BFC")},
+            # Who chose TensorFlow's CPU allocator under record's --tf-cpu-allocator auto.
+            "tf_cpu_allocator": getattr(self.adapter, "cpu_allocator", None),
         }
         os.makedirs(self.logdir, exist_ok=True)
         tmp = os.path.join(self.logdir, ".capture.json.tmp")

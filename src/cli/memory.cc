@@ -306,7 +306,7 @@ std::string MemoryMissingNote(const std::string& dir, const std::vector<int64_t>
            (onednn_off ? "with oneDNN off (TF_ENABLE_ONEDNN_OPTS=0)"
                        : "when oneDNN is off (TF_ENABLE_ONEDNN_OPTS=0, or TensorFlow's default "
                          "on a CPU without AVX-512)") +
-           "; record with --tf-cpu-allocator bfc to capture them";
+           "; record with --tf-cpu-allocator bfc (or auto, the default) to capture them";
   if (jax)
     return "no allocation events: JAX's CPU client reports no allocation to its profiler "
            "(its GPU allocator does); no option of record captures them on the CPU";

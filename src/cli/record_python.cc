@@ -34,13 +34,17 @@ the trace.
                            waits while it is written), so no step is lost; otherwise events in
                            the short gaps between windows are lost, and `info` names the
                            numbered steps missing. A thread keeps one track across windows
-  --tf-cpu-allocator bfc|default
-                           TensorFlow's CPU allocator. With oneDNN off (TF_ENABLE_ONEDNN_OPTS=0,
-                           or TensorFlow's default on a CPU without AVX-512) its default
-                           allocator reports no allocation to the profiler; bfc makes it a BFC
-                           allocator (TF_CPU_ALLOCATOR_USE_BFC=true), which reports each one, so
-                           `tensortrace memory` has them. It changes the program's allocator
-                           (not what it computes). default: as TensorFlow decides (the default)
+  --tf-cpu-allocator auto|bfc|default
+                           TensorFlow's CPU allocator. auto (the default): a BFC allocator
+                           (TF_CPU_ALLOCATOR_USE_BFC=true) when TensorFlow runs with oneDNN
+                           off (TF_ENABLE_ONEDNN_OPTS=0, or its default on a CPU without
+                           AVX-512 VNNI/BF16/AMX), TensorFlow's own otherwise, and the
+                           program's when it sets TF_CPU_ALLOCATOR_USE_BFC itself. Under
+                           TensorFlow's profiler the default allocator of oneDNN off costs
+                           about 45% per step (fresh pages for each step's big buffers) and
+                           reports no allocation; a BFC allocator keeps its memory and reports
+                           each one. It changes the program's allocator, not what it computes.
+                           bfc: always; default: as TensorFlow decides
 )";
 
 bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
@@ -56,8 +60,8 @@ bool ParsePythonCaptureOption(ArgReader& a, PythonCaptureOptions* o) {
     o->steps = std::to_string(r.first) + ":" +
                (r.last == INT64_MAX ? std::string() : std::to_string(r.last));
   } else if (a.Option("--tf-cpu-allocator", &v)) {
-    if (v != "bfc" && v != "default")
-      throw Error("record: --tf-cpu-allocator must be bfc or default, got '" + v + "'");
+    if (v != "auto" && v != "bfc" && v != "default")
+      throw Error("record: --tf-cpu-allocator must be auto, bfc or default, got '" + v + "'");
     o->tf_cpu_allocator = v;
   } else if (a.Option("--python-sample-ms", &v)) {
     o->sample_ms = ParseNonNegativeDouble("--python-sample-ms", v, 1000, "milliseconds");

@@ -18,7 +18,7 @@ struct PythonOptions {
   bool python_tracer = false;    // --python-tracer
   std::string steps;             // --steps, normalised to "A:B" ("A:" when open); empty: all
   double window_s = 0;           // --window-s; 0: one window for the whole run
-  std::string tf_cpu_allocator;  // --tf-cpu-allocator: "bfc", "default"; empty: not given
+  std::string tf_cpu_allocator;  // --tf-cpu-allocator: "auto", "bfc", "default"; empty: auto
   double sample_ms = -1;         // --python-sample-ms: the sampler's period; 0: off; -1: default
 };
 

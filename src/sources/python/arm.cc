@@ -58,15 +58,18 @@ void ArmPython(const ArmOptions& ao) {
     setenv("TENSORTRACE_WINDOW_S", std::to_string(o.window_s).c_str(), 1);
   else
     unsetenv("TENSORTRACE_WINDOW_S");
-  // TensorFlow reads it when it makes its CPU allocator: a BFC allocator reports each
-  // allocation to its profiler, the default one (oneDNN off) none. It changes the program's
-  // allocator, so only on request; "default" takes back a setting the environment made.
   if (o.sample_ms < 0)  // the bootstrap's default (python/tensortrace/sampler.py)
     unsetenv("TENSORTRACE_PYTHON_SAMPLE_MS");
   else
     setenv("TENSORTRACE_PYTHON_SAMPLE_MS", std::to_string(o.sample_ms).c_str(), 1);
-  if (o.tf_cpu_allocator == "bfc") setenv("TF_CPU_ALLOCATOR_USE_BFC", "true", 1);
-  if (o.tf_cpu_allocator == "default") unsetenv("TF_CPU_ALLOCATOR_USE_BFC");
+  // TensorFlow reads TF_CPU_ALLOCATOR_USE_BFC when it makes its CPU allocator. With "auto" the
+  // bootstrap sets it once TensorFlow is imported, if oneDNN is off and the program did not set
+  // it (python/tensortrace/tf_adapter.py says why); "default" takes back a setting the
+  // environment made.
+  const std::string alloc = o.tf_cpu_allocator.empty() ? "auto" : o.tf_cpu_allocator;
+  setenv("TENSORTRACE_TF_CPU_ALLOCATOR", alloc.c_str(), 1);
+  if (alloc == "bfc") setenv("TF_CPU_ALLOCATOR_USE_BFC", "true", 1);
+  if (alloc == "default") unsetenv("TF_CPU_ALLOCATOR_USE_BFC");
 }
 
 }  // namespace tt::sources
