@@ -244,17 +244,18 @@ TEST(CaptureFrameworks, TorchLoopOnDemandHasItsAtenOpsInTheWindowOnly) {
                                     500 * kMs);
 }
 
-// capture --steps 5 on a PyTorch loop: the window closes once five optimizer steps ended in
-// it, and the trace holds exactly those five steps, numbered as the program counts them.
-TEST(CaptureFrameworks, TorchStepsWindowHoldsExactlyThoseSteps) {
-  REQUIRE_MODULE("torch");
+// capture --steps 5 on a running loop: the window closes once five steps ended in it, and the
+// trace holds exactly those five steps, numbered as the program counts them.
+void ExpectStepsWindowHoldsExactlyThoseSteps(const std::vector<std::string>& program,
+                                             const std::map<std::string, std::string>& env) {
   TempDir d;
   std::string trace = d / "t";
   int out = -1;
-  int rec = test::Spawn(
-      {TT_CLI, "record", "--quiet", "--on-demand", "-o", trace, "--", test::Python(),
-       test::Program("torch_cnn.py")},
-      &out, {{"TT_SAY_STARTED", "1"}, {"TT_TORCH_STEPS", "60"}, {"TT_TORCH_STEP_SLEEP", "0.05"}});
+  std::vector<std::string> argv = {TT_CLI, "record", "--quiet", "--on-demand", "-o", trace, "--"};
+  argv.insert(argv.end(), program.begin(), program.end());
+  std::map<std::string, std::string> with_started = env;
+  with_started["TT_SAY_STARTED"] = "1";
+  int rec = test::Spawn(argv, &out, with_started);
   std::string line;
   for (int i = 0; i < 20 && line != "started 1"; ++i) line = test::ReadLine(out, 120);
   ASSERT_EQ(line, "started 1");
@@ -272,6 +273,23 @@ TEST(CaptureFrameworks, TorchStepsWindowHoldsExactlyThoseSteps) {
   int64_t first = j["rows"][0]["step"].get<int64_t>();
   EXPECT_GE(first, 1);
   for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(j["rows"][i]["step"].get<int64_t>(), first + i);
+}
+
+// PyTorch: its optimizer's steps.
+TEST(CaptureFrameworks, TorchStepsWindowHoldsExactlyThoseSteps) {
+  REQUIRE_MODULE("torch");
+  ExpectStepsWindowHoldsExactlyThoseSteps(
+      {test::Python(), test::Program("torch_cnn.py")},
+      {{"TT_TORCH_STEPS", "60"}, {"TT_TORCH_STEP_SLEEP", "0.05"}});
+}
+
+// JAX: the steps the program marks with jax.profiler.StepTraceAnnotation (JAX has no step of
+// its own; the bootstrap counts the marker's exits).
+TEST(CaptureFrameworks, JaxMarkedStepsWindowHoldsExactlyThoseSteps) {
+  REQUIRE_MODULE("jax");
+  ExpectStepsWindowHoldsExactlyThoseSteps(
+      {test::Python(), test::Program("jax_train_loop.py"), "60", "0.05"},
+      {{"TT_JAX_STEP_MARKER", "1"}});
 }
 
 }  // namespace

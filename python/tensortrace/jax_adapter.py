@@ -92,6 +92,38 @@ class Adapter:
             targets.append((self._p.start_server, "jax.profiler.start_server"))
         rebind({fn: wrap(fn, what) for fn, what in targets})
 
+    def number_steps(self, step_starts, between_steps):
+        """JAX numbers no step of its own; a program that marks its steps with
+        jax.profiler.StepTraceAnnotation (xprof's step marker, with the program's step_num) has
+        them counted: step_starts() before each and between_steps() after it, for `capture
+        --steps N` and so that a due --window-s window ends between two steps. The marker
+        itself is unchanged; an error of ours never reaches the program."""
+        cls = getattr(self._p, "StepTraceAnnotation", None)
+        enter, leave = getattr(cls, "__enter__", None), getattr(cls, "__exit__", None)
+        if enter is None or leave is None or getattr(enter, "_tensortrace_step", False):
+            return
+
+        def quietly(fn):
+            try:
+                fn()
+            except Exception:
+                pass
+
+        @functools.wraps(enter)
+        def __enter__(annotation):
+            quietly(step_starts)
+            return enter(annotation)
+
+        @functools.wraps(leave)
+        def __exit__(annotation, *exc):
+            try:
+                return leave(annotation, *exc)
+            finally:
+                quietly(between_steps)
+
+        __enter__._tensortrace_step = True
+        cls.__enter__, cls.__exit__ = __enter__, __exit__
+
     def watch_rank(self):
         """JAX's process index and count, known once jax.distributed.initialize has run (its
         arguments or a cluster's environment), become the process's rank in the trace."""

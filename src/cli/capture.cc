@@ -32,8 +32,9 @@ the window to close and prints it. One window at a time; as many per run as want
   TARGET              the recording's directory, or the pid of a process it traces
   --duration SECONDS  the window's length (at most 86400)
   --steps N           close the window once N training steps ended in it (those the
-                      framework reports: a Keras fit's, a PyTorch optimizer's), at most
-                      --duration (default then 600 s); exit status 1 if fewer did
+                      framework reports: a Keras fit's, a PyTorch optimizer's, JAX's
+                      jax.profiler.StepTraceAnnotation), at most --duration (default
+                      then 600 s); exit status 1 if fewer did
   --status            print whether a window is open and how many there were, and exit
   -h, --help          this help
 )";

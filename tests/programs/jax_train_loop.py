@@ -4,7 +4,8 @@ CPU, for tests/tf_workloads_test.cc and steps_test.cc. No profiler calls. Prints
 
 usage: jax_train_loop.py [STEPS [PAUSE]]   (default 8 steps; PAUSE: seconds each step's end
 waits for its result and then sleeps, so that a run spans several capture windows).
-TT_SAY_STARTED=1 prints "started 1" after the first step (compiled)."""
+TT_SAY_STARTED=1 prints "started 1" after the first step (compiled). TT_JAX_STEP_MARKER=1 marks
+each step with jax.profiler.StepTraceAnnotation("train", step_num=i), as xprof asks programs to."""
 import os
 import sys
 import time
@@ -37,8 +38,14 @@ def update(p, x, y):
     return jax.tree_util.tree_map(lambda a, b: a - 0.01 * b, p, g)
 
 
+MARK = os.environ.get("TT_JAX_STEP_MARKER") == "1"
 for i in range(STEPS):
-    params = update(params, x, y)
+    if MARK:
+        with jax.profiler.StepTraceAnnotation("train", step_num=i):
+            params = update(params, x, y)
+            jax.block_until_ready(params)
+    else:
+        params = update(params, x, y)
     if i == 0 and os.environ.get("TT_SAY_STARTED"):
         print("started 1", flush=True)  # for a test that opens a capture window now
     if PAUSE:
