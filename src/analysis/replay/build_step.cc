@@ -17,6 +17,7 @@ struct Placed {
 
 struct Lane {
   uint32_t resource = 0;
+  size_t track = 0;           // in the rank's trace
   std::vector<Placed> nodes;  // in start order
 };
 
@@ -31,8 +32,9 @@ struct RankBuild {
   uint64_t a = 0, b = 0;
   std::vector<Lane> lanes;
   std::vector<Placed> by_end;
-  std::unordered_map<int64_t, Launched> launched;  // by correlation id
-  std::unordered_map<uint32_t, int64_t> device;    // device node -> its correlation id
+  std::unordered_map<int64_t, Launched> launched;       // by correlation id
+  std::unordered_map<uint32_t, int64_t> device;         // device node -> its correlation id
+  std::vector<std::pair<uint32_t, int64_t>> backwards;  // backward op nodes, their sequence
 };
 
 struct Split {
@@ -78,6 +80,7 @@ class StepBuilder {
                 uint64_t end);
   void Collectives();
   void Edges(const RankBuild& rb);
+  void AutogradEdges(const RankInput& r, const RankBuild& rb);
   void LaneEdges(const RankBuild& rb, const Lane& lane);
   uint64_t Rel(uint64_t t) const { return t - t0_; }
 
@@ -114,6 +117,8 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
   if (!arr) {
     uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
     if (at.corr >= 0) rb->device[v] = at.corr;
+    if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
+    if (at.backward_seq >= 0) rb->backwards.emplace_back(v, at.backward_seq);
     return;
   }
   const Instance& in = inst_[arr->instance];
@@ -148,6 +153,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     Lane lane;
     lane.resource =
         g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
+    lane.track = t;
     for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
     AddLaunches((*r.atoms)[t].launches, lane, rb);
     rb->lanes.push_back(std::move(lane));
@@ -207,6 +213,31 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
   }
 }
 
+// Autograd's own dependencies: each backward op after the forward op of its sequence number (the
+// latest one in the step before it), where they ran on different resources (on one, its order
+// says it already).
+void StepBuilder::AutogradEdges(const RankInput& r, const RankBuild& rb) {
+  for (auto [v, seq] : rb.backwards) {
+    uint64_t at = g_.nodes[v].measured + t0_;
+    const Placed* best = nullptr;
+    for (const Lane& lane : rb.lanes) {
+      const auto& fw = (*r.atoms)[lane.track].forwards;
+      auto it =
+          std::lower_bound(fw.begin(), fw.end(), std::make_pair(seq, at),
+                           [](const ForwardSeq& f, const std::pair<int64_t, uint64_t>& k) {
+                             return f.seq != k.first ? f.seq < k.first : f.atom_start < k.second;
+                           });
+      if (it == fw.begin() || (--it)->seq != seq || it->atom_start < rb.a) continue;
+      auto n = std::lower_bound(lane.nodes.begin(), lane.nodes.end(), it->atom_start,
+                                [](const Placed& p, uint64_t t) { return p.start < t; });
+      if (n != lane.nodes.end() && n->start == it->atom_start && (!best || n->start > best->start))
+        best = &*n;
+    }
+    if (best && best->resource != g_.nodes[v].resource && best->end <= at)
+      g_.AddEdge(best->node, v, 0, EdgeKind::kAutograd);  // no wait of its own: a dependency
+  }
+}
+
 void StepBuilder::Edges(const RankBuild& rb) {
   const RankStep& rs = g_.ranks[rb.rank];
   for (const Lane& lane : rb.lanes) LaneEdges(rb, lane);
@@ -226,6 +257,7 @@ void StepBuilder::Run() {
   }
   Collectives();
   for (const auto& rb : builds) Edges(rb);
+  for (size_t i = 0; i < ranks_.size(); ++i) AutogradEdges(ranks_[i], builds[i]);
 }
 
 }  // namespace
