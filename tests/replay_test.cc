@@ -567,6 +567,22 @@ TEST_F(ReplaySynthetic, OptimizeTriesSettingsAndKeepsWhatHelps) {
     last = s["predicted_ns"].get<double>();
     EXPECT_FALSE(s["setting"].get<std::string>().empty());
   }
+  // The Metropolis search from there: nothing better on this trace (one fusion choice).
+  auto m =
+      RunCmd({TT_CLI, "optimize", dir_->path(), "--search", "mcmc", "--budget", "20", "--json"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  json jm = json::parse(m.out);
+  EXPECT_EQ(jm["search"], "mcmc");
+  EXPECT_EQ(jm["plan"], j["plan"]);
+  EXPECT_GE(jm["tried"].size(), 1u);
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"--search", "annealing"}, {"--budget", "0"}, {"--budget", "x"}}) {
+    std::vector<std::string> argv = {TT_CLI, "optimize", dir_->path()};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    auto r2 = RunCmd(argv);
+    EXPECT_NE(r2.status, 0) << bad[1];
+    EXPECT_EQ(test::CountLines(r2.err), 1u) << r2.err;
+  }
   auto none = RunCmd({TT_CLI, "optimize"});
   EXPECT_NE(none.status, 0);
   EXPECT_EQ(test::CountLines(none.err), 1u) << none.err;
