@@ -143,7 +143,7 @@ struct Alternating {
 // On 2 shared cores gloo's all-reduce takes the CPU that the backward pass needs, which the
 // replay does not model (fused, the prediction keeps the backward pass as slowed by the small
 // buckets' all-reduces; split, it overlaps them for free): 35% is what held under a load average
-// of 4 to 5 (docs/replay.md, (b): 15% held in 7 of 10), not the 15% the issue asks. Whatever the
+// of 4 to 7 (docs/replay.md, (b): 15% held in 11 of 15), not the 15% the issue asks. Whatever the
 // load, the buckets start during the backward pass: splitting is predicted to help.
 TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   REQUIRE_MODULE("torch");
