@@ -162,20 +162,33 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
             [](const Placed& x, const Placed& y) { return x.end < y.end; });
 }
 
+// Each collective that joined every rank: one transfer node on its communicator. Transfers
+// that overlapped in time (gloo runs a process group's collectives on several threads) go to
+// lanes of their own ("communicator 0 (2)"), so that the replay does not queue them.
 void StepBuilder::Collectives() {
-  std::map<std::string, uint32_t> groups;
-  for (size_t i = 0; i < inst_.size(); ++i) {
-    const auto& sp = splits_[i];
-    if (sp.size() < 2 || sp.size() != inst_[i].ranks) continue;
+  std::vector<size_t> joined;
+  for (size_t i = 0; i < inst_.size(); ++i)
+    if (splits_[i].size() >= 2 && splits_[i].size() == inst_[i].ranks) joined.push_back(i);
+  std::sort(joined.begin(), joined.end(),
+            [&](size_t x, size_t y) { return inst_[x].last_enter < inst_[y].last_enter; });
+  std::map<std::string, std::vector<std::pair<uint32_t, uint64_t>>> groups;  // lanes: busy until
+  for (size_t i : joined) {
     const Instance& in = inst_[i];
-    auto [it, fresh] = groups.emplace(in.group, 0);
-    if (fresh)
-      it->second = g_.AddResource("communicator " + (in.group.empty() ? "0" : in.group), -1);
-    uint64_t dur = in.first_exit > in.last_enter ? in.first_exit - in.last_enter : 0;
-    uint32_t c =
-        g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur, Rel(in.last_enter));
+    std::string name = "communicator " + (in.group.empty() ? "0" : in.group);
+    auto& lanes = groups[name];
+    uint64_t end = std::max(in.first_exit, in.last_enter);
+    auto lane = std::find_if(lanes.begin(), lanes.end(),
+                             [&](const auto& l) { return l.second <= in.last_enter; });
+    if (lane == lanes.end()) {
+      std::string n = lanes.empty() ? name : name + " (" + std::to_string(lanes.size() + 1) + ")";
+      lanes.emplace_back(g_.AddResource(n, -1), 0);
+      lane = std::prev(lanes.end());
+    }
+    lane->second = end;
+    uint32_t c = g_.AddNode(lane->first, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
+                            Rel(in.last_enter));
     g_.nodes[c].bytes = in.bytes;
-    for (const Split& s : sp) {
+    for (const Split& s : splits_[i]) {
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
       joined_.insert(s.e);
@@ -203,6 +216,10 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
     const Launched* l = LaunchOf(rb, n.node);
     bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
     const Placed* m = gap && !waited ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
+    // Device work launched at or after n's start cannot have woken n (a trace whose device
+    // times are not the device's own, or a clock off, shows it ending before; it would be a cycle).
+    if (const Launched* ml = m ? LaunchOf(rb, m->node) : nullptr; ml && ml->ts >= n.start)
+      m = nullptr;
     g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
     if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
     if (l)

@@ -13,6 +13,7 @@
 // arrivals, as above); the earlier ones are new transfers that only the step's end waits for.
 #include <algorithm>
 #include <cmath>
+#include <string_view>
 
 #include "analysis/replay/whatif.h"
 
@@ -22,6 +23,13 @@ namespace {
 
 bool IsTransfer(const Graph& g, const Node& n) {
   return n.kind == NodeKind::kComm && g.resources[n.resource].rank < 0 && n.bytes >= 0;
+}
+
+// The communicator of a transfer's resource: its lanes ("communicator 0 (2)") are one.
+std::string_view Communicator(const Graph& g, uint32_t v) {
+  std::string_view name = g.resources[g.nodes[v].resource].name;
+  size_t lane = name.rfind(" (");
+  return lane == std::string_view::npos || name.back() != ')' ? name : name.substr(0, lane);
 }
 
 // One bucket: members (transfers, in order), the last standing for the bucket.
@@ -74,7 +82,7 @@ std::vector<std::vector<uint32_t>> GradsByRank(const Graph& g) {
 // give them.
 bool FuseByGradients(const WhatIf& w, const std::vector<uint32_t>& transfers, Graph* g) {
   for (uint32_t v : transfers)
-    if (g->nodes[v].resource != g->nodes[transfers[0]].resource) return false;
+    if (Communicator(*g, v) != Communicator(*g, transfers[0])) return false;
   auto grads = GradsByRank(*g);
   if (grads.empty() || g->ranks.size() < 2) return false;
   std::vector<size_t> last;  // per bucket, the index of its last gradient
@@ -134,7 +142,8 @@ size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
     if (IsTransfer(*g, g->nodes[v])) transfers.push_back(v);
   std::sort(transfers.begin(), transfers.end(), [&](uint32_t a, uint32_t b) {
     const Node &x = g->nodes[a], &y = g->nodes[b];
-    return x.resource != y.resource ? x.resource < y.resource : x.measured < y.measured;
+    std::string_view cx = Communicator(*g, a), cy = Communicator(*g, b);
+    return cx != cy ? cx < cy : x.measured < y.measured;
   });
   if (!transfers.empty() && FuseByGradients(w, transfers, g)) return transfers.size();
   std::vector<uint32_t> bucket;
@@ -146,7 +155,7 @@ size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
   };
   for (uint32_t v : transfers) {
     const Node& n = g->nodes[v];
-    bool other = !bucket.empty() && g->nodes[bucket.back()].resource != n.resource;
+    bool other = !bucket.empty() && Communicator(*g, bucket.back()) != Communicator(*g, v);
     if (other || (!bucket.empty() && size + n.bytes > w.bucket)) flush();
     bucket.push_back(v);
     size += n.bytes;
