@@ -3,7 +3,9 @@
 // the what-ifs on them, and the command on a synthetic trace written at known times (its
 // unchanged replay, a what-if, and each bad input's one line).
 #include <gtest/gtest.h>
+#include <time.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "analysis/replay/optimize.h"
@@ -12,6 +14,7 @@
 #include "analysis/replay/suggest.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "format/import/kineto/import.h"
 #include "test_util.h"
 
 namespace tt {
@@ -450,6 +453,72 @@ TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
   EXPECT_THROW(analysis::replay::ParseWhatIf("=2", parse), Error);
   EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "(=1", "(", 1}}),
                Error);
+}
+
+// PyTorch autograd's own links, through the Kineto importer: a recorded process given a Kineto
+// file of three steps (ProfilerStep#N, 2 ms each) where the forward op aten::linear (100 us,
+// sequence number 10 + 10i) runs on thread 100 and its backward op (100 us from 1000 us, the
+// same sequence number, forward thread id 1) and a parameter's AccumulateGrad (256x256 floats,
+// 50 us) on thread 200: 900 us after the forward op, too late for an inferred wake-up, so only
+// the sequence number links them. Unchanged, each step replays as measured; with the forward
+// op 15x as long (1500 us), the backward op waits for it: the step ends 500 us later (without
+// the edge, thread 200 would start at 1000 us as measured, and the step end at 2 ms).
+TEST(ReplayAutograd, BackwardOpsFollowTheirForwardOpsAcrossThreads) {
+  TempDir d;
+  std::string trace = d / "t";
+  ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
+            0);
+  int64_t pid = -1;
+  for (const auto& e : std::filesystem::directory_iterator(trace)) {
+    std::string n = e.path().filename();
+    if (n.size() > 1 && n[0] == 'p' && n.find_first_not_of("0123456789", 1) == std::string::npos)
+      pid = std::stoll(n.substr(1));
+  }
+  ASSERT_GT(pid, 0);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  json events = json::array();
+  auto op = [&](int64_t tid, const std::string& cat, const std::string& name, double ts, double dur,
+                json args = json::object()) {
+    events.push_back({{"ph", "X"},
+                      {"cat", cat},
+                      {"name", name},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", ts},
+                      {"dur", dur},
+                      {"args", args}});
+  };
+  for (int i = 0; i < 3; ++i) {
+    double t = 2000.0 * i;
+    int seq = 10 + 10 * i;
+    op(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
+    op(100, "cpu_op", "aten::linear", t, 100, {{"Sequence number", seq}, {"Fwd thread id", 0}});
+    op(200, "cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", t + 1000, 100,
+       {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    op(200, "cpu_op", "AddmmBackward0", t + 1001, 98,
+       {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    op(200, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+       t + 1100, 50);
+    op(200, "cpu_op", "torch::autograd::AccumulateGrad", t + 1101, 10,
+       {{"Input Dims", {{256, 256}}}, {"Input type", {"float"}}});
+  }
+  json doc = {{"baseTimeNanoseconds", static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                                          static_cast<uint64_t>(now.tv_nsec)},
+              {"traceEvents", events}};
+  std::string file = d / "0-s0.pt.trace.json";
+  WriteFileAtomic(file, doc.dump());
+  auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
+  ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
+  auto r = RunCmd(
+      {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "aten::linear=15"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["steps_replayed"].get<int>(), 3) << j.dump(1);
+  EXPECT_EQ(j["autograd_edges"].get<int>(), 3);
+  EXPECT_EQ(j["gradients"].get<int>(), 3);
+  EXPECT_NEAR(j["predicted_ns"].get<double>(), 2e6, 1e3);
+  EXPECT_NEAR(j["what_ifs"][0]["predicted_ns"].get<double>(), 2.5e6, 1e3) << j.dump(1);
 }
 
 // The synthetic job (tests/programs/synthetic_job.cc): steps of framework ops on two threads
