@@ -39,8 +39,10 @@ std::string SettingOf(const WhatIf& w) {
     return "PyTorch DDP: DistributedDataParallel(..., bucket_cap_mb=" +
            std::to_string(w.bucket >> 20) +
            "); Horovod: HOROVOD_FUSION_THRESHOLD=" + std::to_string(w.bucket);
-  return "fuse element-wise ops: TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit "
-         "(XLA fuses them), PyTorch torch.compile";
+  std::string which = w.pattern == "auto" ? "element-wise ops" : "the ops " + w.pattern;
+  return "fuse " + which +
+         ": TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit (XLA fuses them), PyTorch "
+         "torch.compile";
 }
 
 namespace {

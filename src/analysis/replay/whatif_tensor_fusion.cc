@@ -11,8 +11,10 @@
 // larger gradient is one bucket of its own); each bucket's transfer starts when its last
 // gradient is ready on every rank. The last bucket stands in for the step's transfers (their
 // arrivals, as above); the earlier ones are new transfers that only the step's end waits for.
+// Only where the step's transfers carry the gradients' bytes (within 10%), as DDP's do.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <string_view>
 
 #include "analysis/replay/whatif.h"
@@ -85,6 +87,10 @@ bool FuseByGradients(const WhatIf& w, const std::vector<uint32_t>& transfers, Gr
     if (Communicator(*g, v) != Communicator(*g, transfers[0])) return false;
   auto grads = GradsByRank(*g);
   if (grads.empty() || g->ranks.size() < 2) return false;
+  int64_t sent = 0, ready = 0;  // the transfers must carry the gradients (DDP's all-reduces)
+  for (uint32_t v : transfers) sent += g->nodes[v].bytes;
+  for (uint32_t v : grads[0]) ready += g->nodes[v].bytes;
+  if (std::llabs(sent - ready) > ready / 10) return false;
   std::vector<size_t> last;  // per bucket, the index of its last gradient
   std::vector<int64_t> sizes;
   int64_t size = 0;
