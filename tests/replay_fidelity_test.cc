@@ -143,8 +143,9 @@ struct Alternating {
 // On 2 shared cores gloo's all-reduce takes the CPU that the backward pass needs, which the
 // replay does not model (fused, the prediction keeps the backward pass as slowed by the small
 // buckets' all-reduces; split, it overlaps them for free): 35% is what held under a load average
-// of 4 to 7 (docs/replay.md, (b): 15% held in 11 of 15), not the 15% the issue asks. Whatever the
-// load, the buckets start during the backward pass: splitting is predicted to help.
+// of 4 to 7 (docs/replay.md, (b): 15% held in 11 of 15), not the 15% the issue asks. Whether
+// splitting is predicted to help at all depends on the load (the fitted fixed cost of a bucket
+// grows with it): ReplaySim.TensorFusionStartsEachBucketWhenItsGradientsAreReady checks how.
 TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   REQUIRE_MODULE("torch");
   if (RunCmd({"unshare", "-n", "true"}).status != 0)
@@ -160,19 +161,17 @@ TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   ExpectFaithful(j, 18);
   EXPECT_EQ(j["gradients"].get<int>(), 18 * 2 * 16) << "16 parameters per rank and step";
   ASSERT_EQ(j["what_ifs"].size(), 3u);
-  std::vector<double> big, small, big_as_small, small_as_big, big_replayed;
+  std::vector<double> big, small, big_as_small, small_as_big;
   for (size_t i = 0; i < j["steps"].size(); ++i) {
     double measured = j["steps"][i]["measured_ns"].get<double>();
     bool even = j["steps"][i]["numbers"][0].get<int64_t>() % 2 == 0;
     (even ? big : small).push_back(measured);
-    if (even) big_replayed.push_back(j["steps"][i]["predicted_ns"].get<double>());
     (even ? big_as_small : small_as_big)
         .push_back(j["what_ifs"][even ? 0 : 1]["steps"][i]["predicted_ns"].get<double>());
   }
   auto off = [](const std::vector<double>& p, const std::vector<double>& m) {
     return Alternating::Median(p) / Alternating::Median(m) - 1;
   };
-  EXPECT_LT(Alternating::Median(big_as_small), Alternating::Median(big_replayed));
   constexpr double kBound = 0.35;
   EXPECT_LT(std::fabs(off(big_as_small, small)), kBound)
       << "25 MB steps as 1 MB: " << Alternating::Median(big_as_small)
