@@ -3,6 +3,7 @@
 runtime, against `tensortrace stats --view op` reading the same trace, in one run.
 
   python3 bench/replay_bench.py [--build build] [--events 1000000] [--work /tmp]
+                                [--optimize DIR]...
 
 It writes a trace with tests/programs/synthetic_job.cc (steps of at least 100 us: framework ops,
 API launches,
@@ -10,7 +11,9 @@ primitives, allocations, and the kernels and copies they launched), then times `
 every step (the graphs built once and replayed once), `replay` with three what-ifs (four more
 replays of every step: each what-if, and all together), and `stats --view op` on the same
 trace. One replay costs the difference of the two replay runs over four. Target: under one
-second per replay."""
+second per replay. Then `optimize --search mcmc` (greedy, then the Metropolis search with its
+default budget) on the same trace and on each recording given with --optimize (a DDP
+recording, ...). Target: under a minute each."""
 import argparse
 import json
 import os
@@ -43,6 +46,8 @@ def main():
     ap.add_argument("--build", default="build")
     ap.add_argument("--events", type=int, default=1_000_000)
     ap.add_argument("--work", default=tempfile.gettempdir())
+    ap.add_argument("--optimize", action="append", default=[], metavar="DIR",
+                    help="a recording to time `optimize --search mcmc` on (repeatable)")
     a = ap.parse_args()
     job, tt = f"{a.build}/tests/tt_synthetic_job", f"{a.build}/tensortrace"
     for tool in (job, tt):
@@ -65,6 +70,11 @@ def main():
     whatif_s, _ = run(args + ["--what-if", "MatMul=0.5", "--what-if", "Relu=0",
                               "--what-if", "BiasAdd=2"], cpu=cpu)
     stats_s, _ = run([tt, "stats", trace, "--view", "op"], cpu=cpu)
+    optimized = [(trace, "the synthetic trace")] + [(d, d) for d in a.optimize]
+    timings = []
+    for d, name in optimized:
+        t, out = run([tt, "optimize", d, "--search", "mcmc", "--json"], cpu=cpu)
+        timings.append((name, t, cpu[-1], len(json.loads(out)["tried"])))
     shutil.rmtree(trace)
     per_replay = max(0.0, whatif_s - base_s) / 4
     per_replay_cpu = max(0.0, cpu[1] - cpu[0]) / 4
@@ -78,6 +88,11 @@ def main():
     ok = per_replay_cpu < 1
     print(f"one replay of the steps  {per_replay:6.3f}  {per_replay_cpu:6.3f}  "
           f"{'PASS' if ok else 'FAIL'} < 1 s per replay (CPU time)")
+    for name, t, c, tried in timings:
+        fast = t < 60
+        ok = ok and fast
+        print(f"optimize --search mcmc   {t:6.2f}  {c:6.2f}  {'PASS' if fast else 'FAIL'} < 60 s "
+              f"(wall), {tried} plans replayed: {name}")
     return 0 if ok else 1
 
 

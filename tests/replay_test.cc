@@ -3,14 +3,18 @@
 // the what-ifs on them, and the command on a synthetic trace written at known times (its
 // unchanged replay, a what-if, and each bad input's one line).
 #include <gtest/gtest.h>
+#include <time.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "analysis/replay/optimize.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/suggest.h"
 #include "core/error.h"
 #include "core/files.h"
+#include "format/import/kineto/import.h"
 #include "test_util.h"
 
 namespace tt {
@@ -294,6 +298,107 @@ TEST(ReplaySim, TensorFusionGroupsAndSplitsTransfers) {
   EXPECT_NEAR(beta, 0.5, 1e-9);
 }
 
+// A DDP-like step on two ranks: a backward pass of four element-wise pairs (ReluGrad 200, 200
+// of dispatch, ReluGrad 200), each followed by a parameter's gradient (AccumulateGrad 10, 1 MiB),
+// then the all-reduce's call (10), one transfer of the 4 MiB, and the rest of the call (10);
+// with `gradients` false, one MatMul(100) and a 2 MiB transfer instead. Transfers cost
+// 1000 + 1000 per MiB (as measured: 5000 and 3000), so the fit on both is exact.
+StepGraph DdpLikeStep(bool gradients) {
+  StepGraph sg;
+  Graph& g = sg.graph;
+  uint32_t comm = g.AddResource("communicator 0", -1);
+  int64_t mib = 1 << 20, bytes = gradients ? 4 * mib : 2 * mib;
+  uint32_t c = g.AddNode(comm, g.AddLabel("allreduce"), NodeKind::kComm, gradients ? 5000 : 3000);
+  g.nodes[c].bytes = bytes;
+  for (int r = 0; r < 2; ++r) {
+    size_t rank = g.AddRank("rank " + std::to_string(r), 0, 0);
+    uint32_t t = g.AddResource("main", r), prev = g.ranks[rank].source;
+    uint64_t now = 0;
+    auto add = [&](const std::string& name, uint64_t dur, uint64_t gap, NodeKind k) {
+      now += gap;
+      uint32_t v = g.AddNode(t, g.AddLabel(name), k, dur, now);
+      now += dur;
+      g.AddEdge(prev, v, gap);
+      return prev = v;
+    };
+    if (!gradients) add("MatMul", 100, 0, NodeKind::kOp);
+    for (int i = 0; gradients && i < 4; ++i) {
+      add("ReluGrad", 200, 0, NodeKind::kOp);
+      add("ReluGrad", 200, 200, NodeKind::kOp);
+      uint32_t grad = add("AccumulateGrad", 10, 0, NodeKind::kOp);
+      g.nodes[grad].grad = true;
+      g.nodes[grad].bytes = mib;
+    }
+    uint32_t call = add("allreduce", 10, 0, NodeKind::kRuntime);
+    uint32_t rest = add("allreduce", 10, 0, NodeKind::kRuntime);
+    g.AddEdge(call, c, 0, EdgeKind::kCollective);
+    g.AddEdge(c, rest, 0, EdgeKind::kCollective);
+    g.AddEdge(rest, g.ranks[rank].sink, 0);
+    g.nodes[c].measured = now - 10;
+  }
+  return sg;
+}
+
+// With the gradients' ready times, tensor-fusion makes DDP's buckets: 2 MiB closes one bucket
+// after the second gradient (ready at 1220), whose transfer (3000) runs during the rest of the
+// backward pass; the last bucket follows it (4220 to 7220). 1 MiB: four buckets of 2000 in a
+// row from 610; 4 MiB: the step as measured.
+TEST(ReplaySim, TensorFusionStartsEachBucketWhenItsGradientsAreReady) {
+  StepGraph sg = DdpLikeStep(true);
+  EXPECT_EQ(Simulate(sg.graph).predicted, (std::vector<uint64_t>{7460, 7460}));
+  auto with = [&](int64_t bucket) {
+    WhatIf w{WhatIf::Kind::kTensorFusion, "tensor-fusion", "tensor-fusion", 1};
+    w.bucket = bucket;
+    w.alpha = 1000;
+    w.beta = 1000.0 / (1 << 20);
+    Graph g = sg.graph;
+    EXPECT_EQ(analysis::replay::ApplyTensorFusion(w, &g), 1u);
+    return Simulate(g).predicted;
+  };
+  EXPECT_EQ(with(2 << 20), (std::vector<uint64_t>{7230, 7230}));
+  EXPECT_EQ(with(1 << 20), (std::vector<uint64_t>{8620, 8620}));
+  EXPECT_EQ(with(4 << 20), (std::vector<uint64_t>{7460, 7460}));
+  EXPECT_EQ(with(64 << 20), (std::vector<uint64_t>{7460, 7460}));
+}
+
+// A local optimum of the greedy search: alone, 2 MiB buckets help (the first bucket's transfer
+// hides behind the backward pass: mean step 5290 to 5175), so greedy keeps them and then fuses
+// the element-wise ops (4775); but once they are fused the backward pass is too short to hide
+// a transfer, and one bucket is better (4490). The Metropolis search, seeded with the greedy
+// plan, finds it; the same seed gives the same plan.
+TEST(ReplaySim, McmcSearchLeavesTheGreedyLocalOptimum) {
+  std::vector<StepGraph> steps = {DdpLikeStep(true), DdpLikeStep(false)};
+  auto greedy = analysis::replay::Optimize(steps);
+  EXPECT_EQ(greedy.search, "greedy");
+  EXPECT_NEAR(greedy.base, 5290, 1);
+  ASSERT_EQ(greedy.steps.size(), 2u);
+  EXPECT_EQ(greedy.steps[0].what_if.spec, "tensor-fusion=2M");
+  EXPECT_NEAR(greedy.steps[0].predicted, 5175, 1);
+  EXPECT_EQ(greedy.steps[1].what_if.spec, "op-fusion=auto");
+  EXPECT_NEAR(greedy.steps[1].predicted, 4775, 1);
+  analysis::replay::SearchOptions o;
+  o.mcmc = true;
+  o.budget = 60;
+  auto mcmc = analysis::replay::Optimize(steps, o);
+  EXPECT_EQ(mcmc.search, "mcmc");
+  ASSERT_FALSE(mcmc.steps.empty());
+  EXPECT_NEAR(mcmc.steps.back().predicted, 4490, 1);
+  bool fused = false;
+  for (const auto& p : mcmc.steps) {
+    fused |= p.what_if.kind == WhatIf::Kind::kOpFusion;
+    if (p.what_if.kind == WhatIf::Kind::kTensorFusion) {
+      EXPECT_GE(p.what_if.bucket, 4 << 20);
+    }
+  }
+  EXPECT_TRUE(fused);
+  EXPECT_LE(mcmc.tried.size(), o.budget + 1);
+  auto again = analysis::replay::Optimize(steps, o);
+  ASSERT_EQ(again.steps.size(), mcmc.steps.size());
+  for (size_t i = 0; i < mcmc.steps.size(); ++i)
+    EXPECT_EQ(again.steps[i].what_if.spec, mcmc.steps[i].what_if.spec);
+  EXPECT_EQ(again.tried, mcmc.tried);
+}
+
 // Add(10), Mul(30), Relu(20), then MatMul(50), 5 apart on one thread: op-fusion=auto makes the
 // three element-wise ops one of 30 with no gaps between them; a pattern picks its own.
 TEST(ReplaySim, OpFusionJoinsChainsOfElementWiseOps) {
@@ -348,6 +453,72 @@ TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
   EXPECT_THROW(analysis::replay::ParseWhatIf("=2", parse), Error);
   EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "(=1", "(", 1}}),
                Error);
+}
+
+// PyTorch autograd's own links, through the Kineto importer: a recorded process given a Kineto
+// file of three steps (ProfilerStep#N, 2 ms each) where the forward op aten::linear (100 us,
+// sequence number 10 + 10i) runs on thread 100 and its backward op (100 us from 1000 us, the
+// same sequence number, forward thread id 1) and a parameter's AccumulateGrad (256x256 floats,
+// 50 us) on thread 200: 900 us after the forward op, too late for an inferred wake-up, so only
+// the sequence number links them. Unchanged, each step replays as measured; with the forward
+// op 15x as long (1500 us), the backward op waits for it: the step ends 500 us later (without
+// the edge, thread 200 would start at 1000 us as measured, and the step end at 2 ms).
+TEST(ReplayAutograd, BackwardOpsFollowTheirForwardOpsAcrossThreads) {
+  TempDir d;
+  std::string trace = d / "t";
+  ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
+            0);
+  int64_t pid = -1;
+  for (const auto& e : std::filesystem::directory_iterator(trace)) {
+    std::string n = e.path().filename();
+    if (n.size() > 1 && n[0] == 'p' && n.find_first_not_of("0123456789", 1) == std::string::npos)
+      pid = std::stoll(n.substr(1));
+  }
+  ASSERT_GT(pid, 0);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  json events = json::array();
+  auto op = [&](int64_t tid, const std::string& cat, const std::string& name, double ts, double dur,
+                json args = json::object()) {
+    events.push_back({{"ph", "X"},
+                      {"cat", cat},
+                      {"name", name},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", ts},
+                      {"dur", dur},
+                      {"args", args}});
+  };
+  for (int i = 0; i < 3; ++i) {
+    double t = 2000.0 * i;
+    int seq = 10 + 10 * i;
+    op(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
+    op(100, "cpu_op", "aten::linear", t, 100, {{"Sequence number", seq}, {"Fwd thread id", 0}});
+    op(200, "cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", t + 1000, 100,
+       {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    op(200, "cpu_op", "AddmmBackward0", t + 1001, 98,
+       {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    op(200, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+       t + 1100, 50);
+    op(200, "cpu_op", "torch::autograd::AccumulateGrad", t + 1101, 10,
+       {{"Input Dims", {{256, 256}}}, {"Input type", {"float"}}});
+  }
+  json doc = {{"baseTimeNanoseconds", static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                                          static_cast<uint64_t>(now.tv_nsec)},
+              {"traceEvents", events}};
+  std::string file = d / "0-s0.pt.trace.json";
+  WriteFileAtomic(file, doc.dump());
+  auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
+  ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
+  auto r = RunCmd(
+      {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "aten::linear=15"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["steps_replayed"].get<int>(), 3) << j.dump(1);
+  EXPECT_EQ(j["autograd_edges"].get<int>(), 3);
+  EXPECT_EQ(j["gradients"].get<int>(), 3);
+  EXPECT_NEAR(j["predicted_ns"].get<double>(), 2e6, 1e3);
+  EXPECT_NEAR(j["what_ifs"][0]["predicted_ns"].get<double>(), 2.5e6, 1e3) << j.dump(1);
 }
 
 // The synthetic job (tests/programs/synthetic_job.cc): steps of framework ops on two threads
@@ -464,6 +635,22 @@ TEST_F(ReplaySynthetic, OptimizeTriesSettingsAndKeepsWhatHelps) {
     EXPECT_LT(s["predicted_ns"].get<double>(), last);
     last = s["predicted_ns"].get<double>();
     EXPECT_FALSE(s["setting"].get<std::string>().empty());
+  }
+  // The Metropolis search from there: nothing better on this trace (one fusion choice).
+  auto m =
+      RunCmd({TT_CLI, "optimize", dir_->path(), "--search", "mcmc", "--budget", "20", "--json"});
+  ASSERT_EQ(m.status, 0) << m.err;
+  json jm = json::parse(m.out);
+  EXPECT_EQ(jm["search"], "mcmc");
+  EXPECT_EQ(jm["plan"], j["plan"]);
+  EXPECT_GE(jm["tried"].size(), 1u);
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"--search", "annealing"}, {"--budget", "0"}, {"--budget", "x"}}) {
+    std::vector<std::string> argv = {TT_CLI, "optimize", dir_->path()};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    auto r2 = RunCmd(argv);
+    EXPECT_NE(r2.status, 0) << bad[1];
+    EXPECT_EQ(test::CountLines(r2.err), 1u) << r2.err;
   }
   auto none = RunCmd({TT_CLI, "optimize"});
   EXPECT_NE(none.status, 0);

@@ -21,7 +21,7 @@ using nlohmann::json;
 
 const char kOptimizeHelp[] =
     R"(usage: tensortrace optimize DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                            [--json]
+                            [--search greedy|mcmc] [--budget N] [--seed N] [--json]
 
 Searches what-ifs of `tensortrace replay` that a user applies as settings, and prints the plan
 the replay predicts best, each step with its predicted step time and speedup and how to apply
@@ -32,6 +32,12 @@ kept when it shortens the predicted step by at least 0.5%. The predictions are r
 docs/replay.md for what each what-if assumes and how far it was checked).
 
   --steps A:B, --skip-warmup N, --step-name NAME   which steps, as in `tensortrace replay`
+  --search S      greedy (default), or mcmc: after the greedy search, dPRO's Metropolis search
+                  (simulated annealing) over the bucket size and which element-wise ops of the
+                  critical path to fuse, seeded from the greedy plan; its plan is kept when it
+                  predicts a step at least 0.5% shorter
+  --budget N      the Metropolis search's proposals (default 200; each one replay at most)
+  --seed N        its random seed (default 1): the same seed gives the same plan
   --json          machine-readable output (schema: docs/replay.md)
   -h, --help      this help
 )";
@@ -39,6 +45,7 @@ docs/replay.md for what each what-if assumes and how far it was checked).
 struct OptimizeArgs {
   std::vector<std::string> dirs;
   rp::BuildOptions build;
+  rp::SearchOptions search;
   bool json = false;
 };
 
@@ -51,6 +58,15 @@ bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
       return false;
     } else if (a.Flag("--json")) {
       o->json = true;
+    } else if (a.Option("--search", &v)) {
+      if (v != "greedy" && v != "mcmc")
+        throw Error("--search '" + v + "': expected greedy or mcmc");
+      o->search.mcmc = v == "mcmc";
+    } else if (a.Option("--budget", &v)) {
+      o->search.budget = ParseUint("--budget", v, 1'000'000);
+      if (o->search.budget == 0) throw Error("--budget must be at least 1");
+    } else if (a.Option("--seed", &v)) {
+      o->search.seed = ParseUint("--seed", v);
     } else if (ParseBuildOption(a, &o->build)) {
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       o->dirs.push_back(a.TakePositional());
@@ -72,15 +88,13 @@ json PlanJson(const rp::Plan& p, const std::vector<std::string>& dirs) {
                      {"setting", s.setting}});
   for (size_t i = 0; i < p.tried.size(); ++i)
     tried.push_back({{"spec", p.tried[i]}, {"predicted_ns", ns(p.tried_predicted[i])}});
-  return {{"schema", "tensortrace.optimize/1"},
-          {"traces", dirs},
-          {"predicted_ns", ns(p.base)},
-          {"plan", steps},
-          {"tried", tried}};
+  return {{"schema", "tensortrace.optimize/1"}, {"traces", dirs}, {"search", p.search},
+          {"predicted_ns", ns(p.base)},         {"plan", steps},  {"tried", tried}};
 }
 
 void PrintPlan(const rp::Plan& p) {
-  std::printf("predicted step (unchanged): %s\n", HumanDuration(p.base).c_str());
+  std::printf("predicted step (unchanged): %s; search: %s, %zu plan(s) replayed\n",
+              HumanDuration(p.base).c_str(), p.search.c_str(), p.tried.size());
   if (p.steps.empty()) {
     std::printf("no setting found that shortens the predicted step by 0.5%% or more (%zu tried)\n",
                 p.tried.size());
@@ -102,7 +116,7 @@ int Optimize(const std::vector<std::string>& argv) {
   if (!ParseOptimizeArgs(argv, &o)) return 0;
   std::vector<Problem> problems;
   rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
-  rp::Plan plan = rp::Optimize(job.steps);
+  rp::Plan plan = rp::Optimize(job.steps, o.search);
   if (o.json)
     std::cout << PlanJson(plan, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   else

@@ -28,8 +28,9 @@ rank) from its dependency graph: the nodes are the work of each thread, GPU stre
 communicator (ops with what they contain, runtime work, input waits, device activity,
 collectives); the edges are each resource's order with the gap measured before each node, the
 happens-before the trace shows (a node that followed a wait depends on the node of another
-thread that ended last before it, within 0.5 ms), each kernel's launch (correlation ids), and
-collectives across ranks (the transfer starts when the last rank arrived). A discrete-event
+thread that ended last before it, within 0.5 ms), each kernel's launch (correlation ids),
+collectives across ranks (the transfer starts when the last rank arrived), and PyTorch
+autograd's own links (a backward op after its forward op, by sequence number). A discrete-event
 simulation with one queue per resource replays it. Prints the measured and predicted step time
 and the error per rank (means over the steps), the critical path (each label's time and
 share), and each resource's utilisation.
@@ -169,6 +170,8 @@ int Replay(const std::vector<std::string>& argv) {
   out.dirs = o.dirs;
   out.skip_warmup = o.build.skip_warmup;
   out.collectives = job.collectives;
+  out.autograd_edges = job.autograd_edges;
+  out.gradients = job.gradients;
   out.notes = job.notes;
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));

@@ -82,6 +82,8 @@ json ReplayJson(const ReplayOutput& o) {
           {"critical_path", PathJson(p)},
           {"resources", resources},
           {"collectives_joined", o.collectives},
+          {"autograd_edges", o.autograd_edges},
+          {"gradients", o.gradients},
           {"what_ifs", what_ifs},
           {"suggestions", suggestions},
           {"notes", o.notes}};

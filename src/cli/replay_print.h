@@ -21,6 +21,7 @@ struct ReplayOutput {
   std::vector<std::string> dirs;
   uint64_t skip_warmup = 0;
   size_t collectives = 0;
+  size_t autograd_edges = 0, gradients = 0;  // over the replayed steps (docs/replay.md)
   bool typical = false;  // one typical step replayed (analysis/replay/typical.h)
   size_t steps = 0;      // steps selected per rank
   analysis::replay::Prediction base;

@@ -35,16 +35,42 @@ bool Whole(Meaning m) {
   return model::IsOpLike(m) || m == Meaning::kCommunication || m == Meaning::kDevice;
 }
 
+// The bytes of the tensor an op's first input is ("[[512,512]]" and "[\"float\"]", as the Kineto
+// importer keeps them); -1 when not given.
+int64_t FirstInputBytes(std::string_view dims, std::string_view types) {
+  size_t open = dims.find('[', 1), close = dims.find(']');
+  if (dims.size() < 4 || dims[0] != '[' || open != 1 || close == std::string_view::npos) return -1;
+  int64_t n = 1, v = -1;
+  for (size_t i = 2; i <= close; ++i) {
+    char c = dims[i];
+    if (c >= '0' && c <= '9') {
+      v = (v < 0 ? 0 : v * 10) + (c - '0');
+      if (v > (int64_t{1} << 40)) return -1;
+    } else if (v >= 0) {
+      n *= v, v = -1;
+    }
+  }
+  int64_t size = 4;  // float, int
+  if (types.find("double") != types.npos || types.find("long") != types.npos) size = 8;
+  if (types.find("Half") != types.npos || types.find("BFloat16") != types.npos) size = 2;
+  return n * size;
+}
+
 class AtomScan {
  public:
   AtomScan(const model::Process& p, const std::set<uint32_t>& steps, TrackWork* out)
-      : p_(p), steps_(steps), out_(out), corr_(model::KeyId(p, keys::kCorrelationId)) {}
+      : p_(p), steps_(steps), out_(out), corr_(model::KeyId(p, keys::kCorrelationId)) {
+    auto ids = model::KeyIds(p, {keys::kSeq, keys::kFwdTid, keys::kInputDims, keys::kInputTypes});
+    seq_ = ids[0], fwd_tid_ = ids[1], dims_ = ids[2], types_ = ids[3];
+  }
   void OnBegin(const model::Slice& s) {
     bool inside = !open_.empty() && (open_.back().inside || open_.back().whole);
     if (!open_.empty()) open_.back().has_child = true;
     Meaning m = model::MeaningOfSlice(p_, s.category, s.name, s.args);
     bool step = m == Meaning::kStep || steps_.count(s.name);
-    open_.push_back({inside, !inside && !step && Whole(m), false, step, m});
+    bool whole = !inside && !step && Whole(m);
+    if (whole) whole_start_ = s.start, grad_bytes_ = -1, backward_seq_ = BackwardSeq(s);
+    open_.push_back({inside, whole, false, step, m});
   }
   void OnSlice(const model::Slice& s) {
     if (open_.empty()) return;
@@ -54,15 +80,35 @@ class AtomScan {
     int64_t corr = corr_ && s.args.count ? model::ArgInt(s.args, corr_).value_or(-1) : -1;
     if (corr >= 0 && s.category == layout::Category::kRuntimeApi)
       out_->launches.push_back({s.start, corr});
+    if (seq_ && (f.inside || f.whole)) Autograd(s);
     if (f.inside || f.step) return;
     if (f.whole || !f.has_child) {
       NodeKind k = KindOf(f.m, p_.Name(s.name));
-      out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1});
+      out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1,
+                             f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
     }
   }
   void OnPoint(const model::Point&) {}
 
  private:
+  // A backward op (autograd's engine runs it): the sequence number of its forward op, which
+  // the profiler records with the forward thread's id; -1 for anything else.
+  int64_t BackwardSeq(const model::Slice& s) const {
+    if (!seq_ || !s.args.count || model::ArgInt(s.args, fwd_tid_).value_or(0) <= 0) return -1;
+    return model::ArgInt(s.args, seq_).value_or(-1);
+  }
+  // Inside the current atom: a forward op's sequence number (ops a backward op runs have
+  // none), or a gradient accumulated into a parameter.
+  void Autograd(const model::Slice& s) {
+    if (!s.args.count) return;
+    if (backward_seq_ < 0 && model::ArgInt(s.args, fwd_tid_).value_or(0) == 0)
+      if (auto seq = model::ArgInt(s.args, seq_)) out_->forwards.push_back({*seq, whole_start_});
+    if (p_.Name(s.name) != "torch::autograd::AccumulateGrad") return;
+    int64_t b = FirstInputBytes(p_.Name(model::ArgStr(s.args, dims_)),
+                                p_.Name(model::ArgStr(s.args, types_)));
+    if (b >= 0) grad_bytes_ = std::max<int64_t>(grad_bytes_, 0) + b;
+  }
+
   struct Frame {
     bool inside, whole, has_child, step;
     Meaning m;
@@ -70,8 +116,10 @@ class AtomScan {
   const model::Process& p_;
   const std::set<uint32_t>& steps_;
   TrackWork* out_;
-  uint32_t corr_;
+  uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0;
   std::vector<Frame> open_;
+  uint64_t whole_start_ = 0;  // the current atom's (an outermost op-like slice's) start
+  int64_t backward_seq_ = -1, grad_bytes_ = -1;
 };
 
 }  // namespace
@@ -91,6 +139,10 @@ std::vector<TrackWork> CollectAtoms(const model::TraceModel& m, const std::vecto
     });
     std::sort(atoms[i].launches.begin(), atoms[i].launches.end(),
               [](const Launch& a, const Launch& b) { return a.ts < b.ts; });
+    std::sort(atoms[i].forwards.begin(), atoms[i].forwards.end(),
+              [](const ForwardSeq& a, const ForwardSeq& b) {
+                return a.seq != b.seq ? a.seq < b.seq : a.atom_start < b.atom_start;
+              });
   });
   for (auto& p : probs) problems->insert(problems->end(), p.begin(), p.end());
   return atoms;

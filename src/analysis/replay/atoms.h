@@ -18,6 +18,15 @@ struct Atom {
   uint32_t name = 0;  // name id in its process
   NodeKind kind = NodeKind::kOp;
   int64_t corr = -1;  // device work: the correlation id of its launch (-1: none)
+  // PyTorch autograd: a backward op's sequence number (that of the forward op it belongs to;
+  // -1: none), and the bytes of the gradient an AccumulateGrad inside it made ready (-1: none)
+  int64_t backward_seq = -1, grad_bytes = -1;
+};
+
+// A forward op's sequence number, and the start of the atom it ran in.
+struct ForwardSeq {
+  int64_t seq = 0;
+  uint64_t atom_start = 0;
 };
 
 struct Launch {
@@ -26,8 +35,9 @@ struct Launch {
 };
 
 struct TrackWork {
-  std::vector<Atom> atoms;       // sorted by start
-  std::vector<Launch> launches;  // sorted by ts
+  std::vector<Atom> atoms;           // sorted by start
+  std::vector<Launch> launches;      // sorted by ts
+  std::vector<ForwardSeq> forwards;  // sorted by seq, then atom_start
 };
 
 // Per track of m (indexed like m.tracks): its work, for the processes in `wanted` (others

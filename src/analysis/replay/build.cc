@@ -109,6 +109,11 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
     for (const auto& node : s.graph.nodes)
       if (node.kind == NodeKind::kComm && s.graph.resources[node.resource].rank < 0)
         ++job.collectives;
+      else if (node.grad)
+        ++job.gradients;
+  for (const auto& s : job.steps)
+    for (const auto& e : s.graph.edges)
+      if (e.kind == EdgeKind::kAutograd) ++job.autograd_edges;
   return job;
 }
 

@@ -42,6 +42,9 @@ struct Job {
   std::vector<StepGraph> steps;
   std::vector<std::string> notes;
   size_t collectives = 0;  // collective instances that joined ranks
+  // PyTorch autograd over all steps: backward ops linked to their forward op on another
+  // thread, and parameters' gradients (AccumulateGrad) whose ready time tensor-fusion uses.
+  size_t autograd_edges = 0, gradients = 0;
 };
 
 // Throws tt::Error when no trace has steps, or the selection keeps none.

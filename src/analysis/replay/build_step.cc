@@ -17,6 +17,7 @@ struct Placed {
 
 struct Lane {
   uint32_t resource = 0;
+  size_t track = 0;           // in the rank's trace
   std::vector<Placed> nodes;  // in start order
 };
 
@@ -31,8 +32,9 @@ struct RankBuild {
   uint64_t a = 0, b = 0;
   std::vector<Lane> lanes;
   std::vector<Placed> by_end;
-  std::unordered_map<int64_t, Launched> launched;  // by correlation id
-  std::unordered_map<uint32_t, int64_t> device;    // device node -> its correlation id
+  std::unordered_map<int64_t, Launched> launched;       // by correlation id
+  std::unordered_map<uint32_t, int64_t> device;         // device node -> its correlation id
+  std::vector<std::pair<uint32_t, int64_t>> backwards;  // backward op nodes, their sequence
 };
 
 struct Split {
@@ -78,6 +80,7 @@ class StepBuilder {
                 uint64_t end);
   void Collectives();
   void Edges(const RankBuild& rb);
+  void AutogradEdges(const RankInput& r, const RankBuild& rb);
   void LaneEdges(const RankBuild& rb, const Lane& lane);
   uint64_t Rel(uint64_t t) const { return t - t0_; }
 
@@ -114,6 +117,8 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
   if (!arr) {
     uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
     if (at.corr >= 0) rb->device[v] = at.corr;
+    if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
+    if (at.backward_seq >= 0) rb->backwards.emplace_back(v, at.backward_seq);
     return;
   }
   const Instance& in = inst_[arr->instance];
@@ -148,6 +153,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     Lane lane;
     lane.resource =
         g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
+    lane.track = t;
     for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
     AddLaunches((*r.atoms)[t].launches, lane, rb);
     rb->lanes.push_back(std::move(lane));
@@ -156,20 +162,33 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
             [](const Placed& x, const Placed& y) { return x.end < y.end; });
 }
 
+// Each collective that joined every rank: one transfer node on its communicator. Transfers
+// that overlapped in time (gloo runs a process group's collectives on several threads) go to
+// lanes of their own ("communicator 0 (2)"), so that the replay does not queue them.
 void StepBuilder::Collectives() {
-  std::map<std::string, uint32_t> groups;
-  for (size_t i = 0; i < inst_.size(); ++i) {
-    const auto& sp = splits_[i];
-    if (sp.size() < 2 || sp.size() != inst_[i].ranks) continue;
+  std::vector<size_t> joined;
+  for (size_t i = 0; i < inst_.size(); ++i)
+    if (splits_[i].size() >= 2 && splits_[i].size() == inst_[i].ranks) joined.push_back(i);
+  std::sort(joined.begin(), joined.end(),
+            [&](size_t x, size_t y) { return inst_[x].last_enter < inst_[y].last_enter; });
+  std::map<std::string, std::vector<std::pair<uint32_t, uint64_t>>> groups;  // lanes: busy until
+  for (size_t i : joined) {
     const Instance& in = inst_[i];
-    auto [it, fresh] = groups.emplace(in.group, 0);
-    if (fresh)
-      it->second = g_.AddResource("communicator " + (in.group.empty() ? "0" : in.group), -1);
-    uint64_t dur = in.first_exit > in.last_enter ? in.first_exit - in.last_enter : 0;
-    uint32_t c =
-        g_.AddNode(it->second, g_.AddLabel(in.name), NodeKind::kComm, dur, Rel(in.last_enter));
+    std::string name = "communicator " + (in.group.empty() ? "0" : in.group);
+    auto& lanes = groups[name];
+    uint64_t end = std::max(in.first_exit, in.last_enter);
+    auto lane = std::find_if(lanes.begin(), lanes.end(),
+                             [&](const auto& l) { return l.second <= in.last_enter; });
+    if (lane == lanes.end()) {
+      std::string n = lanes.empty() ? name : name + " (" + std::to_string(lanes.size() + 1) + ")";
+      lanes.emplace_back(g_.AddResource(n, -1), 0);
+      lane = std::prev(lanes.end());
+    }
+    lane->second = end;
+    uint32_t c = g_.AddNode(lane->first, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
+                            Rel(in.last_enter));
     g_.nodes[c].bytes = in.bytes;
-    for (const Split& s : sp) {
+    for (const Split& s : splits_[i]) {
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
       joined_.insert(s.e);
@@ -197,6 +216,10 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
     const Launched* l = LaunchOf(rb, n.node);
     bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
     const Placed* m = gap && !waited ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
+    // Device work launched at or after n's start cannot have woken n (a trace whose device
+    // times are not the device's own, or a clock off, shows it ending before; it would be a cycle).
+    if (const Launched* ml = m ? LaunchOf(rb, m->node) : nullptr; ml && ml->ts >= n.start)
+      m = nullptr;
     g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
     if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
     if (l)
@@ -204,6 +227,31 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
                  EdgeKind::kFlow, true);
     prev = n.node;
     p = std::max(p, n.end);
+  }
+}
+
+// Autograd's own dependencies: each backward op after the forward op of its sequence number (the
+// latest one in the step before it), where they ran on different resources (on one, its order
+// says it already).
+void StepBuilder::AutogradEdges(const RankInput& r, const RankBuild& rb) {
+  for (auto [v, seq] : rb.backwards) {
+    uint64_t at = g_.nodes[v].measured + t0_;
+    const Placed* best = nullptr;
+    for (const Lane& lane : rb.lanes) {
+      const auto& fw = (*r.atoms)[lane.track].forwards;
+      auto it =
+          std::lower_bound(fw.begin(), fw.end(), std::make_pair(seq, at),
+                           [](const ForwardSeq& f, const std::pair<int64_t, uint64_t>& k) {
+                             return f.seq != k.first ? f.seq < k.first : f.atom_start < k.second;
+                           });
+      if (it == fw.begin() || (--it)->seq != seq || it->atom_start < rb.a) continue;
+      auto n = std::lower_bound(lane.nodes.begin(), lane.nodes.end(), it->atom_start,
+                                [](const Placed& p, uint64_t t) { return p.start < t; });
+      if (n != lane.nodes.end() && n->start == it->atom_start && (!best || n->start > best->start))
+        best = &*n;
+    }
+    if (best && best->resource != g_.nodes[v].resource && best->end <= at)
+      g_.AddEdge(best->node, v, 0, EdgeKind::kAutograd);  // no wait of its own: a dependency
   }
 }
 
@@ -226,6 +274,7 @@ void StepBuilder::Run() {
   }
   Collectives();
   for (const auto& rb : builds) Edges(rb);
+  for (size_t i = 0; i < ranks_.size(); ++i) AutogradEdges(ranks_[i], builds[i]);
 }
 
 }  // namespace

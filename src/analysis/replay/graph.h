@@ -1,7 +1,8 @@
 // Replay's dependency graph: nodes are pieces of work (ops, runtime work, input waits, device
 // activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
 // rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
-// order, a happens-before inferred from the trace, a collective's arrivals), or after another
+// order, a happens-before inferred from the trace, a collective's arrivals, autograd's
+// forward-to-backward links), or after another
 // starts (a launch inside it, to its kernel). Plain data: built
 // from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
 // simulate.h.
@@ -30,6 +31,9 @@ enum class EdgeKind : uint8_t {
   kInferred,  // happens-before inferred from the trace (the latest end before a wait)
   kFlow,      // a launch to its kernel: from the launching node's start (from_start)
   kCollective,
+  // the framework's own dependency: a backward op after the forward op that recorded it
+  // (autograd's sequence numbers), a gradient bucket's transfer after its gradients
+  kAutograd,
 };
 
 struct Node {
@@ -39,7 +43,8 @@ struct Node {
   uint32_t resource = 0;  // index in Graph::resources
   uint32_t label = 0;     // its name: index in Graph::names
   NodeKind kind = NodeKind::kOp;
-  int64_t bytes = -1;  // a collective's transfer: its bytes (-1: not known)
+  int64_t bytes = -1;  // a transfer: its bytes; a gradient's accumulation: the gradient's
+  bool grad = false;   // autograd's AccumulateGrad: a parameter's gradient ready at its end
 };
 
 struct Edge {

@@ -5,12 +5,7 @@
 
 namespace tt::analysis::replay {
 
-namespace {
-
-constexpr double kMinGain = 0.005;
-
-// The predicted mean step with `ws` applied; < 0 when a what-if matches nothing.
-double Try(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
+double TryPlan(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
   try {
     return Predict(Changed(steps, ws)).predicted;
   } catch (const Error&) {
@@ -31,14 +26,28 @@ std::vector<WhatIf> BucketSizes() {
   return v;
 }
 
-std::string Setting(const WhatIf& w) {
+WhatIf OpFusion(const std::string& pattern, const std::string& spec) {
+  WhatIf w;
+  w.kind = WhatIf::Kind::kOpFusion;
+  w.pattern = pattern;
+  w.spec = spec;
+  return w;
+}
+
+std::string SettingOf(const WhatIf& w) {
   if (w.kind == WhatIf::Kind::kTensorFusion)
     return "PyTorch DDP: DistributedDataParallel(..., bucket_cap_mb=" +
            std::to_string(w.bucket >> 20) +
            "); Horovod: HOROVOD_FUSION_THRESHOLD=" + std::to_string(w.bucket);
-  return "fuse element-wise ops: TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit "
-         "(XLA fuses them), PyTorch torch.compile";
+  std::string which = w.pattern == "auto" ? "element-wise ops" : "the ops " + w.pattern;
+  return "fuse " + which +
+         ": TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit (XLA fuses them), PyTorch "
+         "torch.compile";
 }
+
+namespace {
+
+constexpr double kMinGain = 0.005;
 
 // Tries each candidate on top of the plan; applies the best when it helps enough.
 void Best(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& candidates,
@@ -49,7 +58,7 @@ void Best(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& candid
   for (size_t i = 0; i < candidates.size(); ++i) {
     std::vector<WhatIf> ws = *applied;
     ws.push_back(candidates[i]);
-    double t = Try(steps, ws);
+    double t = TryPlan(steps, ws);
     if (t < 0) continue;
     plan->tried.push_back(candidates[i].spec);
     plan->tried_predicted.push_back(t);
@@ -57,21 +66,25 @@ void Best(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& candid
   }
   if (best < 0) return;
   applied->push_back(candidates[static_cast<size_t>(best)]);
-  plan->steps.push_back({applied->back(), best_t, Setting(applied->back())});
+  plan->steps.push_back({applied->back(), best_t, SettingOf(applied->back())});
 }
 
 }  // namespace
 
-Plan Optimize(const std::vector<StepGraph>& steps) {
+Plan Optimize(const std::vector<StepGraph>& steps, const SearchOptions& o) {
   Plan plan;
   plan.base = Predict(steps).predicted;
   std::vector<WhatIf> applied;
   Best(steps, BucketSizes(), &applied, &plan);
-  WhatIf fuse;
-  fuse.kind = WhatIf::Kind::kOpFusion;
-  fuse.pattern = "auto";
-  fuse.spec = "op-fusion=auto";
-  Best(steps, {fuse}, &applied, &plan);
+  Best(steps, {OpFusion("auto", "op-fusion=auto")}, &applied, &plan);
+  if (!o.mcmc) return plan;
+  Plan m = SearchMcmc(steps, plan, o);
+  double greedy = plan.steps.empty() ? plan.base : plan.steps.back().predicted;
+  double mcmc = m.steps.empty() ? m.base : m.steps.back().predicted;
+  if (mcmc < greedy * (1 - kMinGain)) return m;
+  plan.search = "mcmc";  // searched, and nothing better found
+  plan.tried = m.tried;
+  plan.tried_predicted = m.tried_predicted;
   return plan;
 }
 

@@ -60,6 +60,8 @@ size_t ApplyOverlap(Graph* g);                        // whatif_overlap.cc
 size_t ApplyPrecision(const WhatIf& w, Graph* g);     // whatif_precision.cc
 size_t ApplyTensorFusion(const WhatIf& w, Graph* g);  // whatif_tensor_fusion.cc
 size_t ApplyOpFusion(const WhatIf& w, Graph* g);      // whatif_op_fusion.cc
+// An op or device node of an element-wise type (what op-fusion=auto fuses).
+bool IsElementWise(const Graph& g, const Node& n);
 // The alpha + beta x bytes fit of the transfers of `graphs` that give their bytes (least
 // squares; alpha, beta >= 0; both 0 when none does).
 void FitTransfers(const std::vector<const Graph*>& graphs, double* alpha, double* beta);

@@ -27,11 +27,16 @@ const std::regex& ElementWise() {
 bool Fusable(const WhatIf& w, const Graph& g, const Node& n) {
   if (n.kind != NodeKind::kOp && n.kind != NodeKind::kDevice) return false;
   if (w.pattern != "auto") return w.Matches(g.Label(n.label), g.Type(n.label));
-  return std::regex_search(g.Type(n.label), ElementWise()) ||
-         std::regex_search(g.Label(n.label), ElementWise());
+  return IsElementWise(g, n);
 }
 
 }  // namespace
+
+bool IsElementWise(const Graph& g, const Node& n) {
+  if (n.kind != NodeKind::kOp && n.kind != NodeKind::kDevice) return false;
+  return std::regex_search(g.Type(n.label), ElementWise()) ||
+         std::regex_search(g.Label(n.label), ElementWise());
+}
 
 size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
   std::vector<char> ok(g->nodes.size(), 0);

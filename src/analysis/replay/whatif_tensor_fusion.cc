@@ -4,8 +4,18 @@
 // job's own transfers. A bucket's transfer starts when every rank has arrived at each of its
 // collectives; a rank waits only at the last one's call (the earlier ones return at once, as
 // an asynchronous bucket's would), and its step's end waits for the bucket.
+//
+// Where the graph knows when each gradient became ready (PyTorch's AccumulateGrad nodes, as
+// many on every rank) and the transfers are on one communicator, the buckets are DDP's: the
+// gradients in the order they became ready, a bucket closed once it holds BYTES or more (a
+// larger gradient is one bucket of its own); each bucket's transfer starts when its last
+// gradient is ready on every rank. The last bucket stands in for the step's transfers (their
+// arrivals, as above); the earlier ones are new transfers that only the step's end waits for.
+// Only where the step's transfers carry the gradients' bytes (within 10%), as DDP's do.
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <string_view>
 
 #include "analysis/replay/whatif.h"
 
@@ -15,6 +25,13 @@ namespace {
 
 bool IsTransfer(const Graph& g, const Node& n) {
   return n.kind == NodeKind::kComm && g.resources[n.resource].rank < 0 && n.bytes >= 0;
+}
+
+// The communicator of a transfer's resource: its lanes ("communicator 0 (2)") are one.
+std::string_view Communicator(const Graph& g, uint32_t v) {
+  std::string_view name = g.resources[g.nodes[v].resource].name;
+  size_t lane = name.rfind(" (");
+  return lane == std::string_view::npos || name.back() != ')' ? name : name.substr(0, lane);
 }
 
 // One bucket: members (transfers, in order), the last standing for the bucket.
@@ -40,6 +57,65 @@ void Fuse(const WhatIf& w, const std::vector<uint32_t>& members, Graph* g) {
   }
   for (uint32_t v : members)
     if (v != last) g->nodes[v].duration = 0;
+}
+
+double Cost(const WhatIf& w, int64_t bytes) {
+  return w.alpha + w.beta * static_cast<double>(bytes);
+}
+
+// Per rank, its gradients' nodes in the order they became ready (their ends); empty when a
+// rank has none or ranks have different numbers of them.
+std::vector<std::vector<uint32_t>> GradsByRank(const Graph& g) {
+  std::vector<std::vector<uint32_t>> grads(g.ranks.size());
+  for (uint32_t v = 0; v < g.nodes.size(); ++v) {
+    int32_t rank = g.resources[g.nodes[v].resource].rank;
+    if (g.nodes[v].grad && rank >= 0) grads[static_cast<size_t>(rank)].push_back(v);
+  }
+  for (auto& r : grads) {
+    if (r.empty() || r.size() != grads[0].size()) return {};
+    std::stable_sort(r.begin(), r.end(), [&](uint32_t a, uint32_t b) {
+      return g.nodes[a].measured + g.nodes[a].duration < g.nodes[b].measured + g.nodes[b].duration;
+    });
+  }
+  return grads;
+}
+
+// DDP's buckets from the gradients' ready times (see the top); false when the graph does not
+// give them.
+bool FuseByGradients(const WhatIf& w, const std::vector<uint32_t>& transfers, Graph* g) {
+  for (uint32_t v : transfers)
+    if (Communicator(*g, v) != Communicator(*g, transfers[0])) return false;
+  auto grads = GradsByRank(*g);
+  if (grads.empty() || g->ranks.size() < 2) return false;
+  int64_t sent = 0, ready = 0;  // the transfers must carry the gradients (DDP's all-reduces)
+  for (uint32_t v : transfers) sent += g->nodes[v].bytes;
+  for (uint32_t v : grads[0]) ready += g->nodes[v].bytes;
+  if (std::llabs(sent - ready) > ready / 10) return false;
+  std::vector<size_t> last;  // per bucket, the index of its last gradient
+  std::vector<int64_t> sizes;
+  int64_t size = 0;
+  for (size_t i = 0; i < grads[0].size(); ++i) {
+    size += g->nodes[grads[0][i]].bytes;
+    if (size >= w.bucket || i + 1 == grads[0].size()) last.push_back(i), sizes.push_back(size);
+    if (size >= w.bucket) size = 0;
+  }
+  Fuse(w, transfers, g);
+  uint32_t final_transfer = transfers.back();
+  g->nodes[final_transfer].duration = static_cast<uint64_t>(std::llround(Cost(w, sizes.back())));
+  for (size_t b = 0; b + 1 < last.size(); ++b) {
+    uint64_t ready = 0;
+    for (const auto& r : grads)
+      ready = std::max(ready, g->nodes[r[last[b]]].measured + g->nodes[r[last[b]]].duration);
+    const Node& f = g->nodes[final_transfer];
+    uint32_t c = g->AddNode(f.resource, f.label, NodeKind::kComm,
+                            static_cast<uint64_t>(std::llround(Cost(w, sizes[b]))), ready);
+    g->nodes[c].bytes = sizes[b];
+    for (size_t r = 0; r < grads.size(); ++r) {
+      g->AddEdge(grads[r][last[b]], c, 0, EdgeKind::kAutograd);
+      g->AddEdge(c, g->ranks[r].sink, 0, EdgeKind::kAutograd);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -72,8 +148,10 @@ size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
     if (IsTransfer(*g, g->nodes[v])) transfers.push_back(v);
   std::sort(transfers.begin(), transfers.end(), [&](uint32_t a, uint32_t b) {
     const Node &x = g->nodes[a], &y = g->nodes[b];
-    return x.resource != y.resource ? x.resource < y.resource : x.measured < y.measured;
+    std::string_view cx = Communicator(*g, a), cy = Communicator(*g, b);
+    return cx != cy ? cx < cy : x.measured < y.measured;
   });
+  if (!transfers.empty() && FuseByGradients(w, transfers, g)) return transfers.size();
   std::vector<uint32_t> bucket;
   int64_t size = 0;
   auto flush = [&] {
@@ -83,7 +161,7 @@ size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
   };
   for (uint32_t v : transfers) {
     const Node& n = g->nodes[v];
-    bool other = !bucket.empty() && g->nodes[bucket.back()].resource != n.resource;
+    bool other = !bucket.empty() && Communicator(*g, bucket.back()) != Communicator(*g, v);
     if (other || (!bucket.empty() && size + n.bytes > w.bucket)) flush();
     bucket.push_back(v);
     size += n.bytes;
