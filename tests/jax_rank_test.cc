@@ -51,7 +51,8 @@ TEST(JaxRank, ProcessIndexIsTheRankOfEachProcess) {
 
 // Cross-process collectives of JAX on CPU (gloo): jax_collectives.py all-reduces (psum) 3
 // times and all-gathers 2 times under shard_map over the two processes' mesh. `comm` finds
-// exactly those XLA instructions on each rank, each execution matched on both by its run id.
+// exactly those XLA instructions on each rank, each execution matched on both by its run id,
+// with its bytes from the program's HLO.
 TEST(JaxCollectives, CommCountsAndMatchesEachRanksXlaCollectives) {
   REQUIRE_MODULE("jax");
   TempDir d;
@@ -62,9 +63,10 @@ TEST(JaxCollectives, CommCountsAndMatchesEachRanksXlaCollectives) {
     GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   ASSERT_EQ(r.status, 0) << r.err;
   std::smatch m;
-  ASSERT_TRUE(std::regex_search(r.out, m, std::regex("allreduce ([0-9]+) allgather ([0-9]+)")))
+  ASSERT_TRUE(std::regex_search(
+      r.out, m, std::regex("allreduce ([0-9]+) allgather ([0-9]+) shard_bytes ([0-9]+)")))
       << r.out;
-  int64_t allreduces = std::stoll(m[1]), allgathers = std::stoll(m[2]);
+  int64_t allreduces = std::stoll(m[1]), allgathers = std::stoll(m[2]), shard = std::stoll(m[3]);
   json j = RunJson({TT_CLI, "comm", d / "t", "--json"});
   ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
   for (int i = 0; i < 2; ++i) {
@@ -86,6 +88,8 @@ TEST(JaxCollectives, CommCountsAndMatchesEachRanksXlaCollectives) {
     EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
     EXPECT_EQ(in["arrivals"].size(), 2u) << in.dump();
     EXPECT_FALSE(in["key"].is_null()) << in.dump();  // matched by run id
+    // Bytes from the HLO's result shape: an all-reduce's is the shard, an all-gather's both.
+    EXPECT_EQ(in["bytes"], in["collective"] == "allreduce" ? shard : 2 * shard) << in.dump();
   }
 }
 

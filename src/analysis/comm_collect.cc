@@ -96,6 +96,7 @@ struct TrackComm {
     e.start = s.start;
     e.end = s.end;
     e.collective = std::move(c);
+    e.bytes = model::ArgInt(s.args, keys->bytes).value_or(-1);  // from the HLO (the import)
     uint32_t module = model::ArgStr(s.args, keys->hlo_module);
     e.group = std::string(module ? proc->Name(module) : "") + "/" + std::string(name);
     if (auto run = model::ArgInt(s.args, keys->run_id))

@@ -2,7 +2,8 @@
 `jax_collectives.py` starts both (process ids 0 and 1 as arguments, a coordinator on
 127.0.0.1) and waits for them. Each runs a jitted shard_map over the global mesh (one CPU
 device per process) that all-reduces (psum) its shard ALLREDUCES times, then one that
-all-gathers it ALLGATHERS times, and prints `process I allreduce N allgather M result R`.
+all-gathers it ALLGATHERS times, and prints `process I allreduce N allgather M shard_bytes B
+result R` (B: the bytes of its shard).
 Run it inside a network namespace: JAX's coordinator service listens on every interface."""
 import socket
 import subprocess
@@ -40,7 +41,8 @@ def child(port, pid):
         z = gather(x)
         z.block_until_ready()
     r = float(np.asarray(y.addressable_shards[0].data)[0])
-    print("process", pid, "allreduce", ALLREDUCES, "allgather", ALLGATHERS, "result", r, flush=True)
+    print("process", pid, "allreduce", ALLREDUCES, "allgather", ALLGATHERS, "shard_bytes",
+          local.nbytes, "result", r, flush=True)
     jax.distributed.shutdown()
 
 
