@@ -86,14 +86,18 @@ void AlignRecordings(model::TraceModel* m, unsigned threads) {
 std::vector<std::string> ClockNotes(const model::TraceModel& m) {
   std::vector<std::string> notes;
   for (const auto& c : m.clocks) {
-    std::string line = "clock of " + c.recording + ": " + Signed(c.offset_ns) + " (" + c.method;
+    std::string why = c.method;
+    if (c.method == "recorded") why = "recorded offsets, which the collectives agree with";
+    if (c.method == "inconsistent")
+      why = "inconsistent: no offset satisfies every collective; the recorded one is kept";
+    if (c.method == "unbounded") why = "no collective shared with the reference: as recorded";
     if (c.uncertainty_ns > 0) {
       char b[64];
       std::snprintf(b, sizeof b, ": within %.1f us", static_cast<double>(c.uncertainty_ns) / 1e3);
-      line += b;
+      why += b;
     }
-    if (c.constraints) line += "; " + std::to_string(c.constraints) + " collective(s) bound it";
-    notes.push_back(line + ")");
+    if (c.constraints) why += "; " + std::to_string(c.constraints) + " collective(s) bound it";
+    notes.push_back("clock of " + c.recording + ": " + Signed(c.offset_ns) + " (" + why + ")");
   }
   return notes;
 }
