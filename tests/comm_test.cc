@@ -758,6 +758,24 @@ void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
   EXPECT_EQ(sizes, (std::map<int64_t, int64_t>{{said["grad0_bytes"], steps},
                                                {said["grad1_bytes"], steps}}));
   ExpectCausal(j);
+  // Each worker's communication, per step of its loop (the repeated tf.function call), split
+  // into what compute overlapped and what it did not.
+  for (const auto& rank : j["ranks"]) {
+    uint64_t comm = rank["comm_ns"];
+    EXPECT_GT(comm, 0u);
+    EXPECT_EQ(rank["overlapped_ns"].get<uint64_t>() + rank["exposed_ns"].get<uint64_t>(), comm);
+    uint64_t calls = 0;
+    for (const auto& s : rank["steps"]) {
+      EXPECT_EQ(s["overlapped_ns"].get<uint64_t>() + s["exposed_ns"].get<uint64_t>(),
+                s["comm_ns"].get<uint64_t>());
+      calls += s["calls"].get<uint64_t>();
+    }
+    EXPECT_EQ(rank["steps"].size(), static_cast<size_t>(steps)) << rank["steps"].dump();
+    EXPECT_EQ(calls, static_cast<uint64_t>(said["allreduce"])) << rank["steps"].dump();
+    std::printf("MWMS worker %s: %zu steps, communication %.3f ms, overlapped %.3f ms\n",
+                rank["rank"].dump().c_str(), rank["steps"].size(), static_cast<double>(comm) / 1e6,
+                rank["overlapped_ns"].get<double>() / 1e6);
+  }
 }
 
 // TensorFlow 2.21's profiler now and then crashes as it stops at a MultiWorkerMirroredStrategy
