@@ -22,6 +22,7 @@
 
 #include "core/files.h"
 #include "core/ids.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
@@ -184,6 +185,24 @@ TEST(CommMatch, OneRankAloneAndNamesAndFactors) {
   EXPECT_DOUBLE_EQ(analysis::BusFactor("reducescatter", 4), 0.75);
   EXPECT_DOUBLE_EQ(analysis::BusFactor("reduce", 4), 1);
   EXPECT_DOUBLE_EQ(analysis::BusFactor("barrier", 4), 0);
+}
+
+// XLA instructions as JAX's profiler names them: by opcode, or by the JAX primitive.
+TEST(CommMatch, XlaInstructionNamesAreCollectives) {
+  EXPECT_EQ(analysis::XlaCollective("psum_invariant.7"), "allreduce");
+  EXPECT_EQ(analysis::XlaCollective("psum"), "allreduce");
+  EXPECT_EQ(analysis::XlaCollective("all-reduce.12"), "allreduce");
+  EXPECT_EQ(analysis::XlaCollective("all-reduce-start.1"), "allreduce");
+  EXPECT_EQ(analysis::XlaCollective("all-reduce-done.1"), "");
+  EXPECT_EQ(analysis::XlaCollective("all_gather.3"), "allgather");
+  EXPECT_EQ(analysis::XlaCollective("all-gather-start"), "allgather");
+  EXPECT_EQ(analysis::XlaCollective("reduce-scatter.2"), "reducescatter");
+  EXPECT_EQ(analysis::XlaCollective("psum_scatter.1"), "reducescatter");
+  EXPECT_EQ(analysis::XlaCollective("all-to-all.4"), "alltoall");
+  EXPECT_EQ(analysis::XlaCollective("collective-permute.5"), "collectivepermute");
+  EXPECT_EQ(analysis::XlaCollective("ppermute"), "collectivepermute");
+  for (const char* other : {"fusion.3", "dot.1", "copy", "wrapped_broadcast", "reduce.2", ""})
+    EXPECT_EQ(analysis::XlaCollective(other), "") << other;
 }
 
 // ---- Clocks of several recordings (CommClock) ----
@@ -739,6 +758,24 @@ void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
   EXPECT_EQ(sizes, (std::map<int64_t, int64_t>{{said["grad0_bytes"], steps},
                                                {said["grad1_bytes"], steps}}));
   ExpectCausal(j);
+  // Each worker's communication, per step of its loop (the repeated tf.function call), split
+  // into what compute overlapped and what it did not.
+  for (const auto& rank : j["ranks"]) {
+    uint64_t comm = rank["comm_ns"];
+    EXPECT_GT(comm, 0u);
+    EXPECT_EQ(rank["overlapped_ns"].get<uint64_t>() + rank["exposed_ns"].get<uint64_t>(), comm);
+    uint64_t calls = 0;
+    for (const auto& s : rank["steps"]) {
+      EXPECT_EQ(s["overlapped_ns"].get<uint64_t>() + s["exposed_ns"].get<uint64_t>(),
+                s["comm_ns"].get<uint64_t>());
+      calls += s["calls"].get<uint64_t>();
+    }
+    EXPECT_EQ(rank["steps"].size(), static_cast<size_t>(steps)) << rank["steps"].dump();
+    EXPECT_EQ(calls, static_cast<uint64_t>(said["allreduce"])) << rank["steps"].dump();
+    std::printf("MWMS worker %s: %zu steps, communication %.3f ms, overlapped %.3f ms\n",
+                rank["rank"].dump().c_str(), rank["steps"].size(), static_cast<double>(comm) / 1e6,
+                rank["overlapped_ns"].get<double>() / 1e6);
+  }
 }
 
 // TensorFlow 2.21's profiler now and then crashes as it stops at a MultiWorkerMirroredStrategy
@@ -909,6 +946,79 @@ TEST(CommClockTorch, ShiftOfOneRanksClockIsFoundAndCausalityHolds) {
   // The text names the offset.
   auto text = RunCmd({TT_CLI, "comm", d / "r0", d / "r1"});
   EXPECT_NE(text.out.find("causality"), std::string::npos) << text.out;
+}
+
+// ---- Communication per step, and its overlap with compute ----
+
+// overlap_job.cc: 3 steps, each with an all-reduce of 4 ms, 1 ms of it beside compute on the
+// worker thread (a MatMul on its own thread does not count), 3 ms exposed.
+TEST(CommOverlap, ExactStepsOfAHandBuiltRank) {
+  TempDir d;
+  std::filesystem::create_directories(d / "t");
+  int fd = -1;
+  int pid = test::Spawn({TT_OVERLAP_JOB, "3"}, &fd, {{"TENSORTRACE_DIR", d / "t"}, {"RANK", "0"}});
+  ASSERT_EQ(test::Wait(pid), 0);
+  close(fd);
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 1u) << j.dump().substr(0, 2000);
+  const json& r = j["ranks"][0];
+  EXPECT_EQ(r["comm_ns"], 12 * kMs);
+  EXPECT_EQ(r["overlapped_ns"], 3 * kMs);
+  EXPECT_EQ(r["exposed_ns"], 9 * kMs);
+  ASSERT_EQ(r["steps"].size(), 3u) << r.dump();
+  for (int i = 0; i < 3; ++i) {
+    const json& s = r["steps"][i];
+    EXPECT_EQ(s["step"], i);
+    EXPECT_EQ(s["end_ns"].get<uint64_t>() - s["start_ns"].get<uint64_t>(), 9 * kMs);
+    EXPECT_EQ(s["calls"], 1);
+    EXPECT_EQ(s["comm_ns"], 4 * kMs);
+    EXPECT_EQ(s["overlapped_ns"], 1 * kMs);
+    EXPECT_EQ(s["exposed_ns"], 3 * kMs);
+  }
+  // The step view's communication column says the same per step.
+  json steps = test::RunJson({TT_CLI, "stats", d / "t", "--view", "step", "--json"});
+  ASSERT_EQ(steps["rows"].size(), 3u);
+  for (const auto& row : steps["rows"]) EXPECT_EQ(row["communication_micros"], 4000.0);
+  auto text = RunCmd({TT_CLI, "comm", d / "t"});
+  EXPECT_NE(text.out.find("top 3 steps by exposed communication"), std::string::npos) << text.out;
+  // The report names it: 9 of 12 ms exposed, a third of the steps' time.
+  std::string html = ReportOf(d / "t", d / "r.html");
+  std::string f = FindingText(html, "comm_not_overlapped");
+  EXPECT_NE(f.find("communication not overlapped: on rank 0, 9.00 ms of its 12.00 ms in "
+                   "collectives (75%)"),
+            std::string::npos)
+      << f;
+  EXPECT_NE(f.find("(33% of its time)"), std::string::npos) << f;
+}
+
+// DDP with gloo, 2 ranks: every rank's communication is split into overlapped and exposed,
+// per step as over the run.
+TEST(CommOverlapTorch, DdpRanksCommunicationSplitPerStep) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  std::map<std::string, std::string> env = {{"TT_DDP_PORT", "29547"}};
+  RECORD_OR_SKIP(d / "t", "torch_ddp.py", env, r);
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 2000);
+  for (const auto& rank : j["ranks"]) {
+    uint64_t comm = rank["comm_ns"], over = rank["overlapped_ns"], exposed = rank["exposed_ns"];
+    EXPECT_GT(comm, 0u);
+    EXPECT_LE(comm, rank["time_ns"].get<uint64_t>());  // a union: at most the durations added
+    EXPECT_EQ(over + exposed, comm);
+    uint64_t in_steps = 0;
+    for (const auto& s : rank["steps"]) {
+      EXPECT_EQ(s["overlapped_ns"].get<uint64_t>() + s["exposed_ns"].get<uint64_t>(),
+                s["comm_ns"].get<uint64_t>());
+      EXPECT_LE(s["comm_ns"].get<uint64_t>(),
+                s["end_ns"].get<uint64_t>() - s["start_ns"].get<uint64_t>());
+      in_steps += s["comm_ns"].get<uint64_t>();
+    }
+    EXPECT_LE(in_steps, comm);
+    std::printf("DDP %s: %zu steps, communication %.3f ms, overlapped %.3f ms, exposed %.3f ms\n",
+                rank["rank"].dump().c_str(), rank["steps"].size(), static_cast<double>(comm) / 1e6,
+                static_cast<double>(over) / 1e6, static_cast<double>(exposed) / 1e6);
+  }
 }
 
 // ---- record -o with %h, %r and %p ----

@@ -143,6 +143,14 @@ void Totals(CommView* v) {
     }
     if (in.matched && in.skew > 0) v->totals[in.straggler].straggler++;
   }
+  for (size_t i = 0; i < v->ranks.size(); ++i) {
+    const CommRank& r = v->ranks[i];
+    if (!r.overlap_measured) continue;
+    CommRankTotals& t = v->totals[i];
+    t.comm = static_cast<int64_t>(r.comm);
+    t.overlapped = static_cast<int64_t>(r.overlapped);
+    t.exposed = t.comm - std::min(t.comm, t.overlapped);
+  }
   for (auto& [name, c] : by) {
     auto [bytes, ns] = bw[name];
     if (ns > 0) {
@@ -177,6 +185,21 @@ std::string NormaliseCollective(std::string_view name) {
   for (const char* base : {"allreduce", "allgather", "reducescatter", "alltoall", "broadcast"})
     if (s.starts_with(base)) return base;
   return s;
+}
+
+std::string XlaCollective(std::string_view name) {
+  std::string base(name.substr(0, name.find('.')));
+  std::replace(base.begin(), base.end(), '-', '_');
+  if (base.ends_with("_done")) return "";
+  if (base.ends_with("_start")) base.resize(base.size() - 6);
+  if (base == "all_reduce" || base == "psum" || base == "psum_invariant" || base == "pmax" ||
+      base == "pmin")
+    return "allreduce";
+  if (base == "all_gather" || base == "all_gather_invariant") return "allgather";
+  if (base == "reduce_scatter" || base == "psum_scatter") return "reducescatter";
+  if (base == "all_to_all") return "alltoall";
+  if (base == "collective_permute" || base == "ppermute") return "collectivepermute";
+  return "";
 }
 
 double BusFactor(const std::string& c, int64_t n) {

@@ -7,12 +7,15 @@
 // Collection (comm_collect.cc) reads the events that carry a `collective` argument; matching
 // (comm.cc) works on plain lists, so it is tested without a trace.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "analysis/intervals.h"
+#include "analysis/steps.h"
 #include "model/model.h"
 #include "model/scan.h"
 
@@ -28,6 +31,17 @@ struct CommEvent {
   int64_t key = -1;             // the framework's instance key (-1: none)
   std::string name;             // the event's own name ("gloo:all_reduce")
   std::string op;               // the framework op's name, where the event gives one
+  size_t track = SIZE_MAX;      // the track it ran on (index in its trace's model)
+};
+
+// One step of a rank: the time its collectives took within the step (their union), and how
+// much of it compute ran alongside on the process's other threads and device streams
+// (compute ops, oneDNN primitives, GPU kernels): overlapped, else exposed (the step waited).
+struct CommStep {
+  int64_t number = -1;
+  uint64_t start = 0, end = 0;                     // on the job's clock
+  uint64_t calls = 0;                              // collectives that started in it
+  uint64_t comm = 0, overlapped = 0, exposed = 0;  // ns; exposed = comm - overlapped
 };
 
 // A process that ran collectives, with what it ran in start order.
@@ -39,10 +53,16 @@ struct CommRank {
   int64_t realtime_offset = 0;  // CLOCK_REALTIME - its clock, as recorded at its start
   // Which events stand for its collectives: "backend" (the backend's own ranges, gloo:...,
   // nccl:...), "collective" (other communication ranges: record_param_comms, NCCL's NVTX
-  // ranges) or "call" (the framework's op that issued it, c10d::allreduce_), the first the
-  // process has, so that no collective counts twice.
+  // ranges), "call" (the framework's op that issued it, c10d::allreduce_) or "xla" (XLA's
+  // collective instructions, as JAX's profiler records them), the first the process has, so
+  // that no collective counts twice.
   std::string source;
   std::vector<CommEvent> events;
+  // With overlap measured (CollectCollectives' `overlap`): the same over its whole run, and
+  // per step (its steps, in order; none where it has no steps).
+  bool overlap_measured = false;
+  uint64_t comm = 0, overlapped = 0;
+  std::vector<CommStep> steps;
   std::string Label() const;  // "rank 1", else "pid 1234"
 };
 
@@ -85,6 +105,9 @@ struct CommCollective {
 struct CommRankTotals {
   uint64_t calls = 0, time = 0, wait = 0, straggler = 0;  // straggler: instances it was last in
   int64_t bytes = 0;
+  // Its collectives' union over its run, and the part compute overlapped (CommRank; -1: not
+  // measured).
+  int64_t comm = -1, overlapped = -1, exposed = -1;
 };
 
 // One recording's clock (the clock of its ranks' times) as put on the job's timeline: from the
@@ -121,6 +144,14 @@ struct CommView {
 // "all_reduce", "AllReduce", "allreduce_", "_allgather_base" -> "allreduce", "allgather".
 std::string NormaliseCollective(std::string_view name);
 
+// An XLA instruction's collective, from its name: the opcode's ("all-reduce.3",
+// "all-gather-start.1", "reduce-scatter", "all-to-all", "collective-permute") or the JAX
+// primitive's that names it ("psum_invariant.7", "psum", "pmax", "all_gather.3",
+// "psum_scatter", "ppermute"), normalised as NormaliseCollective ("allreduce", ...,
+// "collectivepermute"); "" for any other instruction (and for the "-done" half of an
+// asynchronous pair).
+std::string XlaCollective(std::string_view name);
+
 // nccl-tests' bus bandwidth factor of a collective on n ranks (2(n-1)/n for allreduce, (n-1)/n
 // for allgather, reducescatter and alltoall, 1 for broadcast, reduce, send and recv); 0 for
 // one it does not define (barrier).
@@ -142,23 +173,35 @@ std::string CommInstanceName(const CommInstance& in);
 // CollectCollectives of one trace in two halves, for a caller that scans the tracks itself
 // (with other visitors): OnSlice(track, slice) and OnPoint(track, point) for every slice and
 // point of each track (indexed like m.tracks; one thread per track at a time), then Finish().
+// With `overlap`, compute ops are gathered too, and Finish(steps) measures each rank's overlap
+// (whole run, and per step of `steps`, FindSteps' of the same model).
 class CommScans {
  public:
-  explicit CommScans(const model::TraceModel& m);
+  explicit CommScans(const model::TraceModel& m, bool overlap = false);
   ~CommScans();
   CommScans(const CommScans&) = delete;
   CommScans& operator=(const CommScans&) = delete;
   void OnSlice(size_t track, const model::Slice& s);
   void OnPoint(size_t track, const model::Point& p);  // TensorFlow's collective ops' bytes
-  std::vector<CommRank> Finish();                     // the processes that ran collectives (once)
+  // The processes that ran collectives (once).
+  std::vector<CommRank> Finish(const std::vector<Step>* steps = nullptr);
 
  private:
   struct State;
   std::unique_ptr<State> s_;
 };
 
-// Reads every process's collectives from each trace (one scan of each track).
+// Reads every process's collectives from each trace (one scan of each track); with `overlap`,
+// measures their overlap with compute too (and finds the steps: one more scan of the host
+// tracks).
 std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,
-                                         unsigned threads, std::vector<Problem>* problems);
+                                         unsigned threads, std::vector<Problem>* problems,
+                                         bool overlap = false);
+
+// The overlap of one rank's collectives (r->events, each with its track) with `compute`
+// (compute intervals by track of its model, each sorted by start and merged), on the other
+// tracks of its process (`tracks`); per step of `steps` (its process's, in start order).
+void MeasureOverlap(const std::vector<std::vector<Interval>>& compute,
+                    const std::vector<size_t>& tracks, const std::vector<Step>& steps, CommRank* r);
 
 }  // namespace tt::analysis

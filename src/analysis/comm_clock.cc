@@ -121,6 +121,7 @@ std::vector<CommClock> AlignClocks(std::vector<CommRank>* ranks,
   for (size_t r = 0; r < ranks->size(); ++r) {
     auto d = static_cast<uint64_t>(clocks[unit_of[r]].offset_ns);
     for (CommEvent& e : (*ranks)[r].events) e.start += d, e.end += d;
+    for (CommStep& s : (*ranks)[r].steps) s.start += d, s.end += d;
   }
   return clocks;
 }

@@ -27,8 +27,7 @@ void FactsTrackScan::OnSlice(const model::Slice& s) {
     case Category::kRuntimeApi: {
       // cudaMemcpy, cuMemcpyDtoH, ...: the host waits for the copy; the *Async ones do not.
       std::string_view n = proc->Name(s.name);
-      if (n.find("Memcpy") != std::string_view::npos &&
-          n.find("Async") == std::string_view::npos) {
+      if (n.find("Memcpy") != std::string_view::npos && n.find("Async") == std::string_view::npos) {
         f.sync_copies++;
         f.sync_copy_ns += s.Duration();
       }
@@ -43,11 +42,10 @@ void FactsTrackScan::OnSlice(const model::Slice& s) {
   }
 }
 
-FactsScans::FactsScans(const model::TraceModel& m, Windows windows)
-    : windows_(std::move(windows)) {
+FactsScans::FactsScans(const model::TraceModel& m, Windows windows) : windows_(std::move(windows)) {
   for (const auto& t : m.tracks)
-    tracks.push_back({&m.processes[t.process],
-                      windows_.empty() ? nullptr : &windows_[t.process], {}});
+    tracks.push_back(
+        {&m.processes[t.process], windows_.empty() ? nullptr : &windows_[t.process], {}});
 }
 
 TraceFacts FactsScans::Finish() const {
@@ -287,6 +285,39 @@ void SmallMessagesFinding(const CommView& v, std::vector<Finding>* out) {
           "bucket_cap_mb, gradient bucketing)");
 }
 
+// The rank whose communication most often ran with no compute beside it (comm_overlap.cc):
+// at least 1 ms, half its communication, and a tenth of its step time (of the run, without
+// steps).
+void ExposedCommFinding(const FindingInputs& in, std::vector<Finding>* out) {
+  const CommView& v = *in.comm;
+  size_t top = SIZE_MAX;
+  for (size_t i = 0; i < v.totals.size(); ++i)
+    if (v.totals[i].exposed >= 0 &&
+        (top == SIZE_MAX || v.totals[i].exposed > v.totals[top].exposed))
+      top = i;
+  if (top == SIZE_MAX) return;
+  const CommRank& r = v.ranks[top];
+  uint64_t comm = 0, exposed = 0, time = 0;
+  for (const CommStep& s : r.steps) comm += s.comm, exposed += s.exposed, time += s.end - s.start;
+  if (r.steps.empty()) {
+    comm = static_cast<uint64_t>(v.totals[top].comm);
+    exposed = static_cast<uint64_t>(v.totals[top].exposed);
+    time = in.run_ns;
+  }
+  if (exposed < 1000000 || Share(exposed, comm) < 0.5 || Share(exposed, time) < 0.1) return;
+  std::string where = r.steps.empty()
+                          ? "over the run"
+                          : Ms(exposed / r.steps.size()) + " per step on average over " +
+                                WithCommas(r.steps.size()) + " steps";
+  Add(out, "comm_not_overlapped",
+      "communication not overlapped: on " + r.Label() + ", " + Ms(exposed) + " of its " + Ms(comm) +
+          " in collectives (" + Percent(Share(exposed, comm)) +
+          ") ran with no compute on its other threads or streams, " + where + " (" +
+          Percent(Share(exposed, time)) +
+          " of its time); start collectives while compute continues (DDP's gradient buckets, "
+          "asynchronous collectives)");
+}
+
 }  // namespace
 
 std::vector<Finding> Findings(const FindingInputs& in) {
@@ -296,6 +327,7 @@ std::vector<Finding> Findings(const FindingInputs& in) {
     CommShareFinding(in, &out);
     StragglerFinding(*in.comm, &out);
     SmallMessagesFinding(*in.comm, &out);
+    ExposedCommFinding(in, &out);
   }
   TraceFindings(in, &out);
   return out;

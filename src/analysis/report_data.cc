@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/aggregate.h"
+#include "analysis/job_clock.h"
 #include "analysis/parallel.h"
 #include "model/scan.h"
 
@@ -100,7 +101,8 @@ bool ChooseTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
         m.processes[i].meta.exec_generation == p.meta.exec_generation)
       index = i;
   if (p.first_ns == UINT64_MAX || p.last_ns <= p.first_ns) return false;
-  *w = {index, p.first_ns, p.last_ns + 1, -1, static_cast<uint64_t>(p.meta.pid)};
+  auto shift = static_cast<uint64_t>(m.processes[index].shift_ns);  // the job's clock
+  *w = {index, p.first_ns + shift, p.last_ns + 1 + shift, -1, static_cast<uint64_t>(p.meta.pid)};
   return true;
 }
 
@@ -145,7 +147,7 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
                            const Windows& windows, const ReportOptions& o, ReportData* d,
                            TraceFacts* facts_out, std::vector<Problem>* problems) {
   FactsScans facts(m, windows);
-  CommScans comm(m);
+  CommScans comm(m, true);  // with the collectives' overlap with compute
   TimelineWindow tw;
   std::optional<TimelineScans> timeline;
   if (ChooseTimeline(m, sum, steps, keep, &tw))
@@ -168,8 +170,9 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   d->copies = std::move(views[3]);
   d->code = std::move(views[4]);
   *facts_out = facts.Finish();
-  std::vector<CommRank> ranks = comm.Finish();
+  std::vector<CommRank> ranks = comm.Finish(&steps);
   if (!ranks.empty()) d->comm = MatchCollectives(std::move(ranks));
+  ShowAppliedClocks(m, &d->comm);
   if (timeline) {
     d->timeline = timeline->Finish();
     d->timeline_step = tw.step;

@@ -39,7 +39,9 @@ and wait; per rank its communication time, wait and how often it was the straggl
 instances; and notes on what could not be matched (exit 0 all the same). Several recordings
 are put on the first rank's clock: by their recorded CLOCK_REALTIME offsets (other hosts),
 refined by causality (no rank leaves an all-reduce, all-gather or barrier before every rank
-entered it); the offset applied to each recording and its uncertainty are shown.
+entered it); the offset applied to each recording and its uncertainty are shown. Per rank
+and per step: its communication time, the part compute on its other threads and streams
+overlapped, and the part exposed (nothing hid it), with the steps most exposed.
 
   --json      machine-readable output (schema: docs/comm-json.md; every instance)
   --csv       one row per instance and rank (columns: docs/comm-json.md)
@@ -136,6 +138,19 @@ json ClocksJson(const CommView& v) {
   return out;
 }
 
+json StepsJson(const analysis::CommRank& r) {
+  json steps = json::array();
+  for (const auto& s : r.steps)
+    steps.push_back({{"step", s.number},
+                     {"start_ns", s.start},
+                     {"end_ns", s.end},
+                     {"calls", s.calls},
+                     {"comm_ns", s.comm},
+                     {"overlapped_ns", s.overlapped},
+                     {"exposed_ns", s.exposed}});
+  return steps;
+}
+
 json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
   json ranks = json::array(), colls = json::array(), inst = json::array();
   for (size_t i = 0; i < v.ranks.size(); ++i) {
@@ -150,7 +165,11 @@ json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
                      {"bytes", t.bytes},
                      {"time_ns", t.time},
                      {"wait_ns", t.wait},
-                     {"straggler", t.straggler}});
+                     {"straggler", t.straggler},
+                     {"comm_ns", Known(t.comm)},
+                     {"overlapped_ns", Known(t.overlapped)},
+                     {"exposed_ns", Known(t.exposed)},
+                     {"steps", StepsJson(r)}});
   }
   for (const auto& c : v.collectives) {
     json calls = json::array();
@@ -267,6 +286,39 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
   }
 }
 
+// Per rank, its communication per step and how much of it compute overlapped; then the steps
+// that waited longest on communication nothing overlapped.
+void PrintSteps(const CommView& v, size_t top) {
+  auto dur = [](uint64_t ns) { return HumanDuration(static_cast<double>(ns)); };
+  std::vector<std::pair<size_t, const analysis::CommStep*>> order;
+  std::printf(
+      "\ncommunication and compute (overlapped: compute ran on other threads or streams):\n");
+  std::printf("  %-12s %6s %14s %14s %14s %10s\n", "rank", "steps", "comm", "overlapped", "exposed",
+              "overlap");
+  for (size_t i = 0; i < v.ranks.size(); ++i) {
+    const auto& t = v.totals[i];
+    if (t.comm < 0) continue;
+    auto comm = static_cast<uint64_t>(t.comm), over = static_cast<uint64_t>(t.overlapped);
+    std::printf("  %-12s %6zu %14s %14s %14s %9.1f%%\n", v.ranks[i].Label().c_str(),
+                v.ranks[i].steps.size(), dur(comm).c_str(), dur(over).c_str(),
+                dur(static_cast<uint64_t>(t.exposed)).c_str(),
+                comm ? 100.0 * static_cast<double>(over) / static_cast<double>(comm) : 0.0);
+    for (const auto& st : v.ranks[i].steps) order.push_back({i, &st});
+  }
+  if (order.empty()) return;
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    return a.second->exposed > b.second->exposed;
+  });
+  if (order.size() > top) order.resize(top);
+  std::printf("\ntop %zu steps by exposed communication:\n  %-12s %8s %12s %7s %12s %12s %12s\n",
+              order.size(), "rank", "step", "step time", "calls", "comm", "overlapped", "exposed");
+  for (const auto& [i, st] : order)
+    std::printf("  %-12s %8lld %12s %7llu %12s %12s %12s\n", v.ranks[i].Label().c_str(),
+                static_cast<long long>(st->number), dur(st->end - st->start).c_str(),
+                static_cast<unsigned long long>(st->calls), dur(st->comm).c_str(),
+                dur(st->overlapped).c_str(), dur(st->exposed).c_str());
+}
+
 // The clocks, where there are several recordings to align.
 void PrintClocks(const CommView& v) {
   if (v.clocks.size() < 2) return;
@@ -296,6 +348,7 @@ void PrintText(const CommView& v, const CommArgs& o) {
   PrintRanks(v);
   std::printf("\n");
   PrintTop(v, o.top, o.by_duration);
+  PrintSteps(v, o.top);
   PrintClocks(v);
 }
 
@@ -312,7 +365,7 @@ int Comm(const std::vector<std::string>& argv) {
     traces.push_back(&m);
     problems.insert(problems.end(), m.problems.begin(), m.problems.end());
   }
-  CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems));
+  CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems, true));
   if (v.ranks.empty())
     v.notes.push_back(
         "no collective in the trace: they come from PyTorch's profiler (c10d and its "

@@ -1,6 +1,7 @@
 // `tensortrace export`: the trace in formats other tools open.
 #include <iostream>
 
+#include "analysis/job_clock.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pids.h"
@@ -102,8 +103,9 @@ int Export(const std::vector<std::string>& argv) {
     if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
     if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
-  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(e.dir, e.more), e.pids));
+  model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.pids);
   std::vector<Problem> problems = m.problems;
+  for (const auto& n : analysis::ClockNotes(m)) std::cerr << "tensortrace export: " << n << "\n";
   exporter::ExportOutcome o = f->write(m, e.sel, e.out, e.gzip, &problems);
   for (const auto& line : o.lines) std::cerr << "tensortrace export: " << line << "\n";
   if (o.left_out)

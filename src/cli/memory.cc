@@ -253,7 +253,7 @@ void PrintText(const MemoryView& v, size_t top) {
 int Memory(const std::vector<std::string>& argv) {
   MemoryArgs o;
   if (!ParseMemoryArgs(argv, &o)) return 0;
-  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(o.dir, o.more), o.pids));
+  model::TraceModel m = LoadJob(DirList(o.dir, o.more), o.pids);
   std::vector<Problem> problems = m.problems;
   MemoryView v = analysis::ComputeMemoryView(m, o.points / 2, 0, &problems);
   std::string note = v.allocators.empty() ? MemoryMissingNote(o.dir, o.pids) : "";

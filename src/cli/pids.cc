@@ -4,6 +4,7 @@
 #include <iterator>
 #include <set>
 
+#include "analysis/job_clock.h"
 #include "core/ids.h"
 
 namespace tt::cli {
@@ -66,6 +67,13 @@ TraceDir OpenTracesOfPids(const std::vector<std::string>& dirs, const std::vecto
     return std::find(pids.begin(), pids.end(), p.meta.pid) == pids.end();
   });
   return t;
+}
+
+model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+                          model::TraceSummary* inventory) {
+  model::TraceModel m = model::LoadModel(OpenTracesOfPids(dirs, pids), inventory);
+  analysis::AlignRecordings(&m, 0);
+  return m;
 }
 
 }  // namespace tt::cli

@@ -7,6 +7,8 @@
 
 #include "cli/args.h"
 #include "format/reader.h"
+#include "model/inventory.h"
+#include "model/model.h"
 
 namespace tt::cli {
 
@@ -25,6 +27,11 @@ TraceDir OpenTraceOfPids(const std::string& dir, const std::vector<int64_t>& pid
 // their processes together, the path "A + B". A directory given twice, or holding a process
 // image another one holds (the same trace), throws tt::Error with one line.
 TraceDir OpenTracesOfPids(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids);
+
+// The model of OpenTracesOfPids(dirs, pids) (with its inventory when asked), several
+// recordings put on one clock (analysis/job_clock.h).
+model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+                          model::TraceSummary* inventory = nullptr);
 
 // The directories of a command: `first`, then `more`.
 std::vector<std::string> DirList(const std::string& first, const std::vector<std::string>& more);

@@ -140,7 +140,7 @@ int Report(const std::vector<std::string>& argv) {
   analysis::ReportOptions& ro = r.ro;
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
-  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(dir, r.more), r.pids), &sum);
+  model::TraceModel m = LoadJob(DirList(dir, r.more), r.pids, &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)

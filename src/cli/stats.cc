@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "analysis/job_clock.h"
 #include "analysis/views/view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -323,6 +324,15 @@ void PrintJson(const StatsArgs& s, const model::TraceModel& m, const analysis::R
   for (const auto& p : problems)
     probs.push_back({{"file", p.file}, {"offset", p.offset}, {"what", p.what}});
   j["problems"] = probs;
+  nlohmann::json clocks = nlohmann::json::array();
+  for (const auto& c : m.clocks)
+    clocks.push_back({{"trace", c.recording},
+                      {"offset_ns", c.offset_ns},
+                      {"recorded_ns", c.recorded_ns},
+                      {"uncertainty_ns", c.uncertainty_ns},
+                      {"constraints", c.constraints},
+                      {"method", c.method}});
+  j["clocks"] = clocks;
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
@@ -384,7 +394,7 @@ int Stats(const std::vector<std::string>& argv) {
   StatsArgs s;
   if (!ParseStatsArgs(argv, &s)) return 0;
   Shaper shaper(s);
-  model::TraceModel m = model::LoadModel(OpenTracesOfPids(DirList(s.dir, s.more), s.pids));
+  model::TraceModel m = LoadJob(DirList(s.dir, s.more), s.pids);
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);
@@ -397,6 +407,7 @@ int Stats(const std::vector<std::string>& argv) {
   pr.Add(rows, 0);
 
   std::vector<std::string> notes = res.notes;
+  for (auto& n : analysis::ClockNotes(m)) notes.push_back(std::move(n));
   if (rows.empty() && notes.empty()) notes.push_back("no rows match the selection");
   if (s.json) {
     PrintJson(s, m, res, pr, notes, problems);

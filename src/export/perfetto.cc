@@ -94,7 +94,8 @@ class PerfettoVisitor : public EventVisitor {
     counters_.clear();
     process_has_alloc_ = false;
     shared_.clear();
-    for (auto [ext, count] : analysis::SharedExternalIds(m_, pi_)) shared_.push_back({ext, count, 0});
+    for (auto [ext, count] : analysis::SharedExternalIds(m_, pi_))
+      shared_.push_back({ext, count, 0});
     NewSequence(p);
     std::string& d = Scratch(0);
     wire::Uint(d, desc::kUuid, proc_uuid_);
@@ -478,11 +479,12 @@ void PerfettoVisitor::EndProcess(const model::Process& p, size_t index, const Ch
   std::vector<RawEvent> cur(tracks.size());
   using Item = std::pair<uint64_t, size_t>;  // ts, decoder
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> heap;
+  const auto shift = static_cast<uint64_t>(p.shift_ns);  // the job's clock (model.h)
   auto advance = [&](size_t i) {
     RawEvent& e = cur[i];
     while (dec[i]->Next(&e))
       if (e.id == layout::kInstant && (e.name == keys_.alloc || IsFree(e.name))) {
-        heap.push({e.ts, i});
+        heap.push({e.ts + shift, i});
         return;
       }
   };

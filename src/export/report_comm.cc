@@ -81,6 +81,28 @@ std::string TopInstances(const CommView& v, size_t top) {
   return s + "</tbody></table></div>\n";
 }
 
+// Several recordings: each one's clock offset as applied to every section of the report.
+std::string Clocks(const CommView& v) {
+  if (v.clocks.size() < 2) return "";
+  std::string s =
+      "<h3>Clocks</h3>\n<p>Every time in this report is on the first rank's clock: each "
+      "recording's offset is added to its times.</p>\n<div class=\"wide\"><table "
+      "id=\"comm-clocks\">" +
+      Header({"recording", "host", "offset", "offset_ns", "method", "uncertainty",
+              "collectives bounding it"}) +
+      "<tbody>\n";
+  for (const auto& c : v.clocks) {
+    auto ms = static_cast<double>(c.offset_ns) / 1e6;
+    char off[48];
+    std::snprintf(off, sizeof off, "%+.3f ms", ms);
+    s += "<tr>" + TdName(c.trace) + TdName(c.host) + Td(off) + Td(std::to_string(c.offset_ns)) +
+         TdName(c.method) +
+         Td(c.uncertainty_ns >= 0 ? Dur(static_cast<uint64_t>(c.uncertainty_ns)) : "-") +
+         Td(WithCommas(c.constraints)) + "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n";
+}
+
 }  // namespace
 
 std::string CommSection(const analysis::ReportData& d) {
@@ -98,7 +120,7 @@ std::string CommSection(const analysis::ReportData& d) {
        WithCommas(v.unmatched) +
        " unmatched (the whole trace). A rank's wait runs from its entry until the last rank "
        "entered; the straggler is the last to enter.</p>\n";
-  s += PerCollective(v) + PerRank(v) + TopInstances(v, std::min<size_t>(d.top, 10));
+  s += PerCollective(v) + PerRank(v) + TopInstances(v, std::min<size_t>(d.top, 10)) + Clocks(v);
   if (!v.notes.empty()) {
     s += "<ul class=\"notes\">\n";
     for (const auto& n : v.notes) s += "<li>" + svg::Escape(n) + "</li>\n";

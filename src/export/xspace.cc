@@ -250,6 +250,7 @@ class XSpaceWriter : public EventVisitor {
       hosts_.back().planes.push_back(std::make_unique<Plane>(kHostPlaneId, kHostPlaneName));
     }
     offset_ = p.meta.clock_offset_ns ? p.meta.clock_offset_ns : p.meta.offset_start_ns;
+    if (!m_.clocks.empty()) offset_ = m_.realtime_offset_ns;  // several recordings, aligned
     keys_.clear();
     for (uint32_t i = 1; i < p.names.size(); ++i) keys_.emplace(p.names[i], i);
     link_keys_ = analysis::LinkKeysOf(p);
@@ -705,7 +706,7 @@ class XSpaceWriter : public EventVisitor {
   std::string cur_, joined_;
   int64_t cur_start_ = 0;
   uint64_t cur_duration_ = 0;
-  SpillSorter events_;    // every event, by line, start, longer first
+  SpillSorter events_;  // every event, by line, start, longer first
   analysis::LinkKeys link_keys_;
   SpillSorter launches_;  // this process's launches and the device work waiting for their op
 };

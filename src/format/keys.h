@@ -271,6 +271,10 @@ inline constexpr char kTensortraceCall[] = "tensortrace_call";
 inline constexpr char kRunId[] = "run_id";
 // An XLA CPU op's HLO module ("jit_update" for JAX's jax.jit of `update`).
 inline constexpr char kHloModule[] = "hlo_module";
+// An XLA CPU op's compiled program (the id its HLO is filed under in the metadata plane).
+inline constexpr char kProgramId[] = "program_id";
+// The metadata plane: a compiled program's serialised xla.HloProto (bytes).
+inline constexpr char kHloProto[] = "Hlo Proto";
 // The allocator's fragmentation after an allocation or free (0..1; BFC allocators).
 inline constexpr char kFragmentation[] = "fragmentation";
 // What an allocation holds: "output", "temp", "persist"... (TensorFlow).
@@ -290,7 +294,7 @@ inline constexpr std::string_view kAll[] = {
     kStepNum, kIterNum, kGroupId, kRootLevel, kId, kTfOp, kHloOp, kHloCategory, kAllocationBytes,
     kRequestedBytes, kAddr, kAllocatorName, kBytesAllocated, kPeakBytesInUse, kBytesReserved,
     kBytesAvailable, kTfFunctionCall, kTensortraceCall, kRunId, kHloModule, kFragmentation,
-    kRegionType, kDataType, kShape, kProfileStartTime, kProfileStopTime,
+    kRegionType, kDataType, kShape, kProfileStartTime, kProfileStopTime, kProgramId, kHloProto,
 };
 // clang-format on
 }  // namespace xstat

@@ -132,6 +132,7 @@ TraceDir OpenTrace(const std::string& path) {
     }
   }
   AddCaptures(&t);
+  for (auto& p : t.processes) p.recording = path;
   if (t.processes.empty()) {
     if (!t.problems.empty()) throw Error(t.problems.front().ToString());
     throw Error("not a trace: " + path +

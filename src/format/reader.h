@@ -66,7 +66,8 @@ struct StreamReadHooks {
 void SetStreamReadHooks(StreamReadHooks hooks);
 
 struct ProcessTrace {
-  std::string dir;  // the CTF trace directory of one process image
+  std::string dir;        // the CTF trace directory of one process image
+  std::string recording;  // the trace directory OpenTrace was given (one recording)
   ProcessMeta meta;
   std::vector<std::string> streams;  // full paths of its stream files
   // record --on-demand / --every: the recording's capture windows (format/captures.h); no

@@ -87,6 +87,7 @@ TraceModel LoadModel(const TraceDir& t, TraceSummary* inventory) {
   for (const auto& pt : t.processes) {
     Process p;
     p.meta = pt.meta;
+    p.recording = pt.recording.empty() ? t.path : pt.recording;
     for (size_t i = 1; i < pt.captures.size(); ++i)
       p.capture_gaps.push_back({pt.captures[i - 1].second, pt.captures[i].first});
     size_t pi = m.processes.size();

@@ -48,13 +48,33 @@ struct Process {
   // The id of the key "tf_function_call" (0: none): a tf.function's call carries it, and a
   // call is runtime whatever the function's name (model::MeaningOfSlice).
   uint32_t tf_function_key = 0;
+  // The trace directory (one recording) it was read from: several form one job.
+  std::string recording;
+  // Added to every time of its events as they are scanned (scan.h): the job's clock alignment
+  // (AlignRecordings in analysis/job_clock.h), 0 for a recording read alone.
+  int64_t shift_ns = 0;
   // The gaps between capture windows (record --on-demand, --every), as [end of one window,
   // start of the next], in order: no event was written in them.
   std::vector<std::pair<uint64_t, uint64_t>> capture_gaps;
 };
 
+// One recording's clock as put on the job's timeline (several recordings read as one job).
+struct RecordingClock {
+  std::string recording;
+  int64_t offset_ns = 0;        // added to its times (Process::shift_ns)
+  int64_t recorded_ns = 0;      // what the recorded CLOCK_REALTIME offsets alone gave
+  int64_t uncertainty_ns = -1;  // the most the offset can be off (-1: unknown)
+  uint64_t constraints = 0;     // collectives shared with the reference that bound it
+  std::string method;           // as analysis::CommClock::method
+};
+
 struct TraceModel {
   std::string path;
+  // Several recordings read as one job: each one's clock, the reference first (empty: one
+  // recording, its times as recorded).
+  std::vector<RecordingClock> clocks;
+  // With clocks: CLOCK_REALTIME minus the job's time (the reference's recorded offset).
+  int64_t realtime_offset_ns = 0;
   std::vector<Process> processes;
   std::vector<Track> tracks;
   std::vector<Problem> problems;

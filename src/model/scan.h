@@ -151,10 +151,14 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
   // not written finds no slice open (a thread's slices nest).
   size_t gap = 0;
   const auto& gaps = proc.capture_gaps;
+  // The job's clock alignment (Process::shift_ns), added in unsigned arithmetic: an aligned
+  // time is never negative (it lies in the reference's run).
+  const auto shift = static_cast<uint64_t>(proc.shift_ns);
   RawEvent ev;
   while (dec.Next(&ev)) {
     for (; gap < gaps.size() && ev.ts >= gaps[gap].second; ++gap)
-      while (!stack.empty()) close(std::max(gaps[gap].first, stack.back().start), true);
+      while (!stack.empty()) close(std::max(gaps[gap].first + shift, stack.back().start), true);
+    ev.ts += shift;
     last = ev.ts;
     switch (ev.id) {
       case kSliceBegin:

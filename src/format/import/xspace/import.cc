@@ -18,6 +18,7 @@
 #include "format/import/untrusted.h"
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
+#include "format/import/xspace/hlo.h"
 #include "format/keys.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
@@ -88,6 +89,7 @@ class SpaceImporter {
     first_ = UINT64_MAX;
     last_ = 0;
     if (steps_) FindKeptSteps(space, base);
+    ReadHloPrograms(space);
     for (const auto& plane : space.planes()) {
       bool device = plane.name().rfind("/device:", 0) == 0;
       uint32_t device_index = 0;
@@ -157,6 +159,40 @@ class SpaceImporter {
     v.type = XStatValue::kString;
     v.s = value;
     AddArg(args, key, v);
+  }
+
+  // The collective instructions' sizes of the programs the metadata plane holds (JAX, XLA).
+  void ReadHloPrograms(const xp::XSpace& space) {
+    hlo_bytes_.clear();
+    for (const auto& plane : space.planes()) {
+      if (plane.name() != "/host:metadata") continue;
+      for (const auto& [id, md] : plane.event_metadata()) {
+        int64_t program = HloProgramOfName(md.name());
+        for (const auto& st : md.stats()) {
+          auto sm = plane.stat_metadata().find(st.metadata_id());
+          if (program < 0 || sm == plane.stat_metadata().end() ||
+              sm->second.name() != keys::xstat::kHloProto ||
+              st.value_case() != xp::XStat::kBytesValue)
+            continue;
+          if (!ReadHloCollectives(st.bytes_value(), program, &hlo_bytes_))
+            out_->errors.push_back(ValidUtf8(file_) + ": the HLO of program " + md.name() +
+                                   " is not a readable HloProto; its collectives have no size");
+        }
+      }
+    }
+  }
+  // An XLA collective's bytes (its result shape), from its program's HLO.
+  void HloBytes(const std::vector<XStatValue>& stats, std::vector<Arg>* args) {
+    int64_t program;
+    const XStatValue* op = FindStat(stats, keys::xstat::kHloOp);
+    if (hlo_bytes_.empty() || !op || op->type != XStatValue::kString ||
+        !StatInt(stats, keys::xstat::kProgramId, &program))
+      return;
+    auto it = hlo_bytes_.find({program, std::string(op->s)});
+    if (it == hlo_bytes_.end()) return;
+    XStatValue v;
+    v.i = it->second;
+    AddArg(args, keys::kBytes, v);
   }
 
   // A TensorFlow collective op: the collective it runs and its group (group_key); its
@@ -310,6 +346,7 @@ class SpaceImporter {
         AddStr(&args, keys::kOpName, k.op_name);
         AddStr(&args, keys::kOpType, k.op_type);
         CollectiveArgs(k.op_type, stats, &args);
+        HloBytes(stats, &args);
       }
       if (k.step && k.step_number >= 0) {
         XStatValue v;
@@ -388,6 +425,7 @@ class SpaceImporter {
   size_t arg_begin_ = 0;                             // where the current item's arguments start
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
+  HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
   uint64_t first_ = UINT64_MAX, last_ = 0;           // the file's imported events' extent
 };
 

@@ -1,0 +1,166 @@
+#include "format/import/xspace/hlo.h"
+
+#include <array>
+
+namespace tt {
+
+namespace {
+
+// One protobuf field at a time from a byte span; ok turns false at anything malformed.
+struct Wire {
+  const uint8_t* p;
+  const uint8_t* end;
+  bool ok = true;
+  explicit Wire(std::string_view s)
+      : p(reinterpret_cast<const uint8_t*>(s.data())), end(p + s.size()) {}
+  bool Varint(uint64_t* v) {
+    *v = 0;
+    for (int shift = 0; shift < 64 && p < end; shift += 7) {
+      uint8_t b = *p++;
+      *v |= uint64_t{b & 0x7fu} << shift;
+      if (!(b & 0x80)) return true;
+    }
+    return ok = false;
+  }
+  // The next field: its number and wire type, and its value (a varint, or the bytes of a
+  // length-delimited field); fixed-width values are skipped. False at the end or on damage.
+  bool Next(uint32_t* field, uint32_t* type, uint64_t* v, std::string_view* bytes) {
+    uint64_t tag;
+    if (!ok || p >= end || !Varint(&tag)) return false;
+    *field = static_cast<uint32_t>(tag >> 3);
+    *type = static_cast<uint32_t>(tag & 7);
+    switch (*type) {
+      case 0:
+        return Varint(v);
+      case 1:
+      case 5: {
+        size_t n = *type == 1 ? 8 : 4;
+        if (static_cast<size_t>(end - p) < n) return ok = false;
+        p += n;
+        return true;
+      }
+      case 2:
+        if (!Varint(v) || *v > static_cast<uint64_t>(end - p)) return ok = false;
+        *bytes = std::string_view(reinterpret_cast<const char*>(p), *v);
+        p += *v;
+        return true;
+      default:
+        return ok = false;
+    }
+  }
+};
+
+// Bytes per element of xla::PrimitiveType (xla_data.proto); 0: no fixed size (tuple, token,
+// opaque, 4-bit types).
+int64_t ElementBytes(uint64_t type) {
+  // PRED S8 S16 S32 S64 U8 U16 U32 U64 F16 F32 F64 TUPLE OPAQUE C64 BF16 TOKEN C128, F8 types
+  static constexpr std::array<int64_t, 26> kSizes = {0, 1, 1, 2, 4, 8,  1, 2, 4, 8, 2, 4, 8,
+                                                     0, 0, 8, 2, 0, 16, 1, 1, 0, 0, 1, 1, 1};
+  return type < kSizes.size() ? kSizes[type] : 0;
+}
+
+// An xla.ShapeProto's bytes: element_type (2), dimensions (3), tuple_shapes (4); -1 unknown.
+int64_t ShapeBytes(std::string_view shape, int depth) {
+  if (depth > 8) return -1;
+  Wire w(shape);
+  uint32_t field, type;
+  uint64_t v;
+  std::string_view b;
+  int64_t element = -1, count = 1, tuple = 0;
+  bool is_tuple = false;
+  auto dim = [&](uint64_t d) {
+    if (d > (uint64_t{1} << 40) ||
+        (count > 0 && static_cast<uint64_t>(count) > (uint64_t{1} << 62) / (d ? d : 1)))
+      count = -1;
+    else if (count >= 0)
+      count *= static_cast<int64_t>(d);
+  };
+  while (w.Next(&field, &type, &v, &b)) {
+    if (field == 2 && type == 0) {
+      element = ElementBytes(v);
+      is_tuple = v == 13;
+    } else if (field == 3 && type == 0) {
+      dim(v);
+    } else if (field == 3 && type == 2) {  // packed
+      Wire d(b);
+      uint64_t x;
+      while (d.p < d.end && d.Varint(&x)) dim(x);
+      if (!d.ok) return -1;
+    } else if (field == 4 && type == 2) {
+      int64_t t = ShapeBytes(b, depth + 1);
+      tuple = t < 0 || tuple < 0 ? -1 : tuple + t;
+    }
+  }
+  if (!w.ok) return -1;
+  if (is_tuple) return tuple;
+  return element > 0 && count >= 0 ? element * count : -1;
+}
+
+bool Collective(std::string_view opcode) {
+  for (std::string_view c :
+       {"all-reduce", "all-reduce-start", "all-gather", "all-gather-start", "reduce-scatter",
+        "all-to-all", "ragged-all-to-all", "collective-permute", "collective-permute-start",
+        "collective-broadcast"})
+    if (opcode == c) return true;
+  return false;
+}
+
+// An xla.HloInstructionProto: name (1), opcode (2), shape (3).
+void ReadInstruction(std::string_view in, int64_t program, HloCollectiveBytes* out, bool* ok) {
+  Wire w(in);
+  uint32_t field, type;
+  uint64_t v;
+  std::string_view b, name, opcode, shape;
+  while (w.Next(&field, &type, &v, &b))
+    if (type == 2 && field == 1)
+      name = b;
+    else if (type == 2 && field == 2)
+      opcode = b;
+    else if (type == 2 && field == 3)
+      shape = b;
+  if (!w.ok) *ok = false;
+  if (!Collective(opcode) || name.empty()) return;
+  int64_t bytes = ShapeBytes(shape, 0);
+  if (bytes >= 0) (*out)[{program, std::string(name)}] = bytes;
+}
+
+// The length-delimited fields `field` of `msg`, each given to f; false on damage.
+template <typename F>
+bool Each(std::string_view msg, uint32_t want, F f) {
+  Wire w(msg);
+  uint32_t field, type;
+  uint64_t v;
+  std::string_view b;
+  while (w.Next(&field, &type, &v, &b))
+    if (type == 2 && field == want) f(b);
+  return w.ok;
+}
+
+}  // namespace
+
+bool ReadHloCollectives(std::string_view hlo_proto, int64_t program, HloCollectiveBytes* out) {
+  bool ok = true;
+  // HloProto.hlo_module (1) -> HloModuleProto.computations (3) -> HloComputationProto
+  // .instructions (2).
+  ok &= Each(hlo_proto, 1, [&](std::string_view module) {
+    ok &= Each(module, 3, [&](std::string_view computation) {
+      ok &= Each(computation, 2,
+                 [&](std::string_view in) { ReadInstruction(in, program, out, &ok); });
+    });
+  });
+  return ok;
+}
+
+int64_t HloProgramOfName(std::string_view name) {
+  if (!name.ends_with(')')) return -1;
+  size_t open = name.rfind('(');
+  if (open == std::string_view::npos || open + 2 > name.size() - 1) return -1;
+  int64_t id = 0;
+  for (size_t i = open + 1; i + 1 < name.size(); ++i) {
+    if (name[i] < '0' || name[i] > '9' || id > (INT64_MAX - 9) / 10) return -1;
+    id = id * 10 + (name[i] - '0');
+  }
+  return id;
+}
+
+}  // namespace tt

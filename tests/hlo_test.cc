@@ -1,0 +1,73 @@
+// Reading XLA collectives' sizes from a serialised HloProto (format/import/xspace/hlo.h): a
+// hand-built proto with known shapes, and every truncation of it (untrusted input).
+#include "format/import/xspace/hlo.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tt {
+namespace {
+
+std::string Varint(uint64_t v) {
+  std::string s;
+  for (; v >= 0x80; v >>= 7) s.push_back(static_cast<char>((v & 0x7f) | 0x80));
+  s.push_back(static_cast<char>(v));
+  return s;
+}
+std::string Field(uint32_t field, const std::string& bytes) {  // length-delimited
+  return Varint(uint64_t{field} << 3 | 2) + Varint(bytes.size()) + bytes;
+}
+std::string Int(uint32_t field, uint64_t v) { return Varint(uint64_t{field} << 3) + Varint(v); }
+
+// xla.ShapeProto: element_type (2), dimensions (3, packed), tuple_shapes (4).
+std::string Shape(uint64_t type, const std::vector<uint64_t>& dims) {
+  std::string packed;
+  for (uint64_t d : dims) packed += Varint(d);
+  return Int(2, type) + Field(3, packed);
+}
+std::string Instruction(const std::string& name, const std::string& opcode,
+                        const std::string& shape) {
+  return Field(1, name) + Field(2, opcode) + Field(3, shape);
+}
+
+// HloProto { hlo_module { computations { instructions... } } }: an f32[256] all-reduce, an
+// all-gather-start of (bf16[4], s64[2, 3]) and an add of f32[256].
+std::string Program() {
+  constexpr uint64_t kF32 = 11, kBf16 = 16, kS64 = 5, kTuple = 13;
+  std::string tuple = Int(2, kTuple) + Field(4, Shape(kBf16, {4})) + Field(4, Shape(kS64, {2, 3}));
+  std::string computation =
+      Field(1, "main") +
+      Field(2, Instruction("psum_invariant.7", "all-reduce", Shape(kF32, {256}))) +
+      Field(2, Instruction("all-gather-start.1", "all-gather-start", tuple)) +
+      Field(2, Instruction("add.0", "add", Shape(kF32, {256})));
+  return Field(1, Field(1, "jit_f") + Field(3, computation));
+}
+
+TEST(Hlo, CollectivesOfAHandBuiltProgramWithTheirBytes) {
+  HloCollectiveBytes b;
+  EXPECT_TRUE(ReadHloCollectives(Program(), 4, &b));
+  EXPECT_EQ(b, (HloCollectiveBytes{{{4, "psum_invariant.7"}, 1024},
+                                   {{4, "all-gather-start.1"}, 4 * 2 + 6 * 8}}));
+  EXPECT_EQ(HloProgramOfName("jit__lambda(4)"), 4);
+  EXPECT_EQ(HloProgramOfName("jit_f(123)"), 123);
+  for (const char* bad : {"jit_f", "jit_f()", "jit_f(1x)", "(", "", "f(99999999999999999999)"})
+    EXPECT_EQ(HloProgramOfName(bad), -1) << bad;
+}
+
+TEST(Hlo, EveryTruncationIsReadSafely) {
+  std::string p = Program();
+  for (size_t n = 0; n < p.size(); ++n) {
+    HloCollectiveBytes b;
+    ReadHloCollectives(p.substr(0, n), 1, &b);  // may fail; must not crash or invent sizes
+    for (const auto& [key, bytes] : b) EXPECT_TRUE(bytes == 1024 || bytes == 56) << n;
+  }
+  HloCollectiveBytes b;
+  EXPECT_FALSE(ReadHloCollectives(std::string("\x0a\xff\xff\xff\xff\x0f", 6), 1, &b));
+  EXPECT_TRUE(b.empty());
+}
+
+}  // namespace
+}  // namespace tt
