@@ -27,8 +27,10 @@ TEST(RecordSources, HelpIsBuiltFromTheTable) {
 }
 
 TEST(RecordSources, NamesInHelpOrder) {
-  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python");
-  ASSERT_EQ(sources::All().size(), 4u);
+  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net");
+  ASSERT_EQ(sources::All().size(), 5u);
+  EXPECT_TRUE(sources::Find("net")->opt_in);
+  EXPECT_FALSE(sources::Find("cuda")->opt_in);
   EXPECT_STREQ(sources::All()[2].name, "itt");
   ASSERT_NE(sources::Find("nvtx"), nullptr);
   EXPECT_EQ(sources::Find("nvtx")->arm, &sources::ArmNvtx);
@@ -37,6 +39,16 @@ TEST(RecordSources, NamesInHelpOrder) {
 }
 
 bool OnlyIttAndNvtx(const std::string& n) { return n == "itt" || n == "nvtx"; }
+bool OnlyNet(const std::string& n) { return n == "net"; }
+
+TEST(RecordSources, NetArmingPreloadsItsLibraryRightBehindTheRuntime) {
+  sources::ArmOptions o;
+  o.runtime_lib = "/lib/libtensortrace.so";
+  setenv("LD_PRELOAD", "/lib/libtensortrace.so:/u/user.so", 1);
+  sources::ArmSources(OnlyNet, o);
+  EXPECT_STREQ(getenv("LD_PRELOAD"), "/lib/libtensortrace.so:/lib/libtensortrace_net.so:/u/user.so");
+  unsetenv("LD_PRELOAD");
+}
 
 TEST(RecordSources, ArmingSetsTheEnvironmentAndKeepsTheUsersSettings) {
   for (const char* v : {"INTEL_LIBITTNOTIFY64", "INTEL_ITTNOTIFY_GROUPS", "ONEDNN_ITT_TASK_LEVEL",

@@ -1,0 +1,89 @@
+// The socket source's cost per call (bench/run_net_bench.sh runs it untraced, recorded without
+// the source, and recorded with it): a loopback TCP connection within one thread, 64-byte
+// send() on one end then recv() on the other (each returns at once: loopback delivers into the
+// receive queue during the send), and write() of 64 bytes to /dev/null (a descriptor that is
+// not a socket: what every other call pays). Prints the median over repetitions of ns per
+// send+recv pair and per write.
+//
+//   tt_bench_net [ITERATIONS [REPS]]     (default 200000, 9)
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+double NowNs() {
+  timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+[[noreturn]] void Die(const char* what) {
+  std::perror(what);
+  std::exit(2);
+}
+
+// A connected pair of TCP sockets on 127.0.0.1.
+void Connect(int* a, int* b) {
+  int l = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  if (bind(l, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(l, 1) != 0 ||
+      getsockname(l, reinterpret_cast<sockaddr*>(&addr), &len) != 0)
+    Die("listen");
+  *a = socket(AF_INET, SOCK_STREAM, 0);
+  if (connect(*a, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) Die("connect");
+  *b = accept(l, nullptr, nullptr);
+  if (*b < 0) Die("accept");
+  close(l);
+  int one = 1;
+  setsockopt(*a, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  long iters = argc > 1 ? std::atol(argv[1]) : 200000;
+  int reps = argc > 2 ? std::atoi(argv[2]) : 9;
+  int a, b;
+  Connect(&a, &b);
+  int null = open("/dev/null", O_WRONLY);
+  char buf[64] = {};
+  std::vector<double> pair, wr;
+  for (int r = 0; r < reps; ++r) {
+    double t0 = NowNs();
+    for (long i = 0; i < iters; ++i) {
+      if (send(a, buf, sizeof buf, 0) != sizeof buf) Die("send");
+      size_t got = 0;
+      while (got < sizeof buf) {
+        ssize_t n = recv(b, buf + got, sizeof buf - got, 0);
+        if (n <= 0) Die("recv");
+        got += static_cast<size_t>(n);
+      }
+    }
+    double t1 = NowNs();
+    for (long i = 0; i < iters; ++i)
+      if (write(null, buf, sizeof buf) != sizeof buf) Die("write");
+    double t2 = NowNs();
+    pair.push_back((t1 - t0) / iters);
+    wr.push_back((t2 - t1) / iters);
+  }
+  std::printf("send_recv_ns %.1f\nwrite_devnull_ns %.1f\n", Median(pair), Median(wr));
+  return 0;
+}

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# The socket source's cost per call against the bare call, in one run: tt_bench_net (a 64-byte
+# loopback send+recv pair, and a 64-byte write to /dev/null) untraced, under `record --sources
+# none` (the runtime preloaded, no interposer) and under `record --sources net` (every send and
+# recv recorded; the write passes through the interposer). Rounds are interleaved; the median
+# of the rounds is reported with the ratios against untraced.
+#
+#   bench/run_net_bench.sh [BUILD_DIR]      (default: build; builds nothing)
+#
+# Knobs: TTB_ROUNDS (5), TTB_ITERS (200000 calls per repetition), TTB_REPS (9 repetitions).
+set -euo pipefail
+
+BUILD=${1:-build}
+ROUNDS=${TTB_ROUNDS:-5}
+ITERS=${TTB_ITERS:-200000}
+REPS=${TTB_REPS:-9}
+BENCH=$BUILD/bench/tt_bench_net
+CLI=$BUILD/tensortrace
+for f in "$BENCH" "$CLI"; do
+  [ -x "$f" ] || { echo "run_net_bench: $f is missing: build first" >&2; exit 1; }
+done
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+
+run() {  # MODE: prints "MODE KEY VALUE" lines
+  local mode=$1
+  case $mode in
+    bare) "$BENCH" "$ITERS" "$REPS" ;;
+    none) "$CLI" record --quiet --sources none -o "$TMP/$mode" -- "$BENCH" "$ITERS" "$REPS" ;;
+    net) "$CLI" record --quiet --sources net -o "$TMP/$mode" -- "$BENCH" "$ITERS" "$REPS" ;;
+  esac | sed "s/^/$mode /"
+  rm -rf "${TMP:?}/$mode"
+}
+
+for ((r = 0; r < ROUNDS; ++r)); do
+  for m in bare none net; do run $m; done
+done >"$TMP/raw"
+
+python3 - "$TMP/raw" <<'PY'
+import statistics, sys
+vals = {}
+for line in open(sys.argv[1]):
+    mode, key, v = line.split()
+    vals.setdefault((mode, key), []).append(float(v))
+med = {k: statistics.median(v) for k, v in vals.items()}
+for key, what in (("send_recv_ns", "send+recv pair (a socket)"),
+                  ("write_devnull_ns", "write to /dev/null (not a socket)")):
+    bare = med[("bare", key)]
+    print(f"{what}:")
+    for mode in ("bare", "none", "net"):
+        v = med[(mode, key)]
+        print(f"  {mode:5s} {v:9.1f} ns   x{v / bare:.3f}   +{v - bare:.1f} ns")
+PY
