@@ -64,10 +64,9 @@ TEST(P2pMatch, ReceivesArePairedWithTheSendsTheirBytesCameFrom) {
 
 TEST(P2pMatch, AMissingPeerOrMissingBytesIsANoteNamingTheConnection) {
   std::vector<SocketProcess> procs = {{1, -1, "h", "ta", "c", 0}, {2, -1, "h", "tb", "c", 0}};
-  std::vector<SocketEnd> ends = {End(0, "A:1", "C:3", {{0, 10, 0, 100}}, {}),
-                                 End(0, "A:1", "B:2", {{0, 10, 0, 100}}, {}),
-                                 End(1, "B:2", "A:1", {}, {{20, 30, 0, 40}}),
-                                 End(1, "B:2", "", {}, {{20, 30, 0, 7}})};
+  std::vector<SocketEnd> ends = {
+      End(0, "A:1", "C:3", {{0, 10, 0, 100}}, {}), End(0, "A:1", "B:2", {{0, 10, 0, 100}}, {}),
+      End(1, "B:2", "A:1", {}, {{20, 30, 0, 40}}), End(1, "B:2", "", {}, {{20, 30, 0, 7}})};
   auto v = analysis::MatchSockets(procs, ends);
   EXPECT_EQ(v.matched, 40u);
   EXPECT_EQ(v.unmatched, 100u + 60u + 7u);
@@ -76,8 +75,7 @@ TEST(P2pMatch, AMissingPeerOrMissingBytesIsANoteNamingTheConnection) {
   EXPECT_NE(all.find("A:1 -> C:3: 100 B sent by pid 1 of ta, received by no process"),
             std::string::npos)
       << all;
-  EXPECT_NE(all.find("A:1 -> B:2: 60 byte(s) sent and 0 received left unpaired"),
-            std::string::npos)
+  EXPECT_NE(all.find("A:1 -> B:2: 60 byte(s) sent and 0 received left unpaired"), std::string::npos)
       << all;
   EXPECT_NE(all.find("7 byte(s) on connections never announced"), std::string::npos) << all;
 }
@@ -133,9 +131,9 @@ void ExpectKnownExchange(const json& c) {
 
 TEST(NetSource, TwoProcessesOfOneRecordingEveryReceivedBytePairedWithItsSend) {
   TempDir d;
-  auto r = RunCmd({TT_CLI, "record", "--quiet", "--sources", "net", "-o", d / "t", "--",
-                   TT_NET_JOB, "pair"},
-                  {}, 300);
+  auto r = RunCmd(
+      {TT_CLI, "record", "--quiet", "--sources", "net", "-o", d / "t", "--", TT_NET_JOB, "pair"},
+      {}, 300);
   ASSERT_EQ(r.status, 0) << r.err;
   json c = CommJson({d / "t"});
   ExpectKnownExchange(c);
@@ -149,8 +147,8 @@ TEST(NetSource, TwoProcessesOfOneRecordingEveryReceivedBytePairedWithItsSend) {
 
 // The server recorded into d/server, in the background; its port in d/port.
 std::future<test::RunResult> Serve(const TempDir& d) {
-  std::vector<std::string> argv = {TT_CLI, "record", "--quiet", "--sources", "net", "-o",
-                                   d / "server", "--", TT_NET_JOB, "serve", d / "port"};
+  std::vector<std::string> argv = {TT_CLI,       "record", "--quiet",  "--sources", "net",     "-o",
+                                   d / "server", "--",     TT_NET_JOB, "serve",     d / "port"};
   return std::async(std::launch::async, [argv] { return RunCmd(argv, {}, 300); });
 }
 
@@ -178,8 +176,7 @@ TEST(NetSource, APeerNotRecordedIsANoteNotACrash) {
   auto text = RunCmd({TT_CLI, "comm", d / "server"}, {}, 300);
   EXPECT_EQ(text.status, 0) << text.err;
   EXPECT_NE(text.out.find("sent by no process in the traces"), std::string::npos) << text.out;
-  EXPECT_NE(text.out.find("received by no process in the traces"), std::string::npos)
-      << text.out;
+  EXPECT_NE(text.out.find("received by no process in the traces"), std::string::npos) << text.out;
   json c = CommJson({d / "server"});
   EXPECT_EQ(c["p2p"]["matched_bytes"], 0);
   EXPECT_EQ(c["p2p"]["unmatched_bytes"], KnownBytes() + kMessages * kNetAckBytes);

@@ -46,7 +46,8 @@ TEST(RecordSources, NetArmingPreloadsItsLibraryRightBehindTheRuntime) {
   o.runtime_lib = "/lib/libtensortrace.so";
   setenv("LD_PRELOAD", "/lib/libtensortrace.so:/u/user.so", 1);
   sources::ArmSources(OnlyNet, o);
-  EXPECT_STREQ(getenv("LD_PRELOAD"), "/lib/libtensortrace.so:/lib/libtensortrace_net.so:/u/user.so");
+  EXPECT_STREQ(getenv("LD_PRELOAD"),
+               "/lib/libtensortrace.so:/lib/libtensortrace_net.so:/u/user.so");
   unsetenv("LD_PRELOAD");
 }
 

@@ -202,8 +202,9 @@ P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd
     c.dirs.push_back(std::move(d));
   }
   for (auto& [key, c] : conns) {
-    std::stable_sort(c.dirs.begin(), c.dirs.end(),
-                     [&](const auto& x, const auto& y) { return (x.from == c.a) > (y.from == c.a); });
+    std::stable_sort(c.dirs.begin(), c.dirs.end(), [&](const auto& x, const auto& y) {
+      return (x.from == c.a) > (y.from == c.a);
+    });
     v.connections.push_back(std::move(c));
   }
   auto bytes = [](const P2pConnection& c) {

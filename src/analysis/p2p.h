@@ -31,14 +31,14 @@ struct SocketProcess {
   std::string host, trace;
   std::string clock;            // its clock's boot id
   int64_t realtime_offset = 0;  // CLOCK_REALTIME - its clock, as recorded at its start
-  std::string Label() const;  // "rank 1 (pid 7)", else "pid 7"
+  std::string Label() const;    // "rank 1 (pid 7)", else "pid 7"
 };
 
 // One process's side of one connection.
 struct SocketEnd {
-  size_t process = 0;        // index in the processes given to MatchSockets
-  std::string local, peer;   // "127.0.0.1:5000"; empty: the connection was never announced
-  uint64_t conn = 0;         // its id in the process
+  size_t process = 0;       // index in the processes given to MatchSockets
+  std::string local, peer;  // "127.0.0.1:5000"; empty: the connection was never announced
+  uint64_t conn = 0;        // its id in the process
   std::vector<SocketCall> sends, receives;
 };
 
@@ -51,15 +51,15 @@ struct P2pDirection {
   uint64_t messages = 0;               // sends whose every byte was received
   uint64_t latency_min = 0, latency_p50 = 0, latency_max = 0;  // over the messages (ns)
   double latency_mean = -1;                                    // -1: no message
-  uint64_t busy_ns = 0;     // time some message was in flight
-  double bandwidth = -1;    // matched bytes / busy_ns, bytes/s (-1: unknown)
-  uint64_t causality = 0;   // pairs where the receive ended before the send began
-  uint64_t overlaps = 0;    // calls whose byte ranges overlap another's of the same side
+  uint64_t busy_ns = 0;                                        // time some message was in flight
+  double bandwidth = -1;   // matched bytes / busy_ns, bytes/s (-1: unknown)
+  uint64_t causality = 0;  // pairs where the receive ended before the send began
+  uint64_t overlaps = 0;   // calls whose byte ranges overlap another's of the same side
 };
 
 struct P2pConnection {
-  std::string a, b;                 // its ends, a < b
-  std::vector<P2pDirection> dirs;   // a -> b, then b -> a (only those with bytes)
+  std::string a, b;                // its ends, a < b
+  std::vector<P2pDirection> dirs;  // a -> b, then b -> a (only those with bytes)
 };
 
 struct P2pView {

@@ -16,9 +16,8 @@ struct Keys {
   uint32_t send, recv, connection;  // event names
   uint32_t conn, offset, bytes, local, peer;
   explicit Keys(const model::Process& p) {
-    auto ids = model::KeyIds(p, {keys::kNetSend, keys::kNetRecv, keys::kNetConnection,
-                                 keys::kConn, keys::kOffset, keys::kBytes, keys::kLocal,
-                                 keys::kPeer});
+    auto ids = model::KeyIds(p, {keys::kNetSend, keys::kNetRecv, keys::kNetConnection, keys::kConn,
+                                 keys::kOffset, keys::kBytes, keys::kLocal, keys::kPeer});
     std::tie(send, recv, connection, conn, offset, bytes, local, peer) = std::tuple_cat(ids);
   }
   bool Any() const { return send || recv; }

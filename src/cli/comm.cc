@@ -350,8 +350,8 @@ void PrintP2p(const P2pView& p) {
         return d.messages ? HumanDuration(static_cast<double>(ns)) : std::string("-");
       };
       std::printf("  %-47s %-14s %-14s %10s %10s %7llu %7llu %10s %10s %12s\n",
-                  TerminalSafe(name).c_str(), Who(p, d.sender).c_str(),
-                  Who(p, d.receiver).c_str(), HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
+                  TerminalSafe(name).c_str(), Who(p, d.sender).c_str(), Who(p, d.receiver).c_str(),
+                  HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
                   HumanBytes(static_cast<int64_t>(d.matched)).c_str(),
                   static_cast<unsigned long long>(d.sends),
                   static_cast<unsigned long long>(d.messages), lat(d.latency_p50).c_str(),

@@ -51,7 +51,8 @@ ssize_t WriteSome(int fd, size_t msg, const uint8_t* p, size_t n) {
     case 1:
       return write(fd, p, n);
     case 2: {
-      iovec iov[2] = {{const_cast<uint8_t*>(p), n / 2}, {const_cast<uint8_t*>(p + n / 2), n - n / 2}};
+      iovec iov[2] = {{const_cast<uint8_t*>(p), n / 2},
+                      {const_cast<uint8_t*>(p + n / 2), n - n / 2}};
       msghdr m{};
       m.msg_iov = iov;
       m.msg_iovlen = 2;
@@ -92,7 +93,8 @@ ssize_t ReadSome(int fd, size_t msg, uint8_t* p, size_t n) {
       return read(fd, p, std::min<size_t>(n, 4096));
     case 2: {
       size_t k = std::min<size_t>(n, 3000);
-      iovec iov[2] = {{p, std::min<size_t>(k, 7)}, {p + std::min<size_t>(k, 7), k - std::min<size_t>(k, 7)}};
+      iovec iov[2] = {{p, std::min<size_t>(k, 7)},
+                      {p + std::min<size_t>(k, 7), k - std::min<size_t>(k, 7)}};
       msghdr m{};
       m.msg_iov = iov;
       m.msg_iovlen = 2;
@@ -138,7 +140,8 @@ int Serve(int listener) {
       }
       sum += buf[i];
     }
-    if (send(fd, &sum, kNetAckBytes, MSG_NOSIGNAL) != static_cast<ssize_t>(kNetAckBytes)) Die("ack");
+    if (send(fd, &sum, kNetAckBytes, MSG_NOSIGNAL) != static_cast<ssize_t>(kNetAckBytes))
+      Die("ack");
   }
   close(fd);
   return 0;

@@ -4,6 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 
-inline constexpr size_t kNetSizes[] = {1,       2,       100,      4096,      65537,
+inline constexpr size_t kNetSizes[] = {1,       2,       100,      4096,     65537,
                                        1 << 20, 3 << 20, 10000019, 64u << 20};
 inline constexpr size_t kNetAckBytes = sizeof(uint64_t);

@@ -12,8 +12,8 @@ namespace tt::sources {
 void ArmNet(const ArmOptions& o) {
   std::string lib = o.runtime_lib;
   size_t slash = lib.rfind('/');
-  std::string net = lib.substr(0, slash == std::string::npos ? 0 : slash + 1) +
-                    "libtensortrace_net.so";
+  std::string net =
+      lib.substr(0, slash == std::string::npos ? 0 : slash + 1) + "libtensortrace_net.so";
   const char* old = std::getenv("LD_PRELOAD");
   std::string preload = old ? old : "";
   size_t at = preload.find(lib);

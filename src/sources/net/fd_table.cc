@@ -74,8 +74,7 @@ FdEntry* Classify(int fd) {
   if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) != 0) {
     // Not a socket; a closed descriptor (EBADF) stays unknown for whatever opens it next.
     if (errno == ENOTSOCK) e->kind.store(kOther, std::memory_order_release);
-  } else if (type != SOCK_STREAM ||
-             getsockname(fd, reinterpret_cast<sockaddr*>(&a), &la) != 0 ||
+  } else if (type != SOCK_STREAM || getsockname(fd, reinterpret_cast<sockaddr*>(&a), &la) != 0 ||
              (a.ss_family != AF_INET && a.ss_family != AF_INET6)) {
     e->kind.store(kOther, std::memory_order_release);
   } else if (la = sizeof a; getpeername(fd, reinterpret_cast<sockaddr*>(&a), &la) == 0) {

@@ -39,12 +39,10 @@ Arg UintArg(uint32_t key, uint64_t v) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) uint64_t tt_net_now_(void) {
-  return tt::rt::ThreadNowNs();
-}
+__attribute__((visibility("default"))) uint64_t tt_net_now_(void) { return tt::rt::ThreadNowNs(); }
 
 __attribute__((visibility("default"))) void tt_net_io_(int recv, uint64_t conn, uint64_t offset,
-                                                        uint64_t bytes, uint64_t start_ns) {
+                                                       uint64_t bytes, uint64_t start_ns) {
   if (!tt::rt::Enabled()) return;
   Arg args[3] = {UintArg(Key(&g_conn, tt::keys::kConn), conn),
                  UintArg(Key(&g_offset, tt::keys::kOffset), offset),
@@ -56,10 +54,12 @@ __attribute__((visibility("default"))) void tt_net_io_(int recv, uint64_t conn, 
 }
 
 __attribute__((visibility("default"))) int tt_net_conn_(uint64_t conn, int fd, const char* local,
-                                                         const char* peer) {
+                                                        const char* peer) {
   if (!tt::rt::Enabled()) return 0;
   Arg args[4] = {UintArg(Key(&g_conn, tt::keys::kConn), conn),
-                 UintArg(Key(&g_fd, tt::keys::kFd), static_cast<uint64_t>(fd)), {}, {}};
+                 UintArg(Key(&g_fd, tt::keys::kFd), static_cast<uint64_t>(fd)),
+                 {},
+                 {}};
   args[2].key = Key(&g_local, tt::keys::kLocal);
   args[2].type = ArgType::kString;
   args[2].v.str = tt::rt::InternName(local);

@@ -159,8 +159,7 @@ TT_EXPORT ssize_t recv(int fd, void* buf, size_t n, int flags) {
   return Done(e, fd, kRecv, TT_NEXT(recv)(fd, buf, n, flags), t);
 }
 
-TT_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from,
-                           socklen_t* len) {
+TT_EXPORT ssize_t recvfrom(int fd, void* buf, size_t n, int flags, sockaddr* from, socklen_t* len) {
   FdEntry* e = TrackedRecv(fd, flags);
   uint64_t t = Start(e);
   return Done(e, fd, kRecv, TT_NEXT(recvfrom)(fd, buf, n, flags, from, len), t);
