@@ -1,7 +1,7 @@
 // Two processes exchanging known messages over TCP on 127.0.0.1, for the socket source's tests
 // (net_test.cc): the client sends each size of kNetSizes (net_job.h) with a different call
-// (send, write, sendmsg with two buffers, writev with three, sendto) on a non-blocking socket
-// with a small send buffer, so that large messages go out in partial writes; the server takes
+// (send, write, sendmsg with two buffers, writev with three, sendto) on a non-blocking socket,
+// so that large messages go out in partial writes; the server takes
 // each message with small buffers (recv, read, recvmsg, readv, recvfrom: partial reads), after
 // one peek (MSG_PEEK, not data), checks every byte, and answers each with an 8-byte
 // acknowledgement that the client reads.
@@ -149,8 +149,8 @@ int Serve(int listener) {
 
 int Client(uint16_t port) {
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  int small = 16384;  // partial writes for large messages
-  setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   sockaddr_in a{};
   a.sin_family = AF_INET;
   a.sin_port = htons(port);
