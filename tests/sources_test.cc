@@ -11,12 +11,14 @@
 namespace tt {
 namespace {
 
-// The --sources lines of `record --help` as they were written by hand before the table.
+// The --sources lines of `record --help` (as written by hand before the table, plus net).
 const char kOldSourcesHelp[] =
-    R"(  --sources LIST           comma list of the sources to switch on (default: all):
+    R"(  --sources LIST           comma list of the sources to switch on (default: all but net):
                            cuda (CUPTI: CUDA API calls, kernels, copies; nothing happens
                            in a process that never loads CUDA), nvtx, itt (oneDNN...),
-                           python (the TensorFlow/JAX profiler bootstrap); or none
+                           python (the TensorFlow/JAX profiler bootstrap), net (TCP
+                           send/receive calls with bytes, peers and byte offsets; off
+                           unless named); or none
 )";
 
 TEST(RecordSources, HelpIsBuiltFromTheTable) {
