@@ -3,8 +3,8 @@
 // over 127.0.0.1 (tests/programs/net_job.cc: 1 B to 64 MiB, partial reads and writes,
 // sendmsg/recvmsg, writev/readv, a peek), recorded as one job of two processes and as two
 // recordings, every received byte paired with its send and the byte totals those of the known
-// sizes (NetSource); a recording whose peer was not recorded (a note, exit 0); and the source
-// off unless named.
+// sizes (NetSource); a recording whose clock is shifted, put back by the pairs; a recording
+// whose peer was not recorded (a note, exit 0); and the source off unless named.
 #include <gtest/gtest.h>
 
 #include <future>
@@ -78,6 +78,30 @@ TEST(P2pMatch, AMissingPeerOrMissingBytesIsANoteNamingTheConnection) {
   EXPECT_NE(all.find("A:1 -> B:2: 60 byte(s) sent and 0 received left unpaired"), std::string::npos)
       << all;
   EXPECT_NE(all.find("7 byte(s) on connections never announced"), std::string::npos) << all;
+}
+
+TEST(P2pMatch, SocketPairsBoundAnotherRecordingsClock) {
+  // tb's clock is behind: its receive of A's send (start 100) ends at 50 on its clock, and A
+  // receives B's send (start 200) by 260. So 50 <= d <= 60: d is the middle, 55.
+  std::vector<SocketProcess> procs = {{1, 0, "h", "ta", "c", 0}, {2, 1, "h", "tb", "c", 0}};
+  std::vector<SocketEnd> ends = {End(0, "A:1", "B:2", {{100, 101, 0, 10}}, {{250, 260, 0, 4}}),
+                                 End(1, "B:2", "A:1", {{200, 201, 0, 4}}, {{40, 50, 0, 10}})};
+  auto v = analysis::MatchSockets(procs, ends);
+  ASSERT_EQ(v.clocks.size(), 2u);
+  EXPECT_EQ(v.clocks[1].method, "sockets");
+  EXPECT_EQ(v.clocks[1].low_ns, 50);
+  EXPECT_EQ(v.clocks[1].high_ns, 60);
+  EXPECT_EQ(v.clocks[1].offset_ns, 55);
+  EXPECT_EQ(v.clocks[1].pairs, 2u);
+  ASSERT_EQ(v.connections.size(), 1u);
+  for (const auto& d : v.connections[0].dirs) {
+    EXPECT_EQ(d.causality, 0u);
+    EXPECT_EQ(d.latency_min, 5u);  // A -> B: 105 - 100; B -> A: 260 - (200 + 55)
+  }
+  // Given an offset that the pairs allow (comm's), it is kept.
+  auto kept = analysis::MatchSockets(procs, ends, {{"tb", 52}});
+  EXPECT_EQ(kept.clocks[1].method, "recorded");
+  EXPECT_EQ(kept.clocks[1].offset_ns, 52);
 }
 
 uint64_t KnownBytes() { return std::accumulate(std::begin(kNetSizes), std::end(kNetSizes), 0ull); }
@@ -165,6 +189,35 @@ TEST(NetSource, TwoRecordingsArePairedAcrossTraces) {
   const json& procs = c["p2p"]["processes"];
   ASSERT_EQ(procs.size(), 2u);
   EXPECT_NE(procs[0]["trace"], procs[1]["trace"]);
+  // One boot: the recorded offset (none) agrees with every pair.
+  ASSERT_EQ(c["p2p"]["clocks"].size(), 2u);
+  EXPECT_EQ(c["p2p"]["clocks"][1]["method"], "recorded");
+  EXPECT_EQ(c["p2p"]["clocks"][1]["offset_ns"], 0);
+}
+
+TEST(NetSource, AShiftedClockIsPutBackBySocketPairs) {
+  // The client's clock 5 s ahead: its receives of the answers would end before their sends
+  // began; the pairs bound its offset to about -5 s (within a round trip).
+  TempDir d;
+  auto server = Serve(d);
+  auto client = RunCmd({TT_CLI, "record", "--quiet", "--sources", "net", "-o", d / "client", "--",
+                        TT_NET_JOB, "connect", d / "port"},
+                       {{"TENSORTRACE_TEST_CLOCK_SHIFT_NS", "5000000000"}}, 300);
+  EXPECT_EQ(server.get().status, 0);
+  ASSERT_EQ(client.status, 0) << client.err;
+  json c = CommJson({d / "server", d / "client"});
+  ExpectKnownExchange(c);
+  const json& clocks = c["p2p"]["clocks"];
+  ASSERT_EQ(clocks.size(), 2u) << c["p2p"].dump(1);
+  EXPECT_EQ(clocks[0]["method"], "reference");
+  EXPECT_EQ(clocks[1]["method"], "sockets");
+  EXPECT_EQ(clocks[1]["recorded_offset_ns"], 0);
+  auto off = clocks[1]["offset_ns"].get<int64_t>();
+  EXPECT_LE(clocks[1]["low_ns"].get<int64_t>(), off);
+  EXPECT_GE(clocks[1]["high_ns"].get<int64_t>(), off);
+  EXPECT_GT(off, -5500000000);
+  EXPECT_LT(off, -4500000000);
+  EXPECT_GT(clocks[1]["pairs"].get<uint64_t>(), 0u);
 }
 
 TEST(NetSource, APeerNotRecordedIsANoteNotACrash) {

@@ -44,24 +44,32 @@ uint64_t Overlaps(const std::vector<SocketCall>& calls) {
   return n;
 }
 
-// Walks the receives and the sends in offset order: each receive's bytes that sends carried.
-std::vector<Delivery> Pair(const std::vector<SocketCall>& sends,
-                           const std::vector<SocketCall>& recvs, P2pDirection* d) {
-  std::vector<Delivery> out(sends.size());
+// Walks the receives and the sends (both sorted by offset): f(send index, receive, bytes) for
+// each send whose bytes the receive carries, with the bytes they share.
+template <typename F>
+void ForEachPair(const std::vector<SocketCall>& sends, const std::vector<SocketCall>& recvs, F f) {
   size_t first = 0;
   for (const SocketCall& r : recvs) {
     uint64_t r_end = r.offset + r.bytes;
     while (first < sends.size() && sends[first].offset + sends[first].bytes <= r.offset) ++first;
     for (size_t j = first; j < sends.size() && sends[j].offset < r_end; ++j) {
-      const SocketCall& s = sends[j];
-      uint64_t lo = std::max(s.offset, r.offset), hi = std::min(s.offset + s.bytes, r_end);
-      if (hi <= lo) continue;
-      d->matched += hi - lo;
-      out[j].covered += hi - lo;
-      out[j].done = std::max(out[j].done, r.end);
-      d->causality += r.end < s.start;
+      uint64_t lo = std::max(sends[j].offset, r.offset);
+      uint64_t hi = std::min(sends[j].offset + sends[j].bytes, r_end);
+      if (hi > lo) f(j, r, hi - lo);
     }
   }
+}
+
+// Each receive's bytes that sends carried.
+std::vector<Delivery> Pair(const std::vector<SocketCall>& sends,
+                           const std::vector<SocketCall>& recvs, P2pDirection* d) {
+  std::vector<Delivery> out(sends.size());
+  ForEachPair(sends, recvs, [&](size_t j, const SocketCall& r, uint64_t n) {
+    d->matched += n;
+    out[j].covered += n;
+    out[j].done = std::max(out[j].done, r.end);
+    d->causality += r.end < sends[j].start;
+  });
   // Overlapping sends (a descriptor shared, offsets restarted) may count bytes twice.
   d->matched = std::min(d->matched, d->received);
   return out;
@@ -112,8 +120,6 @@ P2pDirection Direction(const std::string& from, const std::string& to, Flow f) {
   d.to = to;
   d.sender = f.send.process;
   d.receiver = f.recv.process;
-  std::sort(f.send.calls.begin(), f.send.calls.end(), ByOffset);
-  std::sort(f.recv.calls.begin(), f.recv.calls.end(), ByOffset);
   d.sends = f.send.calls.size();
   d.receives = f.recv.calls.size();
   d.sent = Sum(f.send.calls);
@@ -165,6 +171,81 @@ int64_t Offset(const std::vector<SocketProcess>& procs, size_t p,
   return procs[p].realtime_offset - procs[0].realtime_offset;
 }
 
+// The window one recording's offset must lie in, from its pairs with the reference (unit 0).
+void BoundClocks(const std::map<std::pair<std::string, std::string>, Flow>& flows,
+                 const std::vector<size_t>& unit_of, std::vector<P2pClock>* clocks) {
+  int64_t d0 = (*clocks)[0].offset_ns;
+  for (const auto& [key, f] : flows) {
+    if (f.send.process < 0 || f.recv.process < 0) continue;
+    size_t us = unit_of[f.send.process], ur = unit_of[f.recv.process];
+    if (us == ur || (us != 0 && ur != 0)) continue;
+    P2pClock& c = (*clocks)[us == 0 ? ur : us];
+    ForEachPair(f.send.calls, f.recv.calls, [&](size_t j, const SocketCall& r, uint64_t) {
+      auto ss = static_cast<int64_t>(f.send.calls[j].start), re = static_cast<int64_t>(r.end);
+      if (us == 0)
+        c.low_ns = std::max(c.low_ns, ss + d0 - re);
+      else
+        c.high_ns = std::min(c.high_ns, re + d0 - ss);
+      ++c.pairs;
+    });
+  }
+}
+
+// Each recording's offset: the recorded one where the window holds it, else the nearest point
+// of the window (its middle where it is closed on both sides).
+void DecideClocks(std::vector<P2pClock>* clocks, std::vector<std::string>* notes) {
+  for (size_t i = 1; i < clocks->size(); ++i) {
+    P2pClock& c = (*clocks)[i];
+    int64_t r = c.recorded_ns;
+    if (!c.pairs) {
+      c.method = "unbounded";
+    } else if (c.low_ns > c.high_ns) {
+      c.method = "inconsistent";
+      notes->push_back(c.trace +
+                       ": no clock offset lets every socket receive end after its "
+                       "send began; the recorded offset is kept");
+    } else if (r >= c.low_ns && r <= c.high_ns) {
+      c.method = "recorded";
+    } else {
+      c.method = "sockets";
+      if (c.low_ns != INT64_MIN && c.high_ns != INT64_MAX)
+        c.offset_ns = c.low_ns / 2 + c.high_ns / 2;
+      else
+        c.offset_ns = r < c.low_ns ? c.low_ns : c.high_ns;
+    }
+  }
+}
+
+// Puts every side's calls on the reference recording's clock (P2pClock).
+std::vector<P2pClock> AlignSocketClocks(const std::vector<SocketProcess>& procs,
+                                        const std::map<std::string, int64_t>& offsets,
+                                        std::map<std::pair<std::string, std::string>, Flow>* flows,
+                                        std::vector<std::string>* notes) {
+  std::vector<P2pClock> clocks;
+  std::vector<size_t> unit_of(procs.size());
+  std::map<std::string, size_t> units;
+  for (size_t p = 0; p < procs.size(); ++p) {
+    auto [it, fresh] = units.emplace(procs[p].trace, clocks.size());
+    if (fresh) {
+      P2pClock c;
+      c.trace = procs[p].trace;
+      c.recorded_ns = c.offset_ns = Offset(procs, p, offsets);
+      c.method = clocks.empty() ? "reference" : "";
+      clocks.push_back(c);
+    }
+    unit_of[p] = it->second;
+  }
+  if (clocks.size() > 1) {
+    BoundClocks(*flows, unit_of, &clocks);
+    DecideClocks(&clocks, notes);
+  }
+  for (auto& [key, f] : *flows)
+    for (Side* s : {&f.send, &f.recv})
+      if (s->process >= 0) Shift(&s->calls, clocks[unit_of[s->process]].offset_ns);
+  if (clocks.size() < 2) clocks.clear();
+  return clocks;
+}
+
 }  // namespace
 
 P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
@@ -177,9 +258,6 @@ P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd
       anonymous += Sum(e.sends) + Sum(e.receives);
       continue;
     }
-    int64_t by = Offset(processes, e.process, offsets);
-    Shift(&e.sends, by);
-    Shift(&e.receives, by);
     auto add = [&](Side* s, std::vector<SocketCall>* calls) {
       if (calls->empty()) return;
       s->process = static_cast<int64_t>(e.process);
@@ -188,6 +266,11 @@ P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd
     add(&flows[{e.local, e.peer}].send, &e.sends);
     add(&flows[{e.peer, e.local}].recv, &e.receives);
   }
+  for (auto& [key, f] : flows) {
+    std::sort(f.send.calls.begin(), f.send.calls.end(), ByOffset);
+    std::sort(f.recv.calls.begin(), f.recv.calls.end(), ByOffset);
+  }
+  v.clocks = AlignSocketClocks(processes, offsets, &flows, &v.notes);
   std::map<std::pair<std::string, std::string>, P2pConnection> conns;
   for (auto& [key, f] : flows) {
     if (f.send.calls.empty() && f.recv.calls.empty()) continue;

@@ -11,6 +11,7 @@
 // start, last receive end]). Collection (p2p_collect.cc) reads the events; matching (p2p.cc)
 // works on plain lists, so it is tested without a trace.
 #pragma once
+#include <climits>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -62,16 +63,33 @@ struct P2pConnection {
   std::vector<P2pDirection> dirs;  // a -> b, then b -> a (only those with bytes)
 };
 
+// One recording's clock as the socket pairs put it on the first process's recording's: a
+// receive never ends before the send of its bytes began, so each pair with the reference bounds
+// the offset d (added to this recording's times): d >= send start - receive end where the
+// reference sent, d <= receive end - send start where it received.
+struct P2pClock {
+  std::string trace;
+  int64_t recorded_ns = 0;  // given (comm's clocks) or from the recorded CLOCK_REALTIME offsets
+  int64_t offset_ns = 0;    // applied
+  int64_t low_ns = INT64_MIN, high_ns = INT64_MAX;  // the window the pairs allow (MIN/MAX: open)
+  uint64_t pairs = 0;                               // pairs with the reference that bound it
+  // "reference", "recorded" (within the window), "sockets" (moved into it), "inconsistent"
+  // (an empty window: recorded kept), "unbounded" (no pair with the reference)
+  std::string method;
+};
+
 struct P2pView {
   std::vector<SocketProcess> processes;
+  std::vector<P2pClock> clocks;            // one per recording, the first process's first
   std::vector<P2pConnection> connections;  // by bytes, most first
   uint64_t matched = 0, unmatched = 0;     // bytes: received and sent bytes left unpaired
   std::vector<std::string> notes;          // what could not be paired, naming it
 };
 
-// Pairs the receives with the sends. `offsets` (trace -> ns added to its times, comm's clock
-// alignment) puts several recordings on one clock; a trace it lacks is put on the first
-// process's clock by the recorded CLOCK_REALTIME offsets where its boot differs.
+// Pairs the receives with the sends. Several recordings are put on one clock: `offsets` (trace
+// -> ns added to its times, comm's clock alignment), else the recorded CLOCK_REALTIME offsets
+// against the first process's where its boot differs; then refined by the socket pairs
+// (P2pClock).
 P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
                      const std::map<std::string, int64_t>& offsets = {});
 

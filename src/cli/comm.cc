@@ -177,10 +177,20 @@ json P2pJson(const P2pView& p) {
     for (const auto& d : c.dirs) dirs.push_back(DirectionJson(d));
     conns.push_back({{"a", c.a}, {"b", c.b}, {"directions", dirs}});
   }
+  json clocks = json::array();
+  for (const auto& c : p.clocks)
+    clocks.push_back({{"trace", c.trace},
+                      {"method", c.method},
+                      {"recorded_offset_ns", c.recorded_ns},
+                      {"offset_ns", c.offset_ns},
+                      {"low_ns", c.low_ns != INT64_MIN ? json(c.low_ns) : json(nullptr)},
+                      {"high_ns", c.high_ns != INT64_MAX ? json(c.high_ns) : json(nullptr)},
+                      {"pairs", c.pairs}});
   return {{"matched_bytes", p.matched},
           {"unmatched_bytes", p.unmatched},
           {"processes", procs},
-          {"connections", conns}};
+          {"connections", conns},
+          {"clocks", clocks}};
 }
 
 json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string>& dirs) {
@@ -357,6 +367,13 @@ void PrintP2p(const P2pView& p) {
                   static_cast<unsigned long long>(d.messages), lat(d.latency_p50).c_str(),
                   lat(d.latency_max).c_str(), Bw(d.bandwidth).c_str());
     }
+  if (p.clocks.empty()) return;
+  std::printf("  clocks by socket pairs (offset added to each recording's times):\n");
+  for (const auto& c : p.clocks)
+    std::printf("    %-45s %-12s %14.3f ms  (recorded %.3f ms, %llu pairs)\n",
+                TerminalSafe(c.trace).c_str(), c.method.c_str(),
+                static_cast<double>(c.offset_ns) / 1e6, static_cast<double>(c.recorded_ns) / 1e6,
+                static_cast<unsigned long long>(c.pairs));
 }
 
 void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {

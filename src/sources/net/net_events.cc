@@ -8,6 +8,7 @@
 
 #include "format/keys.h"
 #include "runtime/emit.h"
+#include "runtime/process.h"
 
 using tt::Arg;
 using tt::layout::ArgType;
