@@ -218,6 +218,10 @@ TEST(NetSource, AShiftedClockIsPutBackBySocketPairs) {
   EXPECT_GT(off, -5500000000);
   EXPECT_LT(off, -4500000000);
   EXPECT_GT(clocks[1]["pairs"].get<uint64_t>(), 0u);
+  // Every call of the shifted process is on its shifted clock, its first included (a start
+  // read off that clock would make one message seem to take the whole shift).
+  for (const json& d : c["p2p"]["connections"][0]["directions"])
+    EXPECT_LT(d["latency_max_ns"].get<uint64_t>(), 2500000000u) << d.dump();
 }
 
 TEST(NetSource, APeerNotRecordedIsANoteNotACrash) {

@@ -5,6 +5,7 @@
 #include "sources/net/net_events.h"
 
 #include <atomic>
+#include <cstdio>
 
 #include "format/keys.h"
 #include "runtime/emit.h"
@@ -40,7 +41,12 @@ Arg UintArg(uint32_t key, uint64_t v) {
 
 extern "C" {
 
-__attribute__((visibility("default"))) uint64_t tt_net_now_(void) { return tt::rt::ThreadNowNs(); }
+__attribute__((visibility("default"))) uint64_t tt_net_now_(void) {
+  // A thread's first call: its stream first, so that the start is read on the stream's clock
+  // (as the end, written into the stream, is).
+  if (!tt::rt::t_stream && tt::rt::Enabled()) tt::rt::AttachThread();
+  return tt::rt::ThreadNowNs();
+}
 
 __attribute__((visibility("default"))) void tt_net_io_(int recv, uint64_t conn, uint64_t offset,
                                                        uint64_t bytes, uint64_t start_ns) {
