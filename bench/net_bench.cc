@@ -2,10 +2,11 @@
 // the source, and recorded with it): a loopback TCP connection within one thread, 64-byte
 // send() on one end then recv() on the other (each returns at once: loopback delivers into the
 // receive queue during the send), and write() of 64 bytes to /dev/null (a descriptor that is
-// not a socket: what every other call pays). Prints the median over repetitions of the
-// thread's CPU ns per send+recv pair and per write.
+// not a socket: what every other call pays), each in a run of its own (a run that records
+// sockets leaves the runtime's buffers and preparer busy, which a following loop would pay).
+// Prints the median over repetitions of the thread's CPU ns per send+recv pair or per write.
 //
-//   tt_bench_net [ITERATIONS [REPS]]     (default 200000, 9)
+//   tt_bench_net [send|write [ITERATIONS [REPS]]]     (default send 200000 9)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -57,34 +59,39 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// One repetition of `iters` calls of the loop: ns of the thread's CPU per iteration.
+template <typename F>
+double Time(long iters, F body) {
+  double t0 = NowNs();
+  for (long i = 0; i < iters; ++i) body();
+  return (NowNs() - t0) / static_cast<double>(iters);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  long iters = argc > 1 ? std::atol(argv[1]) : 200000;
-  int reps = argc > 2 ? std::atoi(argv[2]) : 9;
+  std::string_view mode = argc > 1 ? argv[1] : "send";
+  long iters = argc > 2 ? std::atol(argv[2]) : 200000;
+  int reps = argc > 3 ? std::atoi(argv[3]) : 9;
   int a, b;
   Connect(&a, &b);
   int null = open("/dev/null", O_WRONLY);
   char buf[64] = {};
-  std::vector<double> pair, wr;
-  for (int r = 0; r < reps; ++r) {
-    double t0 = NowNs();
-    for (long i = 0; i < iters; ++i) {
-      if (send(a, buf, sizeof buf, 0) != sizeof buf) Die("send");
-      size_t got = 0;
-      while (got < sizeof buf) {
-        ssize_t n = recv(b, buf + got, sizeof buf - got, 0);
-        if (n <= 0) Die("recv");
-        got += static_cast<size_t>(n);
-      }
+  auto exchange = [&] {
+    if (send(a, buf, sizeof buf, 0) != sizeof buf) Die("send");
+    size_t got = 0;
+    while (got < sizeof buf) {
+      ssize_t n = recv(b, buf + got, sizeof buf - got, 0);
+      if (n <= 0) Die("recv");
+      got += static_cast<size_t>(n);
     }
-    double t1 = NowNs();
-    for (long i = 0; i < iters; ++i)
-      if (write(null, buf, sizeof buf) != sizeof buf) Die("write");
-    double t2 = NowNs();
-    pair.push_back((t1 - t0) / iters);
-    wr.push_back((t2 - t1) / iters);
-  }
-  std::printf("send_recv_ns %.1f\nwrite_devnull_ns %.1f\n", Median(pair), Median(wr));
+  };
+  auto write_null = [&] {
+    if (write(null, buf, sizeof buf) != sizeof buf) Die("write");
+  };
+  std::vector<double> v;
+  for (int r = 0; r < reps; ++r)
+    v.push_back(mode == "write" ? Time(iters, write_null) : Time(iters, exchange));
+  std::printf("%s %.1f\n", mode == "write" ? "write_devnull_ns" : "send_recv_ns", Median(v));
   return 0;
 }

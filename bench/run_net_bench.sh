@@ -23,19 +23,21 @@ done
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-run() {  # MODE: prints "MODE KEY VALUE" lines
-  local mode=$1
+run() {  # MODE LOOP: prints "MODE KEY VALUE"
+  local mode=$1 loop=$2
   case $mode in
-    bare) "$BENCH" "$ITERS" "$REPS" ;;
+    bare) "$BENCH" "$loop" "$ITERS" "$REPS" ;;
     none | net)
-      "$CLI" record --quiet --sources "$mode" -o "$TMP/$mode" -- "$BENCH" "$ITERS" "$REPS" \
-        2>>"$TMP/log" ;;
+      "$CLI" record --quiet --sources "$mode" -o "$TMP/$mode" -- "$BENCH" "$loop" "$ITERS" \
+        "$REPS" 2>>"$TMP/log" ;;
   esac | sed "s/^/$mode /"
   rm -rf "${TMP:?}/$mode"
 }
 
 for ((r = 0; r < ROUNDS; ++r)); do
-  for m in bare none net; do run $m; done
+  for loop in send write; do
+    for m in bare none net; do run $m $loop; done
+  done
 done >"$TMP/raw"
 
 python3 - "$TMP/raw" <<'PY'

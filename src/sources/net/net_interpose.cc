@@ -71,7 +71,14 @@ inline FdEntry* Tracked(int fd) {
   return Classify(fd);
 }
 
-inline uint64_t Start(FdEntry* e) { return e ? tt_net_now_() : 0; }
+// The call's start (event clock); keeps errno (a thread's first call opens its stream).
+inline uint64_t Start(FdEntry* e) {
+  if (!e) return 0;
+  int saved = errno;
+  uint64_t t = tt_net_now_();
+  errno = saved;
+  return t;
+}
 
 // Records a call that returned `r` (bytes moved, if positive); keeps errno.
 inline ssize_t Done(FdEntry* e, int fd, Dir d, ssize_t r, uint64_t start) {
