@@ -29,17 +29,13 @@ struct TrackSockets {
   const Keys* keys = nullptr;
   std::map<uint64_t, std::pair<std::string, std::string>> conns;  // conn -> (local, peer)
   std::map<uint64_t, std::vector<SocketCall>> calls[2];           // send, recv: conn -> calls
-  uint64_t damaged = 0;  // socket events without their arguments
 
   void OnBegin(const model::Slice&) {}
   void OnPoint(const model::Point& p) {
     if (!keys->connection || p.name != keys->connection) return;
     auto conn = model::ArgInt(p.args, keys->conn);
     uint32_t local = model::ArgStr(p.args, keys->local), peer = model::ArgStr(p.args, keys->peer);
-    if (!conn || !local || !peer) {
-      ++damaged;
-      return;
-    }
+    if (!conn || !local || !peer) return;  // damaged: its calls are then not paired (a note)
     conns[static_cast<uint64_t>(*conn)] = {std::string(proc->Name(local)),
                                            std::string(proc->Name(peer))};
   }
@@ -48,10 +44,7 @@ struct TrackSockets {
     auto conn = model::ArgInt(s.args, keys->conn);
     auto offset = model::ArgInt(s.args, keys->offset);
     auto bytes = model::ArgInt(s.args, keys->bytes);
-    if (!conn || !offset || !bytes || *offset < 0 || *bytes <= 0) {
-      ++damaged;
-      return;
-    }
+    if (!conn || !offset || !bytes || *offset < 0 || *bytes <= 0) return;  // damaged
     calls[s.name == keys->recv][static_cast<uint64_t>(*conn)].push_back(
         {s.start, s.end, static_cast<uint64_t>(*offset), static_cast<uint64_t>(*bytes)});
   }
