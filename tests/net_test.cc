@@ -176,6 +176,19 @@ std::future<test::RunResult> Serve(const TempDir& d) {
   return std::async(std::launch::async, [argv] { return RunCmd(argv, {}, 300); });
 }
 
+TEST(NetSource, OverIpv6Loopback) {
+  TempDir d;
+  auto r = RunCmd(
+      {TT_CLI, "record", "--quiet", "--sources", "net", "-o", d / "t", "--", TT_NET_JOB, "pair6"},
+      {}, 300);
+  if (r.status == 4) GTEST_SKIP() << "no IPv6 loopback here";
+  ASSERT_EQ(r.status, 0) << r.err;
+  json c = CommJson({d / "t"});
+  ExpectKnownExchange(c);
+  EXPECT_EQ(c["p2p"]["connections"][0]["a"].get<std::string>().rfind("[::1]:", 0), 0u)
+      << c["p2p"].dump(1);
+}
+
 TEST(NetSource, TwoRecordingsArePairedAcrossTraces) {
   TempDir d;
   auto server = Serve(d);

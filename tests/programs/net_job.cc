@@ -6,6 +6,7 @@
 // one peek (MSG_PEEK, not data), checks every byte, and answers each with an 8-byte
 // acknowledgement that the client reads.
 //   net_job pair               both, the client a forked child
+//   net_job pair6              the same over ::1 (exit 4 where there is no IPv6 loopback)
 //   net_job serve PORT_FILE    the server: writes its port into PORT_FILE
 //   net_job connect PORT_FILE  the client: waits for PORT_FILE, connects
 // Exit 0 when every byte arrived as sent.
@@ -30,6 +31,25 @@
 #include <vector>
 
 namespace {
+
+bool g_v6 = false;  // over ::1 instead of 127.0.0.1
+
+// The loopback address of the family in use, port `port`.
+socklen_t Loopback(sockaddr_storage* out, uint16_t port) {
+  *out = {};
+  if (g_v6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(out);
+    a->sin6_family = AF_INET6;
+    a->sin6_port = htons(port);
+    a->sin6_addr = in6addr_loopback;
+    return sizeof *a;
+  }
+  auto* a = reinterpret_cast<sockaddr_in*>(out);
+  a->sin_family = AF_INET;
+  a->sin_port = htons(port);
+  a->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  return sizeof *a;
+}
 
 [[noreturn]] void Die(const char* what) {
   std::perror(what);
@@ -148,14 +168,12 @@ int Serve(int listener) {
 }
 
 int Client(uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  int fd = socket(g_v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_port = htons(port);
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) Die("connect");
+  sockaddr_storage a;
+  socklen_t len = Loopback(&a, port);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), len) != 0) Die("connect");
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
   for (size_t m = 0; m < std::size(kNetSizes); ++m) {
     std::vector<uint8_t> buf(kNetSizes[m]);
@@ -176,16 +194,16 @@ int Client(uint16_t port) {
   return 0;
 }
 
+// A listening socket on the loopback address; -1 where the family has none.
 int Listener(uint16_t* port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0 || listen(fd, 1) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+  int fd = socket(g_v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+  sockaddr_storage a;
+  socklen_t len = Loopback(&a, 0);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&a), len) != 0) return -1;
+  if (listen(fd, 1) != 0 || getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) != 0)
     Die("listen");
-  *port = ntohs(a.sin_port);
+  *port = ntohs(g_v6 ? reinterpret_cast<sockaddr_in6*>(&a)->sin6_port
+                     : reinterpret_cast<sockaddr_in*>(&a)->sin_port);
   return fd;
 }
 
@@ -207,8 +225,14 @@ uint16_t ReadPort(const char* file) {
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "pair";
   if (mode == "connect" && argc > 2) return Client(ReadPort(argv[2]));
+  g_v6 = mode == "pair6";
+  if (g_v6) mode = "pair";
   uint16_t port = 0;
   int listener = Listener(&port);
+  if (listener < 0) {
+    if (g_v6) return 4;
+    Die("bind");
+  }
   if (mode == "serve" && argc > 2) {
     std::string tmp = std::string(argv[2]) + ".tmp";
     FILE* f = std::fopen(tmp.c_str(), "w");
@@ -219,7 +243,7 @@ int main(int argc, char** argv) {
     return Serve(listener);
   }
   if (mode != "pair") {
-    std::fprintf(stderr, "usage: net_job [pair | serve PORT_FILE | connect PORT_FILE]\n");
+    std::fprintf(stderr, "usage: net_job [pair | pair6 | serve PORT_FILE | connect PORT_FILE]\n");
     return 2;
   }
   pid_t child = fork();
