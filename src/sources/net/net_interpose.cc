@@ -62,7 +62,8 @@ RecvfromChk g___recvfrom_chk;
 // The entry of a descriptor whose calls are recorded, else null: not recording, not a
 // connected TCP socket, or past the table.
 inline FdEntry* Tracked(int fd) {
-  if (__builtin_expect(__atomic_load_n(&tt_active_, __ATOMIC_RELAXED) == 0, 1)) return nullptr;
+  // Preloaded only when armed: the process records (the runtime may still turn it off).
+  if (__builtin_expect(__atomic_load_n(&tt_active_, __ATOMIC_RELAXED) == 0, 0)) return nullptr;
   if (static_cast<unsigned>(fd) >= kMaxFd) return nullptr;
   FdEntry* e = &g_fds[fd];
   uint8_t k = e->kind.load(std::memory_order_acquire);
