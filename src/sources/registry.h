@@ -24,7 +24,7 @@ struct PythonOptions {
 
 // What arming needs from `record`.
 struct ArmOptions {
-  std::string runtime_lib;  // path of libtensortrace.so (every collector lives in it)
+  std::string runtime_lib;  // path of libtensortrace.so (the collectors live in it or beside it)
   bool quiet = false;       // record --quiet: no warning when a user's setting wins
   PythonOptions python;
 };
