@@ -11,12 +11,14 @@
 namespace tt {
 namespace {
 
-// The --sources lines of `record --help` as they were written by hand before the table.
+// The --sources lines of `record --help` (as written by hand before the table, plus net).
 const char kOldSourcesHelp[] =
-    R"(  --sources LIST           comma list of the sources to switch on (default: all):
+    R"(  --sources LIST           comma list of the sources to switch on (default: all but net):
                            cuda (CUPTI: CUDA API calls, kernels, copies; nothing happens
                            in a process that never loads CUDA), nvtx, itt (oneDNN...),
-                           python (the TensorFlow/JAX profiler bootstrap); or none
+                           python (the TensorFlow/JAX profiler bootstrap), net (TCP
+                           send/receive calls with bytes, peers and byte offsets; off
+                           unless named); or none
 )";
 
 TEST(RecordSources, HelpIsBuiltFromTheTable) {
@@ -27,8 +29,10 @@ TEST(RecordSources, HelpIsBuiltFromTheTable) {
 }
 
 TEST(RecordSources, NamesInHelpOrder) {
-  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python");
-  ASSERT_EQ(sources::All().size(), 4u);
+  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net");
+  ASSERT_EQ(sources::All().size(), 5u);
+  EXPECT_TRUE(sources::Find("net")->opt_in);
+  EXPECT_FALSE(sources::Find("cuda")->opt_in);
   EXPECT_STREQ(sources::All()[2].name, "itt");
   ASSERT_NE(sources::Find("nvtx"), nullptr);
   EXPECT_EQ(sources::Find("nvtx")->arm, &sources::ArmNvtx);
@@ -37,6 +41,17 @@ TEST(RecordSources, NamesInHelpOrder) {
 }
 
 bool OnlyIttAndNvtx(const std::string& n) { return n == "itt" || n == "nvtx"; }
+bool OnlyNet(const std::string& n) { return n == "net"; }
+
+TEST(RecordSources, NetArmingPreloadsItsLibraryRightBehindTheRuntime) {
+  sources::ArmOptions o;
+  o.runtime_lib = "/lib/libtensortrace.so";
+  setenv("LD_PRELOAD", "/lib/libtensortrace.so:/u/user.so", 1);
+  sources::ArmSources(OnlyNet, o);
+  EXPECT_STREQ(getenv("LD_PRELOAD"),
+               "/lib/libtensortrace.so:/lib/libtensortrace_net.so:/u/user.so");
+  unsetenv("LD_PRELOAD");
+}
 
 TEST(RecordSources, ArmingSetsTheEnvironmentAndKeepsTheUsersSettings) {
   for (const char* v : {"INTEL_LIBITTNOTIFY64", "INTEL_ITTNOTIFY_GROUPS", "ONEDNN_ITT_TASK_LEVEL",

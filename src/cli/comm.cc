@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analysis/human.h"
+#include "analysis/p2p.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "core/csv.h"
@@ -22,6 +23,7 @@ using analysis::CommInstance;
 using analysis::CommView;
 using analysis::HumanBytes;
 using analysis::HumanDuration;
+using analysis::P2pView;
 using nlohmann::json;
 
 const char kCommHelp[] =
@@ -43,8 +45,16 @@ entered it); the offset applied to each recording and its uncertainty are shown.
 and per step: its communication time, the part compute on its other threads and streams
 overlapped, and the part exposed (nothing hid it), with the steps most exposed.
 
+Point-to-point: the TCP connections that `record --sources ...,net` saw (send/receive calls
+with their byte offsets), each direction with the process that sent and the one that received
+(across recordings too), every receive paired with the sends whose bytes it carries: bytes
+sent, received and paired, calls, messages (send calls whose every byte was received), their
+latency (from the send's start to the end of the receive that took its last byte) and the
+bandwidth (paired bytes over the time some message was in flight). Bytes without their other
+side get a note naming the connection.
+
   --json      machine-readable output (schema: docs/comm-json.md; every instance)
-  --csv       one row per instance and rank (columns: docs/comm-json.md)
+  --csv       one row per instance and rank (columns: docs/comm-json.md; collectives only)
   --top N     instances shown (default 10)
   --by K      order the top instances by `wait` (the ranks' waits added; default) or `duration`
   -h, --help  this help
@@ -151,7 +161,54 @@ json StepsJson(const analysis::CommRank& r) {
   return steps;
 }
 
-json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
+json DirectionJson(const analysis::P2pDirection& d) {
+  return {{"from", d.from},
+          {"to", d.to},
+          {"sender_index", Known(d.sender)},
+          {"receiver_index", Known(d.receiver)},
+          {"sent_bytes", d.sent},
+          {"received_bytes", d.received},
+          {"matched_bytes", d.matched},
+          {"sends", d.sends},
+          {"receives", d.receives},
+          {"messages", d.messages},
+          {"latency_min_ns", d.messages ? json(d.latency_min) : json(nullptr)},
+          {"latency_p50_ns", d.messages ? json(d.latency_p50) : json(nullptr)},
+          {"latency_mean_ns", d.messages ? json(d.latency_mean) : json(nullptr)},
+          {"latency_max_ns", d.messages ? json(d.latency_max) : json(nullptr)},
+          {"busy_ns", d.busy_ns},
+          {"bandwidth_gbs", Gbs(d.bandwidth)},
+          {"causality_violations", d.causality},
+          {"overlapping_calls", d.overlaps}};
+}
+
+json P2pJson(const P2pView& p) {
+  json procs = json::array(), conns = json::array();
+  for (const auto& sp : p.processes)
+    procs.push_back(
+        {{"pid", sp.pid}, {"rank", Known(sp.rank)}, {"host", sp.host}, {"trace", sp.trace}});
+  for (const auto& c : p.connections) {
+    json dirs = json::array();
+    for (const auto& d : c.dirs) dirs.push_back(DirectionJson(d));
+    conns.push_back({{"a", c.a}, {"b", c.b}, {"directions", dirs}});
+  }
+  json clocks = json::array();
+  for (const auto& c : p.clocks)
+    clocks.push_back({{"trace", c.trace},
+                      {"method", c.method},
+                      {"recorded_offset_ns", c.recorded_ns},
+                      {"offset_ns", c.offset_ns},
+                      {"low_ns", c.low_ns != INT64_MIN ? json(c.low_ns) : json(nullptr)},
+                      {"high_ns", c.high_ns != INT64_MAX ? json(c.high_ns) : json(nullptr)},
+                      {"pairs", c.pairs}});
+  return {{"matched_bytes", p.matched},
+          {"unmatched_bytes", p.unmatched},
+          {"processes", procs},
+          {"connections", conns},
+          {"clocks", clocks}};
+}
+
+json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string>& dirs) {
   json ranks = json::array(), colls = json::array(), inst = json::array();
   for (size_t i = 0; i < v.ranks.size(); ++i) {
     const auto& r = v.ranks[i];
@@ -193,6 +250,7 @@ json ViewJson(const CommView& v, const std::vector<std::string>& dirs) {
           {"collectives", colls},
           {"instances", inst},
           {"clocks", ClocksJson(v)},
+          {"p2p", P2pJson(p)},
           {"notes", v.notes}};
 }
 
@@ -337,19 +395,69 @@ void PrintClocks(const CommView& v) {
   }
 }
 
-void PrintText(const CommView& v, const CommArgs& o) {
-  std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n\n",
+std::string Who(const P2pView& p, int64_t i) { return i >= 0 ? p.processes[i].Label() : "-"; }
+
+// The socket connections, one line per direction.
+void PrintP2p(const P2pView& p) {
+  if (p.connections.empty()) return;
+  std::printf("\npoint-to-point (sockets): %s paired, %s unpaired\n",
+              HumanBytes(static_cast<int64_t>(p.matched)).c_str(),
+              HumanBytes(static_cast<int64_t>(p.unmatched)).c_str());
+  std::printf("  %-47s %-14s %-14s %10s %10s %7s %7s %10s %10s %12s\n", "direction", "sender",
+              "receiver", "sent", "paired", "sends", "msgs", "lat p50", "lat max", "bandwidth");
+  for (const auto& c : p.connections)
+    for (const auto& d : c.dirs) {
+      std::string name = d.from + " -> " + d.to;
+      auto lat = [&](uint64_t ns) {
+        return d.messages ? HumanDuration(static_cast<double>(ns)) : std::string("-");
+      };
+      std::printf("  %-47s %-14s %-14s %10s %10s %7llu %7llu %10s %10s %12s\n",
+                  TerminalSafe(name).c_str(), Who(p, d.sender).c_str(), Who(p, d.receiver).c_str(),
+                  HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
+                  HumanBytes(static_cast<int64_t>(d.matched)).c_str(),
+                  static_cast<unsigned long long>(d.sends),
+                  static_cast<unsigned long long>(d.messages), lat(d.latency_p50).c_str(),
+                  lat(d.latency_max).c_str(), Bw(d.bandwidth).c_str());
+    }
+  if (p.clocks.empty()) return;
+  std::printf("  clocks by socket pairs (offset added to each recording's times):\n");
+  for (const auto& c : p.clocks)
+    std::printf("    %-45s %-12s %14.3f ms  (recorded %.3f ms, %llu pairs)\n",
+                TerminalSafe(c.trace).c_str(), c.method.c_str(),
+                static_cast<double>(c.offset_ns) / 1e6, static_cast<double>(c.recorded_ns) / 1e6,
+                static_cast<unsigned long long>(c.pairs));
+}
+
+void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
+  std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n",
               v.ranks.size(), static_cast<unsigned long long>(v.matched + v.unmatched),
               static_cast<unsigned long long>(v.matched),
               static_cast<unsigned long long>(v.unmatched));
-  if (v.instances.empty()) return;
-  PrintCollectives(v);
+  if (!v.instances.empty()) {
+    std::printf("\n");
+    PrintCollectives(v);
+    std::printf("\n");
+    PrintRanks(v);
+    std::printf("\n");
+    PrintTop(v, o.top, o.by_duration);
+    PrintSteps(v, o.top);
+    PrintClocks(v);
+  }
+  PrintP2p(p);
   std::printf("\n");
-  PrintRanks(v);
-  std::printf("\n");
-  PrintTop(v, o.top, o.by_duration);
-  PrintSteps(v, o.top);
-  PrintClocks(v);
+}
+
+// The socket connections, on the clocks the collectives aligned.
+P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const CommView& v,
+                     std::vector<Problem>* problems) {
+  std::vector<analysis::SocketProcess> procs;
+  std::vector<analysis::SocketEnd> ends;
+  std::vector<Problem> probs;  // the same damage the collectives' scan saw, where it saw some
+  analysis::CollectSockets(traces, 0, &procs, &ends, &probs);
+  if (problems->empty()) *problems = std::move(probs);
+  std::map<std::string, int64_t> offsets;
+  for (const auto& c : v.clocks) offsets[c.trace] = c.offset_ns;
+  return analysis::MatchSockets(std::move(procs), std::move(ends), offsets);
 }
 
 }  // namespace
@@ -366,17 +474,19 @@ int Comm(const std::vector<std::string>& argv) {
     problems.insert(problems.end(), m.problems.begin(), m.problems.end());
   }
   CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems, true));
-  if (v.ranks.empty())
+  P2pView p = PointToPoint(traces, v, &problems);
+  v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
+  if (v.ranks.empty() && p.connections.empty())
     v.notes.push_back(
         "no collective in the trace: they come from PyTorch's profiler (c10d and its "
         "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
-        "collective ops) and NCCL's NVTX ranges");
+        "collective ops) and NCCL's NVTX ranges; socket traffic from record --sources ...,net");
   if (o.json) {
-    std::cout << ViewJson(v, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    std::cout << ViewJson(v, p, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (o.csv) {
     PrintCsv(v);
   } else {
-    PrintText(v, o);
+    PrintText(v, p, o);
     for (const auto& n : v.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
   }
   if (!problems.empty())

@@ -9,7 +9,7 @@ namespace tt::cli {
 
 namespace {
 
-// Null: --sources not given, every source on.
+// Null: --sources not given, every source on but the opt-in ones.
 std::set<std::string>* g_sources = nullptr;
 
 }  // namespace
@@ -37,6 +37,10 @@ void SetSources(const std::string& list) {
   g_sources = new std::set<std::string>(std::move(s));
 }
 
-bool SourceOn(const std::string& name) { return !g_sources || g_sources->count(name) != 0; }
+bool SourceOn(const std::string& name) {
+  if (g_sources) return g_sources->count(name) != 0;
+  const sources::Source* s = sources::Find(name);
+  return s && !s->opt_in;
+}
 
 }  // namespace tt::cli

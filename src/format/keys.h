@@ -161,6 +161,14 @@ inline constexpr char kTid[] = "tid";
 inline constexpr char kSince[] = "since";
 // When a Python sample's look at the frames was (CLOCK_MONOTONIC ns; the event is written after).
 inline constexpr char kAt[] = "at";
+// The socket source (net.send, net.recv, net.connection): the connection's id in its process,
+// the connection's byte offset in the call's direction before the call, and the connection's
+// local and peer addresses ("127.0.0.1:5000", "[::1]:5000") and descriptor.
+inline constexpr char kConn[] = "conn";
+inline constexpr char kOffset[] = "offset";
+inline constexpr char kLocal[] = "local";
+inline constexpr char kPeer[] = "peer";
+inline constexpr char kFd[] = "fd";
 
 // Every argument key above.
 // clang-format off
@@ -172,7 +180,7 @@ inline constexpr std::string_view kArgKeys[] = {
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
     kOutNelems, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
-    kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt,
+    kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
 };
 // clang-format on
 
@@ -210,12 +218,18 @@ inline constexpr char kPythonTracer[] = "python.tracer";
 // static shape and dtype), written once when tf.function traces the graph: the bytes its
 // XSpace event lacks.
 inline constexpr char kTfCollectiveOp[] = "tf.collective_op";
+// The socket source (src/sources/net): a call that moved bytes on a TCP connection (a
+// communication slice with conn, offset, bytes), and a connection's first use in a process
+// (an instant with conn, fd, local, peer).
+inline constexpr char kNetSend[] = "net.send";
+inline constexpr char kNetRecv[] = "net.recv";
+inline constexpr char kNetConnection[] = "net.connection";
 
 // Every well-known event name above.
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
-    kPythonSample, kPythonSite, kPythonTracer, kTfCollectiveOp,
+    kPythonSample, kPythonSite, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv, kNetConnection,
 };
 // clang-format on
 

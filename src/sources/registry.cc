@@ -11,11 +11,14 @@ constexpr Source kSources[] = {
     {"nvtx", "nvtx", ArmNvtx},
     {"itt", "itt (oneDNN...)", ArmItt},
     {"python", "python (the TensorFlow/JAX profiler bootstrap)", ArmPython},
+    {"net", "net (TCP send/receive calls with bytes, peers and byte offsets; off unless named)",
+     ArmNet, true},
 };
 // clang-format on
 
-// The order of arming (indices in kSources): ITT, Python, CUDA, NVTX, as record always did.
-constexpr size_t kArmOrder[] = {2, 3, 0, 1};
+// The order of arming (indices in kSources): ITT, Python, CUDA, NVTX, as record always did,
+// then sockets.
+constexpr size_t kArmOrder[] = {2, 3, 0, 1, 4};
 static_assert(std::size(kArmOrder) == std::size(kSources));
 
 // The help's continuation lines start in this column and end by it.
@@ -26,7 +29,7 @@ std::string BuildHelp() {
   for (const Source& s : kSources) text += (text.empty() ? "" : ", ") + std::string(s.help);
   text += "; or none";
   std::string out =
-      "  --sources LIST           comma list of the sources to switch on (default: all):\n";
+      "  --sources LIST           comma list of the sources to switch on (default: all but net):\n";
   std::string line;
   size_t start = 0;
   while (start < text.size()) {  // greedy wrap of the words at kWidth columns

@@ -24,7 +24,7 @@ struct PythonOptions {
 
 // What arming needs from `record`.
 struct ArmOptions {
-  std::string runtime_lib;  // path of libtensortrace.so (every collector lives in it)
+  std::string runtime_lib;  // path of libtensortrace.so (the collectors live in it or beside it)
   bool quiet = false;       // record --quiet: no warning when a user's setting wins
   PythonOptions python;
 };
@@ -36,6 +36,8 @@ struct Source {
   // inherits) that switch this source on; warns on stderr (unless quiet) where a user's
   // setting keeps it off.
   void (*arm)(const ArmOptions&);
+  // On only where --sources names it (or says all): its cost is not for every recording.
+  bool opt_in = false;
 };
 
 // Every source, in the order `record --help` lists them.
@@ -47,11 +49,11 @@ const Source* Find(std::string_view name);
 // The lines of `record --help` about --sources (from the table's names and help).
 const std::string& SourcesHelp();
 
-// "cuda, nvtx, itt, python": the names, for messages.
+// "cuda, nvtx, itt, python, net": the names, for messages.
 std::string NameList();
 
 // Arms the sources for which `on(name)` holds, in the order record always armed them (itt,
-// python, cuda, nvtx: the order of their warnings).
+// python, cuda, nvtx: the order of their warnings; then net).
 void ArmSources(bool (*on)(const std::string& name), const ArmOptions& o);
 
 // Each source's arming (src/sources/<name>/arm.cc).
@@ -59,5 +61,6 @@ void ArmCuda(const ArmOptions& o);
 void ArmNvtx(const ArmOptions& o);
 void ArmItt(const ArmOptions& o);
 void ArmPython(const ArmOptions& o);
+void ArmNet(const ArmOptions& o);
 
 }  // namespace tt::sources

@@ -1,0 +1,101 @@
+// Point-to-point communication over sockets (the net source: net.send, net.recv and
+// net.connection events): each TCP connection as its two directions, every receive paired with
+// the sends whose bytes it carries by the connection's byte offsets, across the processes of one
+// recording and across recordings. A direction is named by its ends: bytes from `from` to `to`
+// are the sends of the process whose connection has local = from and peer = to, and the
+// receives of the process whose connection has local = to and peer = from.
+//
+// Per direction: bytes sent, received and matched; per send call (a message) its latency, from
+// the send's start to the end of the receive that took its last byte; the bandwidth, the
+// matched bytes over the time some message was in flight (the union of the messages' [send
+// start, last receive end]). Collection (p2p_collect.cc) reads the events; matching (p2p.cc)
+// works on plain lists, so it is tested without a trace.
+#pragma once
+#include <climits>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "model/model.h"
+
+namespace tt::analysis {
+
+struct SocketCall {
+  uint64_t start = 0, end = 0;  // trace clock (ns)
+  uint64_t offset = 0, bytes = 0;
+};
+
+// A process that used sockets.
+struct SocketProcess {
+  int64_t pid = 0, rank = -1;
+  std::string host, trace;
+  std::string clock;            // its clock's boot id
+  int64_t realtime_offset = 0;  // CLOCK_REALTIME - its clock, as recorded at its start
+  std::string Label() const;    // "rank 1 (pid 7)", else "pid 7"
+};
+
+// One process's side of one connection.
+struct SocketEnd {
+  size_t process = 0;       // index in the processes given to MatchSockets
+  std::string local, peer;  // "127.0.0.1:5000"; empty: the connection was never announced
+  uint64_t conn = 0;        // its id in the process
+  std::vector<SocketCall> sends, receives;
+};
+
+struct P2pDirection {
+  std::string from, to;
+  int64_t sender = -1, receiver = -1;  // indices of the processes (-1: not in the traces)
+  uint64_t sent = 0, received = 0;     // bytes
+  uint64_t matched = 0;                // received bytes that a recorded send carried
+  uint64_t sends = 0, receives = 0;    // calls
+  uint64_t messages = 0;               // sends whose every byte was received
+  uint64_t latency_min = 0, latency_p50 = 0, latency_max = 0;  // over the messages (ns)
+  double latency_mean = -1;                                    // -1: no message
+  uint64_t busy_ns = 0;                                        // time some message was in flight
+  double bandwidth = -1;   // matched bytes / busy_ns, bytes/s (-1: unknown)
+  uint64_t causality = 0;  // pairs where the receive ended before the send began
+  uint64_t overlaps = 0;   // calls whose byte ranges overlap another's of the same side
+};
+
+struct P2pConnection {
+  std::string a, b;                // its ends, a < b
+  std::vector<P2pDirection> dirs;  // a -> b, then b -> a (only those with bytes)
+};
+
+// One recording's clock as the socket pairs put it on the first process's recording's: a
+// receive never ends before the send of its bytes began, so each pair with the reference bounds
+// the offset d (added to this recording's times): d >= send start - receive end where the
+// reference sent, d <= receive end - send start where it received.
+struct P2pClock {
+  std::string trace;
+  int64_t recorded_ns = 0;  // given (comm's clocks) or from the recorded CLOCK_REALTIME offsets
+  int64_t offset_ns = 0;    // applied
+  int64_t low_ns = INT64_MIN, high_ns = INT64_MAX;  // the window the pairs allow (MIN/MAX: open)
+  uint64_t pairs = 0;                               // pairs with the reference that bound it
+  // "reference", "recorded" (within the window), "sockets" (moved into it), "inconsistent"
+  // (an empty window: recorded kept), "unbounded" (no pair with the reference)
+  std::string method;
+};
+
+struct P2pView {
+  std::vector<SocketProcess> processes;
+  std::vector<P2pClock> clocks;            // one per recording, the first process's first
+  std::vector<P2pConnection> connections;  // by bytes, most first
+  uint64_t matched = 0, unmatched = 0;     // bytes: received and sent bytes left unpaired
+  std::vector<std::string> notes;          // what could not be paired, naming it
+};
+
+// Pairs the receives with the sends. Several recordings are put on one clock: `offsets` (trace
+// -> ns added to its times, comm's clock alignment), else the recorded CLOCK_REALTIME offsets
+// against the first process's where its boot differs; then refined by the socket pairs
+// (P2pClock).
+P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
+                     const std::map<std::string, int64_t>& offsets = {});
+
+// Reads every process's socket calls from each trace (one scan of each track).
+void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigned threads,
+                    std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,
+                    std::vector<Problem>* problems);
+
+}  // namespace tt::analysis
