@@ -340,23 +340,6 @@ std::string ReportOf(const std::string& trace, const std::string& out) {
   return r.status == 0 ? ReadFile(out) : "";
 }
 
-// The rows of the page's table with this id, each as its cells' texts.
-std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id) {
-  std::vector<std::vector<std::string>> rows;
-  size_t at = html.find("<table id=\"" + id + "\">");
-  EXPECT_NE(at, std::string::npos) << id;
-  if (at == std::string::npos) return rows;
-  std::string t = html.substr(at, html.find("</table>", at) - at);
-  std::regex row("<tr>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
-  for (std::sregex_iterator it(t.begin(), t.end(), row), end; it != end; ++it) {
-    std::string r = (*it)[1];
-    std::vector<std::string> cells;
-    for (std::sregex_iterator c(r.begin(), r.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
-    if (!cells.empty()) rows.push_back(cells);
-  }
-  return rows;
-}
-
 // The text of the finding with this id ("" when the page has none).
 std::string FindingText(const std::string& html, const std::string& id) {
   std::string open = "<li data-finding=\"" + id + "\">";
@@ -463,7 +446,7 @@ TEST(CommReport, SyntheticJobSectionAndStragglerFinding) {
   EXPECT_NE(html.find("2 rank(s), 6 collective instance(s): 5 matched across ranks, 1 unmatched"),
             std::string::npos);
   std::map<std::string, std::vector<std::string>> colls;
-  for (auto& r : HtmlTable(html, "comm-collectives")) colls[r[0]] = r;
+  for (auto& r : test::HtmlTable(html, "comm-collectives")) colls[r[0]] = r;
   ASSERT_EQ(colls.size(), 3u);
   // collective, instances, calls per rank, bytes, time, wait, bus bandwidth
   EXPECT_EQ(colls["allreduce"][1], "3");
@@ -471,7 +454,7 @@ TEST(CommReport, SyntheticJobSectionAndStragglerFinding) {
   EXPECT_EQ(colls["allreduce"][5], "18.00 ms");  // 3 + 15
   EXPECT_EQ(colls["allgather"][5], "16.00 ms");  // 5 + 11
   EXPECT_EQ(colls["broadcast"][5], "0 ns");
-  auto ranks = HtmlTable(html, "comm-ranks");
+  auto ranks = test::HtmlTable(html, "comm-ranks");
   ASSERT_EQ(ranks.size(), 2u);
   // rank, pid, host, calls, bytes, communication time, wait, straggler in
   EXPECT_EQ(ranks[0][0], "rank 0");
@@ -481,7 +464,7 @@ TEST(CommReport, SyntheticJobSectionAndStragglerFinding) {
   EXPECT_EQ(ranks[1][5], "34.00 ms");
   EXPECT_EQ(ranks[1][6], "11.00 ms");
   EXPECT_EQ(ranks[1][7], "3");
-  auto top = HtmlTable(html, "comm-instances");
+  auto top = test::HtmlTable(html, "comm-instances");
   ASSERT_EQ(top.size(), 6u);
   // instance, bytes, ranks, skew, duration, wait, straggler, bus bandwidth
   EXPECT_EQ(top[0][0], "allreduce #1 of group 0");
@@ -616,11 +599,11 @@ TEST(CommTorch, RankThatSleepsBeforeAnAllReduceIsItsStraggler) {
   // finding names rank 1 with rank 0's wait.
   std::string html = ReportOf(d / "t", d / "r.html");
   ASSERT_NE(html.find("<section id=\"comm\"><h2>Communication</h2>"), std::string::npos);
-  auto top = HtmlTable(html, "comm-instances");
+  auto top = test::HtmlTable(html, "comm-instances");
   ASSERT_FALSE(top.empty());
   EXPECT_EQ(top[0][0], "allreduce #2 of group 0");
   EXPECT_EQ(top[0][6], "rank 1");
-  EXPECT_EQ(HtmlTable(html, "comm-ranks").size(), 2u);
+  EXPECT_EQ(test::HtmlTable(html, "comm-ranks").size(), 2u);
   std::string f = FindingText(html, "straggler");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(f, m,

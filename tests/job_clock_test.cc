@@ -136,23 +136,6 @@ Spans XSpaceSpans(const std::string& logdir) {
   return s;
 }
 
-// The cells of the report's table with this id, row by row.
-std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id) {
-  std::vector<std::vector<std::string>> rows;
-  size_t at = html.find("<table id=\"" + id + "\">");
-  EXPECT_NE(at, std::string::npos) << id;
-  if (at == std::string::npos) return rows;
-  std::string t = html.substr(at, html.find("</table>", at) - at);
-  std::regex row("<tr>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
-  for (std::sregex_iterator it(t.begin(), t.end(), row), end; it != end; ++it) {
-    std::string r = (*it)[1];
-    std::vector<std::string> cells;
-    for (std::sregex_iterator c(r.begin(), r.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
-    if (!cells.empty()) rows.push_back(cells);
-  }
-  return rows;
-}
-
 class JobClock : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -226,14 +209,14 @@ TEST_F(JobClock, ReportShowsTheOffsetsAndCausalCollectives) {
   auto r = RunCmd({TT_CLI, "report", d / "r0", d / "r1", "-o", d / "r.html"}, {}, 180);
   ASSERT_EQ(r.status, 0) << r.err;
   std::string html = ReadFile(d / "r.html");
-  auto clocks = HtmlTable(html, "comm-clocks");
+  auto clocks = test::HtmlTable(html, "comm-clocks");
   ASSERT_EQ(clocks.size(), 2u);
   EXPECT_EQ(clocks[0][0], d / "r0");
   EXPECT_EQ(clocks[1][0], d / "r1");
   EXPECT_EQ(clocks[1][4], "causality");
   EXPECT_NEAR(std::stod(clocks[1][3]), -kShift, 100000) << clocks[1][3];
   // Every instance matched on both ranks.
-  auto instances = HtmlTable(html, "comm-instances");
+  auto instances = test::HtmlTable(html, "comm-instances");
   ASSERT_FALSE(instances.empty());
   for (const auto& row : instances) EXPECT_EQ(row[0].find("unmatched"), std::string::npos);
 }

@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <regex>
 
 namespace tt::test {
 
@@ -162,6 +164,22 @@ bool RunInNetworkNamespace(const std::vector<std::string>& command,
   argv.insert(argv.end(), command.begin(), command.end());
   *r = RunCmd(argv, env, timeout_s);
   return true;
+}
+
+std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id) {
+  std::vector<std::vector<std::string>> rows;
+  size_t at = html.find("<table id=\"" + id + "\">");
+  EXPECT_NE(at, std::string::npos) << id;
+  if (at == std::string::npos) return rows;
+  std::string t = html.substr(at, html.find("</table>", at) - at);
+  std::regex row("<tr>(.*?)</tr>"), cell("<td[^>]*>(.*?)</td>");
+  for (std::sregex_iterator it(t.begin(), t.end(), row), end; it != end; ++it) {
+    std::string r = (*it)[1];
+    std::vector<std::string> cells;
+    for (std::sregex_iterator c(r.begin(), r.end(), cell); c != end; ++c) cells.push_back((*c)[1]);
+    if (!cells.empty()) rows.push_back(cells);
+  }
+  return rows;
 }
 
 }  // namespace tt::test

@@ -44,6 +44,9 @@ bool RunInNetworkNamespace(const std::vector<std::string>& command,
 // Whether python3 finds `module` (find_spec, not an import: importing TensorFlow or torch only
 // to decide costs as much as a test).
 bool HaveModule(const std::string& module);
+// The rows of an HTML page's table with this id (the report's), each as its cells' texts; a
+// test failure where the page has no such table.
+std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id);
 
 }  // namespace tt::test
 

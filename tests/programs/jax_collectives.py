@@ -5,6 +5,7 @@ device per process) that all-reduces (psum) its shard ALLREDUCES times, then one
 all-gathers it ALLGATHERS times, and prints `process I allreduce N allgather M shard_bytes B
 result R` (B: the bytes of its shard).
 Run it inside a network namespace: JAX's coordinator service listens on every interface."""
+import os
 import socket
 import subprocess
 import sys
@@ -41,8 +42,9 @@ def child(port, pid):
         z = gather(x)
         z.block_until_ready()
     r = float(np.asarray(y.addressable_shards[0].data)[0])
-    print("process", pid, "allreduce", ALLREDUCES, "allgather", ALLGATHERS, "shard_bytes",
-          local.nbytes, "result", r, flush=True)
+    # One write per line: the two processes share the pipe, and print() writes a line in pieces.
+    os.write(1, ("process %d allreduce %d allgather %d shard_bytes %d result %s\n" %
+                 (pid, ALLREDUCES, ALLGATHERS, local.nbytes, r)).encode())
     jax.distributed.shutdown()
 
 

@@ -2,6 +2,7 @@
 and 1, a coordinator on 127.0.0.1) and waits for them; each initialises jax.distributed with
 its id as an argument (no launcher variable names it) and runs a small jitted computation.
 Run it inside a network namespace: JAX's coordinator service listens on every interface."""
+import os
 import socket
 import subprocess
 import sys
@@ -14,7 +15,9 @@ def child(port, pid):
     jax.distributed.initialize(coordinator_address="127.0.0.1:%d" % port, num_processes=2,
                                process_id=pid)
     x = jax.jit(lambda a: (a @ a).sum())(jnp.ones((64, 64)))
-    print("process", jax.process_index(), "of", jax.process_count(), float(x), flush=True)
+    # One write per line: the two processes share the pipe, and print() writes a line in pieces.
+    os.write(1, ("process %d of %d %s\n" % (jax.process_index(), jax.process_count(),
+                                           float(x))).encode())
     jax.distributed.shutdown()
 
 
