@@ -175,7 +175,8 @@ int64_t Offset(const std::vector<SocketProcess>& procs, size_t p,
 void BoundClocks(const std::map<std::pair<std::string, std::string>, Flow>& flows,
                  const std::vector<size_t>& unit_of, std::vector<P2pClock>* clocks) {
   int64_t d0 = (*clocks)[0].offset_ns;
-  for (const auto& [key, f] : flows) {
+  for (const auto& kv : flows) {
+    const Flow& f = kv.second;  // not a structured binding: clang 14 cannot capture one
     if (f.send.process < 0 || f.recv.process < 0) continue;
     size_t us = unit_of[f.send.process], ur = unit_of[f.recv.process];
     if (us == ur || (us != 0 && ur != 0)) continue;
@@ -284,7 +285,8 @@ P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd
     c.b = ab.second;
     c.dirs.push_back(std::move(d));
   }
-  for (auto& [key, c] : conns) {
+  for (auto& kv : conns) {
+    P2pConnection& c = kv.second;  // not a structured binding: clang 14 cannot capture one
     std::stable_sort(c.dirs.begin(), c.dirs.end(), [&](const auto& x, const auto& y) {
       return (x.from == c.a) > (y.from == c.a);
     });
