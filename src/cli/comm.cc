@@ -403,7 +403,7 @@ void PrintP2p(const P2pView& p) {
   std::printf("\npoint-to-point (sockets): %s paired, %s unpaired\n",
               HumanBytes(static_cast<int64_t>(p.matched)).c_str(),
               HumanBytes(static_cast<int64_t>(p.unmatched)).c_str());
-  std::printf("  %-47s %-14s %-14s %10s %10s %7s %7s %10s %10s %12s\n", "direction", "sender",
+  std::printf("  %-47s %-20s %-20s %10s %10s %7s %7s %10s %10s %12s\n", "direction", "sender",
               "receiver", "sent", "paired", "sends", "msgs", "lat p50", "lat max", "bandwidth");
   for (const auto& c : p.connections)
     for (const auto& d : c.dirs) {
@@ -411,7 +411,7 @@ void PrintP2p(const P2pView& p) {
       auto lat = [&](uint64_t ns) {
         return d.messages ? HumanDuration(static_cast<double>(ns)) : std::string("-");
       };
-      std::printf("  %-47s %-14s %-14s %10s %10s %7llu %7llu %10s %10s %12s\n",
+      std::printf("  %-47s %-20s %-20s %10s %10s %7llu %7llu %10s %10s %12s\n",
                   TerminalSafe(name).c_str(), Who(p, d.sender).c_str(), Who(p, d.receiver).c_str(),
                   HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
                   HumanBytes(static_cast<int64_t>(d.matched)).c_str(),
