@@ -840,22 +840,7 @@ TEST(CommTf, MwmsOneRecordingPerWorker) {
 // The clock offset a job of real all-reduces (clock_job.cc) shows when rank 1's clock runs
 // kShift ahead (its recording's offset), with the causality of every instance after it.
 json ShiftedClockJob(const TempDir& d, int64_t shift) {
-  std::filesystem::create_directories(d / "fifos");
-  for (const char* f : {"0to1", "1to0"})
-    EXPECT_EQ(mkfifo((d / "fifos/" + f).c_str(), 0600), 0) << f;
-  int pids[2], fds[2];
-  for (int r = 0; r < 2; ++r) {
-    std::string dir = d / ("r" + std::to_string(r));
-    std::filesystem::create_directories(dir);
-    std::map<std::string, std::string> env = {
-        {"TENSORTRACE_DIR", dir}, {"RANK", std::to_string(r)}, {"TT_CLOCK_FIFOS", d / "fifos"}};
-    if (r == 1) env["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(shift);
-    pids[r] = test::Spawn({TT_CLOCK_JOB, "40"}, &fds[r], env);
-  }
-  for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(test::Wait(pids[r]), 0) << "rank " << r;
-    close(fds[r]);
-  }
+  test::RecordClockJob(TT_CLOCK_JOB, d, shift, 40);
   return CommJson({d / "r0", d / "r1"});
 }
 

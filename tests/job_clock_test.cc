@@ -34,26 +34,6 @@ namespace tp = tensorflow::profiler;
 constexpr int64_t kShift = 5000000;  // rank 1's clock runs this far ahead
 constexpr int kCollectives = 40;
 
-// Records the two ranks of clock_job, each in its own directory r0 and r1 under d.
-void RecordShiftedJob(const TempDir& d, int64_t shift) {
-  std::filesystem::create_directories(d / "fifos");
-  for (const char* f : {"0to1", "1to0"})
-    ASSERT_EQ(mkfifo((d / "fifos/" + f).c_str(), 0600), 0) << f;
-  int pids[2], fds[2];
-  for (int r = 0; r < 2; ++r) {
-    std::string dir = d / ("r" + std::to_string(r));
-    std::filesystem::create_directories(dir);
-    std::map<std::string, std::string> env = {
-        {"TENSORTRACE_DIR", dir}, {"RANK", std::to_string(r)}, {"TT_CLOCK_FIFOS", d / "fifos"}};
-    if (r == 1) env["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(shift);
-    pids[r] = test::Spawn({TT_CLOCK_JOB, std::to_string(kCollectives)}, &fds[r], env);
-  }
-  for (int r = 0; r < 2; ++r) {
-    EXPECT_EQ(test::Wait(pids[r]), 0) << "rank " << r;
-    close(fds[r]);
-  }
-}
-
 // Each process's all-reduces as [enter, exit] (ns), in order.
 using Spans = std::map<int64_t, std::vector<std::pair<uint64_t, uint64_t>>>;
 
@@ -140,7 +120,7 @@ class JobClock : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     d_ = new TempDir;
-    RecordShiftedJob(*d_, kShift);
+    test::RecordClockJob(TT_CLOCK_JOB, *d_, kShift, kCollectives);
   }
   static void TearDownTestSuite() { delete d_; }
   static TempDir* d_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -164,6 +165,26 @@ bool RunInNetworkNamespace(const std::vector<std::string>& command,
   argv.insert(argv.end(), command.begin(), command.end());
   *r = RunCmd(argv, env, timeout_s);
   return true;
+}
+
+void RecordClockJob(const std::string& program, const TempDir& d, int64_t shift_ns,
+                    int collectives) {
+  std::filesystem::create_directories(d / "fifos");
+  for (const char* f : {"0to1", "1to0"})
+    ASSERT_EQ(mkfifo((d / "fifos/" + f).c_str(), 0600), 0) << f;
+  int pids[2], fds[2];
+  for (int r = 0; r < 2; ++r) {
+    std::string dir = d / ("r" + std::to_string(r));
+    std::filesystem::create_directories(dir);
+    std::map<std::string, std::string> env = {
+        {"TENSORTRACE_DIR", dir}, {"RANK", std::to_string(r)}, {"TT_CLOCK_FIFOS", d / "fifos"}};
+    if (r == 1) env["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(shift_ns);
+    pids[r] = Spawn({program, std::to_string(collectives)}, &fds[r], env);
+  }
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(Wait(pids[r]), 0) << "rank " << r;
+    close(fds[r]);
+  }
 }
 
 std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id) {

@@ -1,5 +1,6 @@
 // Helpers for tests: running commands with a captured output, and scratch directories.
 #pragma once
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -44,6 +45,11 @@ bool RunInNetworkNamespace(const std::vector<std::string>& command,
 // Whether python3 finds `module` (find_spec, not an import: importing TensorFlow or torch only
 // to decide costs as much as a test).
 bool HaveModule(const std::string& module);
+// Records the two ranks of tests/programs/clock_job.cc (`program`, all-reduces over two FIFOs
+// under d), each into its own directory d/r0 and d/r1, rank 1's clock shifted `shift_ns`
+// (TENSORTRACE_TEST_CLOCK_SHIFT_NS); both must exit 0.
+void RecordClockJob(const std::string& program, const TempDir& d, int64_t shift_ns,
+                    int collectives);
 // The rows of an HTML page's table with this id (the report's), each as its cells' texts; a
 // test failure where the page has no such table.
 std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id);
