@@ -1,7 +1,8 @@
 // Several recordings read as one job on one clock (analysis/job_clock.h): a job of real
 // all-reduces (programs/clock_job.cc) recorded once per rank, rank 1's clock 5 ms ahead
 // (TENSORTRACE_TEST_CLOCK_SHIFT_NS). stats shows the offset applied; the Chrome JSON, Perfetto
-// and XSpace exports and the report put every all-reduce's exits after both ranks entered.
+// and XSpace exports and the report put every all-reduce's exits after both ranks entered;
+// replay joins the ranks at every step's all-reduce.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -199,6 +200,21 @@ TEST_F(JobClock, ReportShowsTheOffsetsAndCausalCollectives) {
   auto instances = test::HtmlTable(html, "comm-instances");
   ASSERT_FALSE(instances.empty());
   for (const auto& row : instances) EXPECT_EQ(row[0].find("unmatched"), std::string::npos);
+}
+
+// Replay reads each rank's ops and its arrivals at the all-reduces on the job's clock: every
+// step's all-reduce joins the two ranks (read as recorded, rank 1's arrivals would fall 5 ms,
+// about a dozen steps, away from its ops, and none would).
+TEST_F(JobClock, ReplayJoinsEveryStepsAllReduce) {
+  const TempDir& d = *d_;
+  json j = RunJson({TT_CLI, "replay", d / "r0", d / "r1", "--step-name", "iteration", "--json"});
+  ASSERT_EQ(j["steps_replayed"], kCollectives - 1) << j.dump().substr(0, 2000);  // 1 warm-up
+  EXPECT_EQ(j["collectives_joined"], kCollectives - 1);
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  bool noted = false;
+  for (const auto& n : j["notes"])
+    noted |= n.get<std::string>().rfind("clock of " + d / "r1" + ": -", 0) == 0;
+  EXPECT_TRUE(noted) << j["notes"].dump();
 }
 
 }  // namespace

@@ -5,11 +5,13 @@
 #include <iostream>
 #include <set>
 
+#include "analysis/job_clock.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "cli/replay_print.h"
 #include "model/model.h"
 
@@ -145,14 +147,14 @@ bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
 
 rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const rp::BuildOptions& build,
                       std::vector<Problem>* problems) {
-  std::vector<model::TraceModel> models;
-  for (const auto& d : dirs) models.push_back(model::LoadModel(d));
-  std::vector<const model::TraceModel*> traces;
-  for (const auto& m : models) {
-    traces.push_back(&m);
-    problems->insert(problems->end(), m.problems.begin(), m.problems.end());
-  }
-  return rp::BuildJob(traces, build, problems);
+  // Several recordings as one job on one clock (job_clock.h): each rank's ops and its arrivals
+  // at the collectives must be read on the same clock, or a step's collective lands elsewhere.
+  model::TraceModel m = LoadJob(dirs, {});
+  problems->insert(problems->end(), m.problems.begin(), m.problems.end());
+  rp::Job job = rp::BuildJob({&m}, build, problems);
+  std::vector<std::string> clocks = analysis::ClockNotes(m);
+  job.notes.insert(job.notes.begin(), clocks.begin(), clocks.end());
+  return job;
 }
 
 int Replay(const std::vector<std::string>& argv) {

@@ -2,7 +2,7 @@
 // CommClock): in each, a rank enters, writes a byte to its peer, reads the peer's byte and
 // leaves, so no rank leaves before both entered. The ranks take turns at arriving last (the
 // other sleeps 300 us first). Each all-reduce is a communication slice timed by the runtime's
-// own clock, which TENSORTRACE_TEST_CLOCK_SHIFT_NS shifts.
+// own clock, which TENSORTRACE_TEST_CLOCK_SHIFT_NS shifts. Each iteration is a slice too.
 //   TENSORTRACE_DIR=DIR RANK=R TT_CLOCK_FIFOS=DIR2 clock_job N
 // DIR2 holds the FIFOs `0to1` and `1to0` (made by the test). Exits 2 on a bad start.
 #include <fcntl.h>
@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   if (wfd < 0 || rfd < 0) return 2;
   rt::EmitThreadName("main");
   for (int i = 0; i < n; ++i) {
+    uint64_t begin = rt::ThreadNowNs();
     if (i % 2 == rank) {
       timespec d{0, 300 * 1000};
       nanosleep(&d, nullptr);
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
     Arg args[5] = {Str("collective", "all_reduce"), Str("process_group", "0"), Int("bytes", 1),
                    Int("nranks", 2), Int("rank", rank)};
     rt::EmitComplete("allreduce", Category::kCommunication, exit - enter, args, 5, exit);
+    // The iteration, for replay's --step-name.
+    Arg step[1] = {Int("step", i)};
+    uint64_t end = rt::ThreadNowNs();  // given: the emit's own time is later
+    rt::EmitComplete("iteration", Category::kUser, end - begin, step, 1, end);
   }
   close(wfd);
   close(rfd);

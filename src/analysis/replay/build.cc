@@ -60,8 +60,8 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
   for (size_t i = 0; i < v.ranks.size(); ++i)
     for (size_t r = 0; r < ranks->size(); ++r) {
       const RankInput& in = (*ranks)[r];
-      if (in.m->path == v.ranks[i].trace && in.m->processes[in.process].meta.pid == v.ranks[i].pid)
-        to_rank[i] = r;
+      const model::Process& p = in.m->processes[in.process];
+      if (p.recording == v.ranks[i].trace && p.meta.pid == v.ranks[i].pid) to_rank[i] = r;
     }
   std::vector<Instance> out;
   for (const CommInstance& ci : v.instances) {
