@@ -13,6 +13,7 @@
 
 #include "analysis/p2p.h"
 #include "programs/net_job.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
@@ -23,6 +24,7 @@ using analysis::SocketEnd;
 using analysis::SocketProcess;
 using nlohmann::json;
 using test::RunCmd;
+using test::RunJson;
 using test::TempDir;
 
 SocketEnd End(size_t proc, const char* local, const char* peer, std::vector<SocketCall> sends,
@@ -235,6 +237,13 @@ TEST(NetSource, AShiftedClockIsPutBackBySocketPairs) {
   // read off that clock would make one message seem to take the whole shift).
   for (const json& d : c["p2p"]["connections"][0]["directions"])
     EXPECT_LT(d["latency_max_ns"].get<uint64_t>(), 2500000000u) << d.dump();
+  // The job's clock (every other command) is put back by the same pairs.
+  json st = RunJson({TT_CLI, "stats", d / "server", d / "client", "--json"});
+  ASSERT_EQ(st["clocks"].size(), 2u) << st["clocks"].dump();
+  EXPECT_EQ(st["clocks"][1]["method"], "sockets");
+  EXPECT_EQ(st["clocks"][1]["offset_ns"].get<int64_t>(), off);
+  EXPECT_EQ(st["clocks"][1]["pairs"], clocks[1]["pairs"]);
+  EXPECT_EQ(st["clocks"][1]["constraints"], 0);
 }
 
 TEST(NetSource, APeerNotRecordedIsANoteNotACrash) {

@@ -71,8 +71,8 @@ void Merge(const model::TraceModel& m, size_t p, std::vector<TrackSockets>& trac
   }
   if (by_conn.empty()) return;
   const ProcessMeta& meta = m.processes[p].meta;
-  procs->push_back(
-      {meta.pid, meta.rank, meta.hostname, m.path, meta.clock_uuid, meta.offset_start_ns});
+  procs->push_back({meta.pid, meta.rank, meta.hostname, m.processes[p].recording, meta.clock_uuid,
+                    meta.offset_start_ns});
   for (auto& [conn, e] : by_conn) {
     for (size_t t : m.processes[p].tracks)
       if (auto it = tracks[t].conns.find(conn); it != tracks[t].conns.end())

@@ -331,6 +331,7 @@ void PrintJson(const StatsArgs& s, const model::TraceModel& m, const analysis::R
                       {"recorded_ns", c.recorded_ns},
                       {"uncertainty_ns", c.uncertainty_ns},
                       {"constraints", c.constraints},
+                      {"pairs", c.pairs},
                       {"method", c.method}});
   j["clocks"] = clocks;
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

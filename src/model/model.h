@@ -65,6 +65,7 @@ struct RecordingClock {
   int64_t recorded_ns = 0;      // what the recorded CLOCK_REALTIME offsets alone gave
   int64_t uncertainty_ns = -1;  // the most the offset can be off (-1: unknown)
   uint64_t constraints = 0;     // collectives shared with the reference that bound it
+  uint64_t pairs = 0;           // socket send/receive pairs with the reference that bound it
   std::string method;           // as analysis::CommClock::method
 };
 
