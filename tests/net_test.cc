@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "analysis/p2p.h"
+#include "core/files.h"
 #include "programs/net_job.h"
 #include "test_json.h"
 #include "test_util.h"
@@ -244,6 +245,21 @@ TEST(NetSource, AShiftedClockIsPutBackBySocketPairs) {
   EXPECT_EQ(st["clocks"][1]["offset_ns"].get<int64_t>(), off);
   EXPECT_EQ(st["clocks"][1]["pairs"], clocks[1]["pairs"]);
   EXPECT_EQ(st["clocks"][1]["constraints"], 0);
+  // The report's communication section: both directions, every byte paired, and the clocks.
+  auto r = RunCmd({TT_CLI, "report", d / "server", d / "client", "-o", d / "r.html"}, {}, 300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string html = ReadFile(d / "r.html");
+  auto p2p = test::HtmlTable(html, "comm-p2p");
+  ASSERT_EQ(p2p.size(), 2u);
+  for (const auto& row : p2p) {
+    EXPECT_EQ(row[3], row[4]) << "sent and paired: " << row[0];  // every byte paired
+    EXPECT_NE(row[1], "not recorded");
+    EXPECT_NE(row[2], "not recorded");
+  }
+  auto rc = test::HtmlTable(html, "comm-clocks");
+  ASSERT_EQ(rc.size(), 2u);
+  EXPECT_EQ(rc[1][3], std::to_string(off));
+  EXPECT_EQ(rc[1][4], "sockets");
 }
 
 TEST(NetSource, APeerNotRecordedIsANoteNotACrash) {

@@ -7,8 +7,6 @@
 #include <set>
 
 #include "analysis/p2p.h"
-#include "format/keys.h"
-#include "model/args.h"
 
 namespace tt::analysis {
 
@@ -26,13 +24,6 @@ const model::Process* FirstOf(const model::TraceModel& m, const std::string& rec
 struct ClockWindow {
   int64_t low = INT64_MIN, high = INT64_MAX;
 };
-
-// Whether any process recorded socket calls (net source), read from its names alone.
-bool HasSockets(const model::TraceModel& m) {
-  for (const auto& p : m.processes)
-    if (model::KeyId(p, keys::kNetSend) || model::KeyId(p, keys::kNetRecv)) return true;
-  return false;
-}
 
 int64_t RealtimeOffset(const model::Process& p) {
   return p.meta.clock_offset_ns ? p.meta.clock_offset_ns : p.meta.offset_start_ns;
@@ -67,6 +58,7 @@ std::vector<model::RecordingClock> CollectiveClocks(const model::TraceModel& m,
     model::RecordingClock rc;
     rc.recording = rec;
     const model::Process* first = FirstOf(m, rec, "");
+    rc.host = first->meta.hostname;
     rc.offset_ns = first->meta.clock_uuid == ref.meta.clock_uuid
                        ? 0
                        : first->meta.offset_start_ns - ref.meta.offset_start_ns;
@@ -147,7 +139,7 @@ void AlignRecordings(model::TraceModel* m, unsigned threads) {
                         [&](const std::string& r) { return r == ref_recording; });
   std::vector<ClockWindow> windows;
   m->clocks = CollectiveClocks(*m, recordings, clocks, *ref, &windows);
-  if (HasSockets(*m)) RefineBySockets(*m, threads, std::move(windows), &m->clocks);
+  if (HasSocketCalls(*m)) RefineBySockets(*m, threads, std::move(windows), &m->clocks);
   // A clock is a recording's boot: its processes without collectives move with those that
   // ran them; another boot of the recording by the recorded offsets.
   for (auto& p : m->processes) {

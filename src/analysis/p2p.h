@@ -93,6 +93,9 @@ struct P2pView {
 P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
                      const std::map<std::string, int64_t>& offsets = {});
 
+// Whether any process of `m` recorded a socket call (from its names alone: nothing is read).
+bool HasSocketCalls(const model::TraceModel& m);
+
 // Reads every process's socket calls from each trace (one scan of each track).
 void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigned threads,
                     std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,

@@ -85,6 +85,12 @@ void Merge(const model::TraceModel& m, size_t p, std::vector<TrackSockets>& trac
 
 }  // namespace
 
+bool HasSocketCalls(const model::TraceModel& m) {
+  for (const auto& p : m.processes)
+    if (Keys(p).Any()) return true;
+  return false;
+}
+
 void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigned threads,
                     std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,
                     std::vector<Problem>* problems) {

@@ -140,6 +140,18 @@ std::vector<Step> StepsAndMemory(const model::TraceModel& m, const Options& sel,
   return steps.Finish();
 }
 
+// The socket traffic of an aligned model: its times are already on the job's clock (each
+// recording's offset 0 here; the pairs then only check it).
+P2pView AlignedSockets(const model::TraceModel& m) {
+  std::vector<SocketProcess> procs;
+  std::vector<SocketEnd> ends;
+  std::vector<Problem> ignored;  // the views' scans report damage
+  CollectSockets({&m}, 0, &procs, &ends, &ignored);
+  std::map<std::string, int64_t> offsets;
+  for (const auto& c : m.clocks) offsets[c.recording] = 0;
+  return MatchSockets(std::move(procs), std::move(ends), offsets);
+}
+
 // The second read of every track: the step, op, kernel and copy views, with the facts (in the
 // selected steps), the timeline and the collectives (the whole trace) riding along.
 void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
@@ -173,6 +185,8 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   std::vector<CommRank> ranks = comm.Finish(&steps);
   if (!ranks.empty()) d->comm = MatchCollectives(std::move(ranks));
   ShowAppliedClocks(m, &d->comm);
+  d->clocks = m.clocks;
+  if (HasSocketCalls(m)) d->p2p = AlignedSockets(m);
   if (timeline) {
     d->timeline = timeline->Finish();
     d->timeline_step = tw.step;

@@ -13,6 +13,7 @@
 #include "analysis/comm.h"
 #include "analysis/findings.h"
 #include "analysis/memory.h"
+#include "analysis/p2p.h"
 #include "analysis/stats.h"
 #include "analysis/timeline.h"
 #include "model/inventory.h"
@@ -48,7 +49,9 @@ struct ReportData {
   Result steps, ops, kernels, copies;
   Result code;  // the code view (its tree), for the hottest lines of the program
   MemoryResult memory;
-  CommView comm;  // the whole trace's collectives (no ranks: none)
+  CommView comm;                              // the whole trace's collectives (no ranks: none)
+  P2pView p2p;                                // its socket traffic (no connections: none)
+  std::vector<model::RecordingClock> clocks;  // several recordings: each one's clock as applied
   std::optional<Timeline> timeline;
   int64_t timeline_step = -1;
   uint64_t timeline_pid = 0;

@@ -38,14 +38,13 @@ class ChromeVisitor : public EventVisitor {
   void BeginTrack(const model::Process& p, const model::Track& t) override {
     head_ = "\"pid\":" + std::to_string(p.meta.pid) + ",\"tid\":" + std::to_string(ChromeTid(t));
     std::string name = t.name.empty() ? "thread " + std::to_string(t.id) : t.name;
-    Line("{\"ph\":\"M\",\"name\":\"thread_name\"," + head_ + ",\"args\":{\"name\":" +
-         JsonString(name) + "}}");
+    Line("{\"ph\":\"M\",\"name\":\"thread_name\"," + head_ +
+         ",\"args\":{\"name\":" + JsonString(name) + "}}");
   }
   void OnSlice(const model::Process& p, const model::Track& t, const model::Slice& s) override {
     std::string e = "{\"ph\":\"X\"," + head_ + ",\"ts\":" + Micros(s.start) +
-                    ",\"dur\":" + Micros(s.Duration()) + ",\"name\":" +
-                    JsonString(p.Name(s.name)) + ",\"cat\":\"" +
-                    layout::CategoryName(s.category) + "\"" + Args(p, s.args) + "}";
+                    ",\"dur\":" + Micros(s.Duration()) + ",\"name\":" + JsonString(p.Name(s.name)) +
+                    ",\"cat\":\"" + layout::CategoryName(s.category) + "\"" + Args(p, s.args) + "}";
     Line(e);
     // A flow from each launch to its device work, keyed by the correlation id
     // (analysis/correlate.h: what a launch is, what an id is).
@@ -63,12 +62,12 @@ class ChromeVisitor : public EventVisitor {
     if (pt.counter) {
       char v[64];
       std::snprintf(v, sizeof v, "%.17g", pt.value);
-      Line("{\"ph\":\"C\"," + head_ + ",\"ts\":" + Micros(pt.ts) + ",\"name\":" +
-           JsonString(p.Name(pt.name)) + ",\"args\":{\"value\":" + v + "}}");
+      Line("{\"ph\":\"C\"," + head_ + ",\"ts\":" + Micros(pt.ts) +
+           ",\"name\":" + JsonString(p.Name(pt.name)) + ",\"args\":{\"value\":" + v + "}}");
     } else {
-      Line("{\"ph\":\"i\",\"s\":\"t\"," + head_ + ",\"ts\":" + Micros(pt.ts) + ",\"name\":" +
-           JsonString(p.Name(pt.name)) + ",\"cat\":\"" + layout::CategoryName(pt.category) +
-           "\"" + Args(p, pt.args) + "}");
+      Line("{\"ph\":\"i\",\"s\":\"t\"," + head_ + ",\"ts\":" + Micros(pt.ts) +
+           ",\"name\":" + JsonString(p.Name(pt.name)) + ",\"cat\":\"" +
+           layout::CategoryName(pt.category) + "\"" + Args(p, pt.args) + "}");
     }
   }
   // A trace's own flow (a forward op to its backward node): "s" where it starts, "f" bound to

@@ -13,8 +13,9 @@ std::string Quote(std::string_view s) { return CsvQuote(s); }
 class CsvVisitor : public EventVisitor {
  public:
   explicit CsvVisitor(Sink& out) : out_(out) {
-    out_.Write("pid,track_kind,track_id,track_name,kind,category,name,start_ns,end_ns,"
-               "duration_ns,self_ns,depth,parent,value,args\n");
+    out_.Write(
+        "pid,track_kind,track_id,track_name,kind,category,name,start_ns,end_ns,"
+        "duration_ns,self_ns,depth,parent,value,args\n");
   }
   void BeginTrack(const model::Process& p, const model::Track& t) override {
     static const char* const kKinds[] = {"thread", "process", "device", "imported"};
@@ -32,10 +33,9 @@ class CsvVisitor : public EventVisitor {
     char v[64] = "";
     if (pt.counter) std::snprintf(v, sizeof v, "%.17g", pt.value);
     std::string ts = std::to_string(pt.ts);
-    out_.Write(head_ + (pt.counter ? "counter," : "instant,") +
-               layout::CategoryName(pt.category) + "," + Quote(p.Name(pt.name)) + "," + ts + "," +
-               ts + ",0,0," + std::to_string(pt.depth) + ",," + v + "," +
-               Quote(ArgsText(p, pt.args)) + "\n");
+    out_.Write(head_ + (pt.counter ? "counter," : "instant,") + layout::CategoryName(pt.category) +
+               "," + Quote(p.Name(pt.name)) + "," + ts + "," + ts + ",0,0," +
+               std::to_string(pt.depth) + ",," + v + "," + Quote(ArgsText(p, pt.args)) + "\n");
   }
 
  private:

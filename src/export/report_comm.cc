@@ -1,6 +1,6 @@
 // The report's communication section: the collectives of the trace matched across ranks
 // (analysis/comm.h), per collective, per rank, and the instances that waited longest with
-// their straggler.
+// their straggler; then its point-to-point part and the clocks (report_p2p.cc).
 #include <algorithm>
 #include <cstdio>
 
@@ -81,49 +81,33 @@ std::string TopInstances(const CommView& v, size_t top) {
   return s + "</tbody></table></div>\n";
 }
 
-// Several recordings: each one's clock offset as applied to every section of the report.
-std::string Clocks(const CommView& v) {
-  if (v.clocks.size() < 2) return "";
-  std::string s =
-      "<h3>Clocks</h3>\n<p>Every time in this report is on the first rank's clock: each "
-      "recording's offset is added to its times.</p>\n<div class=\"wide\"><table "
-      "id=\"comm-clocks\">" +
-      Header({"recording", "host", "offset", "offset_ns", "method", "uncertainty",
-              "collectives bounding it"}) +
-      "<tbody>\n";
-  for (const auto& c : v.clocks) {
-    auto ms = static_cast<double>(c.offset_ns) / 1e6;
-    char off[48];
-    std::snprintf(off, sizeof off, "%+.3f ms", ms);
-    s += "<tr>" + TdName(c.trace) + TdName(c.host) + Td(off) + Td(std::to_string(c.offset_ns)) +
-         TdName(c.method) +
-         Td(c.uncertainty_ns >= 0 ? Dur(static_cast<uint64_t>(c.uncertainty_ns)) : "-") +
-         Td(WithCommas(c.constraints)) + "</tr>\n";
-  }
-  return s + "</tbody></table></div>\n";
-}
-
 }  // namespace
 
 std::string CommSection(const analysis::ReportData& d) {
   std::string s = "<section id=\"comm\"><h2>Communication</h2>\n";
   const CommView& v = d.comm;
-  if (v.ranks.empty())
+  std::string p2p = P2pPart(d.p2p) + ClocksPart(d.clocks);
+  if (v.ranks.empty() && p2p.empty())
     return s +
            None(
                "No collectives in this trace (they come from PyTorch's and TensorFlow's "
                "profilers and NCCL's NVTX ranges; `tensortrace comm` reads several recordings "
-               "as one job).") +
+               "as one job), and no socket traffic (record --sources ...,net).") +
            "</section>\n";
-  s += "<p>" + WithCommas(v.ranks.size()) + " rank(s), " + WithCommas(v.matched + v.unmatched) +
-       " collective instance(s): " + WithCommas(v.matched) + " matched across ranks, " +
-       WithCommas(v.unmatched) +
-       " unmatched (the whole trace). A rank's wait runs from its entry until the last rank "
-       "entered; the straggler is the last to enter.</p>\n";
-  s += PerCollective(v) + PerRank(v) + TopInstances(v, std::min<size_t>(d.top, 10)) + Clocks(v);
-  if (!v.notes.empty()) {
+  if (!v.ranks.empty()) {
+    s += "<p>" + WithCommas(v.ranks.size()) + " rank(s), " + WithCommas(v.matched + v.unmatched) +
+         " collective instance(s): " + WithCommas(v.matched) + " matched across ranks, " +
+         WithCommas(v.unmatched) +
+         " unmatched (the whole trace). A rank's wait runs from its entry until the last rank "
+         "entered; the straggler is the last to enter.</p>\n";
+    s += PerCollective(v) + PerRank(v) + TopInstances(v, std::min<size_t>(d.top, 10));
+  }
+  s += p2p;
+  std::vector<std::string> notes = v.notes;
+  notes.insert(notes.end(), d.p2p.notes.begin(), d.p2p.notes.end());
+  if (!notes.empty()) {
     s += "<ul class=\"notes\">\n";
-    for (const auto& n : v.notes) s += "<li>" + svg::Escape(n) + "</li>\n";
+    for (const auto& n : notes) s += "<li>" + svg::Escape(n) + "</li>\n";
     s += "</ul>\n";
   }
   return s + "</section>\n";

@@ -132,8 +132,8 @@ std::string ViewTable(const char* id, const char* view, std::vector<Row>& rows,
   std::vector<std::string> head = fields;
   for (size_t i = 0; i < labels.size() && i < head.size(); ++i)
     if (!labels[i].empty()) head[i] = labels[i];
-  std::string s = "<div class=\"wide\"><table id=\"" + std::string(id) + "\">" + Header(head) +
-                  "<tbody>\n";
+  std::string s =
+      "<div class=\"wide\"><table id=\"" + std::string(id) + "\">" + Header(head) + "<tbody>\n";
   for (auto& r : rows) {
     s += "<tr>";
     for (const auto& f : fields) s += ViewCell(*v, r, f);
@@ -151,8 +151,8 @@ std::string Summary(const RunSummary& r) {
   if (r.commands.empty()) kv("command", "(not recorded)");
   for (const auto& c : r.commands) kv("command", c);
   if (r.quiet_processes)
-    kv("other processes", WithCommas(r.quiet_processes) +
-                              " with no traced events (shims that exec'd, helpers)");
+    kv("other processes",
+       WithCommas(r.quiet_processes) + " with no traced events (shims that exec'd, helpers)");
   std::string hosts;
   for (const auto& h : r.hosts) hosts += (hosts.empty() ? "" : ", ") + h;
   kv("host", hosts.empty() ? "(not recorded)" : hosts);
@@ -194,8 +194,10 @@ std::string Steps(const ReportData& d) {
   if (d.run.warmup_steps)
     s += "<p class=\"note\" id=\"warmup-note\">" +
          Escape(WithCommas(d.run.warmup_steps) + " warm-up step" +
-                (d.run.warmup_steps == 1 ? "" : "s") + " (holding tf.function tracing or XLA/JAX "
-                "compilation, " + HumanDuration(static_cast<double>(d.run.warmup_ns)) +
+                (d.run.warmup_steps == 1 ? "" : "s") +
+                " (holding tf.function tracing or XLA/JAX "
+                "compilation, " +
+                HumanDuration(static_cast<double>(d.run.warmup_ns)) +
                 " in all) left out of this chart, its averages and the findings; "
                 "--include-warmup keeps them.") +
          "</p>\n";
@@ -243,8 +245,8 @@ std::string Steps(const ReportData& d) {
     series("compilation", "#9e9ac8", [](const B& b) { return b.compile; });
     stack.push_back(host);
     series("communication", "#756bb1", [](const B& b) {
-      uint64_t d = b.Duration(), other = b.input + b.compile + b.host_compute + b.runtime +
-                                            b.host_idle;
+      uint64_t d = b.Duration(),
+               other = b.input + b.compile + b.host_compute + b.runtime + b.host_idle;
       return d > other ? d - other : uint64_t{0};
     });
     series("framework runtime", "#c6dbef", [](const B& b) { return b.runtime; });
@@ -278,16 +280,14 @@ std::string Steps(const ReportData& d) {
   double dur = 0;
   for (const auto& b : steps) dur += static_cast<double>(b.Duration());
   s += "<div class=\"wide\"><table id=\"step-averages\">" +
-       Header({"steps", "avg duration (us)", "input (us)", "compilation (us)",
-               "host compute (us)", "runtime (us)", "host idle (us)", "device compute (us)",
-               "copies (us)", "communication (us)", "device idle host-bound (us)",
-               "device idle waiting (us)"}) +
+       Header({"steps", "avg duration (us)", "input (us)", "compilation (us)", "host compute (us)",
+               "runtime (us)", "host idle (us)", "device compute (us)", "copies (us)",
+               "communication (us)", "device idle host-bound (us)", "device idle waiting (us)"}) +
        "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::input)) +
        Td(avg(&B::compile)) + Td(avg(&B::host_compute)) + Td(avg(&B::runtime)) +
-       Td(avg(&B::host_idle)) +
-       Td(avg(&B::device_compute)) + Td(avg(&B::copies)) + Td(avg(&B::communication)) +
-       Td(avg(&B::device_idle_host_bound)) + Td(avg(&B::device_idle_waiting)) +
-       "</tr></tbody></table></div>\n";
+       Td(avg(&B::host_idle)) + Td(avg(&B::device_compute)) + Td(avg(&B::copies)) +
+       Td(avg(&B::communication)) + Td(avg(&B::device_idle_host_bound)) +
+       Td(avg(&B::device_idle_waiting)) + "</tr></tbody></table></div>\n";
   return s + "</section>\n";
 }
 
@@ -336,8 +336,10 @@ std::string HotLines(const ReportData& d) {
   double under = 0;
   OwnLineTimes(d.code.rows, &lines, &under);
   if (lines.empty())
-    return s + None("No Python stacks in this trace (record a Python program; "
-                    "record --python-sample-ms 5 samples the stacks).") +
+    return s +
+           None(
+               "No Python stacks in this trace (record a Python program; "
+               "record --python-sample-ms 5 samples the stacks).") +
            "</section>\n";
   std::stable_sort(lines.begin(), lines.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
@@ -356,8 +358,7 @@ std::string HotLines(const ReportData& d) {
     }
     char share[32];
     std::snprintf(share, sizeof share, "%.2f%%", total > 0 ? 100 * ns / total : 0.0);
-    s += "<tr>" + TdName(r->name) + TdName(fn) + TdName(file) + Td(Us(ns)) + Td(share) +
-         "</tr>\n";
+    s += "<tr>" + TdName(r->name) + TdName(fn) + TdName(file) + Td(Us(ns)) + Td(share) + "</tr>\n";
   }
   return s + "</tbody></table></div>\n</section>\n";
 }

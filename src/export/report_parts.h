@@ -27,6 +27,10 @@ inline std::string None(const std::string& what) {
 // The communication section (report_comm.cc): the collectives matched across ranks.
 std::string CommSection(const analysis::ReportData& d);
 
+// Its point-to-point part and the recordings' clocks (report_p2p.cc); "" when there is none.
+std::string P2pPart(const analysis::P2pView& p);
+std::string ClocksPart(const std::vector<model::RecordingClock>& clocks);
+
 // "What would help most" (report_suggest.cc): replay's what-ifs ranked by predicted gain.
 std::string SuggestionsSection(const analysis::ReportData& d);
 

@@ -14,10 +14,18 @@ std::string JsonString(std::string_view s) {
   std::string o = "\"";
   for (unsigned char c : s) {
     switch (c) {
-      case '"': o += "\\\""; break;
-      case '\\': o += "\\\\"; break;
-      case '\n': o += "\\n"; break;
-      case '\t': o += "\\t"; break;
+      case '"':
+        o += "\\\"";
+        break;
+      case '\\':
+        o += "\\\\";
+        break;
+      case '\n':
+        o += "\\n";
+        break;
+      case '\t':
+        o += "\\t";
+        break;
       default:
         if (c < 0x20 || c >= 0x80) {
           // Non-ASCII bytes may not be valid UTF-8: escape each one.
@@ -46,10 +54,17 @@ std::vector<Arg> ArgList(const model::ArgsView& a) {
 std::string ArgValueText(const model::Process& p, const Arg& a) {
   char b[64];
   switch (a.type) {
-    case ArgType::kInt: std::snprintf(b, sizeof b, "%lld", static_cast<long long>(a.v.i)); break;
-    case ArgType::kUint: std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(a.v.u)); break;
-    case ArgType::kFloat: std::snprintf(b, sizeof b, "%.17g", a.v.f); break;
-    case ArgType::kString: return std::string(p.Name(a.v.str));
+    case ArgType::kInt:
+      std::snprintf(b, sizeof b, "%lld", static_cast<long long>(a.v.i));
+      break;
+    case ArgType::kUint:
+      std::snprintf(b, sizeof b, "%llu", static_cast<unsigned long long>(a.v.u));
+      break;
+    case ArgType::kFloat:
+      std::snprintf(b, sizeof b, "%.17g", a.v.f);
+      break;
+    case ArgType::kString:
+      return std::string(p.Name(a.v.str));
   }
   return b;
 }
@@ -63,7 +78,7 @@ struct Filter {
   const model::Track& track;
   const std::vector<analysis::Window>* windows;
   uint64_t cutoff;
-  EventVisitor* out;  // null: count only
+  EventVisitor* out;                        // null: count only
   std::priority_queue<uint64_t>* earliest;  // the counting pass: the max_events earliest times
   uint64_t limit;
   WalkResult* r;
@@ -123,8 +138,9 @@ WalkResult Walk(const model::TraceModel& m, const Selection& sel, EventVisitor& 
     WalkResult count;
     for (const auto& t : m.tracks) {
       const model::Process& p = m.processes[t.process];
-      Filter f{m, p, t, windows.empty() ? nullptr : &windows[t.process], UINT64_MAX, nullptr,
-               &earliest, sel.max_events, &count};
+      Filter f{m,          p,       t,         windows.empty() ? nullptr : &windows[t.process],
+               UINT64_MAX, nullptr, &earliest, sel.max_events,
+               &count};
       model::ScanTrack(m, t, nullptr, f);
     }
     if (count.events > sel.max_events) cutoff = earliest.top();

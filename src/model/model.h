@@ -61,6 +61,7 @@ struct Process {
 // One recording's clock as put on the job's timeline (several recordings read as one job).
 struct RecordingClock {
   std::string recording;
+  std::string host;             // its first process's
   int64_t offset_ns = 0;        // added to its times (Process::shift_ns)
   int64_t recorded_ns = 0;      // what the recorded CLOCK_REALTIME offsets alone gave
   int64_t uncertainty_ns = -1;  // the most the offset can be off (-1: unknown)
