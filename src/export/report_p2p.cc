@@ -19,8 +19,9 @@ std::string Dur(uint64_t ns) { return analysis::HumanDuration(static_cast<double
 std::string Rate(double bps) {
   if (bps < 0) return "-";
   char b[32];
-  std::snprintf(b, sizeof b, "%.2f %s", bps >= 1e9 ? bps / 1e9 : bps / 1e6,
-                bps >= 1e9 ? "GB/s" : "MB/s");
+  double scale = bps >= 1e9 ? 1e9 : bps >= 1e6 ? 1e6 : 1e3;
+  std::snprintf(b, sizeof b, "%.2f %s", bps / scale,
+                scale == 1e9 ? "GB/s" : scale == 1e6 ? "MB/s" : "kB/s");
   return b;
 }
 
