@@ -26,7 +26,7 @@ const char kReplayHelp[] =
                           [--what-if SPEC]... [--suggest N] [--typical] [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
-rank) from its dependency graph: the nodes are the work of each thread, GPU stream and
+rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the nodes are the work of each thread, GPU stream and
 communicator (ops with what they contain, runtime work, input waits, device activity,
 collectives); the edges are each resource's order with the gap measured before each node, the
 happens-before the trace shows (a node that followed a wait depends on the node of another
