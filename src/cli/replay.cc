@@ -26,16 +26,16 @@ const char kReplayHelp[] =
                           [--what-if SPEC]... [--suggest N] [--typical] [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
-rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the nodes are the work of each thread, GPU stream and
-communicator (ops with what they contain, runtime work, input waits, device activity,
-collectives); the edges are each resource's order with the gap measured before each node, the
-happens-before the trace shows (a node that followed a wait depends on the node of another
-thread that ended last before it, within 0.5 ms), each kernel's launch (correlation ids),
-collectives across ranks (the transfer starts when the last rank arrived), and PyTorch
-autograd's own links (a backward op after its forward op, by sequence number). A discrete-event
-simulation with one queue per resource replays it. Prints the measured and predicted step time
-and the error per rank (means over the steps), the critical path (each label's time and
-share), and each resource's utilisation.
+rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the
+nodes are the work of each thread, GPU stream and communicator (ops with what they contain,
+runtime work, input waits, device activity, collectives); the edges are each resource's order
+with the gap measured before each node, the happens-before the trace shows (a node that followed
+a wait depends on the node of another thread that ended last before it, within 0.5 ms), each
+kernel's launch (correlation ids), collectives across ranks (the transfer starts when the last
+rank arrived), and PyTorch autograd's own links (a backward op after its forward op, by sequence
+number). A discrete-event simulation with one queue per resource replays it. Prints the measured
+and predicted step time and the error per rank (means over the steps), the critical path (each
+label's time and share), and each resource's utilisation.
 
   --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
                   together when there are several), printing its predicted step time, the
