@@ -33,6 +33,7 @@ using analysis::TfSend;
 
 constexpr char kT0[] = "/job:worker/replica:0/task:0/device:CPU:0";
 constexpr char kT1[] = "/job:worker/replica:0/task:1/device:CPU:0";
+constexpr char kT1Gpu[] = "/job:worker/replica:0/task:1/device:GPU:0";
 
 std::string RvKey(const char* from, const char* to, const char* tensor) {
   return std::string(from) + ";00ff;" + to + ";" + tensor + ";0:0";
@@ -47,9 +48,11 @@ P2pView TwoProcesses() {
 TEST(TfP2pMatch, SendsPairWithTheReceivingDevicesReceivesInOrder) {
   P2pView v = TwoProcesses();
   // Process 1 is task 1 (its sends name it); process 0 is task 0.
+  // A send from task 1's CPU to its GPU stays in its process: no point-to-point.
   std::vector<TfSend> sends = {{1, RvKey(kT1, kT0, "edge_10_mul"), 100, 110},
                                {1, RvKey(kT1, kT0, "edge_10_mul"), 300, 310},
-                               {0, RvKey(kT0, kT1, "edge_8_mul_1"), 50, 60}};
+                               {0, RvKey(kT0, kT1, "edge_8_mul_1"), 50, 60},
+                               {1, RvKey(kT1, kT1Gpu, "edge_9_x"), 50, 60}};
   std::vector<TfRecv> recvs = {{0, "mul/_4", 7, 90, 150, 1024},
                                {0, "mul/_4", 8, 280, 330, 1024},
                                {1, "mul_1/_2", 7, 40, 70, -1}};

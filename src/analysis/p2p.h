@@ -154,10 +154,12 @@ void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsi
 // Pairs TensorFlow's sends and receives into v->rendezvous and v->transfers (v->processes are
 // the processes they index): a send's rendezvous key names its receiving device and tensor
 // ("edge_10_mul", of producer "mul"); the receiving device's process is the one whose own
-// sends name it as their sending device (else the only other process that received a tensor
-// of that producer), and its receives of that producer's tensor pair with the key's sends in
-// order. Times of several recordings are put on one clock as MatchSockets does (`offsets`,
-// then v->clocks, then the recorded CLOCK_REALTIME offsets across boots).
+// sends name a device of the same task ("/job:worker/replica:0/task:0") as their sending
+// device (else the only other process that received a tensor of that producer), and its
+// receives of that producer's tensor pair with the key's sends in order. Sends between two
+// devices of one task (one process) are left out. Times of several recordings are put on one
+// clock as MatchSockets does (`offsets`, then v->clocks, then the recorded CLOCK_REALTIME
+// offsets across boots).
 void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
                      const std::map<std::string, int64_t>& offsets, P2pView* v);
 

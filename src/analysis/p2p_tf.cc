@@ -31,6 +31,10 @@ Key ParseKey(const std::string& key) {
   return k;
 }
 
+// The task a device belongs to: "/job:worker/replica:0/task:1/device:CPU:0" ->
+// "/job:worker/replica:0/task:1" (one process).
+std::string TaskOf(const std::string& device) { return device.substr(0, device.find("/device:")); }
+
 // The producer a tensor name names: "edge_10_mul" -> "mul" (else the name itself).
 std::string TensorProducer(const std::string& tensor) {
   if (!tensor.starts_with("edge_")) return tensor;
@@ -106,29 +110,29 @@ void PairChannel(size_t index, Channel* ch, std::vector<TfTransfer>* out) {
   c.latency_max = lat.back();
 }
 
-// The receiving process of each receiving device: the process whose sends name it as theirs.
-std::map<std::string, int64_t> DeviceProcesses(const std::vector<TfSend>& sends,
-                                               std::vector<std::string>* notes) {
+// The process of each task: the process whose sends name a device of it as theirs.
+std::map<std::string, int64_t> TaskProcesses(const std::vector<TfSend>& sends,
+                                             std::vector<std::string>* notes) {
   std::map<std::string, int64_t> of;
   for (const TfSend& s : sends) {
     Key k = ParseKey(s.key);
     if (!k.ok) continue;
-    auto [it, fresh] = of.emplace(k.send_device, static_cast<int64_t>(s.process));
+    auto [it, fresh] = of.emplace(TaskOf(k.send_device), static_cast<int64_t>(s.process));
     if (!fresh && it->second != static_cast<int64_t>(s.process) && it->second >= 0) {
-      notes->push_back(k.send_device +
-                       ": named as their sending device by the sends of two "
-                       "processes (two recordings of one job's workers mixed?)");
+      notes->push_back(it->first +
+                       ": named as their sending task by the sends of two processes (two "
+                       "recordings of one job's workers mixed?)");
       it->second = -2;  // ambiguous
     }
   }
   return of;
 }
 
-// The process that received channel c's tensor: its device's, else the only other process
-// with receives of its producer (`producers`: producer -> processes that received it).
-int64_t Receiver(const RendezvousChannel& c, const std::map<std::string, int64_t>& devices,
+// The process that received channel c's tensor: its task's, else the only other process with
+// receives of its producer (`producers`: producer -> processes that received it).
+int64_t Receiver(const RendezvousChannel& c, const std::map<std::string, int64_t>& tasks,
                  const std::map<std::string, std::set<size_t>>& producers) {
-  if (auto it = devices.find(c.recv_device); it != devices.end()) return it->second;
+  if (auto it = tasks.find(TaskOf(c.recv_device)); it != tasks.end()) return it->second;
   auto it = producers.find(TensorProducer(c.tensor));
   if (it == producers.end()) return -1;
   std::set<size_t> others = it->second;
@@ -169,12 +173,13 @@ void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
     r.done = Shifted(r.done, shift[r.process]);
     producers[RecvProducer(r.name)].insert(r.process);
   }
-  std::map<std::string, int64_t> devices = DeviceProcesses(sends, &v->notes);
+  std::map<std::string, int64_t> tasks = TaskProcesses(sends, &v->notes);
   // Channels by (send device, recv device, tensor): the frames and iterations of one edge.
+  // Between two devices of one task (CPU and GPU of one process) is no point-to-point.
   std::map<std::tuple<std::string, std::string, std::string>, Channel> channels;
   for (TfSend& s : sends) {
     Key k = ParseKey(s.key);
-    if (!k.ok) continue;
+    if (!k.ok || TaskOf(k.send_device) == TaskOf(k.recv_device)) continue;
     Channel& ch = channels[{k.send_device, k.recv_device, k.tensor}];
     if (ch.sends.empty())
       ch.c = {s.key, k.tensor, k.send_device, k.recv_device, static_cast<int64_t>(s.process)};
@@ -184,7 +189,7 @@ void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
   std::map<std::pair<size_t, std::string>, std::vector<Channel*>> by_receiver;
   for (auto& kv : channels) {
     Channel& ch = kv.second;
-    ch.c.receiver = Receiver(ch.c, devices, producers);
+    ch.c.receiver = Receiver(ch.c, tasks, producers);
     if (ch.c.receiver >= 0)
       by_receiver[{static_cast<size_t>(ch.c.receiver), TensorProducer(ch.c.tensor)}].push_back(&ch);
   }
