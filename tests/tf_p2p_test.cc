@@ -48,11 +48,15 @@ P2pView TwoProcesses() {
 TEST(TfP2pMatch, SendsPairWithTheReceivingDevicesReceivesInOrder) {
   P2pView v = TwoProcesses();
   // Process 1 is task 1 (its sends name it); process 0 is task 0.
-  // A send from task 1's CPU to its GPU stays in its process: no point-to-point.
+  // A send from task 1's CPU to its GPU stays in its process, and so do the sends between
+  // devices that name no task (each process's own graph, as MultiWorkerMirroredStrategy's
+  // workers run): no point-to-point, no note.
   std::vector<TfSend> sends = {{1, RvKey(kT1, kT0, "edge_10_mul"), 100, 110},
                                {1, RvKey(kT1, kT0, "edge_10_mul"), 300, 310},
                                {0, RvKey(kT0, kT1, "edge_8_mul_1"), 50, 60},
-                               {1, RvKey(kT1, kT1Gpu, "edge_9_x"), 50, 60}};
+                               {1, RvKey(kT1, kT1Gpu, "edge_9_x"), 50, 60},
+                               {0, RvKey("/device:CPU:0", "/device:CPU:0", "edge_1_y"), 5, 6},
+                               {1, RvKey("/device:CPU:0", "/device:CPU:0", "edge_1_y"), 5, 6}};
   std::vector<TfRecv> recvs = {{0, "mul/_4", 7, 90, 150, 1024},
                                {0, "mul/_4", 8, 280, 330, 1024},
                                {1, "mul_1/_2", 7, 40, 70, -1}};

@@ -35,6 +35,13 @@ Key ParseKey(const std::string& key) {
 // "/job:worker/replica:0/task:1" (one process).
 std::string TaskOf(const std::string& device) { return device.substr(0, device.find("/device:")); }
 
+// Whether a key's devices are of two tasks (two processes): not two devices of one process
+// ("/device:CPU:0" to "/device:GPU:0", as a single process's graph names them).
+bool CrossTask(const Key& k) {
+  std::string from = TaskOf(k.send_device), to = TaskOf(k.recv_device);
+  return k.ok && !from.empty() && !to.empty() && from != to;
+}
+
 // The producer a tensor name names: "edge_10_mul" -> "mul" (else the name itself).
 std::string TensorProducer(const std::string& tensor) {
   if (!tensor.starts_with("edge_")) return tensor;
@@ -116,7 +123,7 @@ std::map<std::string, int64_t> TaskProcesses(const std::vector<TfSend>& sends,
   std::map<std::string, int64_t> of;
   for (const TfSend& s : sends) {
     Key k = ParseKey(s.key);
-    if (!k.ok) continue;
+    if (!CrossTask(k)) continue;
     auto [it, fresh] = of.emplace(TaskOf(k.send_device), static_cast<int64_t>(s.process));
     if (!fresh && it->second != static_cast<int64_t>(s.process) && it->second >= 0) {
       notes->push_back(it->first +
@@ -175,11 +182,10 @@ void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
   }
   std::map<std::string, int64_t> tasks = TaskProcesses(sends, &v->notes);
   // Channels by (send device, recv device, tensor): the frames and iterations of one edge.
-  // Between two devices of one task (CPU and GPU of one process) is no point-to-point.
   std::map<std::tuple<std::string, std::string, std::string>, Channel> channels;
   for (TfSend& s : sends) {
     Key k = ParseKey(s.key);
-    if (!k.ok || TaskOf(k.send_device) == TaskOf(k.recv_device)) continue;
+    if (!CrossTask(k)) continue;
     Channel& ch = channels[{k.send_device, k.recv_device, k.tensor}];
     if (ch.sends.empty())
       ch.c = {s.key, k.tensor, k.send_device, k.recv_device, static_cast<int64_t>(s.process)};
