@@ -490,6 +490,8 @@ TEST(CommTrace, BadInputIsOneLine) {
                                         {TT_CLI, "comm", d.path(), d.path()},
                                         {TT_CLI, "comm", d.path(), "--by", "size"},
                                         {TT_CLI, "comm", d.path(), "--json", "--csv"},
+                                        {TT_CLI, "comm", d.path(), "--section", "steps"},
+                                        {TT_CLI, "comm", d.path(), "--csv", "--section", "x"},
                                         {TT_CLI, "comm", d.path(), "--top", "0"}}) {
     auto r = RunCmd(argv);
     EXPECT_EQ(r.status, 2) << argv.back() << ": " << r.err;
@@ -949,6 +951,20 @@ TEST(CommOverlap, ExactStepsOfAHandBuiltRank) {
   for (const auto& row : steps["rows"]) EXPECT_EQ(row["communication_micros"], 4000.0);
   auto text = RunCmd({TT_CLI, "comm", d / "t"});
   EXPECT_NE(text.out.find("top 3 steps by exposed communication"), std::string::npos) << text.out;
+  // The CSV's steps section: one row per rank and step, the same numbers.
+  auto csv = RunCmd({TT_CLI, "comm", d / "t", "--csv", "--section", "steps"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  std::istringstream rows(csv.out);
+  std::string line;
+  std::getline(rows, line);
+  EXPECT_EQ(line, "rank,pid,step,start_ns,end_ns,calls,comm_ns,overlapped_ns,exposed_ns");
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_TRUE(std::getline(rows, line)) << csv.out;
+    EXPECT_EQ(line.rfind("0,", 0), 0u) << line;
+    EXPECT_NE(line.find("," + std::to_string(i) + ","), std::string::npos) << line;
+    EXPECT_TRUE(line.ends_with(",1,4000000,1000000,3000000")) << line;
+  }
+  EXPECT_FALSE(std::getline(rows, line)) << csv.out;
   // The report names it: 9 of 12 ms exposed, a third of the steps' time.
   std::string html = ReportOf(d / "t", d / "r.html");
   std::string f = FindingText(html, "comm_not_overlapped");

@@ -170,6 +170,16 @@ TEST(NetSource, TwoProcessesOfOneRecordingEveryReceivedBytePairedWithItsSend) {
   EXPECT_EQ(text.status, 0);
   EXPECT_NE(text.out.find("point-to-point (sockets)"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("127.0.0.1:"), std::string::npos) << text.out;
+  // The CSV's p2p section: one row per direction, the data's bytes all paired.
+  auto csv = RunCmd({TT_CLI, "comm", d / "t", "--csv", "--section", "p2p"}, {}, 300);
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("method,from,to,sender_pid,receiver_pid,sent_bytes,received_bytes,", 0),
+            0u)
+      << csv.out;
+  EXPECT_EQ(test::CountLines(csv.out), 3u) << csv.out;
+  std::string bytes = std::to_string(KnownBytes());
+  EXPECT_NE(csv.out.find("," + bytes + "," + bytes + "," + bytes + ","), std::string::npos)
+      << csv.out;
 }
 
 // The server recorded into d/server, in the background; its port in d/port.

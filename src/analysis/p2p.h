@@ -78,12 +78,59 @@ struct P2pClock {
   std::string method;
 };
 
+// TensorFlow's tensors moved between two processes of one graph (p2p_tf.cc): a _Send (or
+// _HostSend) on the sending worker, named by its rendezvous key ("send device;incarnation;recv
+// device;tensor;frame:iter"), and the _Recv (_HostRecv) on the receiving worker that took it
+// (the receiving worker fetches it from the sender with a RecvTensor call).
+struct TfSend {
+  size_t process = 0;  // index in the processes (P2pView::processes)
+  std::string key;
+  uint64_t start = 0, end = 0;
+};
+
+struct TfRecv {
+  size_t process = 0;
+  std::string name;    // the _Recv node's ("mul/_4": its tensor's producer "mul", then "/_N")
+  int64_t step = 0;    // TensorFlow's step id (shared by the workers of one run)
+  uint64_t start = 0;  // the receive asked for the tensor
+  uint64_t done = 0;   // the tensor arrived (the receive's done callback)
+  int64_t bytes = -1;  // the tensor's bytes: the allocation its response was decoded into
+};
+
+// One send paired with its receive.
+struct TfTransfer {
+  size_t channel = 0;  // index in P2pView::rendezvous
+  uint64_t seq = 0;    // its order among the channel's transfers (from 0)
+  int64_t step = 0;    // the receive's step id
+  uint64_t send_start = 0, send_end = 0, recv_start = 0, recv_done = 0;  // on one clock
+  int64_t bytes = -1;
+  uint64_t latency = 0;  // from the send's start to the receive's done (0 where before)
+  uint64_t wait = 0;     // the receive's own time: from its start to its done
+};
+
+// One tensor edge between two devices: its sends and receives paired in order.
+struct RendezvousChannel {
+  std::string key;     // the first send's rendezvous key
+  std::string tensor;  // "edge_10_mul"
+  std::string send_device, recv_device;
+  int64_t sender = -1, receiver = -1;  // indices of the processes (-1: not in the traces)
+  uint64_t sends = 0, receives = 0, pairs = 0;
+  int64_t bytes = 0;                                           // the pairs' known bytes added
+  uint64_t sized = 0;                                          // pairs whose bytes are known
+  uint64_t latency_min = 0, latency_p50 = 0, latency_max = 0;  // over the pairs (ns)
+  uint64_t wait = 0, wait_max = 0;  // the receives' waits, added and the longest
+  uint64_t causality = 0;           // pairs whose receive ended before its send began
+  std::string method = "rendezvous key";
+};
+
 struct P2pView {
   std::vector<SocketProcess> processes;
-  std::vector<P2pClock> clocks;            // one per recording, the first process's first
-  std::vector<P2pConnection> connections;  // by bytes, most first
-  uint64_t matched = 0, unmatched = 0;     // bytes: received and sent bytes left unpaired
-  std::vector<std::string> notes;          // what could not be paired, naming it
+  std::vector<P2pClock> clocks;               // one per recording, the first process's first
+  std::vector<P2pConnection> connections;     // by bytes, most first
+  uint64_t matched = 0, unmatched = 0;        // bytes: received and sent bytes left unpaired
+  std::vector<RendezvousChannel> rendezvous;  // TensorFlow's, by devices, then tensor
+  std::vector<TfTransfer> transfers;          // by channel, then in order
+  std::vector<std::string> notes;             // what could not be paired, naming it
 };
 
 // Pairs the receives with the sends. Several recordings are put on one clock: `offsets` (trace
@@ -100,5 +147,23 @@ bool HasSocketCalls(const model::TraceModel& m);
 void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigned threads,
                     std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,
                     std::vector<Problem>* problems);
+
+// Reads every process's _Send, _Recv and the allocations of received tensors from each trace,
+// adding the processes not yet in `processes` (by trace and pid).
+void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsigned threads,
+                       std::vector<SocketProcess>* processes, std::vector<TfSend>* sends,
+                       std::vector<TfRecv>* recvs, std::vector<Problem>* problems);
+
+// Pairs TensorFlow's sends and receives into v->rendezvous and v->transfers (v->processes are
+// the processes they index): a send's rendezvous key names its receiving device and tensor
+// ("edge_10_mul", of producer "mul"); the receiving device's process is the one whose own
+// sends name a device of the same task ("/job:worker/replica:0/task:0") as their sending
+// device (else the only other process that received a tensor of that producer), and its
+// receives of that producer's tensor pair with the key's sends in order. Sends between two
+// devices of one task (one process) are left out. Times of several recordings are put on one
+// clock as MatchSockets does (`offsets`, then v->clocks, then the recorded CLOCK_REALTIME
+// offsets across boots).
+void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
+                     const std::map<std::string, int64_t>& offsets, P2pView* v);
 
 }  // namespace tt::analysis

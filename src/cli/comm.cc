@@ -11,6 +11,7 @@
 #include "analysis/human.h"
 #include "analysis/p2p.h"
 #include "cli/args.h"
+#include "cli/comm_p2p.h"
 #include "cli/commands.h"
 #include "core/csv.h"
 #include "model/model.h"
@@ -27,7 +28,7 @@ using analysis::P2pView;
 using nlohmann::json;
 
 const char kCommHelp[] =
-    R"(usage: tensortrace comm DIR... [--json | --csv] [--top N] [--by wait|duration]
+    R"(usage: tensortrace comm DIR... [--json | --csv [--section S]] [--top N] [--by wait|duration]
 
 The collectives of the job in DIR (several directories: one job, e.g. one recording per rank),
 matched across ranks: each process that ran collectives is a rank (its launcher's rank where
@@ -51,10 +52,16 @@ with their byte offsets), each direction with the process that sent and the one 
 sent, received and paired, calls, messages (send calls whose every byte was received), their
 latency (from the send's start to the end of the receive that took its last byte) and the
 bandwidth (paired bytes over the time some message was in flight). Bytes without their other
-side get a note naming the connection.
+side get a note naming the connection. TensorFlow's tensors moved between two workers of one
+graph (tf.device on another task, ParameterServerStrategy): each _Send paired with the _Recv
+that took it by rendezvous key (send device, receive device, tensor) and order, with its bytes
+(the received tensor's allocation), latency (from the send's start until the receive was
+done) and the receiving side's wait.
 
   --json      machine-readable output (schema: docs/comm-json.md; every instance)
-  --csv       one row per instance and rank (columns: docs/comm-json.md; collectives only)
+  --csv       one row per instance and rank (columns: docs/comm-json.md)
+  --section S with --csv, another section: `steps` (one row per rank and step), `p2p` (one per
+              socket direction), `rendezvous` (one per TensorFlow transfer)
   --top N     instances shown (default 10)
   --by K      order the top instances by `wait` (the ranks' waits added; default) or `duration`
   -h, --help  this help
@@ -64,6 +71,7 @@ struct CommArgs {
   std::vector<std::string> dirs;
   bool json = false, csv = false, by_duration = false;
   size_t top = 10;
+  std::string section = "instances";
 };
 
 bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
@@ -77,6 +85,10 @@ bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
       o->json = true;
     } else if (a.Flag("--csv")) {
       o->csv = true;
+    } else if (a.Option("--section", &v)) {
+      if (v != "instances" && v != "steps" && v != "p2p" && v != "rendezvous")
+        throw Error("--section: '" + v + "' is not instances, steps, p2p or rendezvous");
+      o->section = v;
     } else if (a.Option("--top", &v)) {
       o->top = ParseUint("--top", v);
       if (o->top == 0) throw Error("--top: must be at least 1");
@@ -91,6 +103,7 @@ bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
   }
   if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace comm DIR...)");
   if (o->json && o->csv) throw Error("--json and --csv exclude each other");
+  if (o->section != "instances" && !o->csv) throw Error("--section goes with --csv");
   std::set<std::string> seen;
   for (const auto& d : o->dirs)
     if (!seen.insert(d).second) throw Error(d + ": given twice");
@@ -201,11 +214,14 @@ json P2pJson(const P2pView& p) {
                       {"low_ns", c.low_ns != INT64_MIN ? json(c.low_ns) : json(nullptr)},
                       {"high_ns", c.high_ns != INT64_MAX ? json(c.high_ns) : json(nullptr)},
                       {"pairs", c.pairs}});
+  json tf = RendezvousJson(p);
   return {{"matched_bytes", p.matched},
           {"unmatched_bytes", p.unmatched},
           {"processes", procs},
           {"connections", conns},
-          {"clocks", clocks}};
+          {"clocks", clocks},
+          {"rendezvous", tf["rendezvous"]},
+          {"transfers", tf["transfers"]}};
 }
 
 json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string>& dirs) {
@@ -444,20 +460,27 @@ void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
     PrintClocks(v);
   }
   PrintP2p(p);
+  PrintRendezvous(p);
   std::printf("\n");
 }
 
-// The socket connections, on the clocks the collectives aligned.
+// The socket connections and TensorFlow's rendezvous pairs, on the clocks the collectives
+// aligned.
 P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const CommView& v,
                      std::vector<Problem>* problems) {
   std::vector<analysis::SocketProcess> procs;
   std::vector<analysis::SocketEnd> ends;
+  std::vector<analysis::TfSend> sends;
+  std::vector<analysis::TfRecv> recvs;
   std::vector<Problem> probs;  // the same damage the collectives' scan saw, where it saw some
   analysis::CollectSockets(traces, 0, &procs, &ends, &probs);
+  analysis::CollectRendezvous(traces, 0, &procs, &sends, &recvs, &probs);
   if (problems->empty()) *problems = std::move(probs);
   std::map<std::string, int64_t> offsets;
   for (const auto& c : v.clocks) offsets[c.trace] = c.offset_ns;
-  return analysis::MatchSockets(std::move(procs), std::move(ends), offsets);
+  P2pView p = analysis::MatchSockets(std::move(procs), std::move(ends), offsets);
+  analysis::MatchRendezvous(std::move(sends), std::move(recvs), offsets, &p);
+  return p;
 }
 
 }  // namespace
@@ -476,7 +499,7 @@ int Comm(const std::vector<std::string>& argv) {
   CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems, true));
   P2pView p = PointToPoint(traces, v, &problems);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
-  if (v.ranks.empty() && p.connections.empty())
+  if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())
     v.notes.push_back(
         "no collective in the trace: they come from PyTorch's profiler (c10d and its "
         "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
@@ -484,7 +507,7 @@ int Comm(const std::vector<std::string>& argv) {
   if (o.json) {
     std::cout << ViewJson(v, p, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else if (o.csv) {
-    PrintCsv(v);
+    if (!PrintCsvSection(o.section, v, p)) PrintCsv(v);
   } else {
     PrintText(v, p, o);
     for (const auto& n : v.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
