@@ -304,6 +304,17 @@ TEST(TfP2p, SendRecvPairedAcrossOneRecordingPerWorker) {
   EXPECT_EQ(procs[(*big)["sender_index"].get<size_t>()]["trace"], d / "w1");
   EXPECT_EQ(procs[(*big)["receiver_index"].get<size_t>()]["trace"], d / "w0");
 
+  // The report's communication section: a row per channel, every send paired, on the job's
+  // clock (the two recordings aligned).
+  auto rep = RunCmd({TT_CLI, "report", d / "w0", d / "w1", "-o", d / "r.html"}, {}, 300);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  auto rows = test::HtmlTable(ReadFile(d / "r.html"), "comm-rendezvous");
+  ASSERT_EQ(rows.size(), j["p2p"]["rendezvous"].size());
+  for (const auto& row : rows) {
+    EXPECT_EQ(row[5], std::to_string(Said(r.out)["steps"])) << row[0];  // sends
+    EXPECT_EQ(row[6], row[5]) << row[0];                                 // all paired
+  }
+
   // Given only task 0's recording, its sends have no receiver and its receives no send: notes.
   json one = CommJson({d / "w0"});
   EXPECT_NE(one["notes"].dump().find("received by no process in the traces"), std::string::npos)

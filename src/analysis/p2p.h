@@ -148,6 +148,9 @@ void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigne
                     std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,
                     std::vector<Problem>* problems);
 
+// Whether any process of `m` may hold TensorFlow's sends or receives (from its names alone).
+bool HasRendezvous(const model::TraceModel& m);
+
 // Reads every process's _Send, _Recv and the allocations of received tensors from each trace,
 // adding the processes not yet in `processes` (by trace and pid).
 void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsigned threads,

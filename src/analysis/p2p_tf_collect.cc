@@ -155,6 +155,12 @@ struct Visitor {
 
 }  // namespace
 
+bool HasRendezvous(const model::TraceModel& m) {
+  for (const auto& p : m.processes)
+    if (Keys(p).Any()) return true;
+  return false;
+}
+
 void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsigned threads,
                        std::vector<SocketProcess>* processes, std::vector<TfSend>* sends,
                        std::vector<TfRecv>* recvs, std::vector<Problem>* problems) {

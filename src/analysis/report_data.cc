@@ -140,20 +140,23 @@ std::vector<Step> StepsAndMemory(const model::TraceModel& m, const Options& sel,
   return steps.Finish();
 }
 
-// The socket traffic of an aligned model: its times are already on the job's clock (each
-// recording's offset 0 here; the pairs then only check it).
-P2pView AlignedSockets(const model::TraceModel& m) {
+// The socket traffic and TensorFlow's rendezvous pairs of an aligned model: its times are
+// already on the job's clock (each recording's offset 0 here; the pairs then only check it).
+P2pView AlignedPointToPoint(const model::TraceModel& m) {
   std::vector<SocketProcess> procs;
   std::vector<SocketEnd> ends;
+  std::vector<TfSend> sends;
+  std::vector<TfRecv> recvs;
   std::vector<Problem> ignored;  // the views' scans report damage
-  CollectSockets({&m}, 0, &procs, &ends, &ignored);
+  if (HasSocketCalls(m)) CollectSockets({&m}, 0, &procs, &ends, &ignored);
+  if (HasRendezvous(m)) CollectRendezvous({&m}, 0, &procs, &sends, &recvs, &ignored);
   std::map<std::string, int64_t> offsets;
   for (const auto& c : m.clocks) offsets[c.recording] = 0;
-  return MatchSockets(std::move(procs), std::move(ends), offsets);
+  P2pView v = MatchSockets(std::move(procs), std::move(ends), offsets);
+  MatchRendezvous(std::move(sends), std::move(recvs), offsets, &v);
+  return v;
 }
 
-// The second read of every track: the step, op, kernel and copy views, with the facts (in the
-// selected steps), the timeline and the collectives (the whole trace) riding along.
 void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
                            const std::vector<Step>& steps, const std::vector<bool>& keep,
                            const Windows& windows, const ReportOptions& o, ReportData* d,
@@ -186,7 +189,7 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   if (!ranks.empty()) d->comm = MatchCollectives(std::move(ranks));
   ShowAppliedClocks(m, &d->comm);
   d->clocks = m.clocks;
-  if (HasSocketCalls(m)) d->p2p = AlignedSockets(m);
+  if (HasSocketCalls(m) || HasRendezvous(m)) d->p2p = AlignedPointToPoint(m);
   if (timeline) {
     d->timeline = timeline->Finish();
     d->timeline_step = tw.step;

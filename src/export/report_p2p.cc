@@ -1,6 +1,7 @@
 // The report's point-to-point part of the communication section: each socket direction with
-// its bytes paired to their sends, messages, latency and bandwidth (analysis/p2p.h), and each
-// recording's clock as the job's alignment applied it (collectives and socket pairs).
+// its bytes paired to their sends, messages, latency and bandwidth, TensorFlow's _Send/_Recv
+// pairs (analysis/p2p.h), and each recording's clock as the job's alignment applied it
+// (collectives and socket pairs).
 #include <cstdio>
 
 #include "analysis/human.h"
@@ -21,7 +22,9 @@ std::string Rate(double bps) {
   char b[32];
   double scale = bps >= 1e9 ? 1e9 : bps >= 1e6 ? 1e6 : 1e3;
   std::snprintf(b, sizeof b, "%.2f %s", bps / scale,
-                scale == 1e9 ? "GB/s" : scale == 1e6 ? "MB/s" : "kB/s");
+                scale == 1e9   ? "GB/s"
+                : scale == 1e6 ? "MB/s"
+                               : "kB/s");
   return b;
 }
 
@@ -30,9 +33,28 @@ std::string Who(const P2pView& p, int64_t i) {
                                                                : "not recorded";
 }
 
-}  // namespace
+// TensorFlow's tensors moved between workers (_Send to _Recv, by rendezvous key).
+std::string RendezvousPart(const P2pView& p) {
+  if (p.rendezvous.empty()) return "";
+  std::string s =
+      "<h3>Point-to-point (TensorFlow _Send/_Recv)</h3>\n<p>Each tensor edge between two "
+      "processes, its sends paired with their receives by rendezvous key and order. Latency "
+      "runs from a send's start to its receive's done; the wait is the receive's own time.</p>"
+      "\n<div class=\"wide\"><table id=\"comm-rendezvous\">" +
+      Header({"tensor", "from device", "to device", "sender", "receiver", "sends", "pairs", "bytes",
+              "latency p50", "latency max", "receive wait"}) +
+      "<tbody>\n";
+  for (const auto& c : p.rendezvous) {
+    auto lat = [&](uint64_t ns) { return c.pairs ? Dur(ns) : std::string("-"); };
+    s += "<tr>" + TdName(c.tensor) + TdName(c.send_device) + TdName(c.recv_device) +
+         TdName(Who(p, c.sender)) + TdName(Who(p, c.receiver)) + Td(WithCommas(c.sends)) +
+         Td(WithCommas(c.pairs)) + Td(c.sized ? HumanBytes(c.bytes) : "-") +
+         Td(lat(c.latency_p50)) + Td(lat(c.latency_max)) + Td(Dur(c.wait)) + "</tr>\n";
+  }
+  return s + "</tbody></table></div>\n";
+}
 
-std::string P2pPart(const P2pView& p) {
+std::string SocketPart(const P2pView& p) {
   if (p.connections.empty()) return "";
   std::string s = "<h3>Point-to-point (sockets)</h3>\n<p>" +
                   HumanBytes(static_cast<int64_t>(p.matched)) + " received and paired with the " +
@@ -55,6 +77,10 @@ std::string P2pPart(const P2pView& p) {
     }
   return s + "</tbody></table></div>\n";
 }
+
+}  // namespace
+
+std::string P2pPart(const P2pView& p) { return SocketPart(p) + RendezvousPart(p); }
 
 std::string ClocksPart(const std::vector<model::RecordingClock>& clocks) {
   if (clocks.size() < 2) return "";
