@@ -29,9 +29,11 @@ TEST(RecordSources, HelpIsBuiltFromTheTable) {
 }
 
 TEST(RecordSources, NamesInHelpOrder) {
-  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net");
-  ASSERT_EQ(sources::All().size(), 5u);
+  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net, nccl");
+  ASSERT_EQ(sources::All().size(), 6u);
   EXPECT_TRUE(sources::Find("net")->opt_in);
+  EXPECT_FALSE(sources::Find("nccl")->opt_in);  // nothing happens unless NCCL loads it
+  EXPECT_EQ(sources::Find("nccl")->arm, &sources::ArmNccl);
   EXPECT_FALSE(sources::Find("cuda")->opt_in);
   EXPECT_STREQ(sources::All()[2].name, "itt");
   ASSERT_NE(sources::Find("nvtx"), nullptr);
@@ -42,6 +44,29 @@ TEST(RecordSources, NamesInHelpOrder) {
 
 bool OnlyIttAndNvtx(const std::string& n) { return n == "itt" || n == "nvtx"; }
 bool OnlyNet(const std::string& n) { return n == "net"; }
+bool OnlyNccl(const std::string& n) { return n == "nccl"; }
+
+TEST(RecordSources, NcclArmingNamesThePluginBesideTheRuntimeUnlessTheUserSetOne) {
+  unsetenv("NCCL_PROFILER_PLUGIN");
+  sources::ArmOptions o;
+  o.runtime_lib = "/lib/libtensortrace.so";
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_STREQ(getenv("NCCL_PROFILER_PLUGIN"), "/lib/libtensortrace_nccl.so");
+  setenv("NCCL_PROFILER_PLUGIN", "/u/libnccl-profiler.so", 1);
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "tensortrace: NCCL_PROFILER_PLUGIN is set (/u/libnccl-profiler.so), our NCCL source "
+            "stays off\n");
+  EXPECT_STREQ(getenv("NCCL_PROFILER_PLUGIN"), "/u/libnccl-profiler.so");
+  o.quiet = true;
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  unsetenv("NCCL_PROFILER_PLUGIN");
+}
 
 TEST(RecordSources, NetArmingPreloadsItsLibraryRightBehindTheRuntime) {
   sources::ArmOptions o;

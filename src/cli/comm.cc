@@ -115,6 +115,8 @@ json InstanceJson(const CommInstance& in) {
           {"key", Known(in.key)},
           {"bytes", Known(in.bytes)},
           {"nranks", in.nranks},
+          {"algorithm", in.algorithm.empty() ? json(nullptr) : json(in.algorithm)},
+          {"protocol", in.protocol.empty() ? json(nullptr) : json(in.protocol)},
           {"matched", in.matched},
           {"bytes_differ", in.bytes_differ},
           {"first_enter_ns", in.first_enter},
