@@ -93,6 +93,11 @@ TEST(NcclSource, TwoRanksCollectivesMatchedBySequenceNumber) {
   const int n = 3, m = 2;
   RecordJob(d, "v6", n, m);
   CheckComm(CommJson(d / "t"), n, m);
+  // The table names the algorithm and protocol.
+  auto table = RunCmd({TT_CLI, "comm", d / "t"});
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("algorithm"), std::string::npos) << table.out;
+  EXPECT_NE(table.out.find("Ring/Simple"), std::string::npos) << table.out;
   // The proxy work: per rank, each operation's channels with their steps (send and receive
   // alternate by channel), plus the send/receive pair's one channel.
   auto v = test::LoadTrace(d / "t");

@@ -169,8 +169,10 @@ int Job(const std::string& version, int n, int m) {
     void* sym = dlsym(lib, ("ncclProfiler_" + version).c_str());
     if (!sym) Die("no such symbol");
     if (version == "v4")
-      _exit(RunRank<abi::ProfilerV4, abi::DescrV4>(static_cast<abi::ProfilerV4*>(sym), rank, n, m));
-    _exit(RunRank<abi::ProfilerV5, abi::DescrV5>(static_cast<abi::ProfilerV5*>(sym), rank, n, m));
+      std::exit(
+          RunRank<abi::ProfilerV4, abi::DescrV4>(static_cast<abi::ProfilerV4*>(sym), rank, n, m));
+    std::exit(
+        RunRank<abi::ProfilerV5, abi::DescrV5>(static_cast<abi::ProfilerV5*>(sym), rank, n, m));
   }
   int bad = 0;
   for (pid_t k : kids) {

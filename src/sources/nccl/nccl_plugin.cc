@@ -5,6 +5,7 @@
 // handle or context it did not give out is refused with an error code, never followed.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 
@@ -33,6 +34,10 @@ int ActivationMask() {
   long v = std::strtol(m, &end, 0);
   return end && *end == '\0' && v >= 0 ? static_cast<int>(v) : kDefaultMask;
 }
+
+// The mask the last init returned: without proxy and kernel-channel events no child ever ends
+// an operation, so the host's stop does.
+std::atomic<int> g_mask{kDefaultMask};
 
 // The same process, so that a parent pointer from the descriptor may be followed (NCCL's PXN
 // runs some proxy operations in another process's proxy thread).
@@ -264,6 +269,7 @@ abi::Result Init(void** context, uint64_t comm, int* mask, int n_nodes, int n_ra
   c->rank = rank;
   *context = c;
   *mask = ActivationMask();
+  g_mask.store(*mask, std::memory_order_relaxed);
   return abi::kSuccess;
 }
 
@@ -277,6 +283,8 @@ abi::Result Stop(void* handle) {
     case Kind::kP2p:
       h->host_end = now;
       LaterEnd(h, now);
+      if (!(g_mask.load(std::memory_order_relaxed) & (abi::kProxyOp | abi::kKernelCh)))
+        h->children.fetch_add(1, std::memory_order_relaxed);  // none will come: end now
       Release(h);  // written now if its children are done, else by the last of them
       return abi::kSuccess;
     case Kind::kProxyOp:
