@@ -65,9 +65,33 @@ struct Driver {
     Check(t->start_event(ctx, &h, d), "startEvent failed");
     return h;
   }
-  // One channel's proxy work for operation `op`: an op with its steps, each reporting its
-  // bytes, then the kernel channel.
-  void Proxy(void* op, int channel, int peer, bool send, int chunk) {
+  // Operation `op`'s proxy work on `channels` channels as NCCL's proxy thread reports it: it
+  // appends every channel's proxy operation at once (each starts there), the kernel's channels
+  // start, then each operation's steps run, each reporting its bytes, and everything stops.
+  void Proxy(void* op, int channels, int peer, bool send_first, int chunk) {
+    void* ops[kChannels];
+    void* kernel[kChannels];
+    for (int c = 0; c < channels; ++c)
+      ops[c] = StartOp(op, c, peer, (c % 2 == 0) == send_first, chunk);
+    for (int c = 0; c < channels; ++c) {
+      Descr kd{};
+      kd.type = abi::kKernelCh;
+      kd.parent_obj = op;
+      kd.rank = rank;
+      kd.kernel_ch.channel_id = static_cast<uint8_t>(c);
+      kernel[c] = Start(&kd);
+    }
+    for (int c = 0; c < channels; ++c) {
+      Steps(ops[c], (c % 2 == 0) == send_first, chunk);
+      Check(t->stop_event(ops[c]), "stopEvent (proxy op) failed");
+    }
+    for (int c = 0; c < channels; ++c) {
+      abi::StateArgs a{};
+      Check(t->record_event_state(kernel[c], abi::kKernelChStop, &a), "kernel channel state");
+      Check(t->stop_event(kernel[c]), "stopEvent (kernel channel) failed");
+    }
+  }
+  void* StartOp(void* op, int channel, int peer, bool send, int chunk) {
     Descr d{};
     d.type = abi::kProxyOp;
     d.parent_obj = op;
@@ -78,7 +102,9 @@ struct Driver {
     d.proxy_op.n_steps = kSteps;
     d.proxy_op.chunk_size = chunk;
     d.proxy_op.is_send = send;
-    void* ph = Start(&d);
+    return Start(&d);
+  }
+  void Steps(void* ph, bool send, int chunk) {
     for (int s = 0; s < kSteps; ++s) {
       Descr sd{};
       sd.type = abi::kProxyStep;
@@ -93,13 +119,6 @@ struct Driver {
       SleepUs(100);
       Check(t->stop_event(sh), "stopEvent (step) failed");
     }
-    Check(t->stop_event(ph), "stopEvent (proxy op) failed");
-    Descr kd{};
-    kd.type = abi::kKernelCh;
-    kd.parent_obj = op;
-    kd.rank = rank;
-    kd.kernel_ch.channel_id = static_cast<uint8_t>(channel);
-    Check(t->stop_event(Start(&kd)), "stopEvent (kernel channel) failed");
   }
   void Coll(const char* func, uint64_t seq, size_t count, const char* dtype, const char* algo,
             int chunk) {
@@ -121,7 +140,7 @@ struct Driver {
     void* ch = Start(&d);
     Check(t->stop_event(ch), "stopEvent (coll) failed");  // enqueued; the proxy does the rest
     Check(t->stop_event(gh), "stopEvent (group) failed");
-    for (int c = 0; c < kChannels; ++c) Proxy(ch, c, 1 - rank, c % 2 == 0, chunk);
+    Proxy(ch, kChannels, 1 - rank, true, chunk);
   }
   void P2p(bool send) {
     Descr d{};
@@ -134,7 +153,7 @@ struct Driver {
     d.p2p.n_channels = 1;
     void* h = Start(&d);
     Check(t->stop_event(h), "stopEvent (p2p) failed");
-    Proxy(h, 0, 1 - rank, send, 4096);
+    Proxy(h, 1, 1 - rank, send, 4096);
   }
 };
 
