@@ -71,7 +71,9 @@ void CheckComm(const json& c, int n, int m) {
     EXPECT_NEAR(in["algbw_gbs"].get<double>(), algbw, algbw * 1e-9);
     double factor = ar ? 2.0 * (2 - 1) / 2 : (2.0 - 1) / 2;  // nccl-tests' factors, n = 2
     EXPECT_NEAR(in["busbw_gbs"].get<double>(), algbw * factor, algbw * 1e-9);
-    if (ar) EXPECT_EQ(in["straggler_index"], 1);  // rank 1 sleeps longer before each
+    if (ar) {
+      EXPECT_EQ(in["straggler_index"], 1);  // rank 1 waits for rank 0 to enter each
+    }
   }
   EXPECT_EQ(allreduce, n);
   EXPECT_EQ(allgather, m);

@@ -3,8 +3,9 @@
 // symbol as NCCL does, then drives the calls NCCL would make.
 //
 //   fake_nccl_loader job VERSION N M   two ranks (forked children) of one communicator, each
-//                                      running N all-reduces of kAllReduceCount float32 and M
-//                                      all-gathers of kAllGatherCount bfloat16 per rank, each
+//                                      running N all-reduces of kAllReduceCount float32 (rank 1
+//                                      entering each after rank 0) and M all-gathers of
+//                                      kAllGatherCount bfloat16 per rank, each
 //                                      with proxy operations, steps and kernel channels, then
 //                                      one send/receive pair; VERSION: v6, v5 or v4
 //   fake_nccl_loader bad               calls with bad arguments; prints "ok" when the plugin
@@ -31,6 +32,10 @@ constexpr uint64_t kCommHash = 0x5eed0000abcd1234ull;
 constexpr size_t kAllReduceCount = 1 << 18;  // float32: 1 MiB
 constexpr size_t kAllGatherCount = 1 << 16;  // bfloat16, per rank: 128 KiB
 constexpr int kChannels = 2, kSteps = 4;
+
+// Rank 0 writes a byte here once it entered an all-reduce; rank 1 reads one before it enters
+// its own: rank 1 is the straggler of every all-reduce, whatever the scheduler does.
+int g_order[2] = {-1, -1};
 
 void SleepUs(long us) {
   timespec t{us / 1000000, (us % 1000000) * 1000};
@@ -137,7 +142,11 @@ struct Driver {
     d.coll.n_channels = kChannels;
     d.coll.algo = algo;
     d.coll.proto = "Simple";
+    char byte = 0;
+    bool ordered = std::strcmp(func, "AllReduce") == 0 && g_order[0] >= 0;
+    if (ordered && rank == 1 && read(g_order[0], &byte, 1) != 1) Die("order pipe");
     void* ch = Start(&d);
+    if (ordered && rank == 0 && write(g_order[1], &byte, 1) != 1) Die("order pipe");
     Check(t->stop_event(ch), "stopEvent (coll) failed");  // enqueued; the proxy does the rest
     Check(t->stop_event(gh), "stopEvent (group) failed");
     Proxy(ch, kChannels, 1 - rank, true, chunk);
@@ -168,10 +177,8 @@ int RunRank(Table* t, int rank, int n, int m) {
     rc = t->init(&d.ctx, kCommHash, &mask, "fake", 1, 2, rank, nullptr);
   if (rc != abi::kSuccess || !d.ctx) Die("init failed");
   if (!(mask & abi::kColl) || !(mask & abi::kProxyOp)) Die("collectives not asked for");
-  for (int i = 0; i < n; ++i) {
-    SleepUs(rank ? 1500 : 500);  // rank 1 enters late: a known straggler
+  for (int i = 0; i < n; ++i)
     d.Coll("AllReduce", static_cast<uint64_t>(i), kAllReduceCount, "ncclFloat32", "Ring", 131072);
-  }
   for (int i = 0; i < m; ++i)
     d.Coll("AllGather", static_cast<uint64_t>(i), kAllGatherCount, "ncclBfloat16", "Tree", 65536);
   d.P2p(rank == 0);
@@ -180,10 +187,12 @@ int RunRank(Table* t, int rank, int n, int m) {
 
 int Job(const std::string& version, int n, int m) {
   pid_t kids[2];
+  if (pipe(g_order) != 0) Die("pipe failed");
   for (int rank = 0; rank < 2; ++rank) {
     kids[rank] = fork();
     if (kids[rank] < 0) Die("fork failed");
     if (kids[rank] > 0) continue;
+    close(g_order[rank == 0 ? 0 : 1]);  // the end this rank does not use: EOF if the other dies
     void* lib = OpenPlugin();
     void* sym = dlsym(lib, ("ncclProfiler_" + version).c_str());
     if (!sym) Die("no such symbol");
@@ -193,6 +202,8 @@ int Job(const std::string& version, int n, int m) {
     std::exit(
         RunRank<abi::ProfilerV5, abi::DescrV5>(static_cast<abi::ProfilerV5*>(sym), rank, n, m));
   }
+  close(g_order[0]);
+  close(g_order[1]);
   int bad = 0;
   for (pid_t k : kids) {
     int st = 0;
