@@ -11,14 +11,17 @@
 namespace tt {
 namespace {
 
-// The --sources lines of `record --help` (as written by hand before the table, plus net).
+// The --sources lines of `record --help` (as written by hand before the table, plus net and
+// nccl).
 const char kOldSourcesHelp[] =
     R"(  --sources LIST           comma list of the sources to switch on (default: all but net):
                            cuda (CUPTI: CUDA API calls, kernels, copies; nothing happens
                            in a process that never loads CUDA), nvtx, itt (oneDNN...),
                            python (the TensorFlow/JAX profiler bootstrap), net (TCP
                            send/receive calls with bytes, peers and byte offsets; off
-                           unless named); or none
+                           unless named), nccl (NCCL's profiler plugin: collectives,
+                           point-to-point, proxy and network work; nothing happens in a
+                           process that never loads NCCL); or none
 )";
 
 TEST(RecordSources, HelpIsBuiltFromTheTable) {
