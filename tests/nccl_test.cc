@@ -144,6 +144,23 @@ TEST(NcclSource, BadCallsAreRefusedWithErrorCodes) {
   EXPECT_NE(r.out.find("ok\n"), std::string::npos) << r.out;
 }
 
+TEST(NcclSource, AFullHandlePoolDropsEventsCountedAndNeverBlocks) {
+  // 20000 events open at once against the plugin's 16384 handles: the rest get none (NCCL
+  // then makes no more calls for them), each counted as a drop of the process.
+  TempDir d;
+  auto r = RunCmd(
+      {TT_CLI, "record", "--quiet", "-o", d / "t", "--", TT_FAKE_NCCL_LOADER, "flood", "20000"}, {},
+      120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("refused 3616\n"), std::string::npos) << r.out;
+  auto info = RunCmd({TT_CLI, "info", d / "t", "--json"});
+  ASSERT_EQ(info.status, 0) << info.err;
+  json j = json::parse(info.out);
+  EXPECT_EQ(j["totals"]["dropped"], 3616) << info.out;
+  auto v = test::LoadTrace(d / "t");
+  EXPECT_EQ(CountPerProcess(v, "nccl.group"), std::vector<size_t>{16384});
+}
+
 TEST(NcclSource, ExportsTheVersionsNcclLooksFor) {
   for (const char* sym : {"ncclProfiler_v6", "ncclProfiler_v5", "ncclProfiler_v4"})
     EXPECT_EQ(

@@ -10,6 +10,8 @@
 //                                      one send/receive pair; VERSION: v6, v5 or v4
 //   fake_nccl_loader bad               calls with bad arguments; prints "ok" when the plugin
 //                                      refused each with the right code and crashed on none
+//   fake_nccl_loader flood N           N events started before any stops (more than the
+//                                      plugin's pool): prints how many got no handle
 //   fake_nccl_loader symbol NAME       exit 0 when the plugin exports NAME
 #include <dlfcn.h>
 #include <sys/wait.h>
@@ -21,6 +23,7 @@
 #include <ctime>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "sources/nccl/nccl_profiler_abi.h"
 
@@ -258,13 +261,36 @@ int Bad() {
   return failures ? 1 : 0;
 }
 
+// Starts n groups without stopping any (more than the plugin's pool holds), then stops them:
+// prints how many the plugin gave no handle for.
+int Flood(int n) {
+  auto* t = static_cast<abi::ProfilerV5*>(dlsym(OpenPlugin(), "ncclProfiler_v5"));
+  if (!t) Die("no ncclProfiler_v5");
+  int mask = 0;
+  void* ctx = nullptr;
+  if (t->init(&ctx, 7, &mask, "flood", 1, 1, 0, nullptr) != abi::kSuccess) Die("init failed");
+  std::vector<void*> handles(static_cast<size_t>(n), nullptr);
+  int refused = 0;
+  for (void*& h : handles) {
+    abi::DescrV5 d{};
+    d.type = abi::kGroup;
+    if (t->start_event(ctx, &h, &d) != abi::kSuccess) Die("startEvent failed");
+    refused += h == nullptr;
+  }
+  for (void* h : handles)
+    if (t->stop_event(h) != abi::kSuccess) Die("stopEvent failed");
+  std::printf("refused %d\n", refused);
+  return t->finalize(ctx) == abi::kSuccess ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string mode = argc > 1 ? argv[1] : "";
   if (mode == "job" && argc == 5) return Job(argv[2], std::atoi(argv[3]), std::atoi(argv[4]));
   if (mode == "bad") return Bad();
+  if (mode == "flood" && argc == 3) return Flood(std::atoi(argv[2]));
   if (mode == "symbol" && argc == 3) return dlsym(OpenPlugin(), argv[2]) ? 0 : 1;
-  std::fprintf(stderr, "usage: fake_nccl_loader job v6|v5|v4 N M | bad | symbol NAME\n");
+  std::fprintf(stderr, "usage: fake_nccl_loader job v6|v5|v4 N M | bad | flood N | symbol NAME\n");
   return 2;
 }

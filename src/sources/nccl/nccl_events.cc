@@ -48,4 +48,8 @@ __attribute__((visibility("default"))) void tt_nccl_slice_(const char* name, uin
                        end);
 }
 
+__attribute__((visibility("default"))) void tt_nccl_dropped_(uint64_t n) {
+  if (tt::rt::Enabled()) tt::rt::CountDropReason(tt::rt::kDropNoSpace, n);
+}
+
 }  // extern "C"

@@ -19,4 +19,7 @@ uint64_t tt_nccl_now_(void);
 // calling thread's stream; at most 16 arguments.
 void tt_nccl_slice_(const char* name, uint64_t start_ns, uint64_t end_ns,
                     const struct tt_nccl_arg* args, uint32_t nargs);
+// Counts `n` events the plugin could not keep (its handle pool was full) in the process's
+// drops, as having had no room.
+void tt_nccl_dropped_(uint64_t n);
 }

@@ -14,7 +14,6 @@ constexpr size_t kProbe = 256;
 Handle g_handles[kHandles];
 Context g_contexts[kContexts];
 std::atomic<size_t> g_cursor{0};
-std::atomic<uint64_t> g_drops{0};
 
 template <typename T>
 T* InPool(T* pool, size_t n, void* p) {
@@ -52,7 +51,6 @@ Handle* TakeHandle(Kind kind) {
     h.net_id = 0;
     return &h;
   }
-  g_drops.fetch_add(1, std::memory_order_relaxed);
   return nullptr;
 }
 
@@ -75,8 +73,6 @@ void GiveBack(Context* c) {
 }
 
 Context* CheckContext(void* p) { return InPool(g_contexts, kContexts, p); }
-
-uint64_t HandleDrops() { return g_drops.load(std::memory_order_relaxed); }
 
 namespace detail {
 Handle* Pool(size_t* n) {

@@ -54,9 +54,6 @@ Context* TakeContext();
 void GiveBack(Context* c);
 Context* CheckContext(void* p);
 
-// Handles refused because the pool was full (a note for the user; never an error to NCCL).
-uint64_t HandleDrops();
-
 // Calls f(h) for each handle in use (at finalize: the collectives still waiting).
 template <typename F>
 void ForEachHandle(F f);

@@ -3,6 +3,7 @@
 // versions 6, 5 and 4 (nccl_profiler_abi.h) and writes each finished event through the runtime
 // (nccl_emit.h). It never fails NCCL over tracing: a full pool drops the event (counted), a
 // handle or context it did not give out is refused with an error code, never followed.
+#include <pthread.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -40,9 +41,20 @@ int ActivationMask() {
 std::atomic<int> g_mask{kDefaultMask};
 
 // The same process, so that a parent pointer from the descriptor may be followed (NCCL's PXN
-// runs some proxy operations in another process's proxy thread).
+// runs some proxy operations in another process's proxy thread). Read once per process (glibc
+// no longer caches getpid): a forked child reads it again.
+std::atomic<pid_t> g_pid{0};
+
+void ForgetPid() { g_pid.store(0, std::memory_order_relaxed); }
+
 pid_t Self() {
-  static const pid_t pid = getpid();
+  pid_t pid = g_pid.load(std::memory_order_relaxed);
+  if (pid == 0) {
+    static const int once = pthread_atfork(nullptr, nullptr, ForgetPid);
+    (void)once;
+    pid = getpid();
+    g_pid.store(pid, std::memory_order_relaxed);
+  }
   return pid;
 }
 
@@ -174,7 +186,10 @@ abi::Result Start(void* context, void** handle, const Descr& d) {
   Kind kind = KindOf(d.type, &known);
   if (!known) return abi::kSuccess;  // an event we did not ask for: no handle, no error
   Handle* h = TakeHandle(kind);
-  if (!h) return abi::kSuccess;  // pool full: counted, NCCL goes on
+  if (!h) {  // pool full: counted, NCCL goes on
+    tt_nccl_dropped_(1);
+    return abi::kSuccess;
+  }
   h->ctx = ctx;
   h->start = tt_nccl_now_();
   if (kind == Kind::kColl || kind == Kind::kP2p) {
