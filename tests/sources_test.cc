@@ -11,14 +11,17 @@
 namespace tt {
 namespace {
 
-// The --sources lines of `record --help` (as written by hand before the table, plus net).
+// The --sources lines of `record --help` (as written by hand before the table, plus net and
+// nccl).
 const char kOldSourcesHelp[] =
     R"(  --sources LIST           comma list of the sources to switch on (default: all but net):
                            cuda (CUPTI: CUDA API calls, kernels, copies; nothing happens
                            in a process that never loads CUDA), nvtx, itt (oneDNN...),
                            python (the TensorFlow/JAX profiler bootstrap), net (TCP
                            send/receive calls with bytes, peers and byte offsets; off
-                           unless named); or none
+                           unless named), nccl (NCCL's profiler plugin: collectives,
+                           point-to-point, proxy and network work; nothing happens in a
+                           process that never loads NCCL); or none
 )";
 
 TEST(RecordSources, HelpIsBuiltFromTheTable) {
@@ -29,9 +32,11 @@ TEST(RecordSources, HelpIsBuiltFromTheTable) {
 }
 
 TEST(RecordSources, NamesInHelpOrder) {
-  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net");
-  ASSERT_EQ(sources::All().size(), 5u);
+  EXPECT_EQ(sources::NameList(), "cuda, nvtx, itt, python, net, nccl");
+  ASSERT_EQ(sources::All().size(), 6u);
   EXPECT_TRUE(sources::Find("net")->opt_in);
+  EXPECT_FALSE(sources::Find("nccl")->opt_in);  // nothing happens unless NCCL loads it
+  EXPECT_EQ(sources::Find("nccl")->arm, &sources::ArmNccl);
   EXPECT_FALSE(sources::Find("cuda")->opt_in);
   EXPECT_STREQ(sources::All()[2].name, "itt");
   ASSERT_NE(sources::Find("nvtx"), nullptr);
@@ -42,6 +47,29 @@ TEST(RecordSources, NamesInHelpOrder) {
 
 bool OnlyIttAndNvtx(const std::string& n) { return n == "itt" || n == "nvtx"; }
 bool OnlyNet(const std::string& n) { return n == "net"; }
+bool OnlyNccl(const std::string& n) { return n == "nccl"; }
+
+TEST(RecordSources, NcclArmingNamesThePluginBesideTheRuntimeUnlessTheUserSetOne) {
+  unsetenv("NCCL_PROFILER_PLUGIN");
+  sources::ArmOptions o;
+  o.runtime_lib = "/lib/libtensortrace.so";
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_STREQ(getenv("NCCL_PROFILER_PLUGIN"), "/lib/libtensortrace_nccl.so");
+  setenv("NCCL_PROFILER_PLUGIN", "/u/libnccl-profiler.so", 1);
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(),
+            "tensortrace: NCCL_PROFILER_PLUGIN is set (/u/libnccl-profiler.so), our NCCL source "
+            "stays off\n");
+  EXPECT_STREQ(getenv("NCCL_PROFILER_PLUGIN"), "/u/libnccl-profiler.so");
+  o.quiet = true;
+  testing::internal::CaptureStderr();
+  sources::ArmSources(OnlyNccl, o);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  unsetenv("NCCL_PROFILER_PLUGIN");
+}
 
 TEST(RecordSources, NetArmingPreloadsItsLibraryRightBehindTheRuntime) {
   sources::ArmOptions o;

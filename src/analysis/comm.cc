@@ -32,6 +32,8 @@ std::map<InstanceId, CommInstance> Group(const std::vector<CommRank>& ranks) {
       if (e.bytes >= 0 && in.bytes >= 0 && e.bytes != in.bytes) in.bytes_differ = true;
       in.bytes = std::max(in.bytes, e.bytes);
       in.nranks = std::max(in.nranks, e.nranks);
+      if (in.algorithm.empty()) in.algorithm = e.algorithm;
+      if (in.protocol.empty()) in.protocol = e.protocol;
       in.arrivals.push_back({r, e.start, e.end, 0});
     }
   }

@@ -31,6 +31,8 @@ struct CommEvent {
   int64_t key = -1;             // the framework's instance key (-1: none)
   std::string name;             // the event's own name ("gloo:all_reduce")
   std::string op;               // the framework op's name, where the event gives one
+  std::string algorithm;        // NCCL's algorithm ("Ring"), where the event gives it
+  std::string protocol;         // NCCL's protocol ("Simple"), where the event gives it
   size_t track = SIZE_MAX;      // the track it ran on (index in its trace's model)
 };
 
@@ -51,7 +53,8 @@ struct CommRank {
   std::string host, trace;      // trace: the directory it was read from
   std::string clock;            // its clock's boot id: times compare only within one boot
   int64_t realtime_offset = 0;  // CLOCK_REALTIME - its clock, as recorded at its start
-  // Which events stand for its collectives: "backend" (the backend's own ranges, gloo:...,
+  // Which events stand for its collectives: "nccl" (our NCCL profiler plugin's, nccl.AllReduce:
+  // NCCL's own sequence numbers match them), "backend" (the backend's own ranges, gloo:...,
   // nccl:...), "collective" (other communication ranges: record_param_comms, NCCL's NVTX
   // ranges), "call" (the framework's op that issued it, c10d::allreduce_) or "xla" (XLA's
   // collective instructions, as JAX's profiler records them), the first the process has, so
@@ -88,6 +91,8 @@ struct CommInstance {
   double algbw = -1, busbw = -1;  // bytes/s; -1 when unknown (no bytes, one rank, no time)
   bool matched = false;           // seen on every rank expected (and on at least two)
   bool bytes_differ = false;      // the ranks gave different byte counts
+  std::string algorithm;          // NCCL's algorithm, as the first rank that gave one ("": none)
+  std::string protocol;           // NCCL's protocol, likewise
 };
 
 // Per collective kind.

@@ -1,6 +1,6 @@
 // Reading each process's collectives from its tracks (comm.h): slices that carry a `collective`
-// argument, in three tiers (the backend's ranges, other communication ranges, the framework's
-// calls), of which each process keeps the first it has.
+// argument, in tiers (our NCCL plugin's, the backend's ranges, other communication ranges, the
+// framework's calls, XLA's instructions), of which each process keeps the first it has.
 #include <algorithm>
 #include <map>
 
@@ -13,11 +13,12 @@ namespace tt::analysis {
 
 namespace {
 
-enum Tier { kBackend, kCollective, kCall, kXla, kTiers };
-const char* const kTierNames[kTiers] = {"backend", "collective", "call", "xla"};
+enum Tier { kNccl, kBackend, kCollective, kCall, kXla, kTiers };
+const char* const kTierNames[kTiers] = {"nccl", "backend", "collective", "call", "xla"};
 
 struct Keys {
   uint32_t collective, group, communicator, bytes, nranks, rank, instance, op_name;
+  uint32_t algorithm, protocol;         // NCCL's (our plugin's events)
   uint32_t tf_op;                       // the name kTfCollectiveOp
   uint32_t hlo_op, hlo_module, run_id;  // an XLA op's (imported from XSpace)
   explicit Keys(const model::Process& p) {
@@ -30,6 +31,8 @@ struct Keys {
     std::tie(collective, group, communicator, bytes, nranks, rank, instance, op_name) =
         std::tuple_cat(ids);
     tf_op = model::KeyId(p, keys::kTfCollectiveOp);
+    algorithm = model::KeyId(p, keys::kAlgorithm);
+    protocol = model::KeyId(p, keys::kProtocol);
   }
 };
 
@@ -69,6 +72,7 @@ struct TrackComm {
     }
     std::string_view name = proc->Name(s.name);
     Tier t = s.category != layout::Category::kCommunication           ? kCall
+             : name.starts_with(keys::kNcclPrefix)                    ? kNccl
              : name.starts_with("gloo:") || name.starts_with("nccl:") ? kBackend
                                                                       : kCollective;
     CommEvent e;
@@ -82,6 +86,8 @@ struct TrackComm {
     e.name = std::string(name);
     e.track = track;
     if (uint32_t op = model::ArgStr(s.args, keys->op_name)) e.op = proc->Name(op);
+    if (uint32_t a = model::ArgStr(s.args, keys->algorithm)) e.algorithm = proc->Name(a);
+    if (uint32_t a = model::ArgStr(s.args, keys->protocol)) e.protocol = proc->Name(a);
     if (auto r = model::ArgInt(s.args, keys->rank); r && rank < 0) rank = *r;
     tiers[t].push_back(std::move(e));
   }

@@ -128,6 +128,8 @@ json InstanceJson(const CommInstance& in) {
           {"key", Known(in.key)},
           {"bytes", Known(in.bytes)},
           {"nranks", in.nranks},
+          {"algorithm", in.algorithm.empty() ? json(nullptr) : json(in.algorithm)},
+          {"protocol", in.protocol.empty() ? json(nullptr) : json(in.protocol)},
           {"matched", in.matched},
           {"bytes_differ", in.bytes_differ},
           {"first_enter_ns", in.first_enter},
@@ -343,20 +345,27 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
   std::stable_sort(order.begin(), order.end(),
                    [&](const auto* a, const auto* b) { return key(a) > key(b); });
   if (order.size() > top) order.resize(top);
-  std::printf("top %zu instances by %s:\n  %-22s %10s %10s %10s %10s %-10s %12s\n", order.size(),
+  // NCCL's algorithm/protocol, in a last column where any instance gives one (the nccl source).
+  bool algo = false;
+  for (const CommInstance* in : order) algo |= !in->algorithm.empty();
+  std::printf("top %zu instances by %s:\n  %-22s %10s %10s %10s %10s %-10s %12s%s\n", order.size(),
               by_duration ? "duration" : "wait", "instance", "bytes", "skew", "duration", "wait",
-              "straggler", "bus bw");
+              "straggler", "bus bw", algo ? "  algorithm" : "");
   for (const CommInstance* in : order) {
     std::string name =
         in->collective +
         (in->key >= 0 ? " key " + std::to_string(in->key) : " #" + std::to_string(in->seq)) +
         (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
-    std::printf("  %-22s %10s %10s %10s %10s %-10s %12s\n", TerminalSafe(name).c_str(),
+    std::string a = !algo ? ""
+                          : "  " + (in->algorithm.empty() ? "-" : in->algorithm) +
+                                (in->protocol.empty() ? "" : "/" + in->protocol);
+    std::printf("  %-22s %10s %10s %10s %10s %-10s %12s%s\n", TerminalSafe(name).c_str(),
                 in->bytes >= 0 ? HumanBytes(in->bytes).c_str() : "-",
                 HumanDuration(static_cast<double>(in->skew)).c_str(),
                 HumanDuration(static_cast<double>(in->duration)).c_str(),
                 HumanDuration(static_cast<double>(in->wait)).c_str(),
-                in->skew > 0 ? v.ranks[in->straggler].Label().c_str() : "-", Bw(in->busbw).c_str());
+                in->skew > 0 ? v.ranks[in->straggler].Label().c_str() : "-", Bw(in->busbw).c_str(),
+                TerminalSafe(a).c_str());
   }
 }
 

@@ -62,7 +62,8 @@ ITT-instrumented libraries (oneDNN, TensorFlow's included) report into the trace
 are set already, INTEL_LIBITTNOTIFY64 names the runtime library, INTEL_ITTNOTIFY_GROUPS=all
 and ONEDNN_ITT_TASK_LEVEL=2 (every primitive). NVTX ranges and marks (NCCL, TensorFlow/JAX/XLA
 annotations, PyTorch's emit_nvtx) report too: unless it is set already, NVTX_INJECTION64_PATH
-names the runtime library.
+names the runtime library. NCCL reports its collectives, proxy and network work through our
+profiler plugin: unless it is set already, NCCL_PROFILER_PLUGIN names libtensortrace_nccl.so.
 
   -o, --output DIR         trace directory (default: tensortrace-YYYYMMDD-HHMMSS here); %h,
                            %r, %p expand to the host, the launcher's rank (RANK,

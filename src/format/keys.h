@@ -169,6 +169,20 @@ inline constexpr char kOffset[] = "offset";
 inline constexpr char kLocal[] = "local";
 inline constexpr char kPeer[] = "peer";
 inline constexpr char kFd[] = "fd";
+// The NCCL source (src/sources/nccl): an operation's element count, root rank, NCCL's
+// algorithm ("Ring", "Tree"...), protocol ("LL", "LL128", "Simple") and channels; a proxy
+// operation's or kernel channel's channel, its steps and chunk size (bytes); a proxy step's
+// number; a network plugin event's id.
+inline constexpr char kCount[] = "count";
+inline constexpr char kRoot[] = "root";
+inline constexpr char kAlgorithm[] = "algorithm";
+inline constexpr char kProtocol[] = "protocol";
+inline constexpr char kChannels[] = "channels";
+inline constexpr char kChannel[] = "channel";
+inline constexpr char kSteps[] = "steps";
+inline constexpr char kChunkSize[] = "chunk_size";
+inline constexpr char kProxyStep[] = "proxy_step";
+inline constexpr char kNetPlugin[] = "net_plugin";
 
 // Every argument key above.
 // clang-format off
@@ -181,6 +195,8 @@ inline constexpr std::string_view kArgKeys[] = {
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
     kOutNelems, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
     kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
+    kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
+    kNetPlugin,
 };
 // clang-format on
 
@@ -224,12 +240,27 @@ inline constexpr char kTfCollectiveOp[] = "tf.collective_op";
 inline constexpr char kNetSend[] = "net.send";
 inline constexpr char kNetRecv[] = "net.recv";
 inline constexpr char kNetConnection[] = "net.connection";
+// The NCCL source (src/sources/nccl), communication slices: a collective or point-to-point
+// operation is "nccl." followed by NCCL's name for it ("nccl.AllReduce", "nccl.Send"; from its
+// enqueue to its last proxy or kernel-channel event's end); then a group, a proxy operation
+// (one channel's network work), a proxy step (one transfer), a kernel channel and a network
+// plugin event.
+inline constexpr char kNcclPrefix[] = "nccl.";
+inline constexpr char kNcclGroup[] = "nccl.group";
+inline constexpr char kNcclProxySend[] = "nccl.proxy_send";
+inline constexpr char kNcclProxyRecv[] = "nccl.proxy_recv";
+inline constexpr char kNcclStepSend[] = "nccl.step_send";
+inline constexpr char kNcclStepRecv[] = "nccl.step_recv";
+inline constexpr char kNcclKernelChannel[] = "nccl.kernel_channel";
+inline constexpr char kNcclNet[] = "nccl.net";
 
 // Every well-known event name above.
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
     kPythonSample, kPythonSite, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv, kNetConnection,
+    kNcclGroup, kNcclProxySend, kNcclProxyRecv, kNcclStepSend, kNcclStepRecv, kNcclKernelChannel,
+    kNcclNet,
 };
 // clang-format on
 

@@ -13,12 +13,14 @@ constexpr Source kSources[] = {
     {"python", "python (the TensorFlow/JAX profiler bootstrap)", ArmPython},
     {"net", "net (TCP send/receive calls with bytes, peers and byte offsets; off unless named)",
      ArmNet, true},
+    {"nccl", "nccl (NCCL's profiler plugin: collectives, point-to-point, proxy and network "
+             "work; nothing happens in a process that never loads NCCL)", ArmNccl},
 };
 // clang-format on
 
 // The order of arming (indices in kSources): ITT, Python, CUDA, NVTX, as record always did,
-// then sockets.
-constexpr size_t kArmOrder[] = {2, 3, 0, 1, 4};
+// then sockets and NCCL.
+constexpr size_t kArmOrder[] = {2, 3, 0, 1, 4, 5};
 static_assert(std::size(kArmOrder) == std::size(kSources));
 
 // The help's continuation lines start in this column and end by it.

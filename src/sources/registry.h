@@ -49,11 +49,11 @@ const Source* Find(std::string_view name);
 // The lines of `record --help` about --sources (from the table's names and help).
 const std::string& SourcesHelp();
 
-// "cuda, nvtx, itt, python, net": the names, for messages.
+// "cuda, nvtx, itt, python, net, nccl": the names, for messages.
 std::string NameList();
 
 // Arms the sources for which `on(name)` holds, in the order record always armed them (itt,
-// python, cuda, nvtx: the order of their warnings; then net).
+// python, cuda, nvtx: the order of their warnings; then net, nccl).
 void ArmSources(bool (*on)(const std::string& name), const ArmOptions& o);
 
 // Each source's arming (src/sources/<name>/arm.cc).
@@ -62,5 +62,6 @@ void ArmNvtx(const ArmOptions& o);
 void ArmItt(const ArmOptions& o);
 void ArmPython(const ArmOptions& o);
 void ArmNet(const ArmOptions& o);
+void ArmNccl(const ArmOptions& o);
 
 }  // namespace tt::sources
