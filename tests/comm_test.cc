@@ -35,6 +35,7 @@ using nlohmann::json;
 using test::Program;
 using test::Python;
 using test::RunCmd;
+using test::Said;
 using test::TempDir;
 
 constexpr uint64_t kMs = 1000000;
@@ -509,15 +510,6 @@ TEST(CommTrace, BadInputIsOneLine) {
 }
 
 // ---- Real PyTorch programs with gloo on two ranks ----
-
-std::map<std::string, int64_t> Said(const std::string& out) {
-  std::map<std::string, int64_t> said;
-  std::istringstream in(out);
-  std::string key;
-  int64_t v;
-  while (in >> key >> v) said[key] = v;
-  return said;
-}
 
 // Records `program` inside a network namespace of its own (gloo listens on 127.0.0.1 there).
 bool RecordInNetworkNamespace(const std::string& trace, const std::string& program,

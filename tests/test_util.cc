@@ -13,6 +13,7 @@
 #include <cstring>
 #include <filesystem>
 #include <regex>
+#include <sstream>
 
 namespace tt::test {
 
@@ -90,6 +91,15 @@ size_t CountLines(const std::string& s) {
 }
 
 bool HaveBabeltrace() { return RunCmd({"babeltrace2", "--version"}).status == 0; }
+
+std::map<std::string, int64_t> Said(const std::string& out) {
+  std::map<std::string, int64_t> said;
+  std::istringstream in(out);
+  std::string key;
+  int64_t v;
+  while (in >> key >> v) said[key] = v;
+  return said;
+}
 
 }  // namespace tt::test
 

@@ -54,6 +54,9 @@ void RecordClockJob(const std::string& program, const TempDir& d, int64_t shift_
 // test failure where the page has no such table.
 std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id);
 
+// The `key value` lines of a program's output (the test programs say what they did so).
+std::map<std::string, int64_t> Said(const std::string& out);
+
 }  // namespace tt::test
 
 // Skips the test where python3 cannot import `m`.
@@ -63,8 +66,6 @@ std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const s
       GTEST_SKIP() << m " is not importable by python3"; \
     }                                                    \
   } while (0)
-
-namespace tt::test {}  // namespace tt::test
 
 namespace tt::test {
 

@@ -22,6 +22,7 @@ using nlohmann::json;
 using test::Program;
 using test::Python;
 using test::RunCmd;
+using test::Said;
 using test::TempDir;
 
 // ---- Pairing on plain lists ----
@@ -103,15 +104,6 @@ TEST(TfP2pMatch, MissingReceiverAndUnequalCountsAreNoted) {
 }
 
 // ---- Real TensorFlow workers ----
-
-std::map<std::string, int64_t> Said(const std::string& out) {
-  std::map<std::string, int64_t> said;
-  std::istringstream in(out);
-  std::string key;
-  int64_t v;
-  while (in >> key >> v) said[key] = v;
-  return said;
-}
 
 test::RunResult Comm(std::vector<std::string> args) {
   args.insert(args.begin(), {TT_CLI, "comm"});
@@ -312,7 +304,7 @@ TEST(TfP2p, SendRecvPairedAcrossOneRecordingPerWorker) {
   ASSERT_EQ(rows.size(), j["p2p"]["rendezvous"].size());
   for (const auto& row : rows) {
     EXPECT_EQ(row[5], std::to_string(Said(r.out)["steps"])) << row[0];  // sends
-    EXPECT_EQ(row[6], row[5]) << row[0];                                 // all paired
+    EXPECT_EQ(row[6], row[5]) << row[0];                                // all paired
   }
 
   // Given only task 0's recording, its sends have no receiver and its receives no send: notes.

@@ -29,17 +29,8 @@ using test::Program;
 using test::Python;
 using test::RunCmd;
 using test::RunJson;
+using test::Said;
 using test::TempDir;
-
-// `key value` lines of a program's output.
-std::map<std::string, int64_t> Said(const std::string& out) {
-  std::map<std::string, int64_t> said;
-  std::istringstream in(out);
-  std::string key;
-  int64_t v;
-  while (in >> key >> v) said[key] = v;
-  return said;
-}
 
 // Calls per op name (aten ops and autograd nodes) in the op view of steps A:B.
 std::map<std::string, int64_t> OpCalls(const std::string& trace, int64_t steps) {

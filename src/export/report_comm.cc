@@ -16,17 +16,6 @@ using analysis::CommView;
 using analysis::HumanBytes;
 using analysis::WithCommas;
 
-std::string Dur(uint64_t ns) { return analysis::HumanDuration(static_cast<double>(ns)); }
-
-// Bytes per second as nccl-tests print it; "-" when unknown.
-std::string Bw(double bps) {
-  if (bps < 0) return "-";
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f %s", bps >= 1e9 ? bps / 1e9 : bps / 1e6,
-                bps >= 1e9 ? "GB/s" : "MB/s");
-  return b;
-}
-
 std::string Bytes(int64_t b) { return b >= 0 ? HumanBytes(b) : "-"; }
 
 std::string PerCollective(const CommView& v) {
@@ -39,7 +28,8 @@ std::string PerCollective(const CommView& v) {
     for (size_t i = 0; i < v.ranks.size(); ++i)
       calls += (i ? ", " : "") + WithCommas(c.calls.count(i) ? c.calls.at(i) : 0);
     s += "<tr>" + TdName(c.collective) + Td(WithCommas(c.instances)) + Td(calls) +
-         Td(HumanBytes(c.bytes)) + Td(Dur(c.time)) + Td(Dur(c.wait)) + Td(Bw(c.busbw)) + "</tr>\n";
+         Td(HumanBytes(c.bytes)) + Td(Dur(c.time)) + Td(Dur(c.wait)) + Td(Rate(c.busbw)) +
+         "</tr>\n";
   }
   return s + "</tbody></table></div>\n";
 }
@@ -75,7 +65,7 @@ std::string TopInstances(const CommView& v, size_t top) {
     s += "<tr>" + TdName(name) + Td(Bytes(in->bytes)) +
          Td(WithCommas(in->arrivals.size()) + " of " + WithCommas(in->nranks)) + Td(Dur(in->skew)) +
          Td(Dur(in->duration)) + Td(Dur(in->wait)) +
-         TdName(in->skew > 0 ? v.ranks[in->straggler].Label() : "-") + Td(Bw(in->busbw)) +
+         TdName(in->skew > 0 ? v.ranks[in->straggler].Label() : "-") + Td(Rate(in->busbw)) +
          "</tr>\n";
   }
   return s + "</tbody></table></div>\n";

@@ -15,19 +15,6 @@ using analysis::HumanBytes;
 using analysis::P2pView;
 using analysis::WithCommas;
 
-std::string Dur(uint64_t ns) { return analysis::HumanDuration(static_cast<double>(ns)); }
-
-std::string Rate(double bps) {
-  if (bps < 0) return "-";
-  char b[32];
-  double scale = bps >= 1e9 ? 1e9 : bps >= 1e6 ? 1e6 : 1e3;
-  std::snprintf(b, sizeof b, "%.2f %s", bps / scale,
-                scale == 1e9   ? "GB/s"
-                : scale == 1e6 ? "MB/s"
-                               : "kB/s");
-  return b;
-}
-
 std::string Who(const P2pView& p, int64_t i) {
   return i >= 0 && static_cast<size_t>(i) < p.processes.size() ? p.processes[i].Label()
                                                                : "not recorded";

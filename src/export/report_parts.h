@@ -1,8 +1,11 @@
 // Pieces shared by the HTML report's sections (report_html.cc and one file per larger section).
 #pragma once
+#include <cstdint>
+#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "analysis/human.h"
 #include "analysis/report_data.h"
 #include "export/svg_chart.h"
 
@@ -18,6 +21,18 @@ inline std::string Header(const std::vector<std::string>& cols) {
   std::string s = "<thead><tr>";
   for (const auto& c : cols) s += "<th scope=\"col\">" + svg::Escape(c) + "</th>";
   return s + "</tr></thead>\n";
+}
+inline std::string Dur(uint64_t ns) { return analysis::HumanDuration(static_cast<double>(ns)); }
+// Bytes per second as nccl-tests print it (GB/s, MB/s; kB/s below); "-" when unknown (< 0).
+inline std::string Rate(double bps) {
+  if (bps < 0) return "-";
+  double scale = bps >= 1e9 ? 1e9 : bps >= 1e6 ? 1e6 : 1e3;
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f %s", bps / scale,
+                scale == 1e9   ? "GB/s"
+                : scale == 1e6 ? "MB/s"
+                               : "kB/s");
+  return b;
 }
 // A section's one plain line when it has nothing to show.
 inline std::string None(const std::string& what) {
