@@ -36,18 +36,18 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # with 2 jobs), their time is spent in TensorFlow rather than in our -O0 code, and the normal
   # and ASan builds run them.
   run_suite build-debug "-DCMAKE_BUILD_TYPE=Debug -DTT_BUILD_BENCH=OFF" \
-    "-E ^(TfWorkloads|TfBootstrap|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|CaptureFrameworks|Top\.Keras)"
+    "-E ^(TfWorkloads|TfBootstrap|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayTfGraph|CaptureFrameworks|Top\.Keras)"
   # Tests that record Python programs (TensorFlow, JAX, ittapi) run with leak checking off:
   # the interpreter and the frameworks do not free everything at exit, and LeakSanitizer,
   # preloaded into them with our library, would report their leaks as failures. ASan and UBSan
   # still check every access in those processes.
-  py_tests='^(TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
+  py_tests='^(TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" "-E $py_tests"
-  # Of those, the suites whose own code (replay, the clocks of several recordings, diff) the
-  # ASan stage above already checks on synthetic traces are not run again: each records several
-  # real jobs, which under ASan would take a good part of the CI's time for no new code.
-  asan_py_skip='^(ReplayFidelity|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch)'
+  # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of
+  # several recordings, diff) the ASan stage above already checks on synthetic traces are not
+  # run again: each records several real jobs, which under ASan would take a good part of the CI's time for no new code.
+  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log

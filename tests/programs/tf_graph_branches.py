@@ -1,0 +1,35 @@
+"""A tf.function of two independent branches joined at the end, for replay's TensorFlow graph
+edges (tests/replay_fidelity_test.cc, docs/replay.md): left0 -> left1 -> left2 and right0 ->
+right1 -> right2, chains of 384x384 matrix products, then join = left2 + right2. Two inter-op
+threads, so the branches may run side by side; one intra-op thread each. CPU, no profiler calls.
+Prints "steps N".
+
+usage: tf_graph_branches.py [STEPS]   (default 12)"""
+import sys
+
+import numpy as np
+import tensorflow as tf
+
+tf.config.threading.set_intra_op_parallelism_threads(1)
+tf.config.threading.set_inter_op_parallelism_threads(2)
+
+STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 12
+rng = np.random.default_rng(0)
+a = tf.constant(rng.normal(size=(384, 384)).astype("float32") * 0.05)
+b = tf.constant(rng.normal(size=(384, 384)).astype("float32") * 0.05)
+
+
+@tf.function
+def step(a, b):
+    x = a
+    for i in range(3):
+        x = tf.matmul(x, a, name="left%d" % i)
+    y = b
+    for i in range(3):
+        y = tf.matmul(y, b, name="right%d" % i)
+    return tf.add(x, y, name="join")
+
+
+for _ in range(STEPS):
+    step(a, b).numpy()
+print("steps %d" % STEPS)
