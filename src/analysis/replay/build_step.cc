@@ -249,7 +249,7 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
 }
 
 // Each TensorFlow op's producers in its graph (by node name): of each, the instance that ended
-// last before the op started in the step.
+// last before the op started in the step (a loop's iteration, a function called twice).
 void TfProducers(const model::Process& proc, RankBuild* rb) {
   for (auto& named : rb->tf_nodes)
     std::sort(named.second.begin(), named.second.end(),
@@ -265,7 +265,8 @@ void TfProducers(const model::Process& proc, RankBuild* rb) {
       const std::vector<Placed>& v = named->second;
       auto e = std::upper_bound(v.begin(), v.end(), op.at.start,
                                 [](uint64_t t, const Placed& x) { return t < x.end; });
-      if (e != v.begin() && std::prev(e)->node != op.at.node) producers.push_back(*std::prev(e));
+      // Started before the op, too (two empty ops at one time on one thread: no cycle).
+      if (e != v.begin() && std::prev(e)->start < op.at.start) producers.push_back(*std::prev(e));
     }
     if (!producers.empty()) rb->fed[op.at.node] = std::move(producers);
   }
