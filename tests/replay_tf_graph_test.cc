@@ -18,7 +18,7 @@ namespace {
 namespace xp = tensorflow::profiler;
 using nlohmann::json;
 
-TEST(TfGraphEdges, FileGivesEachNodeTheUnionOfItsProducers) {
+TEST(TfGraphEdges, FileGivesEachNodeTheUnionOfItsProducersInlinedOrNot) {
   size_t bad = 0;
   TfGraphInputs g = ParseTfGraph(
       "# function f\n"
@@ -34,6 +34,13 @@ TEST(TfGraphEdges, FileGivesEachNodeTheUnionOfItsProducers) {
   EXPECT_EQ(g["x"], "y,z,w");
   EXPECT_EQ(g["y"], "");
   EXPECT_EQ(g.size(), 2u);
+  EXPECT_EQ(TfProducersOf(g, "x"), "y,z,w");
+  EXPECT_EQ(TfProducersOf(g, "q"), "");
+  // Inlined into a caller (one level, then two): the producers carry the same call prefix.
+  EXPECT_EQ(TfProducersOf(g, "StatefulPartitionedCall/x"),
+            "StatefulPartitionedCall/y,StatefulPartitionedCall/z,StatefulPartitionedCall/w");
+  EXPECT_EQ(TfProducersOf(g, "a/b/x"), "a/b/y,a/b/z,a/b/w");
+  EXPECT_EQ(TfProducersOf(g, "a/b/q"), "");
 }
 
 void AddEvent(xp::XPlane* p, xp::XLine* l, int64_t id, const char* name, int64_t off_us,

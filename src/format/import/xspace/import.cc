@@ -65,6 +65,7 @@ namespace {
 struct SharedStreams {
   std::map<std::tuple<bool, uint32_t, int64_t, std::string>, StreamFileWriter> lines;
   AllocatorSamples allocators;
+  std::unordered_map<std::string, std::string> tf_inputs;  // node name -> its producers
 };
 
 class SpaceImporter {
@@ -196,11 +197,14 @@ class SpaceImporter {
     AddArg(args, keys::kBytes, v);
   }
 
-  // An op of a saved tf.function graph: its producers' node names (keys::kTfInputs).
+  // An op of a saved tf.function graph: its producers' node names (keys::kTfInputs), found
+  // once per node name.
   void GraphInputs(std::string_view node, std::vector<Arg>* args) {
-    if (!graph_) return;
-    auto in = graph_->find(std::string(node));
-    if (in != graph_->end() && !in->second.empty()) AddStr(args, keys::kTfInputs, in->second);
+    if (!graph_ || graph_->empty()) return;
+    auto it = shared_->tf_inputs.find(std::string(node));
+    if (it == shared_->tf_inputs.end())
+      it = shared_->tf_inputs.emplace(std::string(node), TfProducersOf(*graph_, node)).first;
+    if (!it->second.empty()) AddStr(args, keys::kTfInputs, it->second);
   }
 
   // A TensorFlow collective op: the collective it runs and its group (group_key); its

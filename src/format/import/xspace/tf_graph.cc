@@ -60,6 +60,25 @@ TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad) {
   return out;
 }
 
+std::string TfProducersOf(const TfGraphInputs& g, std::string_view node) {
+  if (auto it = g.find(std::string(node)); it != g.end()) return it->second;
+  for (size_t slash = node.find('/'); slash != std::string_view::npos;
+       slash = node.find('/', slash + 1)) {
+    auto it = g.find(std::string(node.substr(slash + 1)));
+    if (it == g.end()) continue;
+    std::string_view prefix = node.substr(0, slash + 1), list = it->second;
+    std::string out;
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      if (!out.empty()) out += ',';
+      out.append(prefix).append(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  }
+  return {};
+}
+
 TfGraphInputs ReadTfGraph(const std::string& path, uint64_t max_bytes,
                           std::vector<std::string>* errors) {
   if (!EntryExists(path)) return {};

@@ -17,6 +17,12 @@ constexpr char kTfGraphFile[] = "tf_graph.tsv";
 // the producer ran before the consumer).
 using TfGraphInputs = std::unordered_map<std::string, std::string>;
 
+// The producers of the op that ran as `node`, comma-separated ("" when the graphs lack it): the
+// node's own, or, where a function call was inlined into its caller (TensorFlow names the
+// inlined nodes "<call node>/<node>", "StatefulPartitionedCall/dense/MatMul"), those of the
+// longest tail of `node` that the graphs hold, each with the same call prefix.
+std::string TfProducersOf(const TfGraphInputs& g, std::string_view node);
+
 // Parses the file's text: "# function NAME" lines, and "NODE<TAB>OP<TAB>PRODUCER..." lines.
 // Lines of another shape are counted in `*bad` and skipped.
 TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad);
