@@ -72,7 +72,14 @@ def save(logdir):
     if not logdir:
         return
     try:
-        for function in list(_functions):
+        functions = []
+        for _ in range(3):  # another thread may add one while the set is copied
+            try:
+                functions = list(_functions)
+                break
+            except RuntimeError:
+                continue
+        for function in functions:
             for cf in _concrete(function):
                 key = _name(cf)
                 if key in _done or len(_done) >= MAX_FUNCTIONS or _state["nodes"] >= MAX_NODES:
