@@ -37,15 +37,15 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # the interpreter and the frameworks do not free everything at exit, and LeakSanitizer,
   # preloaded into them with our library, would report their leaks as failures. ASan and UBSan
   # still check every access in those processes.
-  py_tests='^(TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
+  py_tests='^(TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" "-E $py_tests"
-  # Of those, the suites whose own code (replay, the clocks of several recordings, diff) the
-  # ASan stage above already checks on synthetic traces are not run again: each records several
-  # real jobs, which under ASan would take a good part of the CI's time for no new code. Of
+  # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of several
+  # recordings, diff) the ASan stage above already checks on synthetic traces are not run
+  # again: each records several real jobs, which under ASan would take a good part of the CI's time for no new code. Of
   # TfP2p, the one-recording test runs (the only one that reads real _Send/_Recv events); the
   # one recording per worker adds no code of ours.
-  asan_py_skip='^(ReplayFidelity|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAcrossOneRecordingPerWorker)'
+  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAcrossOneRecordingPerWorker)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log

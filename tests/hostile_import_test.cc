@@ -127,6 +127,19 @@ TEST(HostileImport, FifoAsCaptureJsonHangsNeitherRecordNorInfo) {
   EXPECT_NE(info.out.find("capture.json"), std::string::npos) << info.out;
 }
 
+// tf_graph.tsv (the graphs the bootstrap saves) a FIFO, or a link to /dev/zero: neither is read
+// nor waited on, and the profile is still imported (its ops without producers).
+TEST(HostileImport, FifoOrLinkAsTfGraphIsNotRead) {
+  for (const char* setup : {"cp $2 $run/host.xplane.pb; mkfifo $x/tf_graph.tsv",
+                            "cp $2 $run/host.xplane.pb; ln -s /dev/zero $x/tf_graph.tsv"}) {
+    SCOPED_TRACE(setup);
+    Hostile h;
+    h.Record(setup);
+    h.ExpectSafe("tf_graph.tsv");
+    EXPECT_EQ(h.Import()["files"], 1);
+  }
+}
+
 TEST(HostileImport, LinkToDevZeroIsNotRead) {
   Hostile h;
   h.Record("ln -s /dev/zero $run/host.xplane.pb");

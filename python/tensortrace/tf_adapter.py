@@ -56,6 +56,7 @@ class Adapter:
     def start(self, logdir, config):
         from _tensortrace import tracer
 
+        self._logdir = logdir
         # TensorFlow's Python tracer delivers no call into its profile: ours runs instead.
         python_tracer = config.python_tracer and not tracer.running()
         if config.host_level == 2 and not python_tracer:
@@ -71,6 +72,9 @@ class Adapter:
 
     def stop(self):
         self._stop(save=True)
+        from _tensortrace import tf_graphs
+
+        tf_graphs.save(getattr(self, "_logdir", None))
 
     def when_ready(self, start, on_error):
         try:
@@ -184,10 +188,13 @@ def number_function_calls():
                 kwargs["tensortrace_call"] = n
             super().__init__(name, **kwargs)
 
+    from _tensortrace import tf_graphs
+
     orig = cls.__call__
 
     @functools.wraps(orig)
     def call(self, *args, **kwargs):
+        tf_graphs.remember(self)  # its graphs are saved at the profiler's stop (replay's edges)
         n = getattr(self, "_tensortrace_calls", 0)
         self._tensortrace_calls = n + 1
         pending.n = n

@@ -23,7 +23,8 @@ namespace rp = analysis::replay;
 
 const char kReplayHelp[] =
     R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--what-if SPEC]... [--suggest N] [--typical] [--json] [--top N]
+                          [--what-if SPEC]... [--suggest N] [--typical] [--no-graph-edges]
+                          [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
 rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the
@@ -32,9 +33,11 @@ runtime work, input waits, device activity, collectives); the edges are each res
 with the gap measured before each node, the happens-before the trace shows (a node that followed
 a wait depends on the node of another thread that ended last before it, within 0.5 ms), each
 kernel's launch (correlation ids), collectives across ranks (the transfer starts when the last
-rank arrived), and PyTorch autograd's own links (a backward op after its forward op, by sequence
-number). A discrete-event simulation with one queue per resource replays it. Prints the measured
-and predicted step time and the error per rank (means over the steps), the critical path (each
+rank arrived), PyTorch autograd's own links (a backward op after its forward op, by sequence
+number), and TensorFlow graphs' (an op after the ops that feed it in its tf.function's graph,
+which the bootstrap saved; they replace the inferred happens-before of those ops). A
+discrete-event simulation with one queue per resource replays it. Prints the measured and
+predicted step time and the error per rank (means over the steps), the critical path (each
 label's time and share), and each resource's utilisation.
 
   --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
@@ -68,6 +71,8 @@ label's time and share), and each resource's utilisation.
   --steps A:B     replay steps A..B (inclusive, by step number)
   --skip-warmup N leave out each rank's first N steps (default 1: tracing and compilation)
   --step-name NAME  annotations named NAME are the steps (repeatable)
+  --no-graph-edges  leave the TensorFlow graphs out: ops ordered by the trace alone (inferred),
+                  for comparison
   --json          machine-readable output (schema: docs/replay.md)
   --top N         critical-path labels and resources shown (default 10)
   -h, --help      this help
@@ -140,6 +145,8 @@ bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
     b->skip_warmup = ParseUint("--skip-warmup", v);
   else if (a.Option("--step-name", &v))
     b->step_names.push_back(v);
+  else if (a.Flag("--no-graph-edges"))
+    b->graph_edges = false;
   else
     return false;
   return true;
@@ -174,6 +181,8 @@ int Replay(const std::vector<std::string>& argv) {
   out.collectives = job.collectives;
   out.autograd_edges = job.autograd_edges;
   out.gradients = job.gradients;
+  out.graph_edges = job.graph_edges;
+  out.graph_links = job.graph_links;
   out.notes = job.notes;
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));

@@ -84,6 +84,8 @@ json ReplayJson(const ReplayOutput& o) {
           {"collectives_joined", o.collectives},
           {"autograd_edges", o.autograd_edges},
           {"gradients", o.gradients},
+          {"graph_edges", o.graph_edges},
+          {"graph_links", o.graph_links},
           {"what_ifs", what_ifs},
           {"suggestions", suggestions},
           {"notes", o.notes}};

@@ -22,6 +22,8 @@ struct ReplayOutput {
   uint64_t skip_warmup = 0;
   size_t collectives = 0;
   size_t autograd_edges = 0, gradients = 0;  // over the replayed steps (docs/replay.md)
+  size_t graph_edges = 0;                    // TensorFlow graphs' edges (docs/replay.md)
+  std::vector<std::pair<std::string, std::string>> graph_links;
   bool typical = false;  // one typical step replayed (analysis/replay/typical.h)
   size_t steps = 0;      // steps selected per rank
   analysis::replay::Prediction base;

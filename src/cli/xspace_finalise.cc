@@ -73,7 +73,8 @@ XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_
       if (steps) ks = KinetoStepFilter{steps->first, steps->last};
       r = ImportKineto(dir, pid, torch, ks, max_bytes);
     } else if (std::vector<std::string> files = FindXSpaceFiles(logdir, &early); !files.empty()) {
-      r = ImportXSpace(dir, pid, files, steps, max_bytes);
+      TfGraphInputs graph = ReadTfGraph(logdir + "/" + kTfGraphFile, max_bytes, &early);
+      r = ImportXSpace(dir, pid, files, steps, max_bytes, &graph);
     } else {
       r.errors.push_back("no .xplane.pb file under " + ValidUtf8(logdir) +
                          "/plugins/profile and no PyTorch profile under " + ValidUtf8(logdir) +

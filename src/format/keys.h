@@ -75,6 +75,9 @@ inline constexpr char kOp[] = "op";
 inline constexpr char kOpName[] = "op_name";
 // A TensorFlow op's type ("OpType").
 inline constexpr char kOpType[] = "op_type";
+// A TensorFlow op's producers in its tf.function's graph: their node names, comma-separated
+// (from the graphs the bootstrap saved, DIR/xspace/<pid>/tf_graph.tsv).
+inline constexpr char kTfInputs[] = "tf_inputs";
 // The step number of a step slice.
 inline constexpr char kStep[] = "step";
 // The TensorFlow op around a device event (an XSpace stat kept as argument).
@@ -190,7 +193,7 @@ inline constexpr std::string_view kArgKeys[] = {
     kCorrelationId, kExternalId, kContext, kStream, kGraphId, kGraphNodeId, kEvent, kReturnCode,
     kApi, kGrid, kBlock, kRegisters, kStaticShared, kDynamicShared, kBytes, kKind, kSrcKind,
     kDstKind, kMemoryKind, kValue, kAddr, kAllocator, kAllocatorName, kBytesAllocated, kOp, kOpName,
-    kOpType, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
+    kOpType, kTfInputs, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
     kOutNelems, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,

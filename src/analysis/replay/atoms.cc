@@ -62,6 +62,8 @@ class AtomScan {
       : p_(p), steps_(steps), out_(out), corr_(model::KeyId(p, keys::kCorrelationId)) {
     auto ids = model::KeyIds(p, {keys::kSeq, keys::kFwdTid, keys::kInputDims, keys::kInputTypes});
     seq_ = ids[0], fwd_tid_ = ids[1], dims_ = ids[2], types_ = ids[3];
+    auto tf = model::KeyIds(p, {keys::kOpName, keys::kTfInputs});
+    op_name_ = tf[0], tf_inputs_ = tf[1];
   }
   void OnBegin(const model::Slice& s) {
     bool inside = !open_.empty() && (open_.back().inside || open_.back().whole);
@@ -86,6 +88,10 @@ class AtomScan {
       NodeKind k = KindOf(f.m, p_.Name(s.name));
       out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1,
                              f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
+      if (f.whole && tf_inputs_ && s.args.count) {  // a process with saved graphs
+        out_->atoms.back().tf_node = model::ArgStr(s.args, op_name_);
+        out_->atoms.back().tf_inputs = model::ArgStr(s.args, tf_inputs_);
+      }
     }
   }
   void OnPoint(const model::Point&) {}
@@ -116,7 +122,7 @@ class AtomScan {
   const model::Process& p_;
   const std::set<uint32_t>& steps_;
   TrackWork* out_;
-  uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0;
+  uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0, op_name_ = 0, tf_inputs_ = 0;
   std::vector<Frame> open_;
   uint64_t whole_start_ = 0;  // the current atom's (an outermost op-like slice's) start
   int64_t backward_seq_ = -1, grad_bytes_ = -1;

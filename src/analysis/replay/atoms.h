@@ -21,6 +21,9 @@ struct Atom {
   // PyTorch autograd: a backward op's sequence number (that of the forward op it belongs to;
   // -1: none), and the bytes of the gradient an AccumulateGrad inside it made ready (-1: none)
   int64_t backward_seq = -1, grad_bytes = -1;
+  // TensorFlow: the op's node name and its producers in its tf.function's graph ("a,b"), name
+  // ids in its process (keys::kOpName, keys::kTfInputs); 0: none (no saved graph holds it).
+  uint32_t tf_node = 0, tf_inputs = 0;
 };
 
 // A forward op's sequence number, and the start of the atom it ran in.

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/comm.h"
 #include "analysis/replay/build_step.h"
@@ -41,6 +42,9 @@ void AddRanks(const model::TraceModel& m, const BuildOptions& o,
       wanted[steps[i].process] = true;
     }
   atoms->push_back(CollectAtoms(m, wanted, StepNameIds(m, o.step_names), o.threads, problems));
+  if (!o.graph_edges)
+    for (TrackWork& w : atoms->back())
+      for (Atom& at : w.atoms) at.tf_node = at.tf_inputs = 0;
   for (size_t p = 0; p < m.processes.size(); ++p) {
     if (!wanted[p]) continue;
     RankInput& r = mine[p];
@@ -111,9 +115,18 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
         ++job.collectives;
       else if (node.grad)
         ++job.gradients;
+  std::set<std::pair<std::string, std::string>> links;
   for (const auto& s : job.steps)
     for (const auto& e : s.graph.edges)
-      if (e.kind == EdgeKind::kAutograd) ++job.autograd_edges;
+      if (e.kind == EdgeKind::kAutograd) {
+        ++job.autograd_edges;
+      } else if (e.kind == EdgeKind::kGraph) {
+        ++job.graph_edges;
+        if (links.size() < Job::kMaxLinks)
+          links.emplace(s.graph.Label(s.graph.nodes[e.from].label),
+                        s.graph.Label(s.graph.nodes[e.to].label));
+      }
+  job.graph_links.assign(links.begin(), links.end());
   return job;
 }
 

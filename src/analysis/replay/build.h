@@ -10,6 +10,7 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "analysis/replay/graph.h"
@@ -28,6 +29,7 @@ struct BuildOptions {
   uint64_t skip_warmup = 1;  // each rank's first steps left out (tracing, compilation)
   std::vector<std::string> step_names;
   unsigned threads = 0;
+  bool graph_edges = true;  // TensorFlow graphs' edges (false: inferred ones instead)
 };
 
 struct StepGraph {
@@ -45,6 +47,11 @@ struct Job {
   // PyTorch autograd over all steps: backward ops linked to their forward op on another
   // thread, and parameters' gradients (AccumulateGrad) whose ready time tensor-fusion uses.
   size_t autograd_edges = 0, gradients = 0;
+  // TensorFlow graphs over all steps: producer-to-consumer edges between ops that ran, and the
+  // distinct links they made (producer's label, consumer's label), sorted, at most kMaxLinks.
+  size_t graph_edges = 0;
+  std::vector<std::pair<std::string, std::string>> graph_links;
+  static constexpr size_t kMaxLinks = 1000;
 };
 
 // Throws tt::Error when no trace has steps, or the selection keeps none.

@@ -27,6 +27,12 @@ struct Launched {
   uint64_t ts = 0, node_start = 0;
 };
 
+// A TensorFlow op of a saved graph with producers: where it ran, and their names (a name id).
+struct TfOp {
+  Placed at;
+  uint32_t inputs = 0;
+};
+
 struct RankBuild {
   size_t rank = 0;  // index in Graph::ranks
   uint64_t a = 0, b = 0;
@@ -35,6 +41,11 @@ struct RankBuild {
   std::unordered_map<int64_t, Launched> launched;       // by correlation id
   std::unordered_map<uint32_t, int64_t> device;         // device node -> its correlation id
   std::vector<std::pair<uint32_t, int64_t>> backwards;  // backward op nodes, their sequence
+  // TensorFlow graphs: the step's ops by node name (by end once placed), those with producers,
+  // and each op's producers that ran before it in the step (TfProducers)
+  std::unordered_map<std::string_view, std::vector<Placed>> tf_nodes;
+  std::vector<TfOp> tf_ops;
+  std::unordered_map<uint32_t, std::vector<Placed>> fed;
 };
 
 struct Split {
@@ -82,6 +93,7 @@ class StepBuilder {
   void Edges(const RankBuild& rb);
   void AutogradEdges(const RankInput& r, const RankBuild& rb);
   void LaneEdges(const RankBuild& rb, const Lane& lane);
+  bool GraphEdges(const RankBuild& rb, const Placed& n, uint32_t prev, uint64_t p);
   uint64_t Rel(uint64_t t) const { return t - t0_; }
 
   const std::vector<RankInput>& ranks_;
@@ -119,6 +131,10 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
     if (at.corr >= 0) rb->device[v] = at.corr;
     if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
     if (at.backward_seq >= 0) rb->backwards.emplace_back(v, at.backward_seq);
+    if (at.tf_node) {
+      rb->tf_nodes[r.m->processes[r.process].Name(at.tf_node)].push_back(lane->nodes.back());
+      if (at.tf_inputs) rb->tf_ops.push_back({lane->nodes.back(), at.tf_inputs});
+    }
     return;
   }
   const Instance& in = inst_[arr->instance];
@@ -215,12 +231,14 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
     uint64_t gap = n.start > p ? n.start - p : 0;
     const Launched* l = LaunchOf(rb, n.node);
     bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
-    const Placed* m = gap && !waited ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
+    bool graph = !waited && GraphEdges(rb, n, prev, p);
+    const Placed* m =
+        gap && !waited && !graph ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
     // Device work launched at or after n's start cannot have woken n (a trace whose device
     // times are not the device's own, or a clock off, shows it ending before; it would be a cycle).
     if (const Launched* ml = m ? LaunchOf(rb, m->node) : nullptr; ml && ml->ts >= n.start)
       m = nullptr;
-    g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
+    if (!graph) g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
     if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
     if (l)
       g_.AddEdge(l->node, n.node, n.start > l->node_start ? n.start - l->node_start : 0,
@@ -228,6 +246,47 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
     prev = n.node;
     p = std::max(p, n.end);
   }
+}
+
+// Each TensorFlow op's producers in its graph (by node name): of each, the instance that ended
+// last before the op started in the step (a loop's iteration, a function called twice).
+void TfProducers(const model::Process& proc, RankBuild* rb) {
+  for (auto& named : rb->tf_nodes)
+    std::sort(named.second.begin(), named.second.end(),
+              [](const Placed& x, const Placed& y) { return x.end < y.end; });
+  for (const TfOp& op : rb->tf_ops) {
+    std::string_view list = proc.Name(op.inputs);
+    std::vector<Placed> producers;
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      auto named = rb->tf_nodes.find(list.substr(at, comma - at));
+      at = comma + 1;
+      if (named == rb->tf_nodes.end()) continue;
+      const std::vector<Placed>& v = named->second;
+      auto e = std::upper_bound(v.begin(), v.end(), op.at.start,
+                                [](uint64_t t, const Placed& x) { return t < x.end; });
+      // Started before the op, too (two empty ops at one time on one thread: no cycle).
+      if (e != v.begin() && std::prev(e)->start < op.at.start) producers.push_back(*std::prev(e));
+    }
+    if (!producers.empty()) rb->fed[op.at.node] = std::move(producers);
+  }
+}
+
+// A TensorFlow op fed by producers that ran in the step (TfProducers): its lane's order, and an
+// edge from each producer, in place of an inferred one. The measured delay goes to the later of
+// the two: after the producers when they ended after the lane's previous node (at p), else
+// after that node. False (no edge added) for an op without producers in the step.
+bool StepBuilder::GraphEdges(const RankBuild& rb, const Placed& n, uint32_t prev, uint64_t p) {
+  auto fed = rb.fed.find(n.node);
+  if (fed == rb.fed.end()) return false;
+  uint64_t ready = 0;
+  for (const Placed& q : fed->second) ready = std::max(ready, q.end);
+  bool by_producers = ready > p;
+  g_.AddEdge(prev, n.node, by_producers || n.start <= p ? 0 : n.start - p);
+  for (const Placed& q : fed->second)
+    g_.AddEdge(q.node, n.node, by_producers && q.end == ready ? n.start - ready : 0,
+               EdgeKind::kGraph);
+  return true;
 }
 
 // Autograd's own dependencies: each backward op after the forward op of its sequence number (the
@@ -271,6 +330,7 @@ void StepBuilder::Run() {
     builds[i].b = s.end;
     builds[i].rank = g_.AddRank(ranks_[i].label, Rel(s.start), s.end - s.start);
     Place(ranks_[i], &builds[i]);
+    TfProducers(ranks_[i].m->processes[ranks_[i].process], &builds[i]);
   }
   Collectives();
   for (const auto& rb : builds) Edges(rb);

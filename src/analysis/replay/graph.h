@@ -2,7 +2,7 @@
 // activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
 // rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
 // order, a happens-before inferred from the trace, a collective's arrivals, autograd's
-// forward-to-backward links), or after another
+// forward-to-backward links, a TensorFlow graph's producer-to-consumer links), or after another
 // starts (a launch inside it, to its kernel). Plain data: built
 // from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
 // simulate.h.
@@ -34,6 +34,9 @@ enum class EdgeKind : uint8_t {
   // the framework's own dependency: a backward op after the forward op that recorded it
   // (autograd's sequence numbers), a gradient bucket's transfer after its gradients
   kAutograd,
+  // the framework's own dependency: a TensorFlow op after the ops its graph says feed it (the
+  // tf.function graphs the bootstrap saved), in place of an inferred one
+  kGraph,
 };
 
 struct Node {

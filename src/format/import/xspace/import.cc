@@ -19,6 +19,7 @@
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
 #include "format/import/xspace/hlo.h"
+#include "format/import/xspace/tf_graph.h"
 #include "format/keys.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
@@ -64,14 +65,15 @@ namespace {
 struct SharedStreams {
   std::map<std::tuple<bool, uint32_t, int64_t, std::string>, StreamFileWriter> lines;
   AllocatorSamples allocators;
+  std::unordered_map<std::string, std::string> tf_inputs;  // node name -> its producers
 };
 
 class SpaceImporter {
  public:
   SpaceImporter(ImportTarget* t, const std::string& file,
                 const std::optional<XSpaceStepFilter>& steps, SharedStreams* shared,
-                XSpaceImport* out)
-      : t_(t), file_(file), steps_(steps), shared_(shared), out_(out) {}
+                XSpaceImport* out, const TfGraphInputs* graph = nullptr)
+      : t_(t), file_(file), steps_(steps), shared_(shared), out_(out), graph_(graph) {}
 
   void Import(const xp::XSpace& space) {
     // Newer profilers store line times relative to the session start (Task Environment).
@@ -193,6 +195,16 @@ class SpaceImporter {
     XStatValue v;
     v.i = it->second;
     AddArg(args, keys::kBytes, v);
+  }
+
+  // An op of a saved tf.function graph: its producers' node names (keys::kTfInputs), found
+  // once per node name.
+  void GraphInputs(std::string_view node, std::vector<Arg>* args) {
+    if (!graph_ || graph_->empty()) return;
+    auto it = shared_->tf_inputs.find(std::string(node));
+    if (it == shared_->tf_inputs.end())
+      it = shared_->tf_inputs.emplace(std::string(node), TfProducersOf(*graph_, node)).first;
+    if (!it->second.empty()) AddStr(args, keys::kTfInputs, it->second);
   }
 
   // A TensorFlow collective op: the collective it runs and its group (group_key); its
@@ -345,6 +357,7 @@ class SpaceImporter {
       if (k.op) {
         AddStr(&args, keys::kOpName, k.op_name);
         AddStr(&args, keys::kOpType, k.op_type);
+        GraphInputs(k.op_name, &args);
         CollectiveArgs(k.op_type, stats, &args);
         HloBytes(stats, &args);
       }
@@ -422,7 +435,8 @@ class SpaceImporter {
   const std::optional<XSpaceStepFilter>& steps_;
   SharedStreams* shared_;
   XSpaceImport* out_;
-  size_t arg_begin_ = 0;                             // where the current item's arguments start
+  const TfGraphInputs* graph_;  // the process's tf.function graphs (may be null)
+  size_t arg_begin_ = 0;        // where the current item's arguments start
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
   HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
@@ -433,7 +447,8 @@ class SpaceImporter {
 
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes) {
+                          const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes,
+                          const TfGraphInputs* graph) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "XSpace", &t);
   XSpaceImport out;
@@ -466,7 +481,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                            " bytes; truncated or not an .xplane.pb); skipped");
       continue;
     }
-    SpaceImporter imp(&t, BaseName(f), steps, &shared, &out);
+    SpaceImporter imp(&t, BaseName(f), steps, &shared, &out, graph);
     imp.Import(space);
     out_of_time += imp.out_of_time_;
     out.files++;

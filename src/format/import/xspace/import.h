@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "format/import/target.h"
-
 #include "format/import/untrusted.h"
+#include "format/import/xspace/tf_graph.h"
 
 namespace tt {
 
@@ -35,11 +35,13 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
 // Converts `files` into streams of the newest image of process `pid` in `trace_dir`. A file
 // that cannot be read or parsed becomes an error entry and the others are still imported: the
 // files are the traced program's, so only regular files are read, never through a symbolic
-// link, each of at most `max_file_bytes` (format/import/untrusted.h).
+// link, each of at most `max_file_bytes` (format/import/untrusted.h). `graph`: the process's
+// tf.function graphs (tf_graph.h); each op event of a node it holds gets its producers.
 // Throws tt::Error when the trace holds no process `pid`.
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
                           const std::optional<XSpaceStepFilter>& steps,
-                          uint64_t max_file_bytes = kImportMaxBytes);
+                          uint64_t max_file_bytes = kImportMaxBytes,
+                          const TfGraphInputs* graph = nullptr);
 
 }  // namespace tt

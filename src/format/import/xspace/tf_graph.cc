@@ -1,0 +1,100 @@
+// The saved graphs of a process's tf.functions (tf_graph.h).
+#include "format/import/xspace/tf_graph.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+#include "format/import/untrusted.h"
+
+namespace tt {
+
+namespace {
+
+std::vector<std::string_view> SplitTabs(std::string_view line) {
+  std::vector<std::string_view> out;
+  size_t at = 0;
+  while (true) {
+    size_t tab = line.find('\t', at);
+    out.push_back(line.substr(at, tab == std::string_view::npos ? tab : tab - at));
+    if (tab == std::string_view::npos) return out;
+    at = tab + 1;
+  }
+}
+
+// Whether `name` is one producer in the comma-separated `list`.
+bool Listed(std::string_view list, std::string_view name) {
+  size_t at = 0;
+  while (at <= list.size()) {
+    size_t comma = std::min(list.find(',', at), list.size());
+    if (list.substr(at, comma - at) == name) return true;
+    at = comma + 1;
+  }
+  return false;
+}
+
+}  // namespace
+
+TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad) {
+  TfGraphInputs out;
+  *bad = 0;
+  size_t at = 0;
+  while (at < text.size()) {
+    size_t nl = std::min(text.find('\n', at), text.size());
+    std::string_view line = text.substr(at, nl - at);
+    at = nl + 1;
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string_view> f = SplitTabs(line);
+    if (f.size() < 2 || f[0].empty() || f[0].find(',') != std::string_view::npos) {
+      ++*bad;
+      continue;
+    }
+    std::string& list = out[std::string(f[0])];
+    for (size_t i = 2; i < f.size(); ++i) {
+      std::string_view p = f[i];
+      if (p.empty() || p == f[0] || p.find(',') != std::string_view::npos || Listed(list, p))
+        continue;
+      if (!list.empty()) list += ',';
+      list += p;
+    }
+  }
+  return out;
+}
+
+std::string TfProducersOf(const TfGraphInputs& g, std::string_view node) {
+  if (auto it = g.find(std::string(node)); it != g.end()) return it->second;
+  for (size_t slash = node.find('/'); slash != std::string_view::npos;
+       slash = node.find('/', slash + 1)) {
+    auto it = g.find(std::string(node.substr(slash + 1)));
+    if (it == g.end()) continue;
+    std::string_view prefix = node.substr(0, slash + 1), list = it->second;
+    std::string out;
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      if (!out.empty()) out += ',';
+      out.append(prefix).append(list.substr(at, comma - at));
+      at = comma + 1;
+    }
+    return out;
+  }
+  return {};
+}
+
+TfGraphInputs ReadTfGraph(const std::string& path, uint64_t max_bytes,
+                          std::vector<std::string>* errors) {
+  if (!EntryExists(path)) return {};
+  std::string text;
+  try {
+    text = ReadUntrustedFile(path, max_bytes);
+  } catch (const Error& e) {
+    errors->push_back(std::string(e.what()) + "; replay infers the order of its ops instead");
+    return {};
+  }
+  size_t bad = 0;
+  TfGraphInputs g = ParseTfGraph(text, &bad);
+  if (bad)
+    errors->push_back(ValidUtf8(path) + ": " + std::to_string(bad) +
+                      " line(s) not NODE<TAB>OP<TAB>INPUT...; skipped");
+  return g;
+}
+
+}  // namespace tt
