@@ -2,7 +2,7 @@
 // all-reduces (programs/clock_job.cc) recorded once per rank, rank 1's clock 5 ms ahead
 // (TENSORTRACE_TEST_CLOCK_SHIFT_NS). stats shows the offset applied; the Chrome JSON, Perfetto
 // and XSpace exports and the report put every all-reduce's exits after both ranks entered;
-// replay joins the ranks at every step's all-reduce.
+// replay joins the ranks at every step's all-reduce; diff reads each side as one job.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -215,6 +215,28 @@ TEST_F(JobClock, ReplayJoinsEveryStepsAllReduce) {
   for (const auto& n : j["notes"])
     noted |= n.get<std::string>().rfind("clock of " + d / "r1" + ": -", 0) == 0;
   EXPECT_TRUE(noted) << j["notes"].dump();
+}
+
+// diff takes each side as one job of several recordings, split by `--`.
+TEST_F(JobClock, DiffReadsEachSideAsOneJob) {
+  const TempDir& d = *d_;
+  json j = RunJson({TT_CLI, "diff", d / "r0", d / "r1", "--", d / "r0", d / "r1", "--step-name",
+                    "iteration", "--json"});
+  EXPECT_EQ(j["a"]["trace"], d / "r0" + " + " + d / "r1");
+  EXPECT_EQ(j["a"]["steps"], j["b"]["steps"]);
+  EXPECT_EQ(j["a"]["step_ns"], j["b"]["step_ns"]);
+  json half = RunJson(
+      {TT_CLI, "diff", d / "r0", d / "r1", "--", d / "r1", "--step-name", "iteration", "--json"});
+  EXPECT_EQ(half["b"]["trace"], d / "r1");
+  EXPECT_EQ(2 * half["b"]["steps"].get<int64_t>(), half["a"]["steps"].get<int64_t>());
+  for (const auto& bad : std::vector<std::vector<std::string>>{
+           {"--", d / "r0"}, {d / "r0", "--"}, {d / "r0", "--", d / "r1", "--", d / "r0"}}) {
+    std::vector<std::string> argv = {TT_CLI, "diff"};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_NE(r.err.find("--"), std::string::npos) << r.err;
+  }
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// `tensortrace diff A B`: what changed between two recordings (analysis/diff.h).
+// `tensortrace diff A B` (or A1 A2... -- B1 B2...): what changed between two recordings, each
+// of one or several directories (analysis/diff.h).
 #include "analysis/diff.h"
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include "analysis/human.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "core/csv.h"
 #include "model/model.h"
 
@@ -27,6 +29,7 @@ using nlohmann::json;
 const char kDiffHelp[] =
     R"(usage: tensortrace diff A B [--json | --csv] [--top N] [--include-warmup]
                          [--skip-warmup N] [--step-name NAME]
+       tensortrace diff A1 A2... -- B1 B2... [options]
 
 What changed from recording A to recording B (before and after a change, batch 32 against 64,
 one rank against another), per step: each side's mean step time and its parts (input,
@@ -36,6 +39,9 @@ computing time divided among the op types by their self time (ops running at onc
 threads share the wall time), so on each side the shares and parts add up to the step time,
 and the contributions add up to the difference. Then the op types, GPU kernels and
 collectives found on one side only, and each allocator's memory peak on both.
+
+A side recorded as several directories (one per rank or host) is given as all of them, the
+sides split by `--`: each side is read as one job on one clock, as `tensortrace stats` reads it.
 
 Warm-up steps (those holding tracing or compilation, at the start of each process) are left
 out unless --include-warmup.
@@ -50,7 +56,8 @@ out unless --include-warmup.
 )";
 
 struct DiffArgs {
-  std::vector<std::string> dirs;
+  std::vector<std::string> dirs;  // A and B, or with `--`: A's directories, then B's
+  size_t split = 1;               // where B's directories begin
   bool json = false, csv = false;
   size_t top = 15;
   analysis::DiffOptions opt;
@@ -59,8 +66,13 @@ struct DiffArgs {
 bool ParseDiffArgs(const std::vector<std::string>& argv, DiffArgs* o) {
   ArgReader a("diff", argv);
   std::string v;
+  bool split = false;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
+    if (a.Flag("--")) {
+      if (split) throw Error("`--` given twice: it splits the directories of A from those of B");
+      split = true;
+      o->split = o->dirs.size();
+    } else if (a.Flag("-h") || a.Flag("--help")) {
       std::cout << kDiffHelp;
       return false;
     } else if (a.Flag("--json")) {
@@ -82,9 +94,13 @@ bool ParseDiffArgs(const std::vector<std::string>& argv, DiffArgs* o) {
       a.Unknown();
     }
   }
-  if (o->dirs.size() != 2)
+  if (split && (o->split == 0 || o->split == o->dirs.size()))
+    throw Error(std::string("no trace directory ") + (o->split == 0 ? "before" : "after") +
+                " `--` (usage: tensortrace diff A1 A2... -- B1 B2...)");
+  if (!split && o->dirs.size() != 2)
     throw Error("two trace directories are compared, " + std::to_string(o->dirs.size()) +
-                " given (usage: tensortrace diff A B)");
+                " given (usage: tensortrace diff A B, or A1 A2... -- B1 B2... for recordings "
+                "of several directories)");
   if (o->json && o->csv) throw Error("--json and --csv exclude each other");
   return true;
 }
@@ -223,8 +239,10 @@ int Diff(const std::vector<std::string>& args) {
   DiffArgs o;
   if (!ParseDiffArgs(args, &o)) return 0;
   std::vector<analysis::DiffSide> sides;
-  for (const auto& dir : o.dirs) {
-    model::TraceModel m = model::LoadModel(dir);
+  auto split = o.dirs.begin() + static_cast<long>(o.split);
+  for (auto dirs : {std::vector<std::string>(o.dirs.begin(), split),
+                    std::vector<std::string>(split, o.dirs.end())}) {
+    model::TraceModel m = LoadJob(dirs, {});  // several: one job on one clock
     std::vector<Problem> problems = m.problems;
     sides.push_back(analysis::MeasureSide(m, o.opt, &problems));
   }
