@@ -42,10 +42,6 @@ std::string Signed(int64_t ns) {
   return b;
 }
 
-}  // namespace
-
-namespace {
-
 // Each recording's clock from the collectives: offset, window and method (comm_clock.cc); a
 // recording without collectives by its recorded offset (another boot), else as is.
 std::vector<model::RecordingClock> CollectiveClocks(const model::TraceModel& m,
@@ -162,9 +158,11 @@ std::vector<std::string> ClockNotes(const model::TraceModel& m) {
   std::vector<std::string> notes;
   for (const auto& c : m.clocks) {
     std::string why = c.method;
-    if (c.method == "recorded") why = "recorded offsets, which the collectives agree with";
+    if (c.method == "recorded") why = "recorded offsets, which causality agrees with";
     if (c.method == "inconsistent")
-      why = "inconsistent: no offset satisfies every collective; the recorded one is kept";
+      why =
+          "inconsistent: no offset satisfies every collective and socket pair; kept as the "
+          "collectives or the recorded offsets gave it";
     if (c.method == "unbounded")
       why = "no collective or socket pair shared with the reference: as recorded";
     if (c.method == "sockets") why = "causality of socket pairs";
