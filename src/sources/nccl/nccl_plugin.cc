@@ -202,46 +202,15 @@ abi::Result Start(void* context, void** handle, const Descr& d) {
   return abi::kSuccess;
 }
 
-Descr FromV5(const abi::DescrV5* e) {
+// The union members of a version's descriptor. Version 4's coll and p2p are version 5's
+// without the trailing parentGroup, which FillOp does not read (for version 5 the casts change
+// nothing).
+template <typename E>
+Descr FromDescr(const E* e) {
   Descr d;
   d.type = e->type;
   d.parent = e->parent_obj;
   d.rank = e->rank;
-  switch (e->type) {
-    case abi::kColl:
-      d.coll = &e->coll;
-      break;
-    case abi::kP2p:
-      d.p2p = &e->p2p;
-      break;
-    case abi::kProxyOp:
-      d.proxy_op = &e->proxy_op;
-      break;
-    case abi::kProxyStep:
-      d.proxy_step = &e->proxy_step;
-      break;
-    case abi::kKernelCh:
-      d.kernel_ch = &e->kernel_ch;
-      break;
-    case abi::kNetPlugin:
-      d.net = &e->net_plugin;
-      break;
-    default:
-      break;
-  }
-  // Version 5 made a collective's parent its API event; its group is parentGroup.
-  if (e->type == abi::kColl) d.parent = e->coll.parent_group;
-  if (e->type == abi::kP2p) d.parent = e->p2p.parent_group;
-  return d;
-}
-
-Descr FromV4(const abi::DescrV4* e) {
-  Descr d;
-  d.type = e->type;
-  d.parent = e->parent_obj;
-  d.rank = e->rank;
-  // Version 4's coll and p2p are version 5's without the trailing parentGroup, which FillOp
-  // does not read.
   switch (e->type) {
     case abi::kColl:
       d.coll = reinterpret_cast<const abi::CollFields*>(&e->coll);
@@ -264,6 +233,14 @@ Descr FromV4(const abi::DescrV4* e) {
     default:
       break;
   }
+  return d;
+}
+
+Descr FromV5(const abi::DescrV5* e) {
+  Descr d = FromDescr(e);
+  // Version 5 made a collective's parent its API event; its group is parentGroup.
+  if (e->type == abi::kColl) d.parent = e->coll.parent_group;
+  if (e->type == abi::kP2p) d.parent = e->p2p.parent_group;
   return d;
 }
 
@@ -363,7 +340,7 @@ abi::Result StartV5(void* context, void** handle, abi::DescrV5* d) {
 
 abi::Result StartV4(void* context, void** handle, abi::DescrV4* d) {
   if (!d) return handle ? (*handle = nullptr, abi::kInvalidArgument) : abi::kInvalidArgument;
-  return Start(context, handle, FromV4(d));
+  return Start(context, handle, FromDescr(d));
 }
 
 }  // namespace
