@@ -162,15 +162,6 @@ void Shift(std::vector<SocketCall>* calls, int64_t by) {
   }
 }
 
-// The ns added to a process's times: comm's for its trace, else from the recorded offsets where
-// it ran on another boot than the first process.
-int64_t Offset(const std::vector<SocketProcess>& procs, size_t p,
-               const std::map<std::string, int64_t>& offsets) {
-  if (auto it = offsets.find(procs[p].trace); it != offsets.end()) return it->second;
-  if (procs.empty() || procs[p].clock == procs[0].clock) return 0;
-  return procs[p].realtime_offset - procs[0].realtime_offset;
-}
-
 // The window one recording's offset must lie in, from its pairs with the reference (unit 0).
 void BoundClocks(const std::map<std::pair<std::string, std::string>, Flow>& flows,
                  const std::vector<size_t>& unit_of, std::vector<P2pClock>* clocks) {
@@ -230,7 +221,7 @@ std::vector<P2pClock> AlignSocketClocks(const std::vector<SocketProcess>& procs,
     if (fresh) {
       P2pClock c;
       c.trace = procs[p].trace;
-      c.recorded_ns = c.offset_ns = Offset(procs, p, offsets);
+      c.recorded_ns = c.offset_ns = ProcessOffset(procs, p, offsets);
       c.method = clocks.empty() ? "reference" : "";
       clocks.push_back(c);
     }
@@ -248,6 +239,13 @@ std::vector<P2pClock> AlignSocketClocks(const std::vector<SocketProcess>& procs,
 }
 
 }  // namespace
+
+int64_t ProcessOffset(const std::vector<SocketProcess>& procs, size_t p,
+                      const std::map<std::string, int64_t>& offsets) {
+  if (auto it = offsets.find(procs[p].trace); it != offsets.end()) return it->second;
+  if (procs.empty() || procs[p].clock == procs[0].clock) return 0;
+  return procs[p].realtime_offset - procs[0].realtime_offset;
+}
 
 P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
                      const std::map<std::string, int64_t>& offsets) {

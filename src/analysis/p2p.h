@@ -131,7 +131,16 @@ struct P2pView {
   std::vector<RendezvousChannel> rendezvous;  // TensorFlow's, by devices, then tensor
   std::vector<TfTransfer> transfers;          // by channel, then in order
   std::vector<std::string> notes;             // what could not be paired, naming it
+  // Process i's label ("rank 1 (pid 7)"); `none` for -1 (not in the traces).
+  std::string Who(int64_t i, const char* none) const {
+    return i >= 0 && static_cast<size_t>(i) < processes.size() ? processes[i].Label() : none;
+  }
 };
+
+// The ns added to process p's times: `offsets` for its trace, else the recorded CLOCK_REALTIME
+// offsets against the first process's where its boot differs (0 on the same boot).
+int64_t ProcessOffset(const std::vector<SocketProcess>& procs, size_t p,
+                      const std::map<std::string, int64_t>& offsets);
 
 // Pairs the receives with the sends. Several recordings are put on one clock: `offsets` (trace
 // -> ns added to its times, comm's clock alignment), else the recorded CLOCK_REALTIME offsets

@@ -64,13 +64,7 @@ std::vector<int64_t> Offsets(const P2pView& v, const std::map<std::string, int64
   std::map<std::string, int64_t> by_trace = offsets;
   for (const P2pClock& c : v.clocks) by_trace.emplace(c.trace, c.offset_ns);
   std::vector<int64_t> out(v.processes.size(), 0);
-  for (size_t p = 0; p < v.processes.size(); ++p) {
-    const SocketProcess& sp = v.processes[p];
-    if (auto it = by_trace.find(sp.trace); it != by_trace.end())
-      out[p] = it->second;
-    else if (sp.clock != v.processes[0].clock)
-      out[p] = sp.realtime_offset - v.processes[0].realtime_offset;
-  }
+  for (size_t p = 0; p < v.processes.size(); ++p) out[p] = ProcessOffset(v.processes, p, by_trace);
   return out;
 }
 

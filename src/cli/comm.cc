@@ -420,8 +420,6 @@ void PrintClocks(const CommView& v) {
   }
 }
 
-std::string Who(const P2pView& p, int64_t i) { return i >= 0 ? p.processes[i].Label() : "-"; }
-
 // The socket connections, one line per direction.
 void PrintP2p(const P2pView& p) {
   if (p.connections.empty()) return;
@@ -437,8 +435,8 @@ void PrintP2p(const P2pView& p) {
         return d.messages ? HumanDuration(static_cast<double>(ns)) : std::string("-");
       };
       std::printf("  %-47s %-20s %-20s %10s %10s %7llu %7llu %10s %10s %12s\n",
-                  TerminalSafe(name).c_str(), Who(p, d.sender).c_str(), Who(p, d.receiver).c_str(),
-                  HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
+                  TerminalSafe(name).c_str(), p.Who(d.sender, "-").c_str(),
+                  p.Who(d.receiver, "-").c_str(), HumanBytes(static_cast<int64_t>(d.sent)).c_str(),
                   HumanBytes(static_cast<int64_t>(d.matched)).c_str(),
                   static_cast<unsigned long long>(d.sends),
                   static_cast<unsigned long long>(d.messages), lat(d.latency_p50).c_str(),

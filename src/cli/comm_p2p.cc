@@ -22,8 +22,6 @@ json Known(T v) {
   return v >= 0 ? json(v) : json(nullptr);
 }
 
-std::string Who(const P2pView& p, int64_t i) { return i >= 0 ? p.processes[i].Label() : "-"; }
-
 std::string U(uint64_t v) { return std::to_string(v); }
 
 std::string I(int64_t v, bool known = true) { return known ? std::to_string(v) : std::string(); }
@@ -75,8 +73,8 @@ void PrintRendezvous(const P2pView& p) {
       return c.pairs ? HumanDuration(static_cast<double>(ns)) : std::string("-");
     };
     std::printf("  %-30s %-20s %-20s %6llu %6llu %10s %10s %10s %10s\n",
-                TerminalSafe(c.tensor).c_str(), Who(p, c.sender).c_str(),
-                Who(p, c.receiver).c_str(), static_cast<unsigned long long>(c.sends),
+                TerminalSafe(c.tensor).c_str(), p.Who(c.sender, "-").c_str(),
+                p.Who(c.receiver, "-").c_str(), static_cast<unsigned long long>(c.sends),
                 static_cast<unsigned long long>(c.pairs),
                 c.sized ? HumanBytes(c.bytes).c_str() : "-", lat(c.latency_p50).c_str(),
                 lat(c.latency_max).c_str(), HumanDuration(static_cast<double>(c.wait)).c_str());

@@ -15,11 +15,6 @@ using analysis::HumanBytes;
 using analysis::P2pView;
 using analysis::WithCommas;
 
-std::string Who(const P2pView& p, int64_t i) {
-  return i >= 0 && static_cast<size_t>(i) < p.processes.size() ? p.processes[i].Label()
-                                                               : "not recorded";
-}
-
 // TensorFlow's tensors moved between workers (_Send to _Recv, by rendezvous key).
 std::string RendezvousPart(const P2pView& p) {
   if (p.rendezvous.empty()) return "";
@@ -34,9 +29,10 @@ std::string RendezvousPart(const P2pView& p) {
   for (const auto& c : p.rendezvous) {
     auto lat = [&](uint64_t ns) { return c.pairs ? Dur(ns) : std::string("-"); };
     s += "<tr>" + TdName(c.tensor) + TdName(c.send_device) + TdName(c.recv_device) +
-         TdName(Who(p, c.sender)) + TdName(Who(p, c.receiver)) + Td(WithCommas(c.sends)) +
-         Td(WithCommas(c.pairs)) + Td(c.sized ? HumanBytes(c.bytes) : "-") +
-         Td(lat(c.latency_p50)) + Td(lat(c.latency_max)) + Td(Dur(c.wait)) + "</tr>\n";
+         TdName(p.Who(c.sender, "not recorded")) + TdName(p.Who(c.receiver, "not recorded")) +
+         Td(WithCommas(c.sends)) + Td(WithCommas(c.pairs)) +
+         Td(c.sized ? HumanBytes(c.bytes) : "-") + Td(lat(c.latency_p50)) + Td(lat(c.latency_max)) +
+         Td(Dur(c.wait)) + "</tr>\n";
   }
   return s + "</tbody></table></div>\n";
 }
@@ -56,8 +52,9 @@ std::string SocketPart(const P2pView& p) {
   for (const auto& c : p.connections)
     for (const auto& d : c.dirs) {
       auto lat = [&](uint64_t ns) { return d.messages ? Dur(ns) : std::string("-"); };
-      s += "<tr>" + TdName(d.from + " \u2192 " + d.to) + TdName(Who(p, d.sender)) +
-           TdName(Who(p, d.receiver)) + Td(HumanBytes(static_cast<int64_t>(d.sent))) +
+      s += "<tr>" + TdName(d.from + " \u2192 " + d.to) + TdName(p.Who(d.sender, "not recorded")) +
+           TdName(p.Who(d.receiver, "not recorded")) +
+           Td(HumanBytes(static_cast<int64_t>(d.sent))) +
            Td(HumanBytes(static_cast<int64_t>(d.matched))) + Td(WithCommas(d.sends)) +
            Td(WithCommas(d.messages)) + Td(lat(d.latency_p50)) + Td(lat(d.latency_max)) +
            Td(Rate(d.bandwidth)) + "</tr>\n";
