@@ -156,6 +156,9 @@ TEST(Format, MetadataRoundTrip) {
   EXPECT_EQ(back.cmdline, m.cmdline);
   EXPECT_EQ(back.start_realtime_ns, m.start_realtime_ns);
   EXPECT_EQ(back.end_state, "exited");
+  EXPECT_EQ(back.cpus, 0u) << "not known: left out";
+  m.cpus = 6;
+  EXPECT_EQ(ParseMetadata(GenerateMetadata(m), "metadata").cpus, 6u);
 }
 
 TEST(Format, NegativeClockOffsetRoundTrip) {

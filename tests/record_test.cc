@@ -1,5 +1,6 @@
 // `tensortrace record` end to end: exit statuses, crashes, signals, children of every kind.
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <unistd.h>
 
@@ -57,7 +58,8 @@ TEST(Record, PassesTheExitStatusAndPrintsASummary) {
 TEST(Record, CrashIsFinalisedAndReported) {
   TempDir d;
   // Under AddressSanitizer (CI's sanitizer pass) the crash must stay a real SIGSEGV.
-  auto r = RunCmd(Record(d / "t", {TT_PROGRAM, "segv", "3000"}), {{"ASAN_OPTIONS", "handle_segv=0"}});
+  auto r =
+      RunCmd(Record(d / "t", {TT_PROGRAM, "segv", "3000"}), {{"ASAN_OPTIONS", "handle_segv=0"}});
   EXPECT_EQ(r.status, 128 + SIGSEGV);
   auto v = LoadTrace(d / "t");
   ASSERT_TRUE(v.problems.empty()) << v.problems[0].ToString();
@@ -145,8 +147,9 @@ TEST(Record, FollowsShellPipelines) {
 TEST(Record, FollowsPythonSubprocessAndMultiprocessing) {
   std::string py = PathExists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
   TempDir d;
-  auto r = RunCmd(Record(d / "t", {py, std::string(TT_SOURCE_DIR) + "/tests/programs/py_children.py"}),
-                  {{"TT_LIB", TT_LIB}, {"ASAN_OPTIONS", "detect_leaks=0"}}, 120);
+  auto r =
+      RunCmd(Record(d / "t", {py, std::string(TT_SOURCE_DIR) + "/tests/programs/py_children.py"}),
+             {{"TT_LIB", TT_LIB}, {"ASAN_OPTIONS", "detect_leaks=0"}}, 120);
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("enabled 1"), std::string::npos) << r.out;
   auto v = LoadTrace(d / "t");
@@ -183,15 +186,16 @@ TEST(Record, RefusesANonEmptyDirectoryUnlessForced) {
   EXPECT_EQ(v.procs[0].Count(kSliceBegin, "leaf"), 7u);
   // --force never empties a directory that holds something other than a trace.
   WriteFileAtomic(d / "other.txt", "keep me");
-  auto refused = RunCmd({TT_CLI, "record", "--force", "-o", d.path(), "--", TT_PROGRAM, "leaf", "1"});
+  auto refused =
+      RunCmd({TT_CLI, "record", "--force", "-o", d.path(), "--", TT_PROGRAM, "leaf", "1"});
   EXPECT_EQ(refused.status, 2);
   EXPECT_TRUE(PathExists(d / "other.txt"));
 }
 
 TEST(Record, MakesADirectoryNamedAfterTheTime) {
   TempDir d;
-  auto r = RunCmd({"sh", "-c", "cd " + d.path() + " && " + TT_CLI + " record -- " + TT_PROGRAM +
-                                   " leaf 3"});
+  auto r = RunCmd(
+      {"sh", "-c", "cd " + d.path() + " && " + TT_CLI + " record -- " + TT_PROGRAM + " leaf 3"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto entries = ListDirectory(d.path());
   ASSERT_EQ(entries.size(), 1u);
@@ -219,6 +223,9 @@ TEST(Info, JsonDescribesProcessesThreadsAndClocks) {
   EXPECT_EQ(p1["ppid"], p0["pid"]);
   EXPECT_NE(p0["command"].get<std::string>().find("fork 50"), std::string::npos);
   EXPECT_FALSE(p0["host"].get<std::string>().empty());
+  cpu_set_t mine;  // the recorded program inherits this process's CPUs
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  EXPECT_EQ(p0["cpus"], CPU_COUNT(&mine));
   EXPECT_EQ(p0["events_by_category"]["user"], 51);
   EXPECT_EQ(p1["events_by_category"]["user"], 50);
   EXPECT_EQ(p0["sources"], nlohmann::json::array({"annotations"}));

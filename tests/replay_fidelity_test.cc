@@ -158,12 +158,11 @@ struct Alternating {
 // all-reduce), odd steps with bucket_cap_mb=1 (eight), so that both see the same load. The
 // even steps' tensor-fusion=1M prediction (DDP's buckets from the AccumulateGrad ready times)
 // against the odd steps' median, and the odd steps' tensor-fusion=25M against the even ones'.
-// On 2 shared cores gloo's all-reduce takes the CPU that the backward pass needs, which the
-// replay does not model (fused, the prediction keeps the backward pass as slowed by the small
-// buckets' all-reduces; split, it overlaps them for free): 35% is what held under a load average
-// of 4 to 7 (docs/replay.md, (b): 15% held in 11 of 15), not the 15% the issue asks. Whether
-// splitting is predicted to help at all depends on the load (the fitted fixed cost of a bucket
-// grows with it): ReplaySim.TensorFusionStartsEachBucketWhenItsGradientsAreReady checks how.
+// On 2 shared cores gloo's all-reduce takes the CPU that the backward pass needs: the replay
+// shares the host's cores (split, the small buckets' all-reduces slow the backward pass beside
+// them; fused, the backward pass gets its cores back). Whether splitting is predicted to help
+// at all depends on the load (the fitted fixed cost of a bucket grows with it):
+// ReplaySim.TensorFusionStartsEachBucketWhenItsGradientsAreReady checks how.
 TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   REQUIRE_MODULE("torch");
   if (RunCmd({"unshare", "-n", "true"}).status != 0)
@@ -190,7 +189,15 @@ TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   auto off = [](const std::vector<double>& p, const std::vector<double>& m) {
     return Alternating::Median(p) / Alternating::Median(m) - 1;
   };
-  constexpr double kBound = 0.35;
+  // gloo's transfers run on the CPU: the replay shares the host's cores among them and the
+  // ranks' threads (docs/replay.md, "CPU sharing"), and says so.
+  ASSERT_EQ(j["notes"].size(), 1u) << j["notes"];
+  EXPECT_EQ(
+      j["notes"][0].get<std::string>().rfind("CPU sharing: the collectives ran on the CPU", 0), 0u);
+  // 25%: what held in 13 recordings on the development machine with up to two busy programs
+  // beside the job (at most 16.4% off, docs/replay.md (b)); the issue asks 15%, which 12 of 13
+  // met each way.
+  constexpr double kBound = 0.25;
   EXPECT_LT(std::fabs(off(big_as_small, small)), kBound)
       << "25 MB steps as 1 MB: " << Alternating::Median(big_as_small)
       << " ns, 1 MB steps measured: " << Alternating::Median(small) << " ns";

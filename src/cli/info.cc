@@ -270,6 +270,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"exec_generation", p.meta.exec_generation},
         {"command", p.meta.cmdline},
         {"host", p.meta.hostname},
+        {"cpus", p.meta.cpus},
         {"rank", RankJson(p.meta)},
         {"dir", p.dir},
         {"start_realtime_ns", p.meta.start_realtime_ns},

@@ -21,8 +21,8 @@ using nlohmann::json;
 
 const char kOptimizeHelp[] =
     R"(usage: tensortrace optimize DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                            [--no-graph-edges] [--search greedy|mcmc] [--budget N] [--seed N]
-                            [--json]
+                            [--no-graph-edges] [--no-cpu-sharing] [--search greedy|mcmc]
+                            [--budget N] [--seed N] [--json]
 
 Searches what-ifs of `tensortrace replay` that a user applies as settings, and prints the plan
 the replay predicts best, each step with its predicted step time and speedup and how to apply
@@ -34,6 +34,7 @@ docs/replay.md for what each what-if assumes and how far it was checked).
 
   --steps A:B, --skip-warmup N, --step-name NAME   which steps, as in `tensortrace replay`
   --no-graph-edges  TensorFlow graphs left out, as in `tensortrace replay`
+  --no-cpu-sharing  hosts' cores not shared, as in `tensortrace replay`
   --search S      greedy (default), or mcmc: after the greedy search, dPRO's Metropolis search
                   (simulated annealing) over the bucket size and which element-wise ops of the
                   critical path to fuse, seeded from the greedy plan; its plan is kept when it

@@ -24,7 +24,7 @@ namespace rp = analysis::replay;
 const char kReplayHelp[] =
     R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
                           [--what-if SPEC]... [--suggest N] [--typical] [--no-graph-edges]
-                          [--json] [--top N]
+                          [--no-cpu-sharing] [--json] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
 rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the
@@ -73,6 +73,9 @@ label's time and share), and each resource's utilisation.
   --step-name NAME  annotations named NAME are the steps (repeatable)
   --no-graph-edges  leave the TensorFlow graphs out: ops ordered by the trace alone (inferred),
                   for comparison
+  --no-cpu-sharing  where the collectives ran on the CPU, the ranks' threads and transfers
+                  share their hosts' cores (each node's work, replayed at its share of a
+                  core); this leaves that out, for comparison
   --json          machine-readable output (schema: docs/replay.md)
   --top N         critical-path labels and resources shown (default 10)
   -h, --help      this help
@@ -147,6 +150,8 @@ bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
     b->step_names.push_back(v);
   else if (a.Flag("--no-graph-edges"))
     b->graph_edges = false;
+  else if (a.Flag("--no-cpu-sharing"))
+    b->cpu_sharing = false;
   else
     return false;
   return true;

@@ -11,18 +11,18 @@ namespace tt {
 
 namespace layout {
 const char* CategoryName(Category c) {
-  static const char* const kNames[] = {"user",       "framework_op",  "runtime_api", "gpu_kernel",
-                                       "memcpy",     "memset",        "sync",        "allocation",
-                                       "communication", "python",    "primitive",   "step"};
+  static const char* const kNames[] = {"user",          "framework_op", "runtime_api", "gpu_kernel",
+                                       "memcpy",        "memset",       "sync",        "allocation",
+                                       "communication", "python",       "primitive",   "step"};
   auto i = static_cast<size_t>(c);
   return i < sizeof kNames / sizeof kNames[0] ? kNames[i] : "unknown";
 }
 
 const char* EventName(uint8_t id) {
   static const char* const kNames[] = {
-      "string_def", "thread_name", "slice_begin",  "slice_end",    "slice_begin_args",
-      "complete",   "instant",     "counter",      "flow",         "clock_offset",
-      "drop_summary", "note",      "source",       "event_class_def"};
+      "string_def",   "thread_name", "slice_begin", "slice_end",      "slice_begin_args",
+      "complete",     "instant",     "counter",     "flow",           "clock_offset",
+      "drop_summary", "note",        "source",      "event_class_def"};
   static_assert(sizeof kNames / sizeof kNames[0] == kEventIdCount);
   return id < kEventIdCount ? kNames[id] : "unknown";
 }
@@ -43,7 +43,8 @@ std::string TsdlQuote(const std::string& s) {
   return out + "\"";
 }
 
-static const char kTypes[] = R"(typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+static const char kTypes[] =
+    R"(typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
 typealias integer { size = 16; align = 8; signed = false; } := uint16_t;
 typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
 typealias integer { size = 64; align = 8; signed = false; } := uint64_t;
@@ -126,7 +127,8 @@ static const char kArgV2[] = R"(struct arg_t {
 };)";
 
 // Layout 3's definition of event classes.
-static const char kClassDef[] = R"(event { id = 13; name = "event_class_def"; stream_id = 0; fields := struct {
+static const char kClassDef[] =
+    R"(event { id = 13; name = "event_class_def"; stream_id = 0; fields := struct {
   uint16_t id; uint8_t kind; uint32_t name; enum category_t category; uint8_t nargs;
   struct { uint32_t key; enum : uint8_t { i64 = 0, u64 = 1, f64 = 2, str = 3, i8 = 4, i16 = 5, i32 = 6, u32 = 7, f32 = 8 } type; } args[nargs]; }; };
 )";
@@ -189,11 +191,11 @@ static std::string FieldName(const std::string& key, std::vector<std::string>* u
 
 // One line per class: `event { id; name = "KIND:NAME"; fields }`.
 std::string ClassDeclaration(const EventClass& c, bool named) {
-  static const char* const kWireTypes[] = {"int64_t", "uint64_t", "double",  "uint32_t", "int8_t",
+  static const char* const kWireTypes[] = {"int64_t", "uint64_t", "double",   "uint32_t", "int8_t",
                                            "int16_t", "int32_t",  "uint32_t", "float"};
   std::ostringstream o;
-  o << "event { id = " << c.id << "; name = "
-    << TsdlQuote(std::string(layout::EventName(c.kind)) + ":" + c.name_text)
+  o << "event { id = " << c.id
+    << "; name = " << TsdlQuote(std::string(layout::EventName(c.kind)) + ":" + c.name_text)
     << "; stream_id = 0;";
   if (c.kind == layout::kSliceBegin) return o.str() + " };\n";  // no fields
   o << " fields := struct {";
@@ -243,6 +245,7 @@ std::string GenerateMetadata(const ProcessMeta& m) {
       << ";\n  world_size = " << m.world_size << ";\n  rank_source = " << TsdlQuote(m.rank_source)
       << ";\n";
   if (m.truncated_names) o << "  truncated_names = " << m.truncated_names << ";\n";
+  if (m.cpus) o << "  cpus = " << m.cpus << ";\n";
   o << "};\n\n";
   int64_t off_s = m.clock_offset_ns / 1000000000;
   int64_t off_ns = m.clock_offset_ns % 1000000000;

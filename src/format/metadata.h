@@ -13,20 +13,23 @@ namespace tt {
 struct ProcessMeta {
   uint32_t layout_version = layout::kLayoutVersion;  // env.tensortrace_layout
   Uuid trace_uuid{};
-  std::string clock_uuid;          // the boot id: monotonic clocks compare within one boot
-  int64_t clock_offset_ns = 0;     // session-wide realtime - monotonic; the CTF clock offset
+  std::string clock_uuid;       // the boot id: monotonic clocks compare within one boot
+  int64_t clock_offset_ns = 0;  // session-wide realtime - monotonic; the CTF clock offset
   int64_t pid = 0;
   int64_t ppid = 0;
-  uint32_t exec_generation = 0;    // 0 for the first image of a pid, +1 per exec()
+  uint32_t exec_generation = 0;  // 0 for the first image of a pid, +1 per exec()
   std::string hostname;
+  // The CPUs the process could run on when it started (its affinity mask); 0: not known (a
+  // trace from before this field). Replay's CPU sharing reads it. Written when known.
+  uint32_t cpus = 0;
   std::string cmdline;
-  std::string session;             // id shared by every process of one `record`
+  std::string session;  // id shared by every process of one `record`
   uint64_t start_realtime_ns = 0;
-  int64_t offset_start_ns = 0;     // realtime - monotonic measured at process start
-  int64_t offset_end_ns = 0;       // ... and at its end (0 while running)
+  int64_t offset_start_ns = 0;        // realtime - monotonic measured at process start
+  int64_t offset_end_ns = 0;          // ... and at its end (0 while running)
   std::string end_state = "running";  // running | exited | finalised
-  std::string end_offset_by;       // "process" or "record" (a process that died mid-write)
-  std::string tracing_error;       // set when an internal error disabled tracing
+  std::string end_offset_by;          // "process" or "record" (a process that died mid-write)
+  std::string tracing_error;          // set when an internal error disabled tracing
   // "hash=tid,..." for the traced threads: std::hash<std::thread::id> (how TensorFlow's
   // profiler names host lines) -> tid. Written at exit, left out of the metadata when empty.
   std::string thread_hashes;

@@ -115,6 +115,8 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   }
   if (auto it = env.find("truncated_names"); it != env.end())
     m.truncated_names = static_cast<uint64_t>(ToInt(it->second, "truncated_names", path));
+  if (auto it = env.find("cpus"); it != env.end())
+    m.cpus = static_cast<uint32_t>(ToInt(it->second, "cpus", path));
 
   // trace uuid, clock uuid and offsets: one `key = value;` per line in their blocks.
   std::istringstream in(text);
@@ -124,10 +126,14 @@ ProcessMeta ParseMetadata(const std::string& text, const std::string& path) {
   int64_t off_s = 0, off = 0;
   while (std::getline(in, l)) {
     ++line;
-    if (l.rfind("trace {", 0) == 0) block = "trace";
-    else if (l.rfind("clock {", 0) == 0) block = "clock";
-    else if (l.rfind("env {", 0) == 0 || l.rfind("stream {", 0) == 0) block = "other";
-    else if (l == "};") block.clear();
+    if (l.rfind("trace {", 0) == 0)
+      block = "trace";
+    else if (l.rfind("clock {", 0) == 0)
+      block = "clock";
+    else if (l.rfind("env {", 0) == 0 || l.rfind("stream {", 0) == 0)
+      block = "other";
+    else if (l == "};")
+      block.clear();
     else if (block == "trace" && l.rfind("  uuid = ", 0) == 0) {
       if (!ParseUuid(ParseValue(l, 9, path, line), &m.trace_uuid)) Fail(path, line, "bad uuid");
       have_uuid = true;

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -255,6 +256,9 @@ bool InitProcess() {
   m.ppid = parent ? parent : getppid();
   m.exec_generation = gen;
   m.hostname = HostName();
+  cpu_set_t cpus;
+  if (sched_getaffinity(0, sizeof cpus, &cpus) == 0)
+    m.cpus = static_cast<uint32_t>(CPU_COUNT(&cpus));
   m.cmdline = ReadCmdline();
   LauncherRank rank = RankFromEnvironment([](const char* k) { return std::getenv(k); });
   m.rank = rank.rank, m.local_rank = rank.local_rank, m.world_size = rank.world_size;

@@ -8,6 +8,7 @@
 
 #include "analysis/comm.h"
 #include "analysis/replay/build_step.h"
+#include "analysis/replay/cpu_share.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -84,6 +85,46 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
   return out;
 }
 
+// The ranks' hosts (by host name: the most CPUs any of its processes had), for CPU sharing;
+// empty where a rank's CPUs are not known (a trace from before they were recorded).
+std::vector<Host> Hosts(const std::vector<RankInput>& ranks, std::vector<uint32_t>* host_of_rank) {
+  std::vector<Host> hosts;
+  for (const RankInput& r : ranks) {
+    const ProcessMeta& meta = r.m->processes[r.process].meta;
+    if (!meta.cpus) return {};
+    auto h = std::find_if(hosts.begin(), hosts.end(),
+                          [&](const Host& x) { return x.name == meta.hostname; });
+    if (h == hosts.end()) h = hosts.insert(hosts.end(), {meta.hostname, 0});
+    h->cores = std::max(h->cores, meta.cpus);
+    host_of_rank->push_back(static_cast<uint32_t>(h - hosts.begin()));
+  }
+  return hosts;
+}
+
+// CPU sharing (cpu_share.h) for a step whose collectives ran on the CPU: transfers that
+// joined ranks, and no device work.
+// Returns whether it did.
+bool ShareCpusOfCollectives(const std::vector<RankInput>& ranks, StepGraph* sg) {
+  bool transfers = false;
+  for (const Node& n : sg->graph.nodes) {
+    if (n.kind == NodeKind::kDevice) return false;
+    transfers |= n.kind == NodeKind::kComm && sg->graph.resources[n.resource].rank < 0;
+  }
+  std::vector<uint32_t> host_of_rank;
+  std::vector<Host> hosts = Hosts(ranks, &host_of_rank);
+  if (!transfers || hosts.empty()) return false;
+  ShareCpus(&sg->graph, std::move(hosts), host_of_rank);
+  return true;
+}
+
+std::string SharingNote(const Graph& g, size_t steps) {
+  std::string hosts;
+  for (const Host& h : g.hosts)
+    hosts += (hosts.empty() ? "" : ", ") + h.name + " (" + std::to_string(h.cores) + " CPUs)";
+  return "CPU sharing: the collectives ran on the CPU; in " + std::to_string(steps) +
+         " step(s), ranks' threads and transfers share the cores of " + hosts + " (docs/replay.md)";
+}
+
 }  // namespace
 
 Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
@@ -104,7 +145,13 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   for (const auto& r : ranks) n = std::min(n, r.steps.size());
   Job job;
   auto names = std::make_shared<LabelTable>();
-  for (size_t k = 0; k < n; ++k) job.steps.push_back(BuildStep(ranks, instances, k, names));
+  size_t shared = 0, first_shared = 0;
+  for (size_t k = 0; k < n; ++k) {
+    job.steps.push_back(BuildStep(ranks, instances, k, names));
+    if (o.cpu_sharing && ShareCpusOfCollectives(ranks, &job.steps.back()) && !shared++)
+      first_shared = k;
+  }
+  if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, shared));
   for (const auto& r : ranks)
     if (r.steps.size() > n)
       job.notes.push_back(r.label + ": " + std::to_string(r.steps.size() - n) +

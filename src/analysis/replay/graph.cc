@@ -36,7 +36,7 @@ uint32_t Graph::AddLabel(const std::string& name) {
 }
 
 uint32_t Graph::AddResource(const std::string& name, int32_t rank) {
-  resources.push_back({name, rank});
+  resources.push_back({name, rank, false, {}});
   return static_cast<uint32_t>(resources.size() - 1);
 }
 
@@ -47,6 +47,7 @@ uint32_t Graph::AddNode(uint32_t resource, uint32_t label, NodeKind kind, uint64
   n.label = label;
   n.kind = kind;
   n.duration = duration;
+  n.took = duration;
   n.measured = measured;
   nodes.push_back(n);
   return static_cast<uint32_t>(nodes.size() - 1);

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace tt::analysis::replay {
@@ -48,6 +49,8 @@ struct Node {
   NodeKind kind = NodeKind::kOp;
   int64_t bytes = -1;  // a transfer: its bytes; a gradient's accumulation: the gradient's
   bool grad = false;   // autograd's AccumulateGrad: a parameter's gradient ready at its end
+  uint64_t took = 0;   // its measured duration (ns); `duration` is its work where CPUs are
+                       // shared (cpu_share.h)
 };
 
 struct Edge {
@@ -61,6 +64,16 @@ struct Resource {
   std::string name;      // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
   int32_t rank = -1;     // index in Graph::ranks; -1: shared by ranks (a communicator)
   bool markers = false;  // holds a rank's step markers only (no work)
+  // Where the graph's CPUs are shared (Graph::hosts): the cores its work takes, by host
+  // (index in Graph::hosts, cores): a thread one on its rank's host; a collective's transfer
+  // on the CPU one on the host of each of its ranks. Empty: none (a GPU stream, markers).
+  std::vector<std::pair<uint32_t, uint32_t>> cpus;
+};
+
+// A host whose cores its CPU resources share (cpu_share.h).
+struct Host {
+  std::string name;
+  uint32_t cores = 0;
 };
 
 // One rank's step in the graph: where it starts and ends, and what was measured.
@@ -82,6 +95,9 @@ struct Graph {
   std::vector<Edge> edges;
   std::vector<Resource> resources;
   std::vector<RankStep> ranks;
+  // Non-empty: resources with `cpus` share these hosts' cores, and the simulation slows the
+  // work on a host whose running work asks for more cores than it has (processor sharing).
+  std::vector<Host> hosts;
   std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
   const std::string& Label(uint32_t label) const { return names->labels[label]; }
   const std::string& Type(uint32_t label) const { return names->types[label]; }

@@ -5,39 +5,14 @@
 #include <map>
 #include <queue>
 
+#include "analysis/replay/adjacency.h"
+#include "analysis/replay/cpu_share.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
 
-namespace {
-
-// Edges by their destination, as offsets into one array (compressed rows).
-struct Adjacency {
-  std::vector<uint32_t> first;  // by node: its first edge in `edges`; node+1: past its last
-  std::vector<uint32_t> edges;  // edge indices
-};
-
-Adjacency By(const Graph& g, bool by_source) {
-  Adjacency a;
-  a.first.assign(g.nodes.size() + 1, 0);
-  for (const Edge& e : g.edges) ++a.first[(by_source ? e.from : e.to) + 1];
-  for (size_t i = 1; i < a.first.size(); ++i) a.first[i] += a.first[i - 1];
-  a.edges.resize(g.edges.size());
-  std::vector<uint32_t> fill(a.first.begin(), a.first.end() - 1);
-  for (uint32_t i = 0; i < g.edges.size(); ++i)
-    a.edges[fill[by_source ? g.edges[i].from : g.edges[i].to]++] = i;
-  return a;
-}
-
-struct Ready {
-  uint64_t at;
-  uint32_t node;
-  bool operator>(const Ready& o) const { return at != o.at ? at > o.at : node > o.node; }
-};
-
-}  // namespace
-
 Schedule Simulate(const Graph& g) {
+  if (!g.hosts.empty()) return SimulateSharingCpus(g);
   const size_t n = g.nodes.size();
   Schedule s;
   s.start.assign(n, 0);
@@ -104,7 +79,7 @@ CriticalPath CriticalPathOf(const Graph& g, const Schedule& s, size_t rank) {
     if (node.kind == NodeKind::kMarker || !count) continue;
     PathShare& sh = by_label[node.label];
     sh.label = node.label;
-    sh.ns += node.duration;
+    sh.ns += s.end[v] - s.start[v];
     ++sh.count;
   }
   std::reverse(p.nodes.begin(), p.nodes.end());
@@ -117,7 +92,7 @@ CriticalPath CriticalPathOf(const Graph& g, const Schedule& s, size_t rank) {
 
 std::vector<double> Utilisation(const Graph& g, const Schedule& s) {
   std::vector<uint64_t> busy(g.resources.size(), 0);
-  for (size_t i = 0; i < g.nodes.size(); ++i) busy[g.nodes[i].resource] += g.nodes[i].duration;
+  for (size_t i = 0; i < g.nodes.size(); ++i) busy[g.nodes[i].resource] += s.end[i] - s.start[i];
   uint64_t longest = 0;
   for (uint64_t p : s.predicted) longest = std::max(longest, p);
   std::vector<double> u(g.resources.size(), 0);

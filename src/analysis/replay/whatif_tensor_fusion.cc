@@ -74,7 +74,7 @@ std::vector<std::vector<uint32_t>> GradsByRank(const Graph& g) {
   for (auto& r : grads) {
     if (r.empty() || r.size() != grads[0].size()) return {};
     std::stable_sort(r.begin(), r.end(), [&](uint32_t a, uint32_t b) {
-      return g.nodes[a].measured + g.nodes[a].duration < g.nodes[b].measured + g.nodes[b].duration;
+      return g.nodes[a].measured + g.nodes[a].took < g.nodes[b].measured + g.nodes[b].took;
     });
   }
   return grads;
@@ -105,7 +105,7 @@ bool FuseByGradients(const WhatIf& w, const std::vector<uint32_t>& transfers, Gr
   for (size_t b = 0; b + 1 < last.size(); ++b) {
     uint64_t ready = 0;
     for (const auto& r : grads)
-      ready = std::max(ready, g->nodes[r[last[b]]].measured + g->nodes[r[last[b]]].duration);
+      ready = std::max(ready, g->nodes[r[last[b]]].measured + g->nodes[r[last[b]]].took);
     const Node& f = g->nodes[final_transfer];
     uint32_t c = g->AddNode(f.resource, f.label, NodeKind::kComm,
                             static_cast<uint64_t>(std::llround(Cost(w, sizes[b]))), ready);

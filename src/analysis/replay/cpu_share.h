@@ -1,0 +1,32 @@
+// Replay's CPU sharing: where a job's collectives run on the CPU (gloo, no GPU work in the
+// step), each collective's transfer takes a core on each of its ranks' hosts, beside the ranks'
+// own threads, and a host runs no more work at once than it has cores. What a node measured is
+// then its work slowed by what shared the host's cores with it: its work, the time it would
+// take with a core to itself, is the integral of its share of a core over its measured time
+// (a host's running work asking for k cores of C: C/k each when k > C, else 1). The simulation
+// runs each node at that share of its host (processor sharing), so that an unchanged step
+// replays as measured, and a what-if that moves transfers beside the backward pass (smaller
+// gradient buckets) slows both, one that moves them after it speeds the backward pass up.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "analysis/replay/graph.h"
+#include "analysis/replay/simulate.h"
+
+namespace tt::analysis::replay {
+
+// Whether a node of this kind takes a core while it runs (waits, device work and markers
+// do not).
+bool TakesCpu(NodeKind k);
+
+// Gives g its hosts and each of its CPU resources its cores (Resource::cpus): rank r's threads
+// (resources with no device work) one on host_of_rank[r]; a communicator's transfers one on
+// the host of each rank that joins them. Then sets each CPU node's duration to its work
+// (see the top), from the measured times (Node::measured, Node::took).
+void ShareCpus(Graph* g, std::vector<Host> hosts, const std::vector<uint32_t>& host_of_rank);
+
+// The simulation with processor sharing (Simulate calls it for a graph with hosts).
+Schedule SimulateSharingCpus(const Graph& g);
+
+}  // namespace tt::analysis::replay

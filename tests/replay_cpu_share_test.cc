@@ -1,0 +1,118 @@
+// Replay's CPU sharing (analysis/replay/cpu_share.h) on hand-built graphs: the cores each
+// resource takes, each node's work from its measured time, and the simulation that shares a
+// host's cores among what runs on it (exact times).
+#include <gtest/gtest.h>
+
+#include "analysis/replay/cpu_share.h"
+#include "analysis/replay/predict.h"
+#include "analysis/replay/simulate.h"
+
+namespace tt {
+namespace {
+
+using analysis::replay::EdgeKind;
+using analysis::replay::Graph;
+using analysis::replay::Host;
+using analysis::replay::NodeKind;
+using analysis::replay::ShareCpus;
+using analysis::replay::Simulate;
+using analysis::replay::StepGraph;
+using analysis::replay::WhatIf;
+
+// One rank with three threads, each running one op from the step's start; `took` is each op's
+// measured time, all at once.
+struct ThreeThreads {
+  Graph g;
+  uint32_t ops[3];
+  explicit ThreeThreads(uint64_t took) {
+    size_t r = g.AddRank("rank 0", 0, took);
+    for (int i = 0; i < 3; ++i) {
+      uint32_t t = g.AddResource("thread " + std::to_string(i), 0);
+      ops[i] = g.AddNode(t, g.AddLabel("op" + std::to_string(i)), NodeKind::kOp, took, 0);
+      g.AddEdge(g.ranks[r].source, ops[i], 0);
+      g.AddEdge(ops[i], g.ranks[r].sink, 0);
+    }
+  }
+};
+
+TEST(ReplayCpuShare, ThreeThreadsOnTwoCoresRunAtTwoThirds) {
+  ThreeThreads three(10);
+  three.g.hosts = {{"h", 2}};
+  for (auto& res : three.g.resources)
+    if (!res.markers) res.cpus = {{0, 1}};
+  auto s = Simulate(three.g);
+  for (uint32_t v : three.ops) {
+    EXPECT_EQ(s.start[v], 0u);
+    EXPECT_EQ(s.end[v], 15u) << "10 of work at 2/3 of a core";
+  }
+  EXPECT_EQ(s.predicted[0], 15u);
+  three.g.hosts[0].cores = 3;
+  EXPECT_EQ(Simulate(three.g).predicted[0], 10u);
+  three.g.hosts.clear();  // no sharing: the plain simulation
+  EXPECT_EQ(Simulate(three.g).predicted[0], 10u);
+}
+
+// Measured: three ops of 15 at once on a host of 2 cores: each did 10 of work. Replayed
+// unchanged, the step takes its measured 15; without one op, the other two have a core each.
+TEST(ReplayCpuShare, WorkFromMeasuredTimeReplaysAsMeasured) {
+  ThreeThreads three(15);
+  ShareCpus(&three.g, {{"h", 2}}, {0});
+  for (uint32_t v : three.ops) {
+    EXPECT_EQ(three.g.nodes[v].duration, 10u);
+    EXPECT_EQ(three.g.nodes[v].took, 15u);
+  }
+  EXPECT_EQ(Simulate(three.g).predicted[0], 15u);
+  StepGraph sg{three.g, {0}};
+  auto without = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "op2=0", "op2", 0}});
+  EXPECT_EQ(Simulate(without[0].graph).predicted[0], 10u);
+}
+
+// Two ranks on one host of 2 cores, each computing 100, then an all-reduce whose transfer
+// (100, measured alone) takes a core on each rank's host: 200. Moved beside the computation
+// (its arrivals removed: it starts with the step), the four asks share 2 cores and all end at
+// 200 still, where without sharing the overlap would hide the transfer (100). Rank 0's GPU
+// stream takes no core.
+TEST(ReplayCpuShare, ATransferOnTheCpuTakesACoreOfEachRank) {
+  Graph g;
+  uint32_t comm = g.AddResource("communicator 0", -1);
+  uint32_t c = g.AddNode(comm, g.AddLabel("allreduce"), NodeKind::kComm, 100, 100);
+  uint32_t gpu = 0, work[2];
+  for (int r = 0; r < 2; ++r) {
+    size_t rank = g.AddRank("rank " + std::to_string(r), 0, 200);
+    uint32_t t = g.AddResource("main", r);
+    work[r] = g.AddNode(t, g.AddLabel("backward"), NodeKind::kOp, 100, 0);
+    uint32_t call = g.AddNode(t, g.AddLabel("allreduce"), NodeKind::kRuntime, 0, 100);
+    g.AddEdge(g.ranks[rank].source, work[r], 0);
+    g.AddEdge(work[r], call, 0);
+    g.AddEdge(call, c, 0, EdgeKind::kCollective);
+    g.AddEdge(c, g.ranks[rank].sink, 0, EdgeKind::kCollective);
+    if (r == 0) {
+      gpu = g.AddResource("GPU 0 stream 7", r);
+      uint32_t k = g.AddNode(gpu, g.AddLabel("kernel"), NodeKind::kDevice, 50, 0);
+      g.AddEdge(g.ranks[rank].source, k, 0);
+    }
+  }
+  Graph one_host = g;
+  ShareCpus(&one_host, {{"h", 2}}, {0, 0});
+  using Cores = std::vector<std::pair<uint32_t, uint32_t>>;
+  EXPECT_EQ(one_host.resources[comm].cpus, (Cores{{0, 2}}));
+  EXPECT_EQ(one_host.resources[one_host.nodes[work[1]].resource].cpus, (Cores{{0, 1}}));
+  EXPECT_TRUE(one_host.resources[gpu].cpus.empty()) << "device work takes no core";
+  EXPECT_EQ(one_host.nodes[c].duration, 100u) << "measured alone: its work is its time";
+  EXPECT_EQ(Simulate(one_host).predicted, (std::vector<uint64_t>{200, 200}));
+  one_host.edges.erase(std::find_if(one_host.edges.begin(), one_host.edges.end(), [&](auto& e) {
+    return e.to == c && e.kind == EdgeKind::kCollective;
+  }));  // rank 0's arrival
+  one_host.edges.erase(std::find_if(one_host.edges.begin(), one_host.edges.end(), [&](auto& e) {
+    return e.to == c && e.kind == EdgeKind::kCollective;
+  }));  // rank 1's: the transfer starts at once
+  EXPECT_EQ(Simulate(one_host).predicted, (std::vector<uint64_t>{200, 200}));
+  one_host.hosts.clear();
+  EXPECT_EQ(Simulate(one_host).predicted, (std::vector<uint64_t>{100, 100}));
+  Graph two_hosts = g;
+  ShareCpus(&two_hosts, {{"a", 2}, {"b", 2}}, {0, 1});
+  EXPECT_EQ(two_hosts.resources[comm].cpus, (Cores{{0, 1}, {1, 1}}));
+}
+
+}  // namespace
+}  // namespace tt
