@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
+#include <unordered_set>
 
 #include "core/files.h"
 #include "format/import/xspace/import.h"
@@ -41,6 +42,31 @@ TEST(TfGraphEdges, FileGivesEachNodeTheUnionOfItsProducersInlinedOrNot) {
             "StatefulPartitionedCall/y,StatefulPartitionedCall/z,StatefulPartitionedCall/w");
   EXPECT_EQ(TfProducersOf(g, "a/b/x"), "a/b/y,a/b/z,a/b/w");
   EXPECT_EQ(TfProducersOf(g, "a/b/q"), "");
+}
+
+// TensorFlow's rewrites fuse MatMul, BiasAdd and Relu into one op named Relu: the saved graph's
+// producers of Relu (BiasAdd, then MatMul) never ran, so Relu's producers are what fed them and
+// ran (the weights' read); inputs that are no node (x) and nodes that did not run and have no
+// producers are left out; a cycle of nodes that did not run ends. Inlined calls keep their prefix.
+TEST(TfGraphEdges, ProducersThatDidNotRunAreLookedThrough) {
+  size_t bad = 0;
+  TfGraphInputs g = ParseTfGraph(
+      "# session graph 1\n"
+      "w/read\tReadVariableOp\tw\n"
+      "MatMul\tMatMul\tx\tw/read\n"
+      "BiasAdd\tBiasAdd\tMatMul\tb\n"
+      "b\tConst\n"
+      "Relu\tRelu\tBiasAdd\n"
+      "loop_a\tIdentity\tloop_b\n"
+      "loop_b\tIdentity\tloop_a\n"
+      "Out\tAddV2\tRelu\tloop_a\n",
+      &bad);
+  ASSERT_EQ(bad, 0u);
+  std::unordered_set<std::string> ran = {"w/read", "Relu", "Out", "call/w/read", "call/Relu"};
+  EXPECT_EQ(TfProducersOf(g, "Relu", &ran), "w/read");
+  EXPECT_EQ(TfProducersOf(g, "Relu"), "BiasAdd") << "without the ops that ran: as saved";
+  EXPECT_EQ(TfProducersOf(g, "Out", &ran), "Relu");
+  EXPECT_EQ(TfProducersOf(g, "call/Relu", &ran), "call/w/read");
 }
 
 void AddEvent(xp::XPlane* p, xp::XLine* l, int64_t id, const char* name, int64_t off_us,

@@ -159,6 +159,31 @@ class Adapter:
         on_trainer.__name__ = "numbering Keras steps"
         import_hook.when_imported("keras.src.backend.tensorflow.trainer", on_trainer)
         number_function_calls()
+        remember_session_graphs()
+
+
+def remember_session_graphs():
+    """Each tf.compat.v1 Session's graph is remembered (weakly) when the Session is made, and
+    saved at the profiler's stop (replay's edges). Once per Session, not per run; the program's
+    results are unchanged."""
+    try:
+        from tensorflow.python.client import session
+    except Exception:
+        return
+    from _tensortrace import tf_graphs
+
+    cls = session.BaseSession
+    orig = cls.__init__
+    if getattr(orig, "_tensortrace_graph", False):
+        return
+
+    @functools.wraps(orig)
+    def init(self, *args, **kwargs):
+        orig(self, *args, **kwargs)
+        tf_graphs.remember_session(self)
+
+    init._tensortrace_graph = True
+    cls.__init__ = init
 
 
 def number_function_calls():

@@ -11,7 +11,10 @@ DIR/xspace/<pid>/tf_graph.tsv (docs/trace-format.md):
 
 Producers are the node names of its inputs (data and control; output index dropped; a
 function's arguments are names too, they match no op). Bounded: at most MAX_FUNCTIONS concrete
-functions and MAX_NODES nodes in all; a function seen before is not converted again. The
+functions and MAX_NODES nodes in all; a function seen before is not converted again.
+
+The graphs of tf.compat.v1 Sessions (remembered, weakly, when each Session is made) are saved
+the same way, under "# session graph N": converted again when nodes were added since. The
 program's results are unchanged: the graphs are only read."""
 import os
 import weakref
@@ -21,7 +24,8 @@ MAX_NODES = 200_000
 FILE = "tf_graph.tsv"
 
 _functions = weakref.WeakSet()  # tf.function objects the program called
-_done = {}  # concrete function name -> its lines (each converted once)
+_graphs = weakref.WeakSet()  # the graphs of the program's tf.compat.v1 Sessions
+_done = {}  # key -> (version, lines): a concrete function's (converted once), a session graph's
 _state = {"nodes": 0}
 
 
@@ -30,6 +34,14 @@ def remember(function):
     try:
         _functions.add(function)
     except TypeError:
+        pass
+
+
+def remember_session(session):
+    """Called when a tf.compat.v1 Session is made (once per Session)."""
+    try:
+        _graphs.add(session.graph)
+    except (TypeError, AttributeError):
         pass
 
 
@@ -46,11 +58,9 @@ def _node_lines(nodes):
     return lines
 
 
-def _convert(cf):
-    """The lines of one concrete function: its graph, then its library's functions."""
-    gd = cf.graph.as_graph_def()
-    lines = ["# function " + _name(cf)]
-    lines += _node_lines(gd.node)
+def _convert(header, gd):
+    """The lines of one graph: its nodes, then its library's functions."""
+    lines = ["# " + header] + _node_lines(gd.node)
     for f in gd.library.function:
         lines.append("# function " + f.signature.name)
         lines += _node_lines(f.node_def)
@@ -67,32 +77,51 @@ def _concrete(function):
     return list(lister()) if lister else []
 
 
+def _copy(weak_set):
+    for _ in range(3):  # another thread may add one while the set is copied
+        try:
+            return list(weak_set)
+        except RuntimeError:
+            continue
+    return []
+
+
+def _room():
+    return len(_done) < MAX_FUNCTIONS and _state["nodes"] < MAX_NODES
+
+
+def _keep(key, version, lines):
+    old = _done.get(key)
+    if old is not None:
+        _state["nodes"] -= len(old[1])
+    _state["nodes"] += len(lines)
+    _done[key] = (version, lines)
+
+
 def save(logdir):
-    """Writes what the remembered functions hold now (atomically; never raises)."""
+    """Writes what the remembered functions and graphs hold now (atomically; never raises)."""
     if not logdir:
         return
     try:
-        functions = []
-        for _ in range(3):  # another thread may add one while the set is copied
-            try:
-                functions = list(_functions)
-                break
-            except RuntimeError:
-                continue
-        for function in functions:
+        for function in _copy(_functions):
             for cf in _concrete(function):
                 key = _name(cf)
-                if key in _done or len(_done) >= MAX_FUNCTIONS or _state["nodes"] >= MAX_NODES:
-                    continue
-                lines = _convert(cf)
-                _state["nodes"] += len(lines)
-                _done[key] = lines
+                if key not in _done and _room():
+                    _keep(key, None, _convert("function " + key, cf.graph.as_graph_def()))
+        for graph in _copy(_graphs):
+            key = "session graph %d" % id(graph)
+            old = _done.get(key)
+            if old is not None and old[0] == graph.version:
+                continue  # no node added since it was converted
+            if old is None and not _room():
+                continue
+            _keep(key, graph.version, _convert(key, graph.as_graph_def()))
         if not _done:
             return
         os.makedirs(logdir, exist_ok=True)
         tmp = os.path.join(logdir, "." + FILE + ".tmp")
         with open(tmp, "w") as f:
-            for lines in _done.values():
+            for _, lines in _done.values():
                 f.write("\n".join(lines))
                 f.write("\n")
         os.replace(tmp, os.path.join(logdir, FILE))

@@ -246,6 +246,19 @@ nlohmann::json CapturesJson(const CaptureWindows* w) {
   return a;
 }
 
+nlohmann::json ClockJson(const ProcessSummary& p) {
+  nlohmann::json offsets = nlohmann::json::array();
+  for (const auto& [clock, off] : p.clock_offsets)
+    offsets.push_back({{"clock", clock}, {"offset_ns", off}});
+  return {{"trace_clock", "CLOCK_MONOTONIC"},
+          {"boot_id", p.meta.clock_uuid},
+          {"ctf_clock_offset_ns", p.meta.clock_offset_ns},
+          {"realtime_offset_start_ns", p.meta.offset_start_ns},
+          {"realtime_offset_end_ns", p.meta.offset_end_ns},
+          {"end_offset_measured_by", p.meta.end_offset_by},
+          {"offsets", offsets}};
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
                       const std::vector<ProcessSteps>& steps, const CaptureWindows* windows) {
   using nlohmann::json;
@@ -261,9 +274,6 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
     for (size_t c = 0; c < p.by_category.size(); ++c)
       if (p.by_category[c])
         cats[layout::CategoryName(static_cast<layout::Category>(c))] = p.by_category[c];
-    json offsets = json::array();
-    for (const auto& [clock, off] : p.clock_offsets)
-      offsets.push_back({{"clock", clock}, {"offset_ns", off}});
     procs.push_back({
         {"pid", p.meta.pid},
         {"ppid", p.meta.ppid},
@@ -285,14 +295,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"last_ns", p.last_ns},
         {"dropped", Drops(p)},
         {"drop_reasons", p.drop_reasons},
-        {"clock",
-         {{"trace_clock", "CLOCK_MONOTONIC"},
-          {"boot_id", p.meta.clock_uuid},
-          {"ctf_clock_offset_ns", p.meta.clock_offset_ns},
-          {"realtime_offset_start_ns", p.meta.offset_start_ns},
-          {"realtime_offset_end_ns", p.meta.offset_end_ns},
-          {"end_offset_measured_by", p.meta.end_offset_by},
-          {"offsets", offsets}}},
+        {"clock", ClockJson(p)},
         {"sources", p.sources},
         {"source_details", p.source_details},
         {"notes", p.notes},

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/error.h"
 #include "core/files.h"
@@ -66,6 +67,7 @@ struct SharedStreams {
   std::map<std::tuple<bool, uint32_t, int64_t, std::string>, StreamFileWriter> lines;
   AllocatorSamples allocators;
   std::unordered_map<std::string, std::string> tf_inputs;  // node name -> its producers
+  std::unordered_set<std::string> ran;  // node names of the TensorFlow ops the files show
 };
 
 class SpaceImporter {
@@ -92,6 +94,7 @@ class SpaceImporter {
     last_ = 0;
     if (steps_) FindKeptSteps(space, base);
     ReadHloPrograms(space);
+    if (graph_ && !graph_->empty()) OpsThatRan(space);
     for (const auto& plane : space.planes()) {
       bool device = plane.name().rfind("/device:", 0) == 0;
       uint32_t device_index = 0;
@@ -197,13 +200,24 @@ class SpaceImporter {
     AddArg(args, keys::kBytes, v);
   }
 
-  // An op of a saved tf.function graph: its producers' node names (keys::kTfInputs), found
-  // once per node name.
+  // The node names of the ops this file shows (and the files before it): a saved producer that
+  // is not one of them was fused away (TfProducersOf looks through it).
+  void OpsThatRan(const xp::XSpace& space) {
+    std::string_view op, type;
+    for (const auto& plane : space.planes())
+      for (const auto& [id, md] : plane.event_metadata())
+        if (SplitTfOpName(md.name(), &op, &type)) shared_->ran.emplace(op);
+  }
+
+  // An op of a saved tf.function or Session graph: its producers' node names
+  // (keys::kTfInputs), found once per node name.
   void GraphInputs(std::string_view node, std::vector<Arg>* args) {
     if (!graph_ || graph_->empty()) return;
     auto it = shared_->tf_inputs.find(std::string(node));
     if (it == shared_->tf_inputs.end())
-      it = shared_->tf_inputs.emplace(std::string(node), TfProducersOf(*graph_, node)).first;
+      it =
+          shared_->tf_inputs.emplace(std::string(node), TfProducersOf(*graph_, node, &shared_->ran))
+              .first;
     if (!it->second.empty()) AddStr(args, keys::kTfInputs, it->second);
   }
 

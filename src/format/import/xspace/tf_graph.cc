@@ -60,23 +60,56 @@ TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad) {
   return out;
 }
 
-std::string TfProducersOf(const TfGraphInputs& g, std::string_view node) {
-  if (auto it = g.find(std::string(node)); it != g.end()) return it->second;
+namespace {
+
+// The node's own producers, or those of the longest tail of its name the graphs hold, each with
+// the same call prefix (see TfProducersOf).
+std::vector<std::string> Direct(const TfGraphInputs& g, std::string_view node) {
+  std::vector<std::string> out;
+  auto split = [&](std::string_view prefix, std::string_view list) {
+    for (size_t at = 0; at < list.size();) {
+      size_t comma = std::min(list.find(',', at), list.size());
+      out.push_back(std::string(prefix).append(list.substr(at, comma - at)));
+      at = comma + 1;
+    }
+  };
+  if (auto it = g.find(std::string(node)); it != g.end()) {
+    split("", it->second);
+    return out;
+  }
   for (size_t slash = node.find('/'); slash != std::string_view::npos;
        slash = node.find('/', slash + 1)) {
     auto it = g.find(std::string(node.substr(slash + 1)));
     if (it == g.end()) continue;
-    std::string_view prefix = node.substr(0, slash + 1), list = it->second;
-    std::string out;
-    for (size_t at = 0; at < list.size();) {
-      size_t comma = std::min(list.find(',', at), list.size());
-      if (!out.empty()) out += ',';
-      out.append(prefix).append(list.substr(at, comma - at));
-      at = comma + 1;
-    }
+    split(node.substr(0, slash + 1), it->second);
     return out;
   }
-  return {};
+  return out;
+}
+
+}  // namespace
+
+std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
+                          const std::unordered_set<std::string>* ran) {
+  std::vector<std::string> todo = Direct(g, node), found;
+  std::reverse(todo.begin(), todo.end());  // taken from the back: in the graph's order
+  std::unordered_set<std::string> seen = {std::string(node)};
+  size_t hops = 0;
+  while (!todo.empty()) {
+    std::string p = std::move(todo.back());
+    todo.pop_back();
+    if (!seen.insert(p).second) continue;
+    if (!ran || ran->count(p)) {
+      found.push_back(std::move(p));
+      continue;
+    }
+    if (++hops > kMaxHops) break;
+    std::vector<std::string> next = Direct(g, p);  // it did not run: its producers instead
+    todo.insert(todo.end(), next.rbegin(), next.rend());
+  }
+  std::string out;
+  for (const std::string& p : found) out += (out.empty() ? "" : ",") + p;
+  return out;
 }
 
 TfGraphInputs ReadTfGraph(const std::string& path, uint64_t max_bytes,

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace tt {
@@ -21,7 +22,14 @@ using TfGraphInputs = std::unordered_map<std::string, std::string>;
 // node's own, or, where a function call was inlined into its caller (TensorFlow names the
 // inlined nodes "<call node>/<node>", "StatefulPartitionedCall/dense/MatMul"), those of the
 // longest tail of `node` that the graphs hold, each with the same call prefix.
-std::string TfProducersOf(const TfGraphInputs& g, std::string_view node);
+//
+// With `ran` (the node names of the ops the profile shows), a producer that did not run as an
+// op of its own (TensorFlow's graph rewrites fuse MatMul, BiasAdd and Relu into one op named
+// "Relu", whose saved producer BiasAdd never runs) stands for its own producers, transitively
+// (at most kMaxHops nodes looked through); one that the graphs do not hold is left out.
+std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
+                          const std::unordered_set<std::string>* ran = nullptr);
+inline constexpr size_t kMaxHops = 256;
 
 // Parses the file's text: "# function NAME" lines, and "NODE<TAB>OP<TAB>PRODUCER..." lines.
 // Lines of another shape are counted in `*bad` and skipped.
