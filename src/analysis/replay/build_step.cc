@@ -166,11 +166,21 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     auto it = std::lower_bound(atoms.begin(), atoms.end(), rb->a,
                                [](const Atom& x, uint64_t s) { return x.start < s; });
     if (it == atoms.end() || it->start >= rb->b) continue;
+    // A JAX step dispatched asynchronously: its call, then its execution; what started between
+    // them (the next steps' calls, the previous steps' executions) is theirs.
+    const Step& step = r.steps[k_];
+    auto between = [&](uint64_t t) {
+      return step.exec_end && step.call_end < step.exec_start && t >= step.call_end &&
+             t < step.exec_start;
+    };
+    while (it != atoms.end() && it->start < rb->b && between(it->start)) ++it;
+    if (it == atoms.end() || it->start >= rb->b) continue;
     Lane lane;
     lane.resource =
         g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
     lane.track = t;
-    for (; it != atoms.end() && it->start < rb->b; ++it) PlaceAtom(r, *it, &lane, rb);
+    for (; it != atoms.end() && it->start < rb->b; ++it)
+      if (!between(it->start)) PlaceAtom(r, *it, &lane, rb);
     AddLaunches((*r.atoms)[t].launches, lane, rb);
     rb->lanes.push_back(std::move(lane));
   }
