@@ -161,18 +161,17 @@ void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuil
 void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
   labels_.clear();
   const model::Process& p = r.m->processes[r.process];
+  // A JAX step dispatched asynchronously: its call, then its execution; what started between
+  // them (the next steps' calls, the earlier steps' executions) is theirs (StepParts).
+  std::vector<Window> parts = StepParts(r.steps[k_]);
+  auto between = [&](uint64_t t) {
+    return std::none_of(parts.begin(), parts.end(),
+                        [&](const Window& w) { return t >= w.start && t < w.end; });
+  };
   for (size_t t : p.tracks) {
     const std::vector<Atom>& atoms = (*r.atoms)[t].atoms;
     auto it = std::lower_bound(atoms.begin(), atoms.end(), rb->a,
                                [](const Atom& x, uint64_t s) { return x.start < s; });
-    if (it == atoms.end() || it->start >= rb->b) continue;
-    // A JAX step dispatched asynchronously: its call, then its execution; what started between
-    // them (the next steps' calls, the previous steps' executions) is theirs.
-    const Step& step = r.steps[k_];
-    auto between = [&](uint64_t t) {
-      return step.exec_end && step.call_end < step.exec_start && t >= step.call_end &&
-             t < step.exec_start;
-    };
     while (it != atoms.end() && it->start < rb->b && between(it->start)) ++it;
     if (it == atoms.end() || it->start >= rb->b) continue;
     Lane lane;
