@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "format/import/xspace/tf_graph.h"
+
 namespace tt {
 namespace {
 
@@ -67,6 +69,48 @@ TEST(Hlo, EveryTruncationIsReadSafely) {
   HloCollectiveBytes b;
   EXPECT_FALSE(ReadHloCollectives(std::string("\x0a\xff\xff\xff\xff\x0f", 6), 1, &b));
   EXPECT_TRUE(b.empty());
+}
+
+// A program whose instructions give their ids and operands: two parameters, a dot of both
+// (operand ids packed), a bitcast of the dot and an add of the bitcast and a parameter (ids
+// one by one); a nested computation's instruction refers to its own computation's ids.
+std::string WithOperands() {
+  auto in = [](const std::string& name, const std::string& opcode, uint64_t id,
+               const std::vector<uint64_t>& operands, bool packed) {
+    std::string s = Field(1, name) + Field(2, opcode) + Int(35, id);
+    std::string list;
+    for (uint64_t o : operands) list += packed ? Varint(o) : Int(36, o);
+    return s + (packed && !operands.empty() ? Field(36, list) : list);
+  };
+  std::string main = Field(1, "main") + Field(2, in("p0", "parameter", 1, {}, false)) +
+                     Field(2, in("p1", "parameter", 2, {}, false)) +
+                     Field(2, in("dot.2", "dot", 3, {1, 2}, true)) +
+                     Field(2, in("bitcast.1", "bitcast", 4, {3}, false)) +
+                     Field(2, in("add.5", "add", 5, {4, 1}, false));
+  std::string fused = Field(1, "fused") + Field(2, in("q", "parameter", 1, {}, false)) +
+                      Field(2, in("neg", "negate", 2, {1}, false));
+  return Field(1, Field(1, "jit_g") + Field(3, main) + Field(3, fused));
+}
+
+TEST(Hlo, OperandsByInstructionNameLookingThroughWhatDidNotRun) {
+  HloOperands o;
+  ASSERT_TRUE(ReadHloOperands(WithOperands(), 7, &o));
+  const auto& g = o[7];
+  EXPECT_EQ(g.at("dot.2"), "p0,p1");
+  EXPECT_EQ(g.at("bitcast.1"), "dot.2");
+  EXPECT_EQ(g.at("add.5"), "bitcast.1,p0");
+  EXPECT_EQ(g.at("neg"), "q") << "its own computation's id 1, not main's p0";
+  EXPECT_EQ(g.at("p0"), "");
+  std::unordered_set<std::string> ran = {"dot.2", "add.5"};
+  EXPECT_EQ(TfProducersOf(g, "add.5", &ran), "dot.2") << "through the bitcast; p0 is no op";
+  EXPECT_EQ(TfProducersOf(g, "dot.2", &ran), "");
+  std::string p = WithOperands();
+  for (size_t n = 0; n < p.size(); ++n) {  // every truncation: no crash, no invented operand
+    HloOperands t;
+    ReadHloOperands(p.substr(0, n), 7, &t);
+    for (const auto& [name, list] : t[7])
+      EXPECT_TRUE(list.empty() || g.at(name).starts_with(list)) << n << " " << name << " " << list;
+  }
 }
 
 }  // namespace

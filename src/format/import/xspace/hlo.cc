@@ -1,6 +1,7 @@
 #include "format/import/xspace/hlo.h"
 
 #include <array>
+#include <string>
 
 namespace tt {
 
@@ -136,7 +137,61 @@ bool Each(std::string_view msg, uint32_t want, F f) {
   return w.ok;
 }
 
+// An xla.HloInstructionProto's name (1), id (35) and operand_ids (36, packed or not).
+struct Operands {
+  std::string_view name;
+  uint64_t id = 0;
+  std::vector<uint64_t> operands;
+};
+
+Operands ReadOperands(std::string_view in, bool* ok) {
+  Operands o;
+  Wire w(in);
+  uint32_t field, type;
+  uint64_t v;
+  std::string_view b;
+  while (w.Next(&field, &type, &v, &b))
+    if (type == 2 && field == 1) {
+      o.name = b;
+    } else if (type == 0 && field == 35) {
+      o.id = v;
+    } else if (type == 0 && field == 36) {
+      o.operands.push_back(v);
+    } else if (type == 2 && field == 36) {
+      Wire packed(b);
+      while (packed.p < packed.end && packed.Varint(&v)) o.operands.push_back(v);
+      if (!packed.ok) *ok = false;
+    }
+  if (!w.ok) *ok = false;
+  return o;
+}
+
 }  // namespace
+
+bool ReadHloOperands(std::string_view hlo_proto, int64_t program, HloOperands* out) {
+  bool ok = true;
+  auto& names = (*out)[program];
+  // An instruction's operands are instructions of its own computation.
+  ok &= Each(hlo_proto, 1, [&](std::string_view module) {
+    ok &= Each(module, 3, [&](std::string_view computation) {
+      std::vector<Operands> all;
+      std::unordered_map<uint64_t, std::string_view> by_id;
+      ok &= Each(computation, 2, [&](std::string_view in) {
+        all.push_back(ReadOperands(in, &ok));
+        by_id[all.back().id] = all.back().name;
+      });
+      for (const Operands& o : all) {
+        if (o.name.empty()) continue;
+        std::string list;
+        for (uint64_t id : o.operands)
+          if (auto it = by_id.find(id); it != by_id.end() && !it->second.empty())
+            list.append(list.empty() ? "" : ",").append(it->second);
+        names[std::string(o.name)] = std::move(list);
+      }
+    });
+  });
+  return ok;
+}
 
 bool ReadHloCollectives(std::string_view hlo_proto, int64_t program, HloCollectiveBytes* out) {
   bool ok = true;

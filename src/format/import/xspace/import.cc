@@ -78,6 +78,7 @@ class SpaceImporter {
       : t_(t), file_(file), steps_(steps), shared_(shared), out_(out), graph_(graph) {}
 
   void Import(const xp::XSpace& space) {
+    space_ = &space;
     // Newer profilers store line times relative to the session start (Task Environment).
     int64_t base = 0, stop = 0;
     for (const auto& plane : space.planes()) {
@@ -166,9 +167,13 @@ class SpaceImporter {
     AddArg(args, key, v);
   }
 
-  // The collective instructions' sizes of the programs the metadata plane holds (JAX, XLA).
+  // The collective instructions' sizes and every instruction's operands of the programs the
+  // metadata plane holds (JAX, XLA).
   void ReadHloPrograms(const xp::XSpace& space) {
     hlo_bytes_.clear();
+    hlo_operands_.clear();
+    xla_inputs_.clear();
+    xla_ran_.clear();
     for (const auto& plane : space.planes()) {
       if (plane.name() != "/host:metadata") continue;
       for (const auto& [id, md] : plane.event_metadata()) {
@@ -179,13 +184,39 @@ class SpaceImporter {
               sm->second.name() != keys::xstat::kHloProto ||
               st.value_case() != xp::XStat::kBytesValue)
             continue;
-          if (!ReadHloCollectives(st.bytes_value(), program, &hlo_bytes_))
+          if (!ReadHloCollectives(st.bytes_value(), program, &hlo_bytes_) ||
+              !ReadHloOperands(st.bytes_value(), program, &hlo_operands_))
             out_->errors.push_back(ValidUtf8(file_) + ": the HLO of program " + md.name() +
-                                   " is not a readable HloProto; its collectives have no size");
+                                   " is not a readable HloProto; its collectives have no size" +
+                                   " and its ops no producers");
         }
       }
     }
   }
+  // An XLA op's producers in its program's HLO (keys::kTfInputs, as a TensorFlow graph's): its
+  // operands, looking through those that ran as no op of this file (parameters, bitcasts,
+  // tuples). False where the op is not an XLA op of a known program.
+  bool XlaInputs(const xp::XSpace& space, const std::vector<XStatValue>& stats,
+                 std::vector<Arg>* args) {
+    int64_t program;
+    const XStatValue* op = FindStat(stats, keys::xstat::kHloOp);
+    if (hlo_operands_.empty() || !op || op->type != XStatValue::kString ||
+        !StatInt(stats, keys::xstat::kProgramId, &program))
+      return false;
+    auto g = hlo_operands_.find(program);
+    if (g == hlo_operands_.end()) return false;
+    if (xla_ran_.empty())  // the names of this file's events: the instructions that ran
+      for (const auto& plane : space.planes())
+        if (plane.name() != "/host:metadata")
+          for (const auto& [id, md] : plane.event_metadata()) xla_ran_.insert(md.name());
+    auto key = std::make_pair(program, std::string(op->s));
+    auto it = xla_inputs_.find(key);
+    if (it == xla_inputs_.end())
+      it = xla_inputs_.emplace(key, TfProducersOf(g->second, op->s, &xla_ran_)).first;
+    if (!it->second.empty()) AddStr(args, keys::kTfInputs, it->second);
+    return true;
+  }
+
   // An XLA collective's bytes (its result shape), from its program's HLO.
   void HloBytes(const std::vector<XStatValue>& stats, std::vector<Arg>* args) {
     int64_t program;
@@ -371,7 +402,7 @@ class SpaceImporter {
       if (k.op) {
         AddStr(&args, keys::kOpName, k.op_name);
         AddStr(&args, keys::kOpType, k.op_type);
-        GraphInputs(k.op_name, &args);
+        if (!XlaInputs(*space_, stats, &args)) GraphInputs(k.op_name, &args);
         CollectiveArgs(k.op_type, stats, &args);
         HloBytes(stats, &args);
       }
@@ -454,7 +485,12 @@ class SpaceImporter {
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
   HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
-  uint64_t first_ = UINT64_MAX, last_ = 0;           // the file's imported events' extent
+  const xp::XSpace* space_ = nullptr;                // the file being imported
+  HloOperands hlo_operands_;                         // ... and its XLA instructions' operands
+  std::unordered_set<std::string> xla_ran_;          // ... and its events' names
+  std::map<std::pair<int64_t, std::string>, std::string>
+      xla_inputs_;                          // (program, op) -> its producers
+  uint64_t first_ = UINT64_MAX, last_ = 0;  // the file's imported events' extent
 };
 
 }  // namespace
