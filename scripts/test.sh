@@ -45,7 +45,12 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # again: each records several real jobs, which under ASan would take a good part of the CI's time for no new code. Of
   # TfP2p, the one-recording test runs (the only one that reads real _Send/_Recv events); the
   # one recording per worker adds no code of ours.
-  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAcrossOneRecordingPerWorker)'
+  # Nor are the longest framework runs whose code of ours (the runtime preloaded into
+  # TensorFlow and PyTorch, the XSpace and Kineto imports, the Python tracer) the ASan tests
+  # kept here already run: TfMemory (TensorFlow twice, oneDNN on and off: 78 s without ASan),
+  # the Keras CNN with its primitives and report (76 s), the tf.data pipeline (68 s), torch's
+  # Python-tracer stacks (43 s) and torch.compile (25 s): about 6 of the CI's minutes.
+  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log
