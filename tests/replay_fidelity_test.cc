@@ -148,6 +148,30 @@ TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
   // Not its typical step: three steps are too few (-7.5% to +10% in runs of 11; docs/replay.md).
 }
 
+// MultiWorkerMirroredStrategy on 2 workers (tf_mwms.py: 3 steps, each all-reducing two
+// gradients over gRPC, in a network namespace of its own): both workers replayed together,
+// their CollectiveReduceV2 ops joining them, on the CPU (CPU sharing, said in a note).
+TEST(ReplayFidelity, MwmsTwoWorkersWithin5Percent) {
+  REQUIRE_MODULE("tensorflow");
+  if (RunCmd({"unshare", "-n", "true"}).status != 0)
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  TempDir d;
+  auto r = RunCmd(
+      {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI, "record",
+       "-o", d / "t", "--", Python(), std::string(TT_SOURCE_DIR) + "/tests/programs/tf_mwms.py"},
+      {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, 280);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = Replay(d / "t");
+  ExpectFaithful(j, 2);
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  for (const auto& rank : j["ranks"]) EXPECT_LT(std::fabs(rank["error"].get<double>()), 0.05);
+  EXPECT_GE(j["collectives_joined"].get<int>(), 2 * 2) << j["notes"].dump();
+  bool sharing = false;
+  for (const auto& n : j["notes"])
+    sharing |= n.get<std::string>().starts_with("CPU sharing: the collectives ran on the CPU");
+  EXPECT_TRUE(sharing) << j["notes"].dump();
+}
+
 // The steps of an alternating loop (even: with the op or the slow input, odd: without), from a
 // replay with one what-if: the what-if's predictions for the even steps, and the measured times
 // of the even and of the odd steps.
