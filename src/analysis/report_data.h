@@ -64,6 +64,7 @@ struct ReportData {
   double replay_measured_ns = 0, replay_predicted_ns = 0;
   std::vector<ReportSuggestion> suggestions;
   std::string suggestions_note;
+  std::vector<std::string> replay_notes;  // what replay said of the job (CPU sharing, ...)
 };
 
 struct ReportOptions {

@@ -26,6 +26,7 @@ void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, Re
     d->suggestions_note = std::string("no replay: ") + e.what();
     return;
   }
+  d->replay_notes = job.notes;
   rp::Prediction base = rp::Predict(job.steps);
   d->replay_measured_ns = base.measured;
   d->replay_predicted_ns = base.predicted;

@@ -31,6 +31,7 @@ std::string SuggestionsSection(const analysis::ReportData& d) {
        "step. <code>tensortrace replay DIR --what-if SPEC</code> replays one, with what moves on "
        "the "
        "critical path.</p>\n";
+  for (const std::string& n : d.replay_notes) s += "<p class=\"sub\">" + svg::Escape(n) + "</p>\n";
   if (d.suggestions.empty()) return s + None(d.suggestions_note) + "</section>\n";
   s += "<div class=\"wide\"><table id=\"suggestions\">" +
        Header({"what if", "predicted step", "gain", "speedup"}) + "<tbody>\n";
