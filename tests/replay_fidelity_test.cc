@@ -43,6 +43,24 @@ std::string Record(const TempDir& d, const std::string& program,
   return trace;
 }
 
+// Records tests/programs/<program> ARGS into DIR/t inside a network namespace of its own (gloo's
+// and TensorFlow's servers listen there, never on the machine's network); false where no
+// namespace can be made (the caller skips).
+bool RecordInNamespace(const TempDir& d, const std::string& program,
+                       const std::vector<std::string>& args,
+                       const std::map<std::string, std::string>& env, test::RunResult* r) {
+  if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
+  std::vector<std::string> argv = {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"",
+                                   "sh"};
+  for (std::string a :
+       {std::string(TT_CLI), std::string("record"), std::string("-o"), d / "t", std::string("--"),
+        Python(), std::string(TT_SOURCE_DIR) + "/tests/programs/" + program})
+    argv.push_back(a);
+  argv.insert(argv.end(), args.begin(), args.end());
+  *r = RunCmd(argv, env, 280);
+  return true;
+}
+
 json Replay(const std::string& trace, const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv = {TT_CLI, "replay", trace, "--json"};
   argv.insert(argv.end(), extra.begin(), extra.end());
@@ -122,13 +140,10 @@ TEST(ReplayFidelity, KerasCnnFitWithin5Percent) {
 // tests/comm_test.cc does): both ranks replayed together, their all-reduces joining them.
 TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
   REQUIRE_MODULE("torch");
-  if (RunCmd({"unshare", "-n", "true"}).status != 0)
-    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   TempDir d;
-  auto r = RunCmd(
-      {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI, "record",
-       "-o", d / "t", "--", Python(), std::string(TT_SOURCE_DIR) + "/tests/programs/torch_ddp.py"},
-      {}, 280);
+  test::RunResult r;
+  if (!RecordInNamespace(d, "torch_ddp.py", {}, {}, &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(d / "t", {"--what-if", "comm=0", "--what-if", "overlap=comm"});
   ExpectFaithful(j, 3);
@@ -153,13 +168,10 @@ TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
 // their CollectiveReduceV2 ops joining them, on the CPU (CPU sharing, said in a note).
 TEST(ReplayFidelity, MwmsTwoWorkersWithin5Percent) {
   REQUIRE_MODULE("tensorflow");
-  if (RunCmd({"unshare", "-n", "true"}).status != 0)
-    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   TempDir d;
-  auto r = RunCmd(
-      {"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI, "record",
-       "-o", d / "t", "--", Python(), std::string(TT_SOURCE_DIR) + "/tests/programs/tf_mwms.py"},
-      {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, 280);
+  test::RunResult r;
+  if (!RecordInNamespace(d, "tf_mwms.py", {}, {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(d / "t");
   ExpectFaithful(j, 2);
@@ -211,13 +223,10 @@ struct Alternating {
 // ReplaySim.TensorFusionStartsEachBucketWhenItsGradientsAreReady checks how.
 TEST(ReplayFidelity, DdpBucketSizesPredictEachOther) {
   REQUIRE_MODULE("torch");
-  if (RunCmd({"unshare", "-n", "true"}).status != 0)
-    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   TempDir d;
-  auto r = RunCmd({"unshare", "-n", "sh", "-c", "ip link set lo up && exec \"$@\"", "sh", TT_CLI,
-                   "record", "-o", d / "t", "--", Python(),
-                   std::string(TT_SOURCE_DIR) + "/tests/programs/torch_ddp_buckets.py", "20"},
-                  {}, 280);
+  test::RunResult r;
+  if (!RecordInNamespace(d, "torch_ddp_buckets.py", {"20"}, {}, &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(d / "t", {"--skip-warmup", "2", "--what-if", "tensor-fusion=1M", "--what-if",
                             "tensor-fusion=25M"});

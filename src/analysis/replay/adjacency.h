@@ -1,9 +1,10 @@
-// The simulations' edge index and ready queue (private to simulate*.cc).
+// The simulations' edge index, ready queue and edge relaxation (private to simulate*.cc).
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "analysis/replay/graph.h"
+#include "analysis/replay/simulate.h"
 
 namespace tt::analysis::replay {
 
@@ -31,5 +32,19 @@ struct Ready {
   uint32_t node;
   bool operator>(const Ready& o) const { return at != o.at ? at > o.at : node > o.node; }
 };
+
+// Edge e from v gives its destination the ready time t: the latest (a tie keeps the first
+// binding) sets it, and binds it to v; true when that was its last predecessor.
+inline bool Relax(uint32_t v, const Edge& e, uint64_t t, std::vector<uint64_t>* ready,
+                  std::vector<uint32_t>* waiting, Schedule* s) {
+  uint64_t& r = (*ready)[e.to];
+  if (t > r || (t == r && s->binding[e.to] == kNone)) {
+    r = t;
+    s->binding[e.to] = v;
+    s->binding_gap[e.to] = e.gap;
+    s->binding_from_start[e.to] = e.from_start;
+  }
+  return --(*waiting)[e.to] == 0;
+}
 
 }  // namespace tt::analysis::replay

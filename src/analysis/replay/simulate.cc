@@ -49,13 +49,7 @@ Schedule Simulate(const Graph& g) {
     for (uint32_t k = out.first[v]; k < out.first[v + 1]; ++k) {
       const Edge& e = g.edges[out.edges[k]];
       uint64_t t = (e.from_start ? s.start[v] : s.end[v]) + e.gap;
-      if (t > ready[e.to] || (t == ready[e.to] && s.binding[e.to] == kNone)) {
-        ready[e.to] = t;
-        s.binding[e.to] = v;
-        s.binding_gap[e.to] = e.gap;
-        s.binding_from_start[e.to] = e.from_start;
-      }
-      if (--waiting[e.to] == 0) queue.push({ready[e.to], e.to});
+      if (Relax(v, e, t, &ready, &waiting, &s)) queue.push({ready[e.to], e.to});
     }
   }
   if (done != n) throw Error("replay: the dependency graph has a cycle; no schedule exists");

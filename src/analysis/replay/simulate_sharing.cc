@@ -151,14 +151,7 @@ class SharingSim {
     for (uint32_t k = out_.first[v]; k < out_.first[v + 1]; ++k) {
       const Edge& e = g_.edges[out_.edges[k]];
       if (e.from_start != from_start) continue;
-      uint64_t t = now_ + e.gap;
-      if (t > ready_[e.to] || (t == ready_[e.to] && s_.binding[e.to] == kNone)) {
-        ready_[e.to] = t;
-        s_.binding[e.to] = v;
-        s_.binding_gap[e.to] = e.gap;
-        s_.binding_from_start[e.to] = e.from_start;
-      }
-      if (--waiting_[e.to] == 0) queue_.push({ready_[e.to], e.to});
+      if (Relax(v, e, now_ + e.gap, &ready_, &waiting_, &s_)) queue_.push({ready_[e.to], e.to});
     }
   }
 
