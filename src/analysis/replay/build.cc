@@ -101,19 +101,17 @@ std::vector<Host> Hosts(const std::vector<RankInput>& ranks, std::vector<uint32_
   return hosts;
 }
 
-// CPU sharing (cpu_share.h) for a step whose collectives ran on the CPU: transfers that
-// joined ranks, and no device work.
-// Returns whether it did.
-bool ShareCpusOfCollectives(const std::vector<RankInput>& ranks, StepGraph* sg) {
+// CPU sharing (cpu_share.h) for a step whose collectives ran on the CPU (transfers that
+// joined ranks, and no device work); returns whether it shared.
+bool ShareCpusOfCollectives(const std::vector<Host>& hosts,
+                            const std::vector<uint32_t>& host_of_rank, StepGraph* sg) {
   bool transfers = false;
   for (const Node& n : sg->graph.nodes) {
     if (n.kind == NodeKind::kDevice) return false;
     transfers |= n.kind == NodeKind::kComm && sg->graph.resources[n.resource].rank < 0;
   }
-  std::vector<uint32_t> host_of_rank;
-  std::vector<Host> hosts = Hosts(ranks, &host_of_rank);
   if (!transfers || hosts.empty()) return false;
-  ShareCpus(&sg->graph, std::move(hosts), host_of_rank);
+  ShareCpus(&sg->graph, hosts, host_of_rank);
   return true;
 }
 
@@ -145,10 +143,12 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   for (const auto& r : ranks) n = std::min(n, r.steps.size());
   Job job;
   auto names = std::make_shared<LabelTable>();
+  std::vector<uint32_t> host_of_rank;
+  std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
   size_t shared = 0, first_shared = 0;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, k, names));
-    if (o.cpu_sharing && ShareCpusOfCollectives(ranks, &job.steps.back()) && !shared++)
+    if (ShareCpusOfCollectives(hosts, host_of_rank, &job.steps.back()) && !shared++)
       first_shared = k;
   }
   if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, shared));

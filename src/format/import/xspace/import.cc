@@ -196,8 +196,7 @@ class SpaceImporter {
   // An XLA op's producers in its program's HLO (keys::kTfInputs, as a TensorFlow graph's): its
   // operands, looking through those that ran as no op of this file (parameters, bitcasts,
   // tuples). False where the op is not an XLA op of a known program.
-  bool XlaInputs(const xp::XSpace& space, const std::vector<XStatValue>& stats,
-                 std::vector<Arg>* args) {
+  bool XlaInputs(const std::vector<XStatValue>& stats, std::vector<Arg>* args) {
     int64_t program;
     const XStatValue* op = FindStat(stats, keys::xstat::kHloOp);
     if (hlo_operands_.empty() || !op || op->type != XStatValue::kString ||
@@ -206,7 +205,7 @@ class SpaceImporter {
     auto g = hlo_operands_.find(program);
     if (g == hlo_operands_.end()) return false;
     if (xla_ran_.empty())  // the names of this file's events: the instructions that ran
-      for (const auto& plane : space.planes())
+      for (const auto& plane : space_->planes())
         if (plane.name() != "/host:metadata")
           for (const auto& [id, md] : plane.event_metadata()) xla_ran_.insert(md.name());
     auto key = std::make_pair(program, std::string(op->s));
@@ -402,7 +401,7 @@ class SpaceImporter {
       if (k.op) {
         AddStr(&args, keys::kOpName, k.op_name);
         AddStr(&args, keys::kOpType, k.op_type);
-        if (!XlaInputs(*space_, stats, &args)) GraphInputs(k.op_name, &args);
+        if (!XlaInputs(stats, &args)) GraphInputs(k.op_name, &args);
         CollectiveArgs(k.op_type, stats, &args);
         HloBytes(stats, &args);
       }
