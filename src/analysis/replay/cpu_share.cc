@@ -21,7 +21,8 @@ class ShareCurve {
     double acc = 0;
     for (size_t i = 0; i < changes.size();) {
       uint64_t t = changes[i].first;
-      if (!at_.empty()) acc += static_cast<double>(t - at_.back()) * Share(load, cores);
+      if (!at_.empty())
+        acc += static_cast<double>(t - at_.back()) * CoreShare(static_cast<double>(load), cores);
       for (; i < changes.size() && changes[i].first == t; ++i) load += changes[i].second;
       at_.push_back(t);
       integral_.push_back(acc);
@@ -29,12 +30,6 @@ class ShareCurve {
   }
   // The integral of the share over [a, b] (both times of changes).
   double Over(uint64_t a, uint64_t b) const { return Integral(b) - Integral(a); }
-
-  static double Share(int64_t load, uint32_t cores) {
-    return load > static_cast<int64_t>(cores)
-               ? static_cast<double>(cores) / static_cast<double>(load)
-               : 1.0;
-  }
 
  private:
   double Integral(uint64_t t) const {
@@ -44,10 +39,6 @@ class ShareCurve {
   std::vector<uint64_t> at_;
   std::vector<double> integral_;
 };
-
-bool TakesCore(const Graph& g, const Node& n) {
-  return TakesCpu(n.kind) && !g.resources[n.resource].cpus.empty();
-}
 
 // Each resource's cores (Resource::cpus).
 void AssignCores(Graph* g, const std::vector<uint32_t>& host_of_rank) {
@@ -80,6 +71,12 @@ void AssignCores(Graph* g, const std::vector<uint32_t>& host_of_rank) {
 bool TakesCpu(NodeKind k) {
   return k == NodeKind::kOp || k == NodeKind::kRuntime || k == NodeKind::kInput ||
          k == NodeKind::kComm;
+}
+
+double CoreShare(double load, uint32_t cores) { return load > cores ? cores / load : 1.0; }
+
+bool TakesCore(const Graph& g, const Node& n) {
+  return TakesCpu(n.kind) && !g.resources[n.resource].cpus.empty();
 }
 
 void ShareCpus(Graph* g, std::vector<Host> hosts, const std::vector<uint32_t>& host_of_rank) {

@@ -20,6 +20,13 @@ namespace tt::analysis::replay {
 // do not).
 bool TakesCpu(NodeKind k);
 
+// The share of a core each running ask gets on a host of `cores` cores asked for `load`.
+double CoreShare(double load, uint32_t cores);
+
+// Whether node n of g takes cores of a host while it runs (its kind does, and its resource has
+// cores: Resource::cpus).
+bool TakesCore(const Graph& g, const Node& n);
+
 // Gives g its hosts and each of its CPU resources its cores (Resource::cpus): rank r's threads
 // (resources with no device work) one on host_of_rank[r]; a communicator's transfers one on
 // the host of each rank that joins them. Then sets each CPU node's duration to its work

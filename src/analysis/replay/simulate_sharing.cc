@@ -67,19 +67,13 @@ class SharingSim {
   }
 
  private:
-  bool Shares(const Node& n) const {
-    return TakesCpu(n.kind) && !g_.resources[n.resource].cpus.empty();
-  }
-
   // The share of a core node v runs at now: its most crowded host's.
   double Rate(uint32_t v) const {
     const Node& n = g_.nodes[v];
-    if (!Shares(n)) return 1.0;
+    if (!TakesCore(g_, n)) return 1.0;
     double r = 1.0;
-    for (const auto& [host, cores] : g_.resources[n.resource].cpus) {
-      double load = load_[host], have = g_.hosts[host].cores;
-      if (load > have) r = std::min(r, have / load);
-    }
+    for (const auto& [host, cores] : g_.resources[n.resource].cpus)
+      r = std::min(r, CoreShare(load_[host], g_.hosts[host].cores));
     return r;
   }
 
@@ -102,7 +96,7 @@ class SharingSim {
 
   void Load(uint32_t v, int sign) {
     const Node& n = g_.nodes[v];
-    if (!Shares(n)) return;
+    if (!TakesCore(g_, n)) return;
     for (const auto& [host, cores] : g_.resources[n.resource].cpus)
       load_[host] += sign * static_cast<double>(cores);
   }
