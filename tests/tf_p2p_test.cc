@@ -3,9 +3,11 @@
 // way (TensorFlow's _Send on one worker, its _Recv on the other, fetched with RecvTensor over
 // gRPC), recorded as one recording of both workers and as one recording per worker; comm pairs
 // every send with its receive by rendezvous key, with the tensor's bytes, the latency and the
-// receiving side's wait, in the text, the JSON and the CSV (TfP2p).
+// receiving side's wait, in the text, the JSON and the CSV; and replay replays the task without
+// steps (the server) with the client, each tensor sent a transfer between them (TfP2p).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -201,6 +203,37 @@ void CheckTransfers(const json& j, std::map<std::string, int64_t> said) {
   std::printf("TensorFlow rendezvous: %s\n", p["rendezvous"].dump().c_str());
 }
 
+// replay of the recording(s) in `dirs`: task 1 (the server: no steps of its own) replayed with
+// task 0 (the client, the rank), every tensor of every replayed step a transfer between them
+// (`channels` a step), the unchanged steps as measured; the server's multiplications and the
+// transfers lengthen the client's step (without the links they were in no graph).
+void CheckReplay(std::vector<std::string> dirs, size_t channels) {
+  for (const char* a : {"--json", "--what-if", "Mul=3", "--what-if", "comm=0"}) dirs.push_back(a);
+  dirs.insert(dirs.begin(), {TT_CLI, "replay"});
+  auto r = RunCmd(dirs, {}, 300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["ranks"].size(), 1u) << j["ranks"].dump();
+  ASSERT_EQ(j["participants"].size(), 1u) << j["notes"].dump();
+  EXPECT_NE(j["participants"][0], j["ranks"][0]["rank"]);
+  size_t steps = j["steps_replayed"];
+  ASSERT_GE(steps, 2u);
+  EXPECT_EQ(j["p2p_transfers"], channels * steps) << j["notes"].dump();
+  EXPECT_LE(std::abs(j["error"].get<double>()), 0.05) << j["steps"].dump();
+  bool transfer_on_path = false;
+  for (const auto& it : j["critical_path"]["items"])
+    transfer_on_path |= it["kind"] == "communication" &&
+                        it["label"].get<std::string>().rfind("recv edge_", 0) == 0;
+  EXPECT_TRUE(transfer_on_path) << j["critical_path"].dump();
+  double base = j["predicted_ns"];
+  EXPECT_GT(j["what_ifs"][0]["predicted_ns"].get<double>(), base) << j["what_ifs"][0].dump();
+  EXPECT_LT(j["what_ifs"][1]["predicted_ns"].get<double>(), base) << j["what_ifs"][1].dump();
+  std::printf("replay: step %.3f ms measured, %.3f ms predicted; Mul=3 %.3f ms, comm=0 %.3f ms\n",
+              j["measured_ns"].get<double>() / 1e6, base / 1e6,
+              j["what_ifs"][0]["predicted_ns"].get<double>() / 1e6,
+              j["what_ifs"][1]["predicted_ns"].get<double>() / 1e6);
+}
+
 // Records tf_send_recv.py's two tasks as one recording (the launcher and its two children).
 bool RecordBoth(const std::string& trace, test::RunResult* r) {
   for (int attempt = 1; attempt <= 3; ++attempt) {
@@ -215,7 +248,7 @@ bool RecordBoth(const std::string& trace, test::RunResult* r) {
   return true;
 }
 
-TEST(TfP2p, SendRecvPairedByRendezvousKeyInOneRecording) {
+TEST(TfP2p, SendRecvPairedAndReplayedInOneRecording) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
   test::RunResult r;
@@ -247,6 +280,7 @@ TEST(TfP2p, SendRecvPairedByRendezvousKeyInOneRecording) {
   }
   EXPECT_EQ(rows, j["p2p"]["transfers"].size());
   EXPECT_EQ(big, static_cast<size_t>(said["steps"])) << csv.out;
+  CheckReplay({d / "t"}, j["p2p"]["rendezvous"].size());
 }
 
 std::string ShellQuote(const std::string& s) {
@@ -275,7 +309,7 @@ bool RecordEach(const TempDir& d, test::RunResult* r) {
   return true;
 }
 
-TEST(TfP2p, SendRecvPairedAcrossOneRecordingPerWorker) {
+TEST(TfP2p, SendRecvPairedAndReplayedAcrossOneRecordingPerWorker) {
   REQUIRE_MODULE("tensorflow");
   TempDir d;
   test::RunResult r;
@@ -295,6 +329,7 @@ TEST(TfP2p, SendRecvPairedAcrossOneRecordingPerWorker) {
   ASSERT_TRUE(big);
   EXPECT_EQ(procs[(*big)["sender_index"].get<size_t>()]["trace"], d / "w1");
   EXPECT_EQ(procs[(*big)["receiver_index"].get<size_t>()]["trace"], d / "w0");
+  CheckReplay({d / "w0", d / "w1"}, j["p2p"]["rendezvous"].size());
 
   // The report's communication section: a row per channel, every send paired, on the job's
   // clock (the two recordings aligned).

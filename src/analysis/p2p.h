@@ -178,4 +178,8 @@ void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsi
 void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
                      const std::map<std::string, int64_t>& offsets, P2pView* v);
 
+// The socket traffic (unless `sockets` is false) and TensorFlow's rendezvous pairs of a model
+// whose times are on the job's clock already (job_clock.h: every recording's offset 0).
+P2pView AlignedPointToPoint(const model::TraceModel& m, bool sockets = true);
+
 }  // namespace tt::analysis

@@ -116,13 +116,15 @@ void Receives(const model::TraceModel& m, size_t p, size_t index,
   }
 }
 
-// The index of process p of m in `procs`, added where it is not there yet.
+// The index of process p of m in `procs`, added where it is not there yet. A process is named
+// by its recording (as the sockets' are: several recordings read as one job keep theirs).
 size_t ProcessIndex(const model::TraceModel& m, size_t p, std::vector<SocketProcess>* procs) {
   const ProcessMeta& meta = m.processes[p].meta;
+  const std::string& trace = m.processes[p].recording;
   for (size_t i = 0; i < procs->size(); ++i)
-    if ((*procs)[i].trace == m.path && (*procs)[i].pid == meta.pid) return i;
+    if ((*procs)[i].trace == trace && (*procs)[i].pid == meta.pid) return i;
   procs->push_back(
-      {meta.pid, meta.rank, meta.hostname, m.path, meta.clock_uuid, meta.offset_start_ns});
+      {meta.pid, meta.rank, meta.hostname, trace, meta.clock_uuid, meta.offset_start_ns});
   return procs->size() - 1;
 }
 

@@ -140,23 +140,6 @@ std::vector<Step> StepsAndMemory(const model::TraceModel& m, const Options& sel,
   return steps.Finish();
 }
 
-// The socket traffic and TensorFlow's rendezvous pairs of an aligned model: its times are
-// already on the job's clock (each recording's offset 0 here; the pairs then only check it).
-P2pView AlignedPointToPoint(const model::TraceModel& m) {
-  std::vector<SocketProcess> procs;
-  std::vector<SocketEnd> ends;
-  std::vector<TfSend> sends;
-  std::vector<TfRecv> recvs;
-  std::vector<Problem> ignored;  // the views' scans report damage
-  if (HasSocketCalls(m)) CollectSockets({&m}, 0, &procs, &ends, &ignored);
-  if (HasRendezvous(m)) CollectRendezvous({&m}, 0, &procs, &sends, &recvs, &ignored);
-  std::map<std::string, int64_t> offsets;
-  for (const auto& c : m.clocks) offsets[c.recording] = 0;
-  P2pView v = MatchSockets(std::move(procs), std::move(ends), offsets);
-  MatchRendezvous(std::move(sends), std::move(recvs), offsets, &v);
-  return v;
-}
-
 void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary& sum,
                            const std::vector<Step>& steps, const std::vector<bool>& keep,
                            const Windows& windows, const ReportOptions& o, ReportData* d,

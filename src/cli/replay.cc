@@ -33,7 +33,9 @@ runtime work, input waits, device activity, collectives); the edges are each res
 with the gap measured before each node, the happens-before the trace shows (a node that followed
 a wait depends on the node of another thread that ended last before it, within 0.5 ms), each
 kernel's launch (correlation ids), collectives across ranks (the transfer starts when the last
-rank arrived), PyTorch autograd's own links (a backward op after its forward op, by sequence
+rank arrived), TensorFlow's tensors sent between processes (each _Send/_Recv pair a transfer on
+a link, from the later of the send and the receive's request to its arrival; a process without
+steps of its own, such as a server task, is replayed within the ranks' steps), PyTorch autograd's own links (a backward op after its forward op, by sequence
 number), and TensorFlow graphs' (an op after the ops that feed it in its tf.function's graph,
 which the bootstrap saved; they replace the inferred happens-before of those ops). A
 discrete-event simulation with one queue per resource replays it. Prints the measured and
@@ -47,8 +49,8 @@ label's time and share), and each resource's utilisation.
                                    duration x FACTOR, with the device work they launched
                                    (0 removes them and their dispatch gap)
                     input=FACTOR   input waits and input pipeline work x FACTOR
-                    comm=FACTOR    collectives' transfer time x FACTOR (0.5: twice the
-                                   bandwidth)
+                    comm=FACTOR    collectives' and point-to-point transfer time x FACTOR
+                                   (0.5: twice the bandwidth)
                     overlap=comm   no rank waits for a collective's transfer, only its
                                    step's end does (communication fully overlapped)
                     tensor-fusion=BYTES   the collectives' transfers grouped in buckets of up
@@ -184,6 +186,8 @@ int Replay(const std::vector<std::string>& argv) {
   out.dirs = o.dirs;
   out.skip_warmup = o.build.skip_warmup;
   out.collectives = job.collectives;
+  out.transfers = job.transfers;
+  out.participants = job.participants;
   out.autograd_edges = job.autograd_edges;
   out.gradients = job.gradients;
   out.graph_edges = job.graph_edges;

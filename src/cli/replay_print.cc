@@ -82,6 +82,8 @@ json ReplayJson(const ReplayOutput& o) {
           {"critical_path", PathJson(p)},
           {"resources", resources},
           {"collectives_joined", o.collectives},
+          {"p2p_transfers", o.transfers},
+          {"participants", o.participants},
           {"autograd_edges", o.autograd_edges},
           {"gradients", o.gradients},
           {"graph_edges", o.graph_edges},
@@ -138,6 +140,7 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
               o.typical ? "averaged into one typical step" : "replayed",
               static_cast<unsigned long long>(o.skip_warmup));
   if (o.collectives) std::printf(", %zu collective(s) joining ranks", o.collectives);
+  if (o.transfers) std::printf(", %zu tensor(s) sent between processes", o.transfers);
   std::printf("\nstep time: measured %s, predicted %s, error %s\n\n",
               HumanDuration(p.measured).c_str(), HumanDuration(p.predicted).c_str(),
               Pct(p.error).c_str());
@@ -146,6 +149,9 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
     std::printf("  %-16s %12s %12s %8s\n", TerminalSafe(r.label).c_str(),
                 HumanDuration(r.measured).c_str(), HumanDuration(r.predicted).c_str(),
                 Pct(r.error).c_str());
+  for (const auto& who : o.participants)
+    std::printf("  %-16s (no steps of its own: its work within the ranks' steps)\n",
+                TerminalSafe(who).c_str());
   std::printf("\n");
   PrintPath(p, top);
   std::printf("\nutilisation (busy share of the predicted step):\n");

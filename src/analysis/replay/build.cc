@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analysis/comm.h"
+#include "analysis/p2p.h"
 #include "analysis/replay/build_step.h"
 #include "analysis/replay/cpu_share.h"
 #include "core/error.h"
@@ -29,22 +30,62 @@ std::string RankLabel(const ProcessMeta& meta) {
   return meta.rank >= 0 ? "rank " + std::to_string(meta.rank) : "pid " + std::to_string(meta.pid);
 }
 
-// The ranks of one trace (its processes with selected steps), with their atoms.
-void AddRanks(const model::TraceModel& m, const BuildOptions& o,
-              std::vector<std::vector<TrackWork>>* atoms, std::vector<RankInput>* ranks,
+// What the traces give a job's graphs: ranks and participants (RankInput), their atoms (by
+// trace), and the tensors sent between them with their ends still as (trace, process).
+struct Gathered {
+  std::vector<std::vector<TrackWork>> atoms;
+  std::vector<RankInput> ranks, participants;
+  struct Pair {
+    const model::TraceModel* m = nullptr;
+    size_t sender = 0, receiver = 0;  // processes of m
+    PointToPoint p;
+  };
+  std::vector<Pair> pairs;
+};
+
+// TensorFlow's tensors sent between processes of m of which one has steps (`stepped`), into
+// g->pairs; `joining` gets the others (processes without steps: participants).
+void TensorPairs(const model::TraceModel& m, const std::vector<bool>& stepped, Gathered* g,
+                 std::vector<bool>* joining) {
+  P2pView v = AlignedPointToPoint(m, false);
+  std::vector<int64_t> process(v.processes.size(), -1);  // index in m
+  for (size_t i = 0; i < v.processes.size(); ++i)
+    for (size_t p = 0; p < m.processes.size(); ++p)
+      if (m.processes[p].recording == v.processes[i].trace &&
+          m.processes[p].meta.pid == v.processes[i].pid)
+        process[i] = static_cast<int64_t>(p);
+  for (const TfTransfer& t : v.transfers) {
+    const RendezvousChannel& ch = v.rendezvous[t.channel];
+    if (ch.sender < 0 || ch.receiver < 0) continue;
+    int64_t a = process[static_cast<size_t>(ch.sender)], b = process[static_cast<size_t>(ch.receiver)];
+    if (a < 0 || b < 0 || (!stepped[static_cast<size_t>(a)] && !stepped[static_cast<size_t>(b)]))
+      continue;
+    for (int64_t x : {a, b})
+      if (!stepped[static_cast<size_t>(x)]) (*joining)[static_cast<size_t>(x)] = true;
+    g->pairs.push_back({&m, static_cast<size_t>(a), static_cast<size_t>(b),
+                        {0, 0, ch.tensor, t.send_start, t.recv_start, t.recv_done, t.bytes}});
+  }
+}
+
+// The ranks of one trace (its processes with selected steps) and its participants, with their
+// atoms.
+void AddRanks(const model::TraceModel& m, const BuildOptions& o, Gathered* g,
               std::vector<Problem>* problems) {
   std::vector<Step> steps = FindSteps(m, o.step_names, o.threads);
   std::vector<bool> keep = SelectSteps(steps, o.range, o.skip_warmup);
   std::vector<RankInput> mine(m.processes.size());
-  std::vector<bool> wanted(m.processes.size(), false);
+  std::vector<bool> stepped(m.processes.size(), false), joining(stepped);
   for (size_t i = 0; i < steps.size(); ++i)
     if (keep[i]) {
       mine[steps[i].process].steps.push_back(steps[i]);
-      wanted[steps[i].process] = true;
+      stepped[steps[i].process] = true;
     }
-  atoms->push_back(CollectAtoms(m, wanted, StepNameIds(m, o.step_names), o.threads, problems));
+  if (HasRendezvous(m)) TensorPairs(m, stepped, g, &joining);
+  std::vector<bool> wanted(stepped);
+  for (size_t p = 0; p < wanted.size(); ++p) wanted[p] = stepped[p] || joining[p];
+  g->atoms.push_back(CollectAtoms(m, wanted, StepNameIds(m, o.step_names), o.threads, problems));
   if (!o.graph_edges)
-    for (TrackWork& w : atoms->back())
+    for (TrackWork& w : g->atoms.back())
       for (Atom& at : w.atoms) at.tf_node = at.tf_inputs = 0;
   for (size_t p = 0; p < m.processes.size(); ++p) {
     if (!wanted[p]) continue;
@@ -52,8 +93,46 @@ void AddRanks(const model::TraceModel& m, const BuildOptions& o,
     r.label = RankLabel(m.processes[p].meta);
     r.m = &m;
     r.process = p;
-    ranks->push_back(std::move(r));
+    r.participant = joining[p];
+    (r.participant ? g->participants : g->ranks).push_back(std::move(r));
   }
+}
+
+// The participants' steps: the k-th is the ranks' k-th window (their earliest start to their
+// latest end), for the first n.
+void ParticipantSteps(size_t n, std::vector<RankInput>* ranks) {
+  for (RankInput& p : *ranks) {
+    if (!p.participant) continue;
+    for (size_t k = 0; k < n; ++k) {
+      Step s;
+      s.start = UINT64_MAX;
+      s.process = p.process;
+      for (const RankInput& r : *ranks)
+        if (!r.participant) {
+          s.start = std::min(s.start, r.steps[k].start);
+          s.end = std::max(s.end, r.steps[k].end);
+          if (s.number < 0) s.number = r.steps[k].number;
+        }
+      p.steps.push_back(s);
+    }
+  }
+}
+
+// g's pairs with their ends as indices in `ranks` (ranks, then participants, as gathered).
+std::vector<PointToPoint> Pairs(const Gathered& g, const std::vector<RankInput>& ranks) {
+  auto index = [&](const model::TraceModel* m, size_t p) {
+    for (size_t i = 0; i < ranks.size(); ++i)
+      if (ranks[i].m == m && ranks[i].process == p) return i;
+    return SIZE_MAX;
+  };
+  std::vector<PointToPoint> out;
+  for (const Gathered::Pair& x : g.pairs) {
+    PointToPoint p = x.p;
+    p.sender = index(x.m, x.sender);
+    p.receiver = index(x.m, x.receiver);
+    if (p.sender != SIZE_MAX && p.receiver != SIZE_MAX) out.push_back(std::move(p));
+  }
+  return out;
 }
 
 // The matched collectives, as instances and each rank's arrivals.
@@ -108,7 +187,7 @@ bool ShareCpusOfCollectives(const std::vector<Host>& hosts,
   bool transfers = false;
   for (const Node& n : sg->graph.nodes) {
     if (n.kind == NodeKind::kDevice) return false;
-    transfers |= n.kind == NodeKind::kComm && sg->graph.resources[n.resource].rank < 0;
+    transfers |= IsCollectiveTransfer(sg->graph, n);
   }
   if (!transfers || hosts.empty()) return false;
   ShareCpus(&sg->graph, hosts, host_of_rank);
@@ -127,39 +206,51 @@ std::string SharingNote(const Graph& g, size_t steps) {
 
 Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
              std::vector<Problem>* problems) {
-  std::vector<std::vector<TrackWork>> atoms;
-  atoms.reserve(traces.size());
-  std::vector<RankInput> ranks;
-  for (const model::TraceModel* m : traces) AddRanks(*m, o, &atoms, &ranks, problems);
-  if (ranks.empty())
+  Gathered g;
+  g.atoms.reserve(traces.size());
+  for (const model::TraceModel* m : traces) AddRanks(*m, o, &g, problems);
+  if (g.ranks.empty())
     throw Error(
         "no step in the trace, or none left by --steps/--skip-warmup: replay needs steps "
         "(the framework's step markers, the loop's repeated call, or --step-name NAME)");
-  for (auto& r : ranks)
-    for (size_t t = 0; t < traces.size(); ++t)
-      if (traces[t] == r.m) r.atoms = &atoms[t];
-  std::vector<Instance> instances = Collectives(traces, o.threads, &ranks, problems);
+  std::vector<RankInput> ranks = std::move(g.ranks);
   size_t n = SIZE_MAX;
   for (const auto& r : ranks) n = std::min(n, r.steps.size());
   Job job;
+  for (auto& p : g.participants) {
+    job.participants.push_back(p.label);
+    ranks.push_back(std::move(p));
+  }
+  ParticipantSteps(n, &ranks);
+  for (auto& r : ranks)
+    for (size_t t = 0; t < traces.size(); ++t)
+      if (traces[t] == r.m) r.atoms = &g.atoms[t];
+  std::vector<PointToPoint> pairs = Pairs(g, ranks);
+  std::vector<Instance> instances = Collectives(traces, o.threads, &ranks, problems);
   auto names = std::make_shared<LabelTable>();
   std::vector<uint32_t> host_of_rank;
   std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
   size_t shared = 0, first_shared = 0;
   for (size_t k = 0; k < n; ++k) {
-    job.steps.push_back(BuildStep(ranks, instances, k, names));
+    job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
     if (ShareCpusOfCollectives(hosts, host_of_rank, &job.steps.back()) && !shared++)
       first_shared = k;
   }
   if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, shared));
+  for (const auto& who : job.participants)
+    job.notes.push_back(who +
+                        ": no steps of its own; its work within the ranks' steps is replayed with "
+                        "them, linked by the tensors they sent each other (docs/replay.md)");
   for (const auto& r : ranks)
-    if (r.steps.size() > n)
+    if (!r.participant && r.steps.size() > n)
       job.notes.push_back(r.label + ": " + std::to_string(r.steps.size() - n) +
                           " step(s) past the other ranks' last left out");
   for (const auto& s : job.steps)
     for (const auto& node : s.graph.nodes)
-      if (node.kind == NodeKind::kComm && s.graph.resources[node.resource].rank < 0)
+      if (IsCollectiveTransfer(s.graph, node))
         ++job.collectives;
+      else if (node.kind == NodeKind::kComm && s.graph.resources[node.resource].link)
+        ++job.transfers;
       else if (node.grad)
         ++job.gradients;
   std::set<std::pair<std::string, std::string>> links;

@@ -45,6 +45,11 @@ struct Job {
   std::vector<StepGraph> steps;
   std::vector<std::string> notes;
   size_t collectives = 0;  // collective instances that joined ranks
+  // Processes without steps of their own that exchanged tensors with the ranks (RankStep's
+  // participants), by label, and the tensors sent between processes over all steps (TensorFlow's
+  // _Send and _Recv pairs: point-to-point transfers).
+  std::vector<std::string> participants;
+  size_t transfers = 0;
   // PyTorch autograd over all steps: backward ops linked to their forward op on another
   // thread, and parameters' gradients (AccumulateGrad) whose ready time tensor-fusion uses.
   size_t autograd_edges = 0, gradients = 0;

@@ -76,9 +76,9 @@ const Placed* Infer(const RankBuild& rb, uint32_t resource, uint64_t p, uint64_t
 
 class StepBuilder {
  public:
-  StepBuilder(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances, size_t k,
-              Graph* g)
-      : ranks_(ranks), inst_(instances), k_(k), g_(*g), splits_(instances.size()) {
+  StepBuilder(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
+              const std::vector<PointToPoint>& pairs, size_t k, Graph* g)
+      : ranks_(ranks), inst_(instances), pairs_(pairs), k_(k), g_(*g), splits_(instances.size()) {
     t0_ = UINT64_MAX;
     for (const auto& r : ranks) t0_ = std::min(t0_, r.steps[k].start);
   }
@@ -89,7 +89,9 @@ class StepBuilder {
   void PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, RankBuild* rb);
   uint32_t Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind, uint64_t start,
                 uint64_t end);
+  uint32_t SharedLane(const std::string& name, uint64_t start, uint64_t end, bool link);
   void Collectives();
+  void PointToPoints(const std::vector<RankBuild>& builds);
   void Edges(const RankBuild& rb);
   void AutogradEdges(const RankInput& r, const RankBuild& rb);
   void LaneEdges(const RankBuild& rb, const Lane& lane);
@@ -98,12 +100,16 @@ class StepBuilder {
 
   const std::vector<RankInput>& ranks_;
   const std::vector<Instance>& inst_;
+  const std::vector<PointToPoint>& pairs_;
   size_t k_;
   Graph& g_;
   uint64_t t0_ = 0;
   std::vector<std::vector<Split>> splits_;  // by instance
-  std::unordered_set<uint32_t> joined_;     // exit nodes of collectives that joined ranks
-  std::vector<uint32_t> labels_;            // the current rank's name id -> label
+  // Nodes that waited for a transfer: collectives' exits, receives' completions.
+  std::unordered_set<uint32_t> waited_;
+  std::vector<uint32_t> labels_;  // the current rank's name id -> label
+  // Shared resources (communicators, links) by name: their lanes, each busy until a time.
+  std::map<std::string, std::vector<std::pair<uint32_t, uint64_t>>> shared_;
 };
 
 uint32_t StepBuilder::Node(Lane* lane, RankBuild* rb, uint32_t label, NodeKind kind, uint64_t start,
@@ -190,34 +196,118 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
 // Each collective that joined every rank: one transfer node on its communicator. Transfers
 // that overlapped in time (gloo runs a process group's collectives on several threads) go to
 // lanes of their own ("communicator 0 (2)"), so that the replay does not queue them.
+uint32_t StepBuilder::SharedLane(const std::string& name, uint64_t start, uint64_t end,
+                                 bool link) {
+  auto& lanes = shared_[name];
+  auto lane =
+      std::find_if(lanes.begin(), lanes.end(), [&](const auto& l) { return l.second <= start; });
+  if (lane == lanes.end()) {
+    std::string n = lanes.empty() ? name : name + " (" + std::to_string(lanes.size() + 1) + ")";
+    lanes.emplace_back(g_.AddResource(n, -1), 0);
+    g_.resources[lanes.back().first].link = link;
+    lane = std::prev(lanes.end());
+  }
+  lane->second = end;
+  return lane->first;
+}
+
 void StepBuilder::Collectives() {
   std::vector<size_t> joined;
   for (size_t i = 0; i < inst_.size(); ++i)
     if (splits_[i].size() >= 2 && splits_[i].size() == inst_[i].ranks) joined.push_back(i);
   std::sort(joined.begin(), joined.end(),
             [&](size_t x, size_t y) { return inst_[x].last_enter < inst_[y].last_enter; });
-  std::map<std::string, std::vector<std::pair<uint32_t, uint64_t>>> groups;  // lanes: busy until
   for (size_t i : joined) {
     const Instance& in = inst_[i];
-    std::string name = "communicator " + (in.group.empty() ? "0" : in.group);
-    auto& lanes = groups[name];
     uint64_t end = std::max(in.first_exit, in.last_enter);
-    auto lane = std::find_if(lanes.begin(), lanes.end(),
-                             [&](const auto& l) { return l.second <= in.last_enter; });
-    if (lane == lanes.end()) {
-      std::string n = lanes.empty() ? name : name + " (" + std::to_string(lanes.size() + 1) + ")";
-      lanes.emplace_back(g_.AddResource(n, -1), 0);
-      lane = std::prev(lanes.end());
-    }
-    lane->second = end;
-    uint32_t c = g_.AddNode(lane->first, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
+    uint32_t lane = SharedLane("communicator " + (in.group.empty() ? "0" : in.group),
+                               in.last_enter, end, false);
+    uint32_t c = g_.AddNode(lane, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
                             Rel(in.last_enter));
     g_.nodes[c].bytes = in.bytes;
     for (const Split& s : splits_[i]) {
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
-      joined_.insert(s.e);
+      waited_.insert(s.e);
     }
+  }
+}
+
+// The node of rb that started at t, else (where `running`) one running at t, else the first
+// to start within kWakeNs after t (a range's first leaf: the receive's ranges hold the thread
+// pool's instants); nullptr when none.
+const Placed* NodeAt(const RankBuild& rb, uint64_t t, bool running) {
+  const Placed *at = nullptr, *after = nullptr;
+  for (const Lane& lane : rb.lanes) {
+    auto it = std::upper_bound(lane.nodes.begin(), lane.nodes.end(), t,
+                               [](uint64_t x, const Placed& p) { return x < p.start; });
+    if (it != lane.nodes.end() && it->start <= t + kWakeNs && (!after || it->start < after->start))
+      after = &*it;
+    if (it == lane.nodes.begin()) continue;
+    const Placed& p = *std::prev(it);
+    if (p.start == t) return &p;
+    if (running && t <= p.end && !at) at = &p;
+  }
+  return at ? at : after;
+}
+
+// Where the wake-ups that ran n began, after `from`: back from n through its thread's previous
+// node where n followed it within kWakeNs, else through the node of another thread it was
+// inferred to wait for (Infer), as long as they started after `from`.
+const Placed* WokenBy(const RankBuild& rb, const Placed* n, uint64_t from) {
+  for (int hops = 0; hops < 64; ++hops) {
+    auto lane = std::find_if(rb.lanes.begin(), rb.lanes.end(),
+                             [&](const Lane& l) { return l.resource == n->resource; });
+    auto it = std::lower_bound(lane->nodes.begin(), lane->nodes.end(), n->start,
+                               [](const Placed& p, uint64_t t) { return p.start < t; });
+    while (it != lane->nodes.end() && it->node != n->node) ++it;
+    const Placed* prev = it == lane->nodes.begin() ? nullptr : &*std::prev(it);
+    const Placed* by = prev && n->start <= prev->end + kWakeNs
+                           ? prev
+                           : Infer(rb, n->resource, prev ? prev->end : rb.a, n->start, kWakeNs);
+    if (!by || by->start <= from) return n;
+    n = by;
+  }
+  return n;
+}
+
+// Each tensor sent between two processes in the step: one transfer node on the link from the
+// sender to the receiver, from the later of the send's start and the receive's request to the
+// tensor's arrival. It follows both at their measured offsets into the nodes that ran them
+// (from their start: a _Send hands its tensor over while it runs). It arrives where the
+// wake-ups that ran the receive's done callback began while it was in flight (gRPC's threads
+// take the response, then schedule the callback: WokenBy); that node and the callback's follow
+// the transfer and wait for nothing else.
+void StepBuilder::PointToPoints(const std::vector<RankBuild>& builds) {
+  std::vector<const PointToPoint*> order;
+  for (const PointToPoint& p : pairs_) order.push_back(&p);
+  auto start_of = [](const PointToPoint* p) { return std::max(p->send_start, p->recv_start); };
+  std::sort(order.begin(), order.end(),
+            [&](const auto* x, const auto* y) { return start_of(x) < start_of(y); });
+  for (const PointToPoint* p : order) {
+    const RankBuild &s = builds[p->sender], &r = builds[p->receiver];
+    uint64_t start = start_of(p);
+    if (p->recv_start < r.a || p->recv_start >= r.b || p->recv_done < start) continue;
+    const Placed* send = NodeAt(s, p->send_start, true);
+    const Placed* ask = NodeAt(r, p->recv_start, true);
+    const Placed* done = NodeAt(r, p->recv_done, false);
+    if (!send || !ask || !done) continue;
+    const Placed* woke = WokenBy(r, done, start);
+    if (woke == done) woke = nullptr;
+    uint64_t end = woke ? woke->start : done->start;
+    uint32_t lane =
+        SharedLane(g_.ranks[s.rank].label + " -> " + g_.ranks[r.rank].label, start, end, true);
+    uint32_t t = g_.AddNode(lane, g_.AddLabel("recv " + p->tensor), NodeKind::kComm, end - start,
+                            Rel(start));
+    g_.nodes[t].bytes = p->bytes;
+    auto since = [](uint64_t t, const Placed* n) { return t > n->start ? t - n->start : 0; };
+    g_.AddEdge(send->node, t, since(p->send_start, send), EdgeKind::kP2p, true);
+    g_.AddEdge(ask->node, t, since(p->recv_start, ask), EdgeKind::kP2p, true);
+    for (const Placed* n : {woke, done})
+      if (n) {
+        g_.AddEdge(t, n->node, n->start - end, EdgeKind::kP2p);
+        waited_.insert(n->node);
+      }
   }
 }
 
@@ -239,7 +329,7 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
   for (const Placed& n : lane.nodes) {
     uint64_t gap = n.start > p ? n.start - p : 0;
     const Launched* l = LaunchOf(rb, n.node);
-    bool waited = joined_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
+    bool waited = waited_.count(n.node) || (l && n.start <= l->ts + kWakeNs);
     bool graph = !waited && GraphEdges(rb, n, prev, p);
     const Placed* m =
         gap && !waited && !graph ? Infer(rb, lane.resource, p, n.start, kWakeNs) : nullptr;
@@ -338,10 +428,12 @@ void StepBuilder::Run() {
     builds[i].a = s.start;
     builds[i].b = s.end;
     builds[i].rank = g_.AddRank(ranks_[i].label, Rel(s.start), s.end - s.start);
+    g_.ranks[builds[i].rank].participant = ranks_[i].participant;
     Place(ranks_[i], &builds[i]);
     TfProducers(ranks_[i].m->processes[ranks_[i].process], &builds[i]);
   }
   Collectives();
+  PointToPoints(builds);
   for (const auto& rb : builds) Edges(rb);
   for (size_t i = 0; i < ranks_.size(); ++i) AutogradEdges(ranks_[i], builds[i]);
 }
@@ -349,11 +441,13 @@ void StepBuilder::Run() {
 }  // namespace
 
 StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
-                    size_t k, const std::shared_ptr<LabelTable>& names) {
+                    const std::vector<PointToPoint>& pairs, size_t k,
+                    const std::shared_ptr<LabelTable>& names) {
   StepGraph sg;
   sg.graph.names = names;
-  for (const auto& r : ranks) sg.numbers.push_back(r.steps[k].number);
-  StepBuilder(ranks, instances, k, &sg.graph).Run();
+  for (const auto& r : ranks)
+    if (!r.participant) sg.numbers.push_back(r.steps[k].number);
+  StepBuilder(ranks, instances, pairs, k, &sg.graph).Run();
   return sg;
 }
 

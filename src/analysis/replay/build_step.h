@@ -22,8 +22,20 @@ struct Instance {
   int64_t bytes = -1;  // -1: not given
 };
 
+// A tensor sent from one process to another (TensorFlow's _Send and _Recv, p2p.h), on the
+// trace clock.
+struct PointToPoint {
+  size_t sender = 0, receiver = 0;  // indices in the ranks
+  std::string tensor;               // "edge_10_mul"
+  uint64_t send_start = 0;          // the _Send began
+  uint64_t recv_start = 0;          // the receive asked for it
+  uint64_t recv_done = 0;           // it arrived (the receive's done callback began)
+  int64_t bytes = -1;
+};
+
 struct RankInput {
   std::string label;
+  bool participant = false;  // no steps of its own: `steps` are the ranks' windows (RankStep)
   const model::TraceModel* m = nullptr;
   size_t process = 0;
   std::vector<Step> steps;                        // its selected steps, in order
@@ -31,9 +43,10 @@ struct RankInput {
   std::vector<Arrival> arrivals;                  // sorted by enter
 };
 
-// The graph of the k-th selected step of every rank (each rank has more than k steps).
-// Its labels go to `names` (shared by the job's graphs).
+// The graph of the k-th selected step of every rank (each rank has more than k steps;
+// participants last). Its labels go to `names` (shared by the job's graphs).
 StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
-                    size_t k, const std::shared_ptr<LabelTable>& names);
+                    const std::vector<PointToPoint>& pairs, size_t k,
+                    const std::shared_ptr<LabelTable>& names);
 
 }  // namespace tt::analysis::replay

@@ -45,9 +45,9 @@ void AssignCores(Graph* g, const std::vector<uint32_t>& host_of_rank) {
   std::vector<bool> device(g->resources.size(), false);
   for (const Node& n : g->nodes)
     if (n.kind == NodeKind::kDevice) device[n.resource] = true;
-  std::vector<std::set<int32_t>> joins(g->resources.size());  // a communicator's ranks
+  std::vector<std::set<int32_t>> joins(g->resources.size());  // a communicator's or link's ranks
   for (const Edge& e : g->edges) {
-    if (e.kind != EdgeKind::kCollective) continue;
+    if (e.kind != EdgeKind::kCollective && e.kind != EdgeKind::kP2p) continue;
     const Resource& to = g->resources[g->nodes[e.to].resource];
     if (to.rank < 0)
       joins[g->nodes[e.to].resource].insert(g->resources[g->nodes[e.from].resource].rank);

@@ -1,6 +1,8 @@
 // Replay's dependency graph (graph.h): building blocks.
 #include "analysis/replay/graph.h"
 
+#include <algorithm>
+
 #include "model/meaning.h"
 
 namespace tt::analysis::replay {
@@ -36,7 +38,7 @@ uint32_t Graph::AddLabel(const std::string& name) {
 }
 
 uint32_t Graph::AddResource(const std::string& name, int32_t rank) {
-  resources.push_back({name, rank, false, {}});
+  resources.push_back({name, rank, false, false, {}});
   return static_cast<uint32_t>(resources.size() - 1);
 }
 
@@ -69,6 +71,13 @@ size_t Graph::AddRank(const std::string& label, uint64_t start, uint64_t measure
   r.sink = AddNode(res, mark, NodeKind::kMarker, 0, start + measured);
   ranks.push_back(r);
   return ranks.size() - 1;
+}
+
+uint64_t Graph::MeasuredStep() const {
+  uint64_t m = 0;
+  for (const RankStep& r : ranks)
+    if (!r.participant) m = std::max(m, r.measured);
+  return m;
 }
 
 }  // namespace tt::analysis::replay

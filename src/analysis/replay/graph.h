@@ -1,8 +1,9 @@
 // Replay's dependency graph: nodes are pieces of work (ops, runtime work, input waits, device
 // activity, collectives), each on one resource (a thread, a GPU stream, a communicator) of one
 // rank; edges say that a node starts no earlier than `gap` after another ends (a resource's own
-// order, a happens-before inferred from the trace, a collective's arrivals, autograd's
-// forward-to-backward links, a TensorFlow graph's producer-to-consumer links), or after another
+// order, a happens-before inferred from the trace, a collective's arrivals, a tensor sent from
+// one process to another, autograd's forward-to-backward links, a TensorFlow graph's
+// producer-to-consumer links), or after another
 // starts (a launch inside it, to its kernel). Plain data: built
 // from a trace (build.h) or by hand (tests), changed by what-ifs (whatif.h), replayed by
 // simulate.h.
@@ -22,7 +23,8 @@ enum class NodeKind : uint8_t {
   kInputWait,  // the step waiting for its data (IteratorGetNext, infeed)
   kInput,      // the input pipeline's own work
   kDevice,     // GPU kernels, copies
-  kComm,       // a collective as one rank saw it (unmatched), or its transfer (matched)
+  kComm,       // a collective as one rank saw it (unmatched), its transfer (matched), or a
+               // tensor's transfer from one process to another (point-to-point)
   kMarker,     // a step's start or end (no duration)
 };
 const char* NodeKindName(NodeKind k);
@@ -38,6 +40,9 @@ enum class EdgeKind : uint8_t {
   // the framework's own dependency: a TensorFlow op after the ops its graph says feed it (the
   // tf.function graphs the bootstrap saved), in place of an inferred one
   kGraph,
+  // a point-to-point transfer after its send and its receive's request (both from their
+  // start), and the receive's completion after the transfer
+  kP2p,
 };
 
 struct Node {
@@ -64,6 +69,7 @@ struct Resource {
   std::string name;      // "thread 1234 (python3)", "GPU 0 stream 7", "allreduce group 0"
   int32_t rank = -1;     // index in Graph::ranks; -1: shared by ranks (a communicator)
   bool markers = false;  // holds a rank's step markers only (no work)
+  bool link = false;     // a point-to-point link between two processes (rank -1)
   // Where the graph's CPUs are shared (Graph::hosts): the cores its work takes, by host
   // (index in Graph::hosts, cores): a thread one on its rank's host; a collective's transfer
   // on the CPU one on the host of each of its ranks. Empty: none (a GPU stream, markers).
@@ -81,6 +87,10 @@ struct RankStep {
   std::string label;              // "rank 0", "pid 1234"
   uint32_t source = 0, sink = 0;  // marker nodes
   uint64_t measured = 0;          // the step's measured duration (ns)
+  // A process without steps of its own (a TensorFlow server task) that exchanged tensors with
+  // the ranks: its work within the ranks' step (their earliest start to their latest end) is
+  // replayed, but its window is no step: the job's step time leaves it out.
+  bool participant = false;
 };
 
 // The names of nodes (labels) and their op types (model::OpTypeOf), interned; shared by the
@@ -110,6 +120,15 @@ struct Graph {
                bool from_start = false);
   // A rank's step: a start marker released at `start` and an end marker (callers add edges).
   size_t AddRank(const std::string& label, uint64_t start, uint64_t measured);
+  // The job's measured step: its slowest rank's (participants left out).
+  uint64_t MeasuredStep() const;
 };
+
+// Whether n is a collective's transfer that joined ranks (not a rank's own view of a
+// collective, not a point-to-point transfer).
+inline bool IsCollectiveTransfer(const Graph& g, const Node& n) {
+  const Resource& r = g.resources[n.resource];
+  return n.kind == NodeKind::kComm && r.rank < 0 && !r.link;
+}
 
 }  // namespace tt::analysis::replay

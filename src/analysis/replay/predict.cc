@@ -24,14 +24,14 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
   size_t slowest = 0;
   StepPrediction sp;
   sp.numbers = sg.numbers;
-  for (size_t r = 0; r < g.ranks.size(); ++r) {
+  // Participants (processes without steps, last in g.ranks) are replayed but are no rank.
+  for (size_t r = 0; r < p->ranks.size(); ++r) {
     p->ranks[r].measured += static_cast<double>(g.ranks[r].measured);
     p->ranks[r].predicted += static_cast<double>(s.predicted[r]);
     if (s.predicted[r] > s.predicted[slowest]) slowest = r;
-    sp.measured = std::max(sp.measured, g.ranks[r].measured);
   }
   sp.predicted = s.predicted[slowest];
-  if (sg.measured) sp.measured = sg.measured;
+  sp.measured = sg.measured ? sg.measured : g.MeasuredStep();
   p->steps.push_back(sp);
   CriticalPath cp = CriticalPathOf(g, s, slowest);
   p->path_gaps += static_cast<double>(cp.gaps);
@@ -70,7 +70,8 @@ double Median(const std::vector<StepPrediction>& steps, F of) {
 Prediction Predict(const std::vector<StepGraph>& steps) {
   Prediction p;
   if (steps.empty()) return p;
-  for (const RankStep& r : steps[0].graph.ranks) p.ranks.push_back({r.label, 0, 0, 0});
+  for (const RankStep& r : steps[0].graph.ranks)
+    if (!r.participant) p.ranks.push_back({r.label, 0, 0, 0});
   Totals t;
   for (const StepGraph& sg : steps) AddStep(sg, &p, &t);
   double n = static_cast<double>(steps.size());

@@ -49,9 +49,7 @@ std::vector<WhatIf> Candidates(const Prediction& base, const std::vector<StepGra
     out.push_back(Make(WhatIf::Kind::kInput, "input", 0, "0"));
   bool comm = Has(steps, [](const Graph&, const Node& n) { return n.kind == NodeKind::kComm; });
   if (comm) out.push_back(Make(WhatIf::Kind::kComm, "comm", 0.5, "0.5"));
-  if (Has(steps, [](const Graph& g, const Node& n) {
-        return n.kind == NodeKind::kComm && g.resources[n.resource].rank < 0;
-      })) {
+  if (Has(steps, [](const Graph& g, const Node& n) { return IsCollectiveTransfer(g, n); })) {
     WhatIf w = Make(WhatIf::Kind::kOverlap, "overlap", 1, "comm");
     out.push_back(w);
   }

@@ -57,9 +57,7 @@ uint64_t Mean(const Sum& m) {
 size_t MedianStep(const std::vector<StepGraph>& steps) {
   std::vector<std::pair<uint64_t, size_t>> by;
   for (size_t i = 0; i < steps.size(); ++i) {
-    uint64_t m = 0;
-    for (const RankStep& r : steps[i].graph.ranks) m = std::max(m, r.measured);
-    by.push_back({m, i});
+    by.push_back({steps[i].graph.MeasuredStep(), i});
   }
   std::sort(by.begin(), by.end());
   return by[(by.size() - 1) / 2].second;
@@ -77,12 +75,9 @@ std::vector<StepGraph> Typical(const std::vector<StepGraph>& steps) {
   for (const StepGraph& sg : steps) {
     const Graph& g = sg.graph;
     std::vector<NodeKey> keys = Keys(g);
-    uint64_t slowest = 0;
-    for (size_t r = 0; r < release.size() && r < g.ranks.size(); ++r) {
+    for (size_t r = 0; r < release.size() && r < g.ranks.size(); ++r)
       release[r] += static_cast<double>(g.nodes[g.ranks[r].source].release);
-      slowest = std::max(slowest, g.ranks[r].measured);
-    }
-    job += static_cast<double>(slowest);
+    job += static_cast<double>(g.MeasuredStep());
     for (size_t i = 0; i < g.nodes.size(); ++i) {
       auto& [ns, count] = nodes[keys[i]];
       ns += static_cast<double>(g.nodes[i].duration);

@@ -24,7 +24,7 @@ namespace tt::analysis::replay {
 namespace {
 
 bool IsTransfer(const Graph& g, const Node& n) {
-  return n.kind == NodeKind::kComm && g.resources[n.resource].rank < 0 && n.bytes >= 0;
+  return IsCollectiveTransfer(g, n) && n.bytes >= 0;
 }
 
 // The communicator of a transfer's resource: its lanes ("communicator 0 (2)") are one.
