@@ -222,8 +222,8 @@ void CheckReplay(std::vector<std::string> dirs, size_t channels) {
   EXPECT_LE(std::abs(j["error"].get<double>()), 0.05) << j["steps"].dump();
   bool transfer_on_path = false;
   for (const auto& it : j["critical_path"]["items"])
-    transfer_on_path |= it["kind"] == "communication" &&
-                        it["label"].get<std::string>().rfind("recv edge_", 0) == 0;
+    transfer_on_path |=
+        it["kind"] == "communication" && it["label"].get<std::string>().rfind("recv edge_", 0) == 0;
   EXPECT_TRUE(transfer_on_path) << j["critical_path"].dump();
   double base = j["predicted_ns"];
   EXPECT_GT(j["what_ifs"][0]["predicted_ns"].get<double>(), base) << j["what_ifs"][0].dump();

@@ -21,8 +21,8 @@ struct ReplayOutput {
   std::vector<std::string> dirs;
   uint64_t skip_warmup = 0;
   size_t collectives = 0;
-  size_t transfers = 0;                   // point-to-point (TensorFlow's _Send/_Recv pairs)
-  std::vector<std::string> participants;  // processes without steps replayed with the ranks
+  size_t transfers = 0;                      // point-to-point (TensorFlow's _Send/_Recv pairs)
+  std::vector<std::string> participants;     // processes without steps replayed with the ranks
   size_t autograd_edges = 0, gradients = 0;  // over the replayed steps (docs/replay.md)
   size_t graph_edges = 0;                    // TensorFlow graphs' edges (docs/replay.md)
   std::vector<std::pair<std::string, std::string>> graph_links;

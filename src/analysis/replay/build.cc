@@ -57,12 +57,15 @@ void TensorPairs(const model::TraceModel& m, const std::vector<bool>& stepped, G
   for (const TfTransfer& t : v.transfers) {
     const RendezvousChannel& ch = v.rendezvous[t.channel];
     if (ch.sender < 0 || ch.receiver < 0) continue;
-    int64_t a = process[static_cast<size_t>(ch.sender)], b = process[static_cast<size_t>(ch.receiver)];
+    int64_t a = process[static_cast<size_t>(ch.sender)],
+            b = process[static_cast<size_t>(ch.receiver)];
     if (a < 0 || b < 0 || (!stepped[static_cast<size_t>(a)] && !stepped[static_cast<size_t>(b)]))
       continue;
     for (int64_t x : {a, b})
       if (!stepped[static_cast<size_t>(x)]) (*joining)[static_cast<size_t>(x)] = true;
-    g->pairs.push_back({&m, static_cast<size_t>(a), static_cast<size_t>(b),
+    g->pairs.push_back({&m,
+                        static_cast<size_t>(a),
+                        static_cast<size_t>(b),
                         {0, 0, ch.tensor, t.send_start, t.recv_start, t.recv_done, t.bytes}});
   }
 }

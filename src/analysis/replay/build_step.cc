@@ -196,8 +196,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
 // Each collective that joined every rank: one transfer node on its communicator. Transfers
 // that overlapped in time (gloo runs a process group's collectives on several threads) go to
 // lanes of their own ("communicator 0 (2)"), so that the replay does not queue them.
-uint32_t StepBuilder::SharedLane(const std::string& name, uint64_t start, uint64_t end,
-                                 bool link) {
+uint32_t StepBuilder::SharedLane(const std::string& name, uint64_t start, uint64_t end, bool link) {
   auto& lanes = shared_[name];
   auto lane =
       std::find_if(lanes.begin(), lanes.end(), [&](const auto& l) { return l.second <= start; });
@@ -220,8 +219,8 @@ void StepBuilder::Collectives() {
   for (size_t i : joined) {
     const Instance& in = inst_[i];
     uint64_t end = std::max(in.first_exit, in.last_enter);
-    uint32_t lane = SharedLane("communicator " + (in.group.empty() ? "0" : in.group),
-                               in.last_enter, end, false);
+    uint32_t lane = SharedLane("communicator " + (in.group.empty() ? "0" : in.group), in.last_enter,
+                               end, false);
     uint32_t c = g_.AddNode(lane, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
                             Rel(in.last_enter));
     g_.nodes[c].bytes = in.bytes;
