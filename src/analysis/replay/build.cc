@@ -121,7 +121,8 @@ void ParticipantSteps(size_t n, std::vector<RankInput>* ranks) {
   }
 }
 
-// g's pairs with their ends as indices in `ranks` (ranks, then participants, as gathered).
+// g's pairs with their ends as indices in `ranks` (ranks, then participants, as gathered), by
+// recv_start.
 std::vector<PointToPoint> Pairs(const Gathered& g, const std::vector<RankInput>& ranks) {
   auto index = [&](const model::TraceModel* m, size_t p) {
     for (size_t i = 0; i < ranks.size(); ++i)
@@ -135,6 +136,9 @@ std::vector<PointToPoint> Pairs(const Gathered& g, const std::vector<RankInput>&
     p.receiver = index(x.m, x.receiver);
     if (p.sender != SIZE_MAX && p.receiver != SIZE_MAX) out.push_back(std::move(p));
   }
+  std::stable_sort(out.begin(), out.end(), [](const PointToPoint& a, const PointToPoint& b) {
+    return a.recv_start < b.recv_start;
+  });
   return out;
 }
 

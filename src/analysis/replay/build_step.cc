@@ -193,9 +193,10 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
             [](const Placed& x, const Placed& y) { return x.end < y.end; });
 }
 
-// Each collective that joined every rank: one transfer node on its communicator. Transfers
-// that overlapped in time (gloo runs a process group's collectives on several threads) go to
-// lanes of their own ("communicator 0 (2)"), so that the replay does not queue them.
+// The resource of a shared lane of `name` (a communicator, a link) free at `start`, busy until
+// `end` then: transfers that overlapped in time go to lanes of their own ("communicator 0 (2)"),
+// so that the replay does not queue them (gloo runs a process group's collectives on several
+// threads).
 uint32_t StepBuilder::SharedLane(const std::string& name, uint64_t start, uint64_t end, bool link) {
   auto& lanes = shared_[name];
   auto lane =
@@ -210,6 +211,7 @@ uint32_t StepBuilder::SharedLane(const std::string& name, uint64_t start, uint64
   return lane->first;
 }
 
+// Each collective that joined every rank: one transfer node on its communicator.
 void StepBuilder::Collectives() {
   std::vector<size_t> joined;
   for (size_t i = 0; i < inst_.size(); ++i)
@@ -257,9 +259,11 @@ const Placed* WokenBy(const RankBuild& rb, const Placed* n, uint64_t from) {
   for (int hops = 0; hops < 64; ++hops) {
     auto lane = std::find_if(rb.lanes.begin(), rb.lanes.end(),
                              [&](const Lane& l) { return l.resource == n->resource; });
+    if (lane == rb.lanes.end()) return n;
     auto it = std::lower_bound(lane->nodes.begin(), lane->nodes.end(), n->start,
                                [](const Placed& p, uint64_t t) { return p.start < t; });
     while (it != lane->nodes.end() && it->node != n->node) ++it;
+    if (it == lane->nodes.end()) return n;
     const Placed* prev = it == lane->nodes.begin() ? nullptr : &*std::prev(it);
     const Placed* by = prev && n->start <= prev->end + kWakeNs
                            ? prev
@@ -278,11 +282,15 @@ const Placed* WokenBy(const RankBuild& rb, const Placed* n, uint64_t from) {
 // take the response, then schedule the callback: WokenBy); that node and the callback's follow
 // the transfer and wait for nothing else.
 void StepBuilder::PointToPoints(const std::vector<RankBuild>& builds) {
-  std::vector<const PointToPoint*> order;
-  for (const PointToPoint& p : pairs_) order.push_back(&p);
+  uint64_t b = 0;  // the step's last end over the ranks
+  for (const RankBuild& rb : builds) b = std::max(b, rb.b);
+  std::vector<const PointToPoint*> order;  // pairs_ are sorted by recv_start
+  auto it = std::lower_bound(pairs_.begin(), pairs_.end(), t0_,
+                             [](const PointToPoint& p, uint64_t t) { return p.recv_start < t; });
+  for (; it != pairs_.end() && it->recv_start < b; ++it) order.push_back(&*it);
   auto start_of = [](const PointToPoint* p) { return std::max(p->send_start, p->recv_start); };
-  std::sort(order.begin(), order.end(),
-            [&](const auto* x, const auto* y) { return start_of(x) < start_of(y); });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](const auto* x, const auto* y) { return start_of(x) < start_of(y); });
   for (const PointToPoint* p : order) {
     const RankBuild &s = builds[p->sender], &r = builds[p->receiver];
     uint64_t start = start_of(p);
@@ -290,7 +298,9 @@ void StepBuilder::PointToPoints(const std::vector<RankBuild>& builds) {
     const Placed* send = NodeAt(s, p->send_start, true);
     const Placed* ask = NodeAt(r, p->recv_start, true);
     const Placed* done = NodeAt(r, p->recv_done, false);
-    if (!send || !ask || !done) continue;
+    // The send and the request must have begun by the transfer's start (a node found after
+    // them would be a dependency the trace does not show, or a cycle).
+    if (!send || !ask || !done || send->start > start || ask->start > start) continue;
     const Placed* woke = WokenBy(r, done, start);
     if (woke == done) woke = nullptr;
     uint64_t end = woke ? woke->start : done->start;

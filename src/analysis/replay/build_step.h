@@ -44,7 +44,8 @@ struct RankInput {
 };
 
 // The graph of the k-th selected step of every rank (each rank has more than k steps;
-// participants last). Its labels go to `names` (shared by the job's graphs).
+// participants last; `pairs` sorted by recv_start). Its labels go to `names` (shared by the
+// job's graphs).
 StepGraph BuildStep(const std::vector<RankInput>& ranks, const std::vector<Instance>& instances,
                     const std::vector<PointToPoint>& pairs, size_t k,
                     const std::shared_ptr<LabelTable>& names);
