@@ -43,8 +43,9 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of several
   # recordings, diff) the ASan stage above already checks on synthetic traces are not run
   # again: each records several real jobs, which under ASan would take a good part of the CI's time for no new code. Of
-  # TfP2p, the one-recording test runs (the only one that reads real _Send/_Recv events); the
-  # one recording per worker adds no code of ours.
+  # TfP2p, the one-recording test runs (it reads real _Send/_Recv events), and the one whose
+  # worker's clock is shifted (the job's clock from tensor pairs); the plain recording per worker
+  # adds no code of ours.
   # Nor are the longest framework runs whose code of ours (the runtime preloaded into
   # TensorFlow and PyTorch, the XSpace and Kineto imports, the Python tracer) the ASan tests
   # kept here already run: TfMemory (TensorFlow twice, oneDNN on and off: 78 s without ASan),

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -15,6 +16,7 @@
 
 #include "analysis/p2p.h"
 #include "core/files.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
@@ -290,17 +292,19 @@ std::string ShellQuote(const std::string& s) {
 }
 
 // Records each task of tf_send_recv.py into its own directory (d/w0, d/w1), both at once inside
-// one network namespace; task 0's output to r.out.
-bool RecordEach(const TempDir& d, test::RunResult* r) {
+// one network namespace (task 1's clock `shift_ns` ahead); task 0's output to r.out.
+bool RecordEach(const TempDir& d, test::RunResult* r, int64_t shift_ns = 0) {
   if (RunCmd({"unshare", "-n", "true"}).status != 0) return false;
   std::string script = "ip link set lo up || exit 9\n";
   for (int task : {1, 0}) {
     std::string w = d / ("w" + std::to_string(task));
-    script += "env TT_SR_TASK=" + std::to_string(task) + " TT_SR_DONE=" + ShellQuote(d / "done") +
-              " " + ShellQuote(TT_CLI) + " record -o " + ShellQuote(w) + " -- " +
-              ShellQuote(Python()) + " " + ShellQuote(Program("tf_send_recv.py")) + " >" +
-              ShellQuote(w + ".out") + " 2>" + ShellQuote(w + ".err") + " &\np" +
-              std::to_string(task) + "=$!\n";
+    std::string shift =
+        task == 1 && shift_ns ? " TENSORTRACE_TEST_CLOCK_SHIFT_NS=" + std::to_string(shift_ns) : "";
+    script += "env TT_SR_TASK=" + std::to_string(task) + shift +
+              " TT_SR_DONE=" + ShellQuote(d / "done") + " " + ShellQuote(TT_CLI) + " record -o " +
+              ShellQuote(w) + " -- " + ShellQuote(Python()) + " " +
+              ShellQuote(Program("tf_send_recv.py")) + " >" + ShellQuote(w + ".out") + " 2>" +
+              ShellQuote(w + ".err") + " &\np" + std::to_string(task) + "=$!\n";
   }
   script += "s=0\nwait $p0 || s=1\nwait $p1 || s=1\ncat " + ShellQuote(d / "w0.out") + "\ncat " +
             ShellQuote(d / "w0.err") + " " + ShellQuote(d / "w1.err") + " >&2\nexit $s\n";
@@ -346,6 +350,35 @@ TEST(TfP2p, SendRecvPairedAndReplayedAcrossOneRecordingPerWorker) {
   json one = CommJson({d / "w0"});
   EXPECT_NE(one["notes"].dump().find("received by no process in the traces"), std::string::npos)
       << one["notes"].dump();
+}
+
+// Task 1's clock 5 s ahead (one recording per task, no collective, no socket source): the job's
+// clock puts it back by the tensors the tasks sent each other (a receive is never done before
+// its send began, each way), and replay then links every transfer.
+TEST(TfP2p, ShiftedWorkerClockIsPutBackByItsTensors) {
+  REQUIRE_MODULE("tensorflow");
+  constexpr int64_t kShift = 5'000'000'000;
+  TempDir d;
+  test::RunResult r;
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    for (const char* f : {"w0", "w1", "done"}) std::filesystem::remove_all(d / f);
+    if (!RecordEach(d, &r, kShift)) GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+    if (!TfProfilerCrashedAtExit(r)) break;
+    std::printf("attempt %d: TensorFlow's profiler crashed at a worker's exit\n", attempt);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  json st = test::RunJson({TT_CLI, "stats", d / "w0", d / "w1", "--json"});
+  ASSERT_EQ(st["clocks"].size(), 2u) << st["clocks"].dump();
+  const json& c = st["clocks"][1];
+  EXPECT_EQ(c["trace"], d / "w1") << c.dump();
+  EXPECT_EQ(c["method"], "tensors") << c.dump();
+  EXPECT_GT(c["tensor_pairs"].get<uint64_t>(), 0u) << c.dump();
+  // Within a step's transfers of the shift (the pairs bound it from both sides).
+  int64_t off = c["offset_ns"];
+  EXPECT_LT(std::llabs(off + kShift), 50'000'000) << c.dump();
+  EXPECT_GE(c["uncertainty_ns"].get<int64_t>(), std::llabs(off + kShift)) << c.dump();
+  json j = CommJson({d / "w0", d / "w1"});
+  CheckReplay({d / "w0", d / "w1"}, j["p2p"]["rendezvous"].size());
 }
 
 }  // namespace

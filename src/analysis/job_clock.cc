@@ -77,28 +77,79 @@ std::vector<model::RecordingClock> CollectiveClocks(const model::TraceModel& m,
   return out;
 }
 
-// The socket pairs between recordings (p2p.h) narrow each one's window: a receive never ends
-// before the send of its bytes began. An offset outside the joint window moves into it.
-void RefineBySockets(const model::TraceModel& m, unsigned threads, std::vector<ClockWindow> windows,
-                     std::vector<model::RecordingClock>* clocks) {
+// The socket pairs between each recording and the reference (p2p.h) bound its offset: a
+// receive never ends before the send of its bytes began. Into `pairs`: those windows, and how
+// many pairs bound each.
+void SocketBounds(const model::TraceModel& m, unsigned threads,
+                  const std::map<std::string, int64_t>& offsets,
+                  const std::vector<model::RecordingClock>& clocks, std::vector<ClockWindow>* pairs,
+                  std::vector<uint64_t>* count) {
   std::vector<SocketProcess> procs;
   std::vector<SocketEnd> ends;
   std::vector<Problem> ignored;
   CollectSockets({&m}, threads, &procs, &ends, &ignored);
   if (procs.empty()) return;
+  P2pView v = MatchSockets(std::move(procs), std::move(ends), offsets);
+  for (size_t i = 1; i < clocks.size(); ++i)
+    for (const auto& p : v.clocks)
+      if (p.trace == clocks[i].recording && p.pairs) {
+        (*pairs)[i] = {p.low_ns, p.high_ns};
+        (*count)[i] = p.pairs;
+      }
+}
+
+// TensorFlow's tensors sent between each recording and the reference (p2p.h) bound its offset
+// too: a receive is never done before its send began. Narrows `pairs`; counts into `count`.
+void RendezvousBounds(const model::TraceModel& m, unsigned threads,
+                      const std::map<std::string, int64_t>& offsets,
+                      const std::vector<model::RecordingClock>& clocks,
+                      std::vector<ClockWindow>* pairs, std::vector<uint64_t>* count) {
+  P2pView v;
+  std::vector<TfSend> sends;
+  std::vector<TfRecv> recvs;
+  std::vector<Problem> ignored;
+  CollectRendezvous({&m}, threads, &v.processes, &sends, &recvs, &ignored);
+  MatchRendezvous(std::move(sends), std::move(recvs), offsets, &v);  // times with `offsets`
+  auto index = [&](int64_t process) {
+    for (size_t i = 0; i < clocks.size(); ++i)
+      if (process >= 0 && clocks[i].recording == v.processes[static_cast<size_t>(process)].trace)
+        return i;
+    return SIZE_MAX;
+  };
+  for (const TfTransfer& t : v.transfers) {
+    const RendezvousChannel& ch = v.rendezvous[t.channel];
+    size_t from = index(ch.sender), to = index(ch.receiver);
+    if (from == SIZE_MAX || to == SIZE_MAX || from == to || (from != 0 && to != 0)) continue;
+    auto ss = static_cast<int64_t>(t.send_start), rd = static_cast<int64_t>(t.recv_done);
+    size_t i = from == 0 ? to : from;
+    int64_t o = offsets.at(clocks[i].recording);
+    ClockWindow& w = (*pairs)[i];
+    if (from == 0)  // its receive done no earlier than the reference's send began
+      w.low = std::max(w.low, o + ss - rd);
+    else  // the reference's receive done no earlier than its send began
+      w.high = std::min(w.high, o + rd - ss);
+    ++(*count)[i];
+  }
+}
+
+// The pairs between recordings (sockets, TensorFlow's sends and receives) narrow each one's
+// window. An offset outside the joint window moves into it.
+void RefineByPairs(const model::TraceModel& m, unsigned threads, std::vector<ClockWindow> windows,
+                   std::vector<model::RecordingClock>* clocks) {
   std::map<std::string, int64_t> offsets;
   for (const auto& c : *clocks) offsets[c.recording] = c.offset_ns;
-  P2pView v = MatchSockets(std::move(procs), std::move(ends), offsets);
+  std::vector<ClockWindow> pairs(clocks->size());
+  std::vector<uint64_t> sockets(clocks->size(), 0), tensors(clocks->size(), 0);
+  if (HasSocketCalls(m)) SocketBounds(m, threads, offsets, *clocks, &pairs, &sockets);
+  if (HasRendezvous(m)) RendezvousBounds(m, threads, offsets, *clocks, &pairs, &tensors);
   for (size_t i = 1; i < clocks->size(); ++i) {
     model::RecordingClock& c = (*clocks)[i];
-    const P2pClock* sc = nullptr;
-    for (const auto& p : v.clocks)
-      if (p.trace == c.recording && p.pairs) sc = &p;
-    if (!sc) continue;
-    c.pairs = sc->pairs;
+    if (!sockets[i] && !tensors[i]) continue;
+    c.pairs = sockets[i];
+    c.tensor_pairs = tensors[i];
     ClockWindow& w = windows[i];
-    w.low = std::max(w.low, sc->low_ns);
-    w.high = std::min(w.high, sc->high_ns);
+    w.low = std::max(w.low, pairs[i].low);
+    w.high = std::min(w.high, pairs[i].high);
     if (w.low > w.high) {
       c.method = "inconsistent";
       continue;
@@ -108,7 +159,7 @@ void RefineBySockets(const model::TraceModel& m, unsigned threads, std::vector<C
     } else {
       bool closed = w.low != INT64_MIN && w.high != INT64_MAX;
       c.offset_ns = closed ? w.low / 2 + w.high / 2 : (c.offset_ns < w.low ? w.low : w.high);
-      c.method = c.constraints ? "causality" : "sockets";
+      c.method = c.constraints ? "causality" : sockets[i] ? "sockets" : "tensors";
     }
     if (w.low != INT64_MIN && w.high != INT64_MAX)
       c.uncertainty_ns = std::max(c.offset_ns - w.low, w.high - c.offset_ns);
@@ -135,7 +186,7 @@ void AlignRecordings(model::TraceModel* m, unsigned threads) {
                         [&](const std::string& r) { return r == ref_recording; });
   std::vector<ClockWindow> windows;
   m->clocks = CollectiveClocks(*m, recordings, clocks, *ref, &windows);
-  if (HasSocketCalls(*m)) RefineBySockets(*m, threads, std::move(windows), &m->clocks);
+  RefineByPairs(*m, threads, std::move(windows), &m->clocks);
   // A clock is a recording's boot: its processes without collectives move with those that
   // ran them; another boot of the recording by the recorded offsets.
   for (auto& p : m->processes) {
@@ -161,11 +212,12 @@ std::vector<std::string> ClockNotes(const model::TraceModel& m) {
     if (c.method == "recorded") why = "recorded offsets, which causality agrees with";
     if (c.method == "inconsistent")
       why =
-          "inconsistent: no offset satisfies every collective and socket pair; kept as the "
+          "inconsistent: no offset satisfies every collective and pair; kept as the "
           "collectives or the recorded offsets gave it";
     if (c.method == "unbounded")
-      why = "no collective or socket pair shared with the reference: as recorded";
+      why = "no collective or pair shared with the reference: as recorded";
     if (c.method == "sockets") why = "causality of socket pairs";
+    if (c.method == "tensors") why = "causality of TensorFlow's sends and receives";
     if (c.uncertainty_ns > 0) {
       char b[64];
       std::snprintf(b, sizeof b, ": within %.1f us", static_cast<double>(c.uncertainty_ns) / 1e3);
@@ -173,6 +225,8 @@ std::vector<std::string> ClockNotes(const model::TraceModel& m) {
     }
     if (c.constraints) why += "; " + std::to_string(c.constraints) + " collective(s) bound it";
     if (c.pairs) why += "; " + std::to_string(c.pairs) + " socket pair(s) bound it";
+    if (c.tensor_pairs)
+      why += "; " + std::to_string(c.tensor_pairs) + " TensorFlow send/receive pair(s) bound it";
     notes.push_back("clock of " + c.recording + ": " + Signed(c.offset_ns) + " (" + why + ")");
   }
   return notes;

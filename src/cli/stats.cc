@@ -332,6 +332,7 @@ void PrintJson(const StatsArgs& s, const model::TraceModel& m, const analysis::R
                       {"uncertainty_ns", c.uncertainty_ns},
                       {"constraints", c.constraints},
                       {"pairs", c.pairs},
+                      {"tensor_pairs", c.tensor_pairs},
                       {"method", c.method}});
   j["clocks"] = clocks;
   std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";

@@ -67,6 +67,7 @@ struct RecordingClock {
   int64_t uncertainty_ns = -1;  // the most the offset can be off (-1: unknown)
   uint64_t constraints = 0;     // collectives shared with the reference that bound it
   uint64_t pairs = 0;           // socket send/receive pairs with the reference that bound it
+  uint64_t tensor_pairs = 0;    // TensorFlow's _Send/_Recv pairs with the reference that did
   std::string method;           // as analysis::CommClock::method
 };
 
