@@ -110,25 +110,15 @@ void RendezvousBounds(const model::TraceModel& m, unsigned threads,
   std::vector<Problem> ignored;
   CollectRendezvous({&m}, threads, &v.processes, &sends, &recvs, &ignored);
   MatchRendezvous(std::move(sends), std::move(recvs), offsets, &v);  // times with `offsets`
-  auto index = [&](int64_t process) {
-    for (size_t i = 0; i < clocks.size(); ++i)
-      if (process >= 0 && clocks[i].recording == v.processes[static_cast<size_t>(process)].trace)
-        return i;
-    return SIZE_MAX;
-  };
-  for (const TfTransfer& t : v.transfers) {
-    const RendezvousChannel& ch = v.rendezvous[t.channel];
-    size_t from = index(ch.sender), to = index(ch.receiver);
-    if (from == SIZE_MAX || to == SIZE_MAX || from == to || (from != 0 && to != 0)) continue;
-    auto ss = static_cast<int64_t>(t.send_start), rd = static_cast<int64_t>(t.recv_done);
-    size_t i = from == 0 ? to : from;
+  std::map<std::string, OffsetBound> bounds = RendezvousBounds(v, clocks[0].recording);
+  for (size_t i = 1; i < clocks.size(); ++i) {
+    auto b = bounds.find(clocks[i].recording);
+    if (b == bounds.end()) continue;
     int64_t o = offsets.at(clocks[i].recording);
     ClockWindow& w = (*pairs)[i];
-    if (from == 0)  // its receive done no earlier than the reference's send began
-      w.low = std::max(w.low, o + ss - rd);
-    else  // the reference's receive done no earlier than its send began
-      w.high = std::min(w.high, o + rd - ss);
-    ++(*count)[i];
+    if (b->second.low != INT64_MIN) w.low = std::max(w.low, o + b->second.low);
+    if (b->second.high != INT64_MAX) w.high = std::min(w.high, o + b->second.high);
+    (*count)[i] += b->second.pairs;
   }
 }
 

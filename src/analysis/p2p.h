@@ -178,6 +178,15 @@ void CollectRendezvous(const std::vector<const model::TraceModel*>& traces, unsi
 void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
                      const std::map<std::string, int64_t>& offsets, P2pView* v);
 
+// The offsets (ns added to a trace's times, beyond those v's transfers were put on with) that
+// TensorFlow's transfers between each trace and `reference` allow: a receive is never done
+// before its send began. By trace; `pairs`: the transfers that bound it.
+struct OffsetBound {
+  int64_t low = INT64_MIN, high = INT64_MAX;
+  uint64_t pairs = 0;
+};
+std::map<std::string, OffsetBound> RendezvousBounds(const P2pView& v, const std::string& reference);
+
 // The socket traffic (unless `sockets` is false) and TensorFlow's rendezvous pairs of a model
 // whose times are on the job's clock already (job_clock.h: every recording's offset 0).
 P2pView AlignedPointToPoint(const model::TraceModel& m, bool sockets = true);

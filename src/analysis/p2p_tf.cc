@@ -205,4 +205,26 @@ void MatchRendezvous(std::vector<TfSend> sends, std::vector<TfRecv> recvs,
   }
 }
 
+std::map<std::string, OffsetBound> RendezvousBounds(const P2pView& v,
+                                                    const std::string& reference) {
+  std::map<std::string, OffsetBound> out;
+  auto trace = [&](int64_t p) {
+    return p >= 0 ? v.processes[static_cast<size_t>(p)].trace : std::string();
+  };
+  for (const TfTransfer& t : v.transfers) {
+    const RendezvousChannel& ch = v.rendezvous[t.channel];
+    std::string from = trace(ch.sender), to = trace(ch.receiver);
+    if (from.empty() || to.empty() || from == to || (from != reference && to != reference))
+      continue;
+    auto ss = static_cast<int64_t>(t.send_start), rd = static_cast<int64_t>(t.recv_done);
+    OffsetBound& b = out[from == reference ? to : from];
+    if (from == reference)  // its receive done no earlier than the reference's send began
+      b.low = std::max(b.low, ss - rd);
+    else  // the reference's receive done no earlier than its send began
+      b.high = std::min(b.high, rd - ss);
+    ++b.pairs;
+  }
+  return out;
+}
+
 }  // namespace tt::analysis

@@ -471,8 +471,41 @@ void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
   std::printf("\n");
 }
 
+// Recordings that no collective and no socket pair put on the reference's clock: TensorFlow's
+// transfers with the reference bound their offsets, as they do the job's clock (job_clock.h);
+// one outside its window moves into it (its middle where closed), said in a note.
+void AlignByTensors(const std::vector<analysis::TfSend>& sends,
+                    const std::vector<analysis::TfRecv>& recvs, const CommView& v,
+                    std::map<std::string, int64_t>* offsets, P2pView* p) {
+  if (sends.empty() || p->processes.empty()) return;
+  P2pView probe;
+  probe.processes = p->processes;
+  probe.clocks = p->clocks;
+  analysis::MatchRendezvous(sends, recvs, *offsets, &probe);
+  std::map<std::string, int64_t> by_trace = *offsets;  // as MatchRendezvous reads them
+  for (const auto& c : p->clocks) by_trace.emplace(c.trace, c.offset_ns);
+  for (const auto& [trace, b] : analysis::RendezvousBounds(probe, p->processes[0].trace)) {
+    bool aligned = std::any_of(v.clocks.begin(), v.clocks.end(),
+                               [&](const auto& c) { return c.trace == trace && c.constraints; }) ||
+                   std::any_of(p->clocks.begin(), p->clocks.end(),
+                               [&](const auto& c) { return c.trace == trace && c.pairs; });
+    if (aligned || b.low > b.high || (b.low <= 0 && b.high >= 0)) continue;
+    bool closed = b.low != INT64_MIN && b.high != INT64_MAX;
+    int64_t x = closed ? b.low / 2 + b.high / 2 : (b.low > 0 ? b.low : b.high);
+    size_t first = 0;
+    while (p->processes[first].trace != trace) ++first;
+    (*offsets)[trace] = analysis::ProcessOffset(p->processes, first, by_trace) + x;
+    char moved[48];
+    std::snprintf(moved, sizeof moved, "%+.3f ms", static_cast<double>(x) / 1e6);
+    p->notes.push_back("clock of " + trace + ": moved by " + moved + " for TensorFlow's " +
+                       std::to_string(b.pairs) +
+                       " send/receive pair(s) with the reference (a receive is never done "
+                       "before its send began)");
+  }
+}
+
 // The socket connections and TensorFlow's rendezvous pairs, on the clocks the collectives
-// aligned.
+// aligned (and the pairs, where nothing else did).
 P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const CommView& v,
                      std::vector<Problem>* problems) {
   std::vector<analysis::SocketProcess> procs;
@@ -486,6 +519,7 @@ P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const 
   std::map<std::string, int64_t> offsets;
   for (const auto& c : v.clocks) offsets[c.trace] = c.offset_ns;
   P2pView p = analysis::MatchSockets(std::move(procs), std::move(ends), offsets);
+  AlignByTensors(sends, recvs, v, &offsets, &p);
   analysis::MatchRendezvous(std::move(sends), std::move(recvs), offsets, &p);
   return p;
 }
