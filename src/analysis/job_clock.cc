@@ -100,10 +100,10 @@ void SocketBounds(const model::TraceModel& m, unsigned threads,
 
 // TensorFlow's tensors sent between each recording and the reference (p2p.h) bound its offset
 // too: a receive is never done before its send began. Narrows `pairs`; counts into `count`.
-void RendezvousBounds(const model::TraceModel& m, unsigned threads,
-                      const std::map<std::string, int64_t>& offsets,
-                      const std::vector<model::RecordingClock>& clocks,
-                      std::vector<ClockWindow>* pairs, std::vector<uint64_t>* count) {
+void TensorBounds(const model::TraceModel& m, unsigned threads,
+                  const std::map<std::string, int64_t>& offsets,
+                  const std::vector<model::RecordingClock>& clocks, std::vector<ClockWindow>* pairs,
+                  std::vector<uint64_t>* count) {
   P2pView v;
   std::vector<TfSend> sends;
   std::vector<TfRecv> recvs;
@@ -131,7 +131,7 @@ void RefineByPairs(const model::TraceModel& m, unsigned threads, std::vector<Clo
   std::vector<ClockWindow> pairs(clocks->size());
   std::vector<uint64_t> sockets(clocks->size(), 0), tensors(clocks->size(), 0);
   if (HasSocketCalls(m)) SocketBounds(m, threads, offsets, *clocks, &pairs, &sockets);
-  if (HasRendezvous(m)) RendezvousBounds(m, threads, offsets, *clocks, &pairs, &tensors);
+  if (HasRendezvous(m)) TensorBounds(m, threads, offsets, *clocks, &pairs, &tensors);
   for (size_t i = 1; i < clocks->size(); ++i) {
     model::RecordingClock& c = (*clocks)[i];
     if (!sockets[i] && !tensors[i]) continue;
@@ -147,8 +147,7 @@ void RefineByPairs(const model::TraceModel& m, unsigned threads, std::vector<Clo
     if (c.offset_ns >= w.low && c.offset_ns <= w.high) {
       if (c.method == "unbounded") c.method = "recorded";
     } else {
-      bool closed = w.low != INT64_MIN && w.high != INT64_MAX;
-      c.offset_ns = closed ? w.low / 2 + w.high / 2 : (c.offset_ns < w.low ? w.low : w.high);
+      c.offset_ns = IntoWindow(c.offset_ns, w.low, w.high);
       c.method = c.constraints ? "causality" : sockets[i] ? "sockets" : "tensors";
     }
     if (w.low != INT64_MIN && w.high != INT64_MAX)

@@ -200,10 +200,7 @@ void DecideClocks(std::vector<P2pClock>* clocks, std::vector<std::string>* notes
       c.method = "recorded";
     } else {
       c.method = "sockets";
-      if (c.low_ns != INT64_MIN && c.high_ns != INT64_MAX)
-        c.offset_ns = c.low_ns / 2 + c.high_ns / 2;
-      else
-        c.offset_ns = r < c.low_ns ? c.low_ns : c.high_ns;
+      c.offset_ns = IntoWindow(r, c.low_ns, c.high_ns);
     }
   }
 }

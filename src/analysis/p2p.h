@@ -63,6 +63,14 @@ struct P2pConnection {
   std::vector<P2pDirection> dirs;  // a -> b, then b -> a (only those with bytes)
 };
 
+// The offset a recording takes from the window its pairs allow: `at` where the window holds it,
+// else the window's middle where it is closed on both sides, else its nearer edge.
+inline int64_t IntoWindow(int64_t at, int64_t low, int64_t high) {
+  if (at >= low && at <= high) return at;
+  if (low != INT64_MIN && high != INT64_MAX) return low / 2 + high / 2;
+  return at < low ? low : high;
+}
+
 // One recording's clock as the socket pairs put it on the first process's recording's: a
 // receive never ends before the send of its bytes began, so each pair with the reference bounds
 // the offset d (added to this recording's times): d >= send start - receive end where the

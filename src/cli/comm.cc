@@ -490,8 +490,7 @@ void AlignByTensors(const std::vector<analysis::TfSend>& sends,
                    std::any_of(p->clocks.begin(), p->clocks.end(),
                                [&](const auto& c) { return c.trace == trace && c.pairs; });
     if (aligned || b.low > b.high || (b.low <= 0 && b.high >= 0)) continue;
-    bool closed = b.low != INT64_MIN && b.high != INT64_MAX;
-    int64_t x = closed ? b.low / 2 + b.high / 2 : (b.low > 0 ? b.low : b.high);
+    int64_t x = analysis::IntoWindow(0, b.low, b.high);  // beyond the offset applied now
     size_t first = 0;
     while (p->processes[first].trace != trace) ++first;
     (*offsets)[trace] = analysis::ProcessOffset(p->processes, first, by_trace) + x;
