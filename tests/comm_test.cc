@@ -758,14 +758,9 @@ void CheckMwms(const json& j, std::map<std::string, int64_t> said) {
 // TensorFlow 2.21's profiler now and then crashes as it stops at a MultiWorkerMirroredStrategy
 // worker's exit (seen: an abort in TraceMeRecorder::Consume, in
 // SplitEventTracker::FindStartAndMerge, free() of an invalid pointer, the collectives' TraceMes
-// ending on other threads than they began; and a SIGSEGV): the worker dies before its
-// profiler stopped, and `record` says so. Such a recording is made again, at most three times
-// in all; any other failure fails the test.
-bool TfProfilerCrashedAtExit(const test::RunResult& r) {
-  return r.status != 0 &&
-         r.err.find("the profiler was started but the process ended before it was stopped") !=
-             std::string::npos;
-}
+// ending on other threads than they began; and a SIGSEGV): such a recording is made again
+// (test::TfProfilerCrashedAtExit).
+using test::TfProfilerCrashedAtExit;
 
 TEST(CommTf, MwmsCollectivesMatchedOnBothWorkersAsOneRecording) {
   REQUIRE_MODULE("tensorflow");

@@ -122,13 +122,7 @@ json CommJson(std::vector<std::string> dirs) {
   return r.status == 0 ? json::parse(r.out) : json::object();
 }
 
-// TensorFlow 2.21's profiler now and then crashes as it stops at a worker's exit (see
-// comm_test.cc's CommTf): such a recording is made again, at most three times in all.
-bool TfProfilerCrashedAtExit(const test::RunResult& r) {
-  return r.status != 0 &&
-         r.err.find("the profiler was started but the process ended before it was stopped") !=
-             std::string::npos;
-}
+using test::TfProfilerCrashedAtExit;  // such a recording is made again (test_util.h)
 
 // The channel of the tensor that `producer` made, sent from task `from` to task `to`.
 const json* Channel(const json& p2p, const std::string& producer, int from, int to) {
