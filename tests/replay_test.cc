@@ -468,12 +468,7 @@ TEST(ReplayAutograd, BackwardOpsFollowTheirForwardOpsAcrossThreads) {
   std::string trace = d / "t";
   ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
             0);
-  int64_t pid = -1;
-  for (const auto& e : std::filesystem::directory_iterator(trace)) {
-    std::string n = e.path().filename();
-    if (n.size() > 1 && n[0] == 'p' && n.find_first_not_of("0123456789", 1) == std::string::npos)
-      pid = std::stoll(n.substr(1));
-  }
+  int64_t pid = test::RecordedPid(trace);
   ASSERT_GT(pid, 0);
   timespec now{};
   clock_gettime(CLOCK_REALTIME, &now);

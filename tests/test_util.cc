@@ -83,6 +83,15 @@ TempDir::~TempDir() {
   if (!std::getenv("TT_KEEP_TEMP")) std::filesystem::remove_all(path_, ec);
 }
 
+int64_t RecordedPid(const std::string& trace) {
+  for (const auto& e : std::filesystem::directory_iterator(trace)) {
+    std::string n = e.path().filename();
+    if (n.size() > 1 && n[0] == 'p' && n.find_first_not_of("0123456789", 1) == std::string::npos)
+      return std::stoll(n.substr(1));
+  }
+  return -1;
+}
+
 size_t CountLines(const std::string& s) {
   size_t n = 0;
   for (char c : s) n += c == '\n';

@@ -38,6 +38,9 @@ class TempDir {
   std::string path_;
 };
 
+// The pid of a recorded process in `trace` (its p<PID> directory; the first listed where
+// there are several), -1 when there is none.
+int64_t RecordedPid(const std::string& trace);
 // Number of lines in `s` (a trailing newline does not start a new line).
 size_t CountLines(const std::string& s);
 bool HaveBabeltrace();

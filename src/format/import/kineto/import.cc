@@ -178,6 +178,7 @@ class KinetoImporter {
 
   void Finish() {
     SynthesizeSteps();
+    InheritParamComms();
     PairCollectives();
     for (auto& [key, tl] : timelines_) WriteTimeline(&tl);
     WriteAllocatorCounters(t_, "ka", &allocators_, out_);
@@ -362,7 +363,9 @@ class KinetoImporter {
       return;
     }
     std::string coll = str("Collective name"), dtype = str("dtype");
-    if (!coll.empty()) Str(tl, keys::kCollective, coll);
+    // ProcessGroupNCCL also reports the program's wait on a collective ("wait") and the
+    // communicator's creation ("init") so: communication, but not collectives.
+    if (!coll.empty() && coll != "wait" && coll != "init") Str(tl, keys::kCollective, coll);
     if (!dtype.empty()) Str(tl, keys::kDtype, dtype);
     std::string group = str("Process Group Name");
     if (group.empty()) group = str("Process Group Description");
@@ -493,6 +496,43 @@ class KinetoImporter {
         AppendArgs(list[i], dtype, bytes);
       }
     }
+  }
+
+  // A backend's range inside a record_param_comms of its thread (NCCL's "nccl:all_reduce"
+  // within the collective's call) is that collective: where the range gives no bytes, it takes
+  // the sizes, element type, group and rank that record_param_comms gives, so that comm, which
+  // prefers backend ranges, still has them.
+  void InheritParamComms() {
+    std::map<Timeline*, std::vector<const Comm*>> params;
+    for (const auto& c : comms_)
+      if (c.name == "record_param_comms") params[c.tl].push_back(&c);
+    const uint32_t bytes = t_->Name(keys::kBytes);
+    for (const auto& c : comms_) {
+      auto p = params.find(c.tl);
+      if (p == params.end() || !(c.name.starts_with("nccl:") || c.name.starts_with("gloo:")))
+        continue;
+      LineEvent& ev = c.tl->items[c.item];
+      const LineEvent* outer = nullptr;  // the innermost record_param_comms around the range
+      for (const Comm* q : p->second) {
+        const LineEvent& o = c.tl->items[q->item];
+        if (o.start <= ev.start && ev.end <= o.end && (!outer || outer->start <= o.start))
+          outer = &o;
+      }
+      if (!outer || HasArg(*c.tl, ev, bytes)) continue;
+      Reopen(c.tl, &ev);
+      for (uint32_t i = 0; i < outer->nargs; ++i) {
+        Arg a = c.tl->args[outer->args + i];
+        if (a.key == t_->Name(keys::kCollective) || HasArg(*c.tl, ev, a.key)) continue;
+        c.tl->args.push_back(a);
+        ev.nargs++;
+      }
+    }
+  }
+
+  static bool HasArg(const Timeline& tl, const LineEvent& ev, uint32_t key) {
+    for (uint32_t i = 0; i < ev.nargs; ++i)
+      if (tl.args[ev.args + i].key == key) return true;
+    return false;
   }
 
   void AppendArgs(const Comm* c, const std::string& dtype, int64_t bytes) {
