@@ -51,7 +51,8 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # kept here already run: TfMemory (TensorFlow twice, oneDNN on and off: 78 s without ASan),
   # the Keras CNN with its primitives and report (76 s), the tf.data pipeline (68 s), torch's
   # Python-tracer stacks (43 s) and torch.compile (25 s): the stage went from 8.0 to 5.8 minutes.
-  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp)'
+  # The torchrun job is the DDP job's code of ours again, under a launcher process.
+  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log

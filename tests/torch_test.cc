@@ -260,6 +260,49 @@ TEST(TorchWorkloads, DdpWithGlooOnTwoRanksHasItsAllReducesWithBytes) {
   EXPECT_TRUE(found) << rt.dump().substr(0, 2000);
 }
 
+// The same job started by torch's own launcher, as users start it (torchrun, here as
+// `python -m torch.distributed.run`): the elastic agent's two workers carry ranks 0 and 1 from
+// the variables it gives them, the agent none, and `comm` matches each step's all-reduce of
+// DDP's gradient bucket across the two.
+TEST(TorchWorkloads, TorchrunWorkersCarryTheirRanksAndMatchTheirAllReduces) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  std::string trace = d / "t";
+  test::RunResult r;
+  if (!InNetworkNamespace({TT_CLI, "record", "-o", trace, "--", Python(), "-m",
+                           "torch.distributed.run", "--nproc_per_node", "2", "--master_addr",
+                           "127.0.0.1", "--master_port", "29500", Program("torch_ddp.py")},
+                          &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_GT(said["grad_bytes"], 0) << r.out;
+
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  ASSERT_EQ(info["processes"].size(), 3u) << "the agent and its two workers";
+  std::map<int64_t, int64_t> rank_of_pid;
+  for (const auto& p : info["processes"]) {
+    if (!p["rank"].is_object()) continue;
+    EXPECT_EQ(p["rank"]["world_size"], 2);
+    EXPECT_EQ(p["rank"]["local_rank"], p["rank"]["rank"]);
+    EXPECT_EQ(p["rank"]["source"], "RANK");
+    rank_of_pid[p["pid"].get<int64_t>()] = p["rank"]["rank"].get<int64_t>();
+  }
+  ASSERT_EQ(rank_of_pid.size(), 2u) << info.dump().substr(0, 2000);
+
+  json comm = RunJson({TT_CLI, "comm", trace, "--json"});
+  ASSERT_EQ(comm["ranks"].size(), 2u) << comm.dump().substr(0, 2000);
+  for (const auto& rk : comm["ranks"]) EXPECT_EQ(rk["rank"], rank_of_pid[rk["pid"].get<int64_t>()]);
+  int64_t allreduces = 0;
+  for (const auto& in : comm["instances"]) {
+    if (in["collective"] != "allreduce") continue;
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    allreduces += in["bytes"] == said["grad_bytes"];
+  }
+  EXPECT_EQ(allreduces, said["steps"]);
+  EXPECT_EQ(comm["unmatched"], 0);
+}
+
 // The capture of the one traced process that imported torch, from `info --json`.
 json TorchCapture(const std::string& trace) {
   json info = RunJson({TT_CLI, "info", trace, "--json"});
