@@ -615,6 +615,49 @@ TEST(CommTorch, RankThatSleepsBeforeAnAllReduceIsItsStraggler) {
       << FindingText(html, "small_messages");
 }
 
+// Point-to-point transfers (tests/programs/torch_p2p.py): each send is paired with the receive
+// on its peer as one "sendrecv" instance of the two ranks, by direction and order; the receive
+// that rank 0's sleep kept waiting has rank 0 as its straggler.
+TEST(CommTorch, SendsArePairedWithTheirPeersReceives) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_p2p.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_EQ(said["sends"], 3) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  int64_t transfers = said["sends"] + said["backs"];
+  const json* c = nullptr;
+  for (const auto& x : j["collectives"])
+    if (x["collective"] == "sendrecv") c = &x;
+  ASSERT_TRUE(c) << j["collectives"].dump();
+  EXPECT_EQ((*c)["instances"], transfers);
+  EXPECT_EQ((*c)["calls"], json::array({transfers, transfers}));
+  EXPECT_EQ((*c)["bytes"], said["sends"] * said["send_bytes"] + said["backs"] * said["back_bytes"]);
+  std::map<std::string, int64_t> per_direction;  // "0->1" -> transfers
+  for (const auto& in : j["instances"]) {
+    if (in["collective"] != "sendrecv") continue;
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    EXPECT_EQ(in["nranks"], 2);
+    ASSERT_EQ(in["arrivals"].size(), 2u) << in.dump();
+    int64_t src = in["src_rank"], dst = in["dst_rank"];
+    per_direction[std::to_string(src) + "->" + std::to_string(dst)]++;
+    EXPECT_EQ(in["bytes"], src == 0 ? said["send_bytes"] : said["back_bytes"]) << in.dump();
+    if (src == 0 && in["seq"] == 1) {  // rank 0 slept before it: rank 1 waited
+      EXPECT_EQ(j["ranks"][in["straggler_index"].get<size_t>()]["rank"], 0) << in.dump();
+      EXPECT_GT(in["skew_ns"].get<double>(), 0.75 * said["sleep_ms"] * 1e6) << in.dump();
+    }
+  }
+  EXPECT_EQ(per_direction["0->1"], said["sends"]);
+  EXPECT_EQ(per_direction["1->0"], said["backs"]);
+  // The report's straggler finding names rank 0, in pairs.
+  std::string f = FindingText(ReportOf(d / "t", d / "r.html"), "straggler");
+  EXPECT_NE(f.find("rank 0 arrived last in"), std::string::npos) << f;
+  EXPECT_NE(f.find(" send/receive pairs"), std::string::npos) << f;
+}
+
 TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
   REQUIRE_MODULE("torch");
   TempDir d;

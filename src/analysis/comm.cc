@@ -14,24 +14,42 @@ using InstanceId = std::tuple<std::string, std::string, int64_t, bool>;
 // The k-th event of each (group, collective) on a rank is the k-th on every rank of the group
 // (a process group runs its collectives in the order they were issued); an event with the
 // framework's instance key is matched by that key instead.
+// A send or receive whose peer is known is one end of a point-to-point transfer: the k-th send
+// from rank s to rank d in a group pairs with the k-th receive on d from s (a group's transfers
+// between two ranks arrive in the order they were sent), as one "sendrecv" instance of two
+// ranks. The id's collective names the direction so that each pair of ranks counts apart.
+std::string PairDirection(const CommEvent& e, int64_t rank, int64_t* src, int64_t* dst) {
+  if (e.peer < 0 || rank < 0 || (e.collective != "send" && e.collective != "recv")) return "";
+  bool send = e.collective == "send";
+  *src = send ? rank : e.peer;
+  *dst = send ? e.peer : rank;
+  return "sendrecv " + std::to_string(*src) + ">" + std::to_string(*dst);
+}
+
 std::map<InstanceId, CommInstance> Group(const std::vector<CommRank>& ranks) {
   std::map<InstanceId, CommInstance> by_id;
   for (size_t r = 0; r < ranks.size(); ++r) {
     std::map<std::pair<std::string, std::string>, uint64_t> next;  // (group, collective) -> k
     for (const CommEvent& e : ranks[r].events) {
-      uint64_t seq = next[{e.group, e.collective}]++;
+      int64_t src = -1, dst = -1;
+      std::string pair = PairDirection(e, ranks[r].rank, &src, &dst);
+      const std::string& kind = pair.empty() ? e.collective : pair;
+      uint64_t seq = next[{e.group, kind}]++;
       bool keyed = e.key >= 0;
-      InstanceId id{e.group, e.collective, keyed ? e.key : static_cast<int64_t>(seq), keyed};
+      InstanceId id{e.group, kind, keyed ? e.key : static_cast<int64_t>(seq), keyed};
       CommInstance& in = by_id[id];
       if (in.arrivals.empty()) {
-        in.collective = e.collective;
+        in.collective = pair.empty() ? e.collective : "sendrecv";
         in.group = e.group;
         in.seq = seq;
         in.key = keyed ? e.key : -1;
+        in.src = src;
+        in.dst = dst;
+        if (!pair.empty()) in.nranks = 2;
       }
       if (e.bytes >= 0 && in.bytes >= 0 && e.bytes != in.bytes) in.bytes_differ = true;
       in.bytes = std::max(in.bytes, e.bytes);
-      in.nranks = std::max(in.nranks, e.nranks);
+      if (in.src < 0) in.nranks = std::max(in.nranks, e.nranks);  // a pair's is 2
       if (in.algorithm.empty()) in.algorithm = e.algorithm;
       if (in.protocol.empty()) in.protocol = e.protocol;
       in.arrivals.push_back({r, e.start, e.end, 0});
@@ -168,8 +186,9 @@ void Totals(CommView* v) {
 }  // namespace
 
 std::string CommInstanceName(const CommInstance& in) {
-  std::string s = in.collective +
-                  (in.key >= 0 ? " key " + std::to_string(in.key) : " #" + std::to_string(in.seq));
+  std::string s = in.collective;
+  if (in.src >= 0) s += " " + std::to_string(in.src) + "->" + std::to_string(in.dst);
+  s += in.key >= 0 ? " key " + std::to_string(in.key) : " #" + std::to_string(in.seq);
   return in.group.empty() ? s : s + " of group " + in.group;
 }
 
@@ -209,7 +228,7 @@ double BusFactor(const std::string& c, int64_t n) {
   double f = static_cast<double>(n - 1) / static_cast<double>(n);
   if (c == "allreduce") return 2 * f;
   if (c == "allgather" || c == "reducescatter" || c == "alltoall") return f;
-  if (c == "broadcast" || c == "reduce" || c == "send" || c == "recv") return 1;
+  if (c == "broadcast" || c == "reduce" || c == "send" || c == "recv" || c == "sendrecv") return 1;
   return 0;
 }
 

@@ -29,6 +29,7 @@ struct CommEvent {
   int64_t bytes = -1;           // -1: not given
   int64_t nranks = -1;          // the group's size, when the event gives it
   int64_t key = -1;             // the framework's instance key (-1: none)
+  int64_t peer = -1;            // a send's destination, a receive's source (-1: not given)
   std::string name;             // the event's own name ("gloo:all_reduce")
   std::string op;               // the framework op's name, where the event gives one
   std::string algorithm;        // NCCL's algorithm ("Ring"), where the event gives it
@@ -78,10 +79,11 @@ struct CommArrival {
 
 struct CommInstance {
   std::string collective, group;
-  uint64_t seq = 0;    // its order among the group's collectives of this kind (from 0)
-  int64_t key = -1;    // the instance key it was matched by (-1: by sequence)
-  int64_t bytes = -1;  // the largest any rank gave (-1: none gave any)
-  int64_t nranks = 0;  // ranks expected: the group's size where given, else those seen
+  uint64_t seq = 0;            // its order among the group's collectives of this kind (from 0)
+  int64_t key = -1;            // the instance key it was matched by (-1: by sequence)
+  int64_t src = -1, dst = -1;  // a send paired with its receive ("sendrecv"): the two ranks
+  int64_t bytes = -1;          // the largest any rank gave (-1: none gave any)
+  int64_t nranks = 0;          // ranks expected: the group's size where given, else those seen
   std::vector<CommArrival> arrivals;  // one per rank that ran it, in rank order
   uint64_t first_enter = 0, last_enter = 0, last_exit = 0;
   uint64_t skew = 0;              // last_enter - first_enter

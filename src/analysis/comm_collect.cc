@@ -20,6 +20,7 @@ struct Keys {
   uint32_t collective, group, communicator, bytes, nranks, rank, instance, op_name;
   uint32_t algorithm, protocol;         // NCCL's (our plugin's events)
   uint32_t tf_op;                       // the name kTfCollectiveOp
+  uint32_t peer;                        // a send's or receive's peer rank
   uint32_t hlo_op, hlo_module, run_id;  // an XLA op's (imported from XSpace)
   explicit Keys(const model::Process& p) {
     auto xla =
@@ -31,6 +32,7 @@ struct Keys {
     std::tie(collective, group, communicator, bytes, nranks, rank, instance, op_name) =
         std::tuple_cat(ids);
     tf_op = model::KeyId(p, keys::kTfCollectiveOp);
+    peer = model::KeyId(p, keys::kPeerRank);
     algorithm = model::KeyId(p, keys::kAlgorithm);
     protocol = model::KeyId(p, keys::kProtocol);
   }
@@ -83,6 +85,7 @@ struct TrackComm {
     e.bytes = model::ArgInt(s.args, keys->bytes).value_or(-1);
     e.nranks = model::ArgInt(s.args, keys->nranks).value_or(-1);
     e.key = model::ArgInt(s.args, keys->instance).value_or(-1);
+    e.peer = model::ArgInt(s.args, keys->peer).value_or(-1);
     e.name = std::string(name);
     e.track = track;
     if (uint32_t op = model::ArgStr(s.args, keys->op_name)) e.op = proc->Name(op);

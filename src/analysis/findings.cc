@@ -195,11 +195,9 @@ void TraceFindings(const FindingInputs& in, std::vector<Finding>* out) {
 
 // "all-reduces", "all-gathers", "barriers": a collective's plural for people.
 std::string Plural(const std::string& c) {
-  static const std::map<std::string, std::string> kNames = {{"allreduce", "all-reduce"},
-                                                            {"allgather", "all-gather"},
-                                                            {"reducescatter", "reduce-scatter"},
-                                                            {"alltoall", "all-to-all"},
-                                                            {"recv", "receive"}};
+  static const std::map<std::string, std::string> kNames = {
+      {"allreduce", "all-reduce"}, {"allgather", "all-gather"}, {"reducescatter", "reduce-scatter"},
+      {"alltoall", "all-to-all"},  {"recv", "receive"},         {"sendrecv", "send/receive pair"}};
   auto it = kNames.find(c);
   return (it == kNames.end() ? c : it->second) + "s";
 }

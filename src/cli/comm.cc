@@ -126,6 +126,8 @@ json InstanceJson(const CommInstance& in) {
           {"group", in.group},
           {"seq", in.seq},
           {"key", Known(in.key)},
+          {"src_rank", Known(in.src)},
+          {"dst_rank", Known(in.dst)},
           {"bytes", Known(in.bytes)},
           {"nranks", in.nranks},
           {"algorithm", in.algorithm.empty() ? json(nullptr) : json(in.algorithm)},
@@ -286,8 +288,11 @@ void PrintCsv(const CommView& v) {
       const auto& r = v.ranks[a.rank];
       std::printf(
           "%s,%s,%llu,%s,%s,%lld,%d,%s,%lld,%llu,%llu,%llu,%d,%llu,%llu,%s,%s\n",
-          CsvQuote(in.collective).c_str(), CsvQuote(in.group).c_str(),
-          static_cast<unsigned long long>(in.seq),
+          CsvQuote(in.src < 0 ? in.collective
+                              : in.collective + " " + std::to_string(in.src) + "->" +
+                                    std::to_string(in.dst))
+              .c_str(),
+          CsvQuote(in.group).c_str(), static_cast<unsigned long long>(in.seq),
           in.key >= 0 ? std::to_string(in.key).c_str() : "",
           in.bytes >= 0 ? std::to_string(in.bytes).c_str() : "", static_cast<long long>(in.nranks),
           in.matched ? 1 : 0, r.rank >= 0 ? std::to_string(r.rank).c_str() : "",
@@ -354,6 +359,7 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
   for (const CommInstance* in : order) {
     std::string name =
         in->collective +
+        (in->src >= 0 ? " " + std::to_string(in->src) + "->" + std::to_string(in->dst) : "") +
         (in->key >= 0 ? " key " + std::to_string(in->key) : " #" + std::to_string(in->seq)) +
         (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
     std::string a = !algo ? ""

@@ -132,6 +132,9 @@ inline constexpr char kInstanceKey[] = "instance_key";
 inline constexpr char kInNelems[] = "in_nelems";
 // A collective's output element count.
 inline constexpr char kOutNelems[] = "out_nelems";
+// A point-to-point operation's other rank in its process group: a send's destination, a
+// receive's source.
+inline constexpr char kPeerRank[] = "peer_rank";
 // The nn.Module path around a PyTorch op ("Sequential/Conv2d_0"): the scope view's hierarchy.
 inline constexpr char kModule[] = "module";
 // Bytes the allocator reserves after the event (PyTorch).
@@ -196,7 +199,7 @@ inline constexpr std::string_view kArgKeys[] = {
     kOpType, kTfInputs, kStep, kTfOp, kDisplayName, kDomain, kCategory, kPayload, kPayloadSchema,
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
-    kOutNelems, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
+    kOutNelems, kPeerRank, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
     kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
     kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
     kNetPlugin,

@@ -156,7 +156,9 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
     }
   std::vector<Instance> out;
   for (const CommInstance& ci : v.instances) {
-    if (!ci.matched) continue;
+    // A send paired with its receive is no collective: the sender does not wait for the
+    // receiver (gloo and NCCL buffer it), so it does not join the two ranks here.
+    if (!ci.matched || ci.src >= 0) continue;
     uint64_t first_exit = UINT64_MAX;
     for (const auto& a : ci.arrivals) first_exit = std::min(first_exit, a.exit);
     out.push_back(

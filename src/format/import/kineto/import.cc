@@ -140,6 +140,18 @@ std::string FirstType(const json& types) {
                                                                     : std::string();
 }
 
+// c10d's send and recv_ take (tensors, group, peer, tag): the peer's rank in the group is their
+// third input, which Kineto records as a string among "Concrete Inputs" ("1"); -1 otherwise.
+int64_t PeerRank(std::string_view collective, const json& args) {
+  if (collective != "send" && collective != "recv") return -1;
+  const json& in = Field(args, "Concrete Inputs");
+  if (!in.is_array() || in.size() < 3 || !in[2].is_string()) return -1;
+  const std::string& v = in[2].get_ref<const std::string&>();
+  int64_t n = -1;
+  auto r = std::from_chars(v.data(), v.data() + v.size(), n);
+  return r.ec == std::errc() && r.ptr == v.data() + v.size() ? n : -1;
+}
+
 // "c10d::allreduce_" and "gloo:all_reduce" -> "allreduce": one collective's two names.
 std::string CollectiveKey(std::string_view name) {
   name.remove_prefix(name.rfind(':') == std::string_view::npos ? 0 : name.rfind(':') + 1);
@@ -258,8 +270,10 @@ class KinetoImporter {
     if (k.category == Category::kStep) has_step_markers_ = true;
     if (k.module && name.size() > 11) tl->modules.emplace(ev.name, t_->Name(name.substr(11)));
     if (k.comm || name.starts_with("c10d::"))
-      comms_.push_back({tl, tl->items.size(), name, Nelems(Field(Field(e, "args"), "Input Dims")),
-                        FirstType(Field(Field(e, "args"), "Input type"))});
+      comms_.push_back(
+          {tl, tl->items.size(), name, Nelems(Field(Field(e, "args"), "Input Dims")),
+           FirstType(Field(Field(e, "args"), "Input type")),
+           name.starts_with("c10d::") ? PeerRank(CollectiveKey(name), Field(e, "args")) : -1});
     tl->items.push_back(ev);
   }
 
@@ -322,6 +336,7 @@ class KinetoImporter {
       if (coll.ends_with('_')) coll.pop_back();
       Str(tl, keys::kCollective, coll);
       if (int64_t n = Nelems(Field(a, "Input Dims")); n >= 0) Int(tl, keys::kInNelems, n);
+      if (int64_t peer = PeerRank(coll, a); peer >= 0) Int(tl, keys::kPeerRank, peer);
       GroupArgs(tl);
     }
   }
@@ -439,6 +454,7 @@ class KinetoImporter {
     std::string name;
     int64_t nelems;
     std::string dtype;
+    int64_t peer = -1;  // a c10d send's or recv's peer rank
   };
 
   // One end of a forward-to-backward flow ("fwdbwd": "s" at the forward op, "f" at its
@@ -494,6 +510,7 @@ class KinetoImporter {
         const std::string& dtype = it->second[i]->dtype;
         int64_t bytes = key.second * static_cast<int64_t>(DtypeBytes(dtype));
         AppendArgs(list[i], dtype, bytes);
+        if (list[i]->peer >= 0) AppendPeer(it->second[i], list[i]->peer);
       }
     }
   }
@@ -541,6 +558,15 @@ class KinetoImporter {
     Reopen(tl, &ev);
     Str(tl, keys::kDtype, dtype);
     if (bytes > 0) Int(tl, keys::kBytes, bytes);
+    ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+  }
+
+  // The backend's range of a send or receive gets the peer its c10d op named.
+  void AppendPeer(const Comm* c, int64_t peer) {
+    Timeline* tl = c->tl;
+    LineEvent& ev = tl->items[c->item];
+    Reopen(tl, &ev);
+    Int(tl, keys::kPeerRank, peer);
     ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
   }
 
