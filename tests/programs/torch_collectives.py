@@ -5,12 +5,12 @@ prints each collective's count and bytes (`allreduce 5`, `allreduce_bytes 4096`,
 With TT_COMM_SLEEP_MS=N, rank TT_COMM_SLEEP_RANK (default 1) sleeps N ms before all-reduce number
 TT_COMM_SLEEP_AT (from 0, default 2): it enters that all-reduce last."""
 import os
-import subprocess
-import sys
 import time
 
 import torch
 import torch.distributed as dist
+
+from two_ranks import launch
 
 ALLREDUCES, BROADCASTS, ALLGATHERS = 5, 2, 3
 NUMEL = {"allreduce": 1024, "broadcast": 256, "allgather": 128}
@@ -41,14 +41,5 @@ def main():
     dist.destroy_process_group()
 
 
-def launch():
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29534"))
-    ranks = [subprocess.Popen([sys.executable, __file__],
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
-    codes = [p.wait() for p in ranks]
-    sys.exit(next((c for c in codes if c), 0))
-
-
 if __name__ == "__main__":
-    main() if "RANK" in os.environ else launch()
+    main() if "RANK" in os.environ else launch(__file__, "29534")

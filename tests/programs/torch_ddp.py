@@ -4,12 +4,12 @@ WORLD_SIZE, MASTER_ADDR=127.0.0.1 and MASTER_PORT set, as torchrun would, and ex
 first failing rank's status. Rank 0 prints `steps N` and `grad_bytes B` (the bytes DDP
 all-reduces per step)."""
 import os
-import subprocess
-import sys
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
+
+from two_ranks import launch
 
 STEPS = 4
 
@@ -33,14 +33,5 @@ def main():
     dist.destroy_process_group()
 
 
-def launch():
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29533"))
-    ranks = [subprocess.Popen([sys.executable, __file__],
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
-    codes = [p.wait() for p in ranks]
-    sys.exit(next((c for c in codes if c), 0))
-
-
 if __name__ == "__main__":
-    main() if "RANK" in os.environ else launch()
+    main() if "RANK" in os.environ else launch(__file__, "29533")

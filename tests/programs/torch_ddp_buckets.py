@@ -6,12 +6,13 @@ layer), so that both bucket sizes run under the same load of the machine; a numb
 copy with bucket_cap_mb=N. One thread per rank; no profiler call. Started without RANK, it is
 its own launcher (as torch_ddp.py). Rank 0 prints `steps N` and `grad_bytes B` (per copy)."""
 import os
-import subprocess
 import sys
 
 import torch
 import torch.distributed as dist
 import torch.nn as nn
+
+from two_ranks import launch
 
 STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 20
 MODE = sys.argv[2] if len(sys.argv) > 2 else "alternate"
@@ -46,14 +47,5 @@ def main():
     dist.destroy_process_group()
 
 
-def launch():
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29534"))
-    ranks = [subprocess.Popen([sys.executable, __file__] + sys.argv[1:],
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
-    codes = [p.wait() for p in ranks]
-    sys.exit(next((c for c in codes if c), 0))
-
-
 if __name__ == "__main__":
-    main() if "RANK" in os.environ else launch()
+    main() if "RANK" in os.environ else launch(__file__, "29534")

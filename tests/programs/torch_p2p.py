@@ -5,12 +5,12 @@ to rank 1 (dist.send), sleeping SLEEP_MS before send number 1 (from 0), so that 
 waits for it; rank 1 sends BACKS tensors of 256 floats back (dist.isend, then wait()). Rank 0
 prints `sends 3`, `send_bytes 4096`, `backs 2`, `back_bytes 1024`, `sleep_ms 20`."""
 import os
-import subprocess
-import sys
 import time
 
 import torch
 import torch.distributed as dist
+
+from two_ranks import launch
 
 SENDS, BACKS, SLEEP_MS = 3, 2, 20
 NUMEL = {"send": 1024, "back": 256}
@@ -41,14 +41,5 @@ def main():
     dist.destroy_process_group()
 
 
-def launch():
-    env = dict(os.environ, WORLD_SIZE="2", MASTER_ADDR="127.0.0.1",
-               MASTER_PORT=os.environ.get("TT_DDP_PORT", "29536"))
-    ranks = [subprocess.Popen([sys.executable, __file__],
-                              env=dict(env, RANK=str(r), LOCAL_RANK=str(r))) for r in range(2)]
-    codes = [p.wait() for p in ranks]
-    sys.exit(next((c for c in codes if c), 0))
-
-
 if __name__ == "__main__":
-    main() if "RANK" in os.environ else launch()
+    main() if "RANK" in os.environ else launch(__file__, "29536")
