@@ -164,6 +164,34 @@ TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
   // Not its typical step: three steps are too few (-7.5% to +10% in runs of 11; docs/replay.md).
 }
 
+// A two-stage pipeline (torch_pipeline.py, gloo on two ranks): each step's activations go from
+// rank 0 to rank 1 and their gradient back, each send paired with its receive (comm's
+// sendrecv) as a transfer the receiver waits for. Rank 0 spends most of its step waiting in
+// gloo:recv for rank 1's tanh layers: linked, the critical path runs through those layers, not
+// through the wait, and making them 10x faster shortens the job's step (unlinked, rank 0's
+// measured wait would keep it as long).
+TEST(ReplayPipeline, StagesLinkedBySendRecv) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  if (!RecordInNamespace(d, "torch_pipeline.py", {}, {}, &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = Replay(d / "t", {"--what-if", "aten::tanh=0.1"});
+  ExpectFaithful(j, 10);
+  int steps = j["steps_replayed"].get<int>();
+  EXPECT_GE(j["p2p_transfers"].get<int>(), 2 * steps - 2) << j["notes"].dump();
+  EXPECT_LE(j["p2p_transfers"].get<int>(), 2 * steps);
+  const json& top = j["critical_path"]["items"][0];
+  EXPECT_EQ(top["label"], "aten::tanh") << j["critical_path"].dump(1);
+  for (const auto& item : j["critical_path"]["items"])
+    if (item["label"] == "gloo:recv") {
+      EXPECT_LT(item["share"].get<double>(), 0.1) << item.dump();
+    }
+  EXPECT_LT(j["what_ifs"][0]["predicted_ns"].get<double>(), 0.85 * j["predicted_ns"].get<double>())
+      << j["what_ifs"].dump(1);
+}
+
 // MultiWorkerMirroredStrategy on 2 workers (tf_mwms.py: 3 steps, each all-reducing two
 // gradients over gRPC, in a network namespace of its own): both workers replayed together,
 // their CollectiveReduceV2 ops joining them, on the CPU (CPU sharing, said in a note).

@@ -156,16 +156,21 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
     }
   std::vector<Instance> out;
   for (const CommInstance& ci : v.instances) {
-    // A send paired with its receive is no collective: the sender does not wait for the
-    // receiver (gloo and NCCL buffer it), so it does not join the two ranks here.
-    if (!ci.matched || ci.src >= 0) continue;
+    if (!ci.matched) continue;
     uint64_t first_exit = UINT64_MAX;
     for (const auto& a : ci.arrivals) first_exit = std::min(first_exit, a.exit);
-    out.push_back(
-        {ci.collective, ci.group, ci.last_enter, first_exit, ci.arrivals.size(), ci.bytes});
+    bool p2p = ci.src >= 0;
+    // A transfer's label names its direction (not its number), so that a step's sends of one
+    // direction add up as one item of the critical path across steps.
+    std::string name = !p2p ? ci.collective
+                            : ci.collective + " " + std::to_string(ci.src) + "->" +
+                                  std::to_string(ci.dst) +
+                                  (ci.group.empty() ? "" : " of group " + ci.group);
+    out.push_back({name, ci.group, ci.last_enter, first_exit, ci.arrivals.size(), ci.bytes, p2p});
     for (const auto& a : ci.arrivals)
       if (to_rank[a.rank] != SIZE_MAX)
-        (*ranks)[to_rank[a.rank]].arrivals.push_back({a.enter, a.exit, out.size() - 1});
+        (*ranks)[to_rank[a.rank]].arrivals.push_back(
+            {a.enter, a.exit, out.size() - 1, p2p && v.ranks[a.rank].rank == ci.src});
   }
   for (auto& r : *ranks)
     std::sort(r.arrivals.begin(), r.arrivals.end(),

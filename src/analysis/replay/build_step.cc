@@ -48,8 +48,14 @@ struct RankBuild {
   std::unordered_map<uint32_t, std::vector<Placed>> fed;
 };
 
+// A rank's call of a collective, split at its arrival and at the transfer's end; of a
+// point-to-point instance, the sender's call is whole (`a`, with no `e`) and the receiver's is
+// split at its own exit (the data arrived).
 struct Split {
-  uint32_t a = 0, e = 0;
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint32_t a = 0, e = kNone;
+  size_t rank = 0;
+  uint64_t enter = 0;  // the arrival's
 };
 
 std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
@@ -91,6 +97,7 @@ class StepBuilder {
                 uint64_t end);
   uint32_t SharedLane(const std::string& name, uint64_t start, uint64_t end, bool link);
   void Collectives();
+  void SendRecv(const Instance& in, const std::vector<Split>& ends);
   void PointToPoints(const std::vector<RankBuild>& builds);
   void Edges(const RankBuild& rb);
   void AutogradEdges(const RankInput& r, const RankBuild& rb);
@@ -132,8 +139,9 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
                                [](const Arrival& x, uint64_t t) { return x.enter < t; });
     if (it != r.arrivals.end() && it->enter <= at.end && it->exit <= at.end) arr = &*it;
   }
-  if (!arr) {
+  if (!arr || arr->send) {
     uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
+    if (arr) splits_[arr->instance].push_back({v, Split::kNone, rb->rank, arr->enter});
     if (at.corr >= 0) rb->device[v] = at.corr;
     if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
     if (at.backward_seq >= 0) rb->backwards.emplace_back(v, at.backward_seq);
@@ -144,8 +152,11 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
     return;
   }
   const Instance& in = inst_[arr->instance];
-  uint64_t done = std::max(in.last_enter, in.first_exit);
+  uint64_t done =
+      in.p2p ? std::max(in.last_enter, arr->exit) : std::max(in.last_enter, in.first_exit);
   Split sp;
+  sp.rank = rb->rank;
+  sp.enter = arr->enter;
   // The call before its arrival and after the transfer is the rank's own (runtime) work.
   sp.a = Node(lane, rb, label, NodeKind::kRuntime, at.start, arr->enter);
   sp.e = Node(lane, rb, label, NodeKind::kRuntime, std::min(done, at.end), at.end);
@@ -220,6 +231,10 @@ void StepBuilder::Collectives() {
             [&](size_t x, size_t y) { return inst_[x].last_enter < inst_[y].last_enter; });
   for (size_t i : joined) {
     const Instance& in = inst_[i];
+    if (in.p2p) {
+      SendRecv(in, splits_[i]);
+      continue;
+    }
     uint64_t end = std::max(in.first_exit, in.last_enter);
     uint32_t lane = SharedLane("communicator " + (in.group.empty() ? "0" : in.group), in.last_enter,
                                end, false);
@@ -232,6 +247,30 @@ void StepBuilder::Collectives() {
       waited_.insert(s.e);
     }
   }
+}
+
+// A send paired with its receive: one transfer node on the link from the sender to the
+// receiver, from the later of the two arrivals to the receive's end; it follows the send's call
+// at the send's offset into it and the receive's call up to its arrival, and the rest of the
+// receive's call waits for it. The sender waits for nothing (its data is buffered).
+void StepBuilder::SendRecv(const Instance& in, const std::vector<Split>& ends) {
+  auto send =
+      std::find_if(ends.begin(), ends.end(), [](const Split& s) { return s.e == Split::kNone; });
+  auto recv =
+      std::find_if(ends.begin(), ends.end(), [](const Split& s) { return s.e != Split::kNone; });
+  if (send == ends.end() || recv == ends.end()) return;
+  uint64_t end = std::max(in.last_enter, t0_ + g_.nodes[recv->e].measured);
+  uint32_t lane = SharedLane(g_.ranks[send->rank].label + " -> " + g_.ranks[recv->rank].label,
+                             in.last_enter, end, true);
+  uint32_t t = g_.AddNode(lane, g_.AddLabel(in.name), NodeKind::kComm, end - in.last_enter,
+                          Rel(in.last_enter));
+  g_.nodes[t].bytes = in.bytes;
+  uint64_t send_start = t0_ + g_.nodes[send->a].measured;
+  g_.AddEdge(send->a, t, send->enter > send_start ? send->enter - send_start : 0, EdgeKind::kP2p,
+             true);
+  g_.AddEdge(recv->a, t, 0, EdgeKind::kP2p);
+  g_.AddEdge(t, recv->e, 0, EdgeKind::kP2p);
+  waited_.insert(recv->e);
 }
 
 // The node of rb that started at t, else (where `running`) one running at t, else the first

@@ -12,6 +12,7 @@ namespace tt::analysis::replay {
 struct Arrival {
   uint64_t enter = 0, exit = 0;
   size_t instance = 0;  // index in StepInput::instances
+  bool send = false;    // the sending end of a point-to-point instance
 };
 
 struct Instance {
@@ -20,6 +21,8 @@ struct Instance {
   uint64_t last_enter = 0, first_exit = 0;
   size_t ranks = 0;    // arrivals expected
   int64_t bytes = -1;  // -1: not given
+  // A send paired with its receive (comm's sendrecv): only the receiver waits for the transfer.
+  bool p2p = false;
 };
 
 // A tensor sent from one process to another (TensorFlow's _Send and _Recv, p2p.h), on the
