@@ -254,6 +254,42 @@ TEST(CommClock, ShiftedRecordingIsMovedBackByCausality) {
   EXPECT_TRUE(v.notes.empty()) << v.notes[0];
 }
 
+// Sends one way only (rank 0 to rank 1, whose clock runs 50 ms behind), each receive posted
+// before its send: a receive ends after its send began, which bounds the offset from below only
+// (d >= 130 - 83 ms): the offset is that bound, with no uncertainty; the pairs match by
+// direction and order, the sender the straggler.
+TEST(CommClock, SendsOneWayBoundTheOffsetOnOneSide) {
+  auto send = [](uint64_t a, uint64_t b) {
+    CommEvent e = Ev("send", "0", a, b, 4096);
+    e.peer = 1;
+    return e;
+  };
+  auto recv = [](uint64_t a, uint64_t b) {
+    CommEvent e = Ev("recv", "0", a + 50, b + 50, 4096);
+    e.peer = 0;
+    return e;
+  };
+  CommRank r0 = Rank(0, {send(110, 111), send(130, 132)}),
+           r1 = Rank(1, {recv(5, 15), recv(25, 33)});
+  r0.trace = "r0", r1.trace = "r1";
+  r0.clock = r1.clock = "boot";
+  CommView v = analysis::MatchCollectives({r0, r1});
+  EXPECT_EQ(v.matched, 2u);
+  EXPECT_EQ(v.unmatched, 0u);
+  const auto* p = Find(v, "sendrecv", 1);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->src, 0);
+  EXPECT_EQ(p->dst, 1);
+  EXPECT_EQ(p->straggler, 0u);
+  const auto& c = v.clocks[1];
+  EXPECT_EQ(c.method, "causality");
+  EXPECT_EQ(c.constraints, 2u);
+  EXPECT_EQ(c.low_ns, 47 * static_cast<int64_t>(kMs));  // max(110 - 65, 130 - 83)
+  EXPECT_EQ(c.high_ns, INT64_MAX);
+  EXPECT_EQ(c.offset_ns, 47 * static_cast<int64_t>(kMs));
+  EXPECT_EQ(c.uncertainty_ns, -1);
+}
+
 TEST(CommClock, RecordedClocksThatAgreeWithCausalityAreKept) {
   CommView v = analysis::MatchCollectives(ShiftedJob(0));
   ASSERT_EQ(v.clocks.size(), 2u);
@@ -946,6 +982,49 @@ TEST(CommClockTorch, ShiftOfOneRanksClockIsFoundAndCausalityHolds) {
   // The text names the offset.
   auto text = RunCmd({TT_CLI, "comm", d / "r0", d / "r1"});
   EXPECT_NE(text.out.find("causality"), std::string::npos) << text.out;
+}
+
+// The two-stage pipeline (torch_pipeline.py), one recording per rank, rank 1's clock 5 ms
+// ahead: besides the one barrier, each transfer bounds the offset on one side (a receive ends
+// after its send began), activations one way and gradients the other, so the window is narrow
+// (on the development machine 37 us wide from 25 instances, the shift found to 5 us); after
+// it, no receive ends before its send began.
+TEST(CommClockTorch, PipelineTransfersBoundAShiftedClock) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  constexpr int64_t kShift = 5000000;
+  std::map<std::string, std::string> common = {
+      {"WORLD_SIZE", "2"}, {"MASTER_ADDR", "127.0.0.1"}, {"MASTER_PORT", "29542"}};
+  auto r0 = common, r1 = common;
+  r0["RANK"] = r0["LOCAL_RANK"] = "0";
+  r1["RANK"] = r1["LOCAL_RANK"] = "1";
+  r1["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(kShift);
+  RECORD_EACH_OR_SKIP((std::vector<std::string>{d / "r0", d / "r1"}), "torch_pipeline.py",
+                      (std::vector<std::map<std::string, std::string>>{r0, r1}), d.path(), r);
+  json j = CommJson({d / "r0", d / "r1"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  const json& c = j["clocks"][1];
+  EXPECT_EQ(c["method"], "causality") << c.dump();
+  EXPECT_GT(c["constraints"].get<int>(), 20) << c.dump();  // the transfers, not the barrier alone
+  ASSERT_TRUE(c["low_ns"].is_number() && c["high_ns"].is_number()) << c.dump();
+  EXPECT_LE(c["low_ns"].get<int64_t>(), -kShift) << c.dump();
+  EXPECT_GE(c["high_ns"].get<int64_t>(), -kShift) << c.dump();
+  EXPECT_LT(c["uncertainty_ns"].get<int64_t>(), 1000000) << c.dump();
+  for (const auto& in : j["instances"]) {
+    if (in["collective"] != "sendrecv") continue;
+    uint64_t send_enter = 0, recv_exit = 0;
+    for (const auto& a : in["arrivals"]) {
+      bool sender = j["ranks"][a["rank_index"].get<size_t>()]["rank"] == in["src_rank"];
+      (sender ? send_enter : recv_exit) = a[sender ? "enter_ns" : "exit_ns"].get<uint64_t>();
+    }
+    EXPECT_GE(recv_exit, send_enter) << in.dump();
+  }
+  std::printf("pipeline, shift %lld ns: offset %lld ns, window [%lld, %lld], %d constraints\n",
+              static_cast<long long>(kShift), c["offset_ns"].get<long long>(),
+              c["low_ns"].get<long long>(), c["high_ns"].get<long long>(),
+              c["constraints"].get<int>());
 }
 
 // ---- Communication per step, and its overlap with compute ----

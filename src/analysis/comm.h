@@ -75,6 +75,7 @@ struct CommArrival {
   size_t rank = 0;  // index in CommView::ranks
   uint64_t enter = 0, exit = 0;
   uint64_t wait = 0;  // from its entry until the last rank entered (at most until its exit)
+  bool send = false;  // the sending end of a sendrecv
 };
 
 struct CommInstance {

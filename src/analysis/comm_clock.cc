@@ -1,10 +1,12 @@
 // Aligning the clocks of several recordings (comm.h, CommClock): recorded CLOCK_REALTIME
-// offsets, refined by the causality of symmetric collectives.
+// offsets, refined by the causality of symmetric collectives and of sends paired with their
+// receives.
 #include <algorithm>
 #include <map>
 #include <tuple>
 
 #include "analysis/comm.h"
+#include "analysis/p2p.h"
 
 namespace tt::analysis {
 
@@ -24,10 +26,31 @@ struct Bounds {
   uint64_t instances = 0;
 };
 
+// A send paired with its receive bounds it on one side: the receive ends after the send began
+// (d >= send_a - exit_b where the reference sent, d <= exit_a - send_b where it received).
+bool SendRecvBounds(const CommInstance& in, const std::vector<size_t>& unit_of, size_t unit,
+                    Bounds* b) {
+  bool shared = false;
+  for (const CommArrival& a : in.arrivals)
+    for (const CommArrival& o : in.arrivals) {
+      if (unit_of[a.rank] != 0 || unit_of[o.rank] != unit || a.send == o.send) continue;
+      if (a.send)
+        b->low = std::max(b->low, static_cast<int64_t>(a.enter) - static_cast<int64_t>(o.exit));
+      else
+        b->high = std::min(b->high, static_cast<int64_t>(a.exit) - static_cast<int64_t>(o.enter));
+      shared = true;
+    }
+  return shared;
+}
+
 Bounds BoundsOf(const std::vector<CommInstance>& instances, const std::vector<size_t>& unit_of,
                 size_t unit) {
   Bounds b;
   for (const CommInstance& in : instances) {
+    if (in.src >= 0) {
+      b.instances += SendRecvBounds(in, unit_of, unit, &b);
+      continue;
+    }
     if (!Symmetric(in.collective)) continue;
     bool shared = false;
     for (const CommArrival& a : in.arrivals) {
@@ -78,11 +101,13 @@ void Refine(CommClock* c, Bounds b, const std::string& reference, std::vector<st
   } else {
     // The window's middle: each bound comes from the instance whose last rank was followed
     // most closely by the other's exit (the least delay, as NTP takes the fastest exchange),
-    // and a collective's latency after the last arrival is alike both ways.
-    c->offset_ns = b.low + (b.high - b.low) / 2;
+    // and a collective's latency after the last arrival is alike both ways. Bounded on one
+    // side only (sends in one direction), the nearest offset it allows.
+    c->offset_ns = IntoWindow(c->recorded_ns, b.low, b.high);
     c->method = "causality";
   }
-  c->uncertainty_ns = std::max(c->offset_ns - b.low, b.high - c->offset_ns);
+  if (b.low != INT64_MIN && b.high != INT64_MAX)
+    c->uncertainty_ns = std::max(c->offset_ns - b.low, b.high - c->offset_ns);
 }
 
 }  // namespace

@@ -228,8 +228,8 @@ void ShowAppliedClocks(const model::TraceModel& m, CommView* v) {
       if (rc.recording != c.trace) continue;
       // What this view found is what is left after the alignment (0 where it agrees).
       int64_t applied = rc.offset_ns;
-      c.low_ns += applied;
-      c.high_ns += applied;
+      if (c.low_ns != INT64_MIN) c.low_ns += applied;  // unbounded sides stay so
+      if (c.high_ns != INT64_MAX) c.high_ns += applied;
       c.offset_ns += applied;
       c.recorded_ns = rc.recorded_ns;
       if (c.method == "recorded" || c.method == "reference") {

@@ -151,16 +151,17 @@ json ClocksJson(const CommView& v) {
   for (const auto& c : v.clocks) {
     json ranks = json::array();
     for (size_t r : c.ranks) ranks.push_back(r);
-    out.push_back({{"trace", c.trace},
-                   {"host", c.host},
-                   {"rank_indices", ranks},
-                   {"method", c.method},
-                   {"recorded_offset_ns", c.recorded_ns},
-                   {"offset_ns", c.offset_ns},
-                   {"uncertainty_ns", Known(c.uncertainty_ns)},
-                   {"low_ns", c.bounded ? json(c.low_ns) : json(nullptr)},
-                   {"high_ns", c.bounded ? json(c.high_ns) : json(nullptr)},
-                   {"constraints", c.constraints}});
+    out.push_back(
+        {{"trace", c.trace},
+         {"host", c.host},
+         {"rank_indices", ranks},
+         {"method", c.method},
+         {"recorded_offset_ns", c.recorded_ns},
+         {"offset_ns", c.offset_ns},
+         {"uncertainty_ns", Known(c.uncertainty_ns)},
+         {"low_ns", c.bounded && c.low_ns != INT64_MIN ? json(c.low_ns) : json(nullptr)},
+         {"high_ns", c.bounded && c.high_ns != INT64_MAX ? json(c.high_ns) : json(nullptr)},
+         {"constraints", c.constraints}});
   }
   return out;
 }
