@@ -178,16 +178,21 @@ TEST(ReplayPipeline, StagesLinkedBySendRecv) {
     GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(d / "t", {"--what-if", "aten::tanh=0.1"});
-  ExpectFaithful(j, 10);
+  // Within 15%: the two ranks' processes share the machine's cores with the other tests, which
+  // replay does not model here (with three busy loops beside it on two cores: 7.5% to 10.7%;
+  // on an idle machine, 0.1%).
+  ExpectFaithful(j, 10, 0.15);
   int steps = j["steps_replayed"].get<int>();
   EXPECT_GE(j["p2p_transfers"].get<int>(), 2 * steps - 2) << j["notes"].dump();
   EXPECT_LE(j["p2p_transfers"].get<int>(), 2 * steps);
-  const json& top = j["critical_path"]["items"][0];
-  EXPECT_EQ(top["label"], "aten::tanh") << j["critical_path"].dump(1);
-  for (const auto& item : j["critical_path"]["items"])
+  double tanh = 0;  // aten::tanh's share of the critical path (41.6% on an idle machine)
+  for (const auto& item : j["critical_path"]["items"]) {
+    if (item["label"] == "aten::tanh") tanh = item["share"].get<double>();
     if (item["label"] == "gloo:recv") {
       EXPECT_LT(item["share"].get<double>(), 0.1) << item.dump();
     }
+  }
+  EXPECT_GT(tanh, 0.25) << j["critical_path"].dump(1);
   EXPECT_LT(j["what_ifs"][0]["predicted_ns"].get<double>(), 0.85 * j["predicted_ns"].get<double>())
       << j["what_ifs"].dump(1);
 }

@@ -52,7 +52,8 @@ std::map<InstanceId, CommInstance> Group(const std::vector<CommRank>& ranks) {
       if (in.src < 0) in.nranks = std::max(in.nranks, e.nranks);  // a pair's is 2
       if (in.algorithm.empty()) in.algorithm = e.algorithm;
       if (in.protocol.empty()) in.protocol = e.protocol;
-      in.arrivals.push_back({r, e.start, e.end, 0, !pair.empty() && e.collective == "send"});
+      in.arrivals.push_back(
+          {r, e.start, e.end, 0, !pair.empty() && e.collective == "send", e.call});
     }
   }
   return by_id;

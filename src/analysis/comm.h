@@ -30,6 +30,7 @@ struct CommEvent {
   int64_t nranks = -1;          // the group's size, when the event gives it
   int64_t key = -1;             // the framework's instance key (-1: none)
   int64_t peer = -1;            // a send's destination, a receive's source (-1: not given)
+  uint64_t call = 0;            // a send's call (c10d::send) around its start (0: none)
   std::string name;             // the event's own name ("gloo:all_reduce")
   std::string op;               // the framework op's name, where the event gives one
   std::string algorithm;        // NCCL's algorithm ("Ring"), where the event gives it
@@ -76,6 +77,7 @@ struct CommArrival {
   uint64_t enter = 0, exit = 0;
   uint64_t wait = 0;  // from its entry until the last rank entered (at most until its exit)
   bool send = false;  // the sending end of a sendrecv
+  uint64_t call = 0;  // a send's call start, where before its entry (0: none)
 };
 
 struct CommInstance {

@@ -26,18 +26,22 @@ struct Bounds {
   uint64_t instances = 0;
 };
 
-// A send paired with its receive bounds it on one side: the receive ends after the send began
-// (d >= send_a - exit_b where the reference sent, d <= exit_a - send_b where it received).
+// A send paired with its receive bounds it on one side: the receive ends after the send began,
+// its call where known (the backend's range may open later: comm_collect.cc), so d >= send_a -
+// exit_b where the reference sent, d <= exit_a - send_b where it received.
 bool SendRecvBounds(const CommInstance& in, const std::vector<size_t>& unit_of, size_t unit,
                     Bounds* b) {
+  auto sent = [](const CommArrival& x) {
+    return static_cast<int64_t>(x.call ? std::min(x.call, x.enter) : x.enter);
+  };
   bool shared = false;
   for (const CommArrival& a : in.arrivals)
     for (const CommArrival& o : in.arrivals) {
       if (unit_of[a.rank] != 0 || unit_of[o.rank] != unit || a.send == o.send) continue;
       if (a.send)
-        b->low = std::max(b->low, static_cast<int64_t>(a.enter) - static_cast<int64_t>(o.exit));
+        b->low = std::max(b->low, sent(a) - static_cast<int64_t>(o.exit));
       else
-        b->high = std::min(b->high, static_cast<int64_t>(a.exit) - static_cast<int64_t>(o.enter));
+        b->high = std::min(b->high, static_cast<int64_t>(a.exit) - sent(o));
       shared = true;
     }
   return shared;
@@ -142,10 +146,14 @@ std::vector<CommClock> AlignClocks(std::vector<CommRank>* ranks,
     for (CommArrival& a : in.arrivals) {
       auto d = static_cast<uint64_t>(clocks[unit_of[a.rank]].offset_ns);
       a.enter += d, a.exit += d;
+      if (a.call) a.call += d;
     }
   for (size_t r = 0; r < ranks->size(); ++r) {
     auto d = static_cast<uint64_t>(clocks[unit_of[r]].offset_ns);
-    for (CommEvent& e : (*ranks)[r].events) e.start += d, e.end += d;
+    for (CommEvent& e : (*ranks)[r].events) {
+      e.start += d, e.end += d;
+      if (e.call) e.call += d;
+    }
     for (CommStep& s : (*ranks)[r].steps) s.start += d, s.end += d;
   }
   return clocks;

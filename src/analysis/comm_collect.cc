@@ -159,6 +159,18 @@ struct CommScans::State {
 
 namespace {
 
+// A backend's send range may begin well after the program's call handed its data over (under
+// load, milliseconds after: gloo opens it once the work is queued), so a send also keeps its
+// call's start (c10d::send, the `call` tier of its track) where the range began within one.
+void SendCalls(const std::vector<CommEvent>& calls, std::vector<CommEvent>* events) {
+  for (CommEvent& e : *events) {
+    if (e.collective != "send") continue;
+    for (const CommEvent& c : calls)
+      if (c.collective == "send" && c.track == e.track && c.start <= e.start && e.start <= c.end)
+        e.call = c.start;
+  }
+}
+
 // Process p's steps of `steps` (null: none), by start.
 std::vector<Step> StepsOf(const std::vector<Step>* steps, size_t p) {
   std::vector<Step> own;
@@ -214,6 +226,7 @@ std::vector<CommRank> CommScans::Finish(const std::vector<Step>* steps) {
         auto& ev = s_->scans[track].tiers[t];
         if (ev.empty()) continue;
         r.source = kTierNames[t];
+        if (t == kBackend) SendCalls(s_->scans[track].tiers[kCall], &ev);
         r.events.insert(r.events.end(), std::make_move_iterator(ev.begin()),
                         std::make_move_iterator(ev.end()));
       }
