@@ -186,9 +186,12 @@ void Totals(CommView* v) {
 
 }  // namespace
 
+std::string CommDirection(const CommInstance& in) {
+  return in.src < 0 ? "" : " " + std::to_string(in.src) + "->" + std::to_string(in.dst);
+}
+
 std::string CommInstanceName(const CommInstance& in) {
-  std::string s = in.collective;
-  if (in.src >= 0) s += " " + std::to_string(in.src) + "->" + std::to_string(in.dst);
+  std::string s = in.collective + CommDirection(in);
   s += in.key >= 0 ? " key " + std::to_string(in.key) : " #" + std::to_string(in.seq);
   return in.group.empty() ? s : s + " of group " + in.group;
 }

@@ -178,6 +178,8 @@ std::vector<CommClock> AlignClocks(std::vector<CommRank>* ranks,
 CommView MatchCollectives(std::vector<CommRank> ranks);
 
 // A collective's short name for people: "allreduce #2", "allgather key 7 of group 1".
+// A sendrecv's direction, " 0->1" (its ranks); "" for a collective.
+std::string CommDirection(const CommInstance& in);
 std::string CommInstanceName(const CommInstance& in);
 
 // CollectCollectives of one trace in two halves, for a caller that scans the tracks itself

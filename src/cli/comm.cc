@@ -289,11 +289,8 @@ void PrintCsv(const CommView& v) {
       const auto& r = v.ranks[a.rank];
       std::printf(
           "%s,%s,%llu,%s,%s,%lld,%d,%s,%lld,%llu,%llu,%llu,%d,%llu,%llu,%s,%s\n",
-          CsvQuote(in.src < 0 ? in.collective
-                              : in.collective + " " + std::to_string(in.src) + "->" +
-                                    std::to_string(in.dst))
-              .c_str(),
-          CsvQuote(in.group).c_str(), static_cast<unsigned long long>(in.seq),
+          CsvQuote(in.collective + analysis::CommDirection(in)).c_str(), CsvQuote(in.group).c_str(),
+          static_cast<unsigned long long>(in.seq),
           in.key >= 0 ? std::to_string(in.key).c_str() : "",
           in.bytes >= 0 ? std::to_string(in.bytes).c_str() : "", static_cast<long long>(in.nranks),
           in.matched ? 1 : 0, r.rank >= 0 ? std::to_string(r.rank).c_str() : "",
@@ -359,8 +356,7 @@ void PrintTop(const CommView& v, size_t top, bool by_duration) {
               "straggler", "bus bw", algo ? "  algorithm" : "");
   for (const CommInstance* in : order) {
     std::string name =
-        in->collective +
-        (in->src >= 0 ? " " + std::to_string(in->src) + "->" + std::to_string(in->dst) : "") +
+        in->collective + analysis::CommDirection(*in) +
         (in->key >= 0 ? " key " + std::to_string(in->key) : " #" + std::to_string(in->seq)) +
         (in->group.empty() ? "" : " g" + in->group) + (in->matched ? "" : " (!)");
     std::string a = !algo ? ""

@@ -163,8 +163,7 @@ std::vector<Instance> Collectives(const std::vector<const model::TraceModel*>& t
     // A transfer's label names its direction (not its number), so that a step's sends of one
     // direction add up as one item of the critical path across steps.
     std::string name = !p2p ? ci.collective
-                            : ci.collective + " " + std::to_string(ci.src) + "->" +
-                                  std::to_string(ci.dst) +
+                            : ci.collective + CommDirection(ci) +
                                   (ci.group.empty() ? "" : " of group " + ci.group);
     out.push_back({name, ci.group, ci.last_enter, first_exit, ci.arrivals.size(), ci.bytes, p2p});
     for (const auto& a : ci.arrivals)
