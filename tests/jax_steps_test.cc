@@ -45,12 +45,16 @@ class MadeJax {
     (*host_->mutable_event_metadata())[1].set_name("PjitFunction(update)");
     (*host_->mutable_event_metadata())[2].set_name("dot.1");
     (*host_->mutable_event_metadata())[3].set_name("fusion.2");
+    (*host_->mutable_event_metadata())[4].set_name("PjitFunction(stage)");
   }
 
+  // `helpers`: calls of another jitted function, "PjitFunction(stage)" (10 us each, no
+  // execution of its own captured), such as a loop's conversion of each batch.
   std::string Write(const test::TempDir& d, uint64_t start_ns, const std::vector<int64_t>& calls,
-                    const std::vector<Exec>& execs) {
+                    const std::vector<Exec>& execs, const std::vector<int64_t>& helpers = {}) {
     xp::XLine* main = Line(1001, "python", start_ns);
     for (int64_t c : calls) Event(main, 1, c * kUs, 60 * kUs);
+    for (int64_t c : helpers) Event(main, 4, c * kUs, 10 * kUs);
     xp::XLine* exec = Line(1002, "executor", start_ns);
     for (const Exec& e : execs) {
       Op(Event(exec, 2, e.at_us * kUs, 15 * kUs), "dot.1", e.run);
@@ -94,12 +98,12 @@ class MadeJax {
 
 // Records a short-lived process, imports the made profile into it, returns the trace.
 std::string Imported(const test::TempDir& d, const std::vector<int64_t>& calls,
-                     const std::vector<Exec>& execs) {
+                     const std::vector<Exec>& execs, const std::vector<int64_t>& helpers = {}) {
   std::string trace = d / "t";
   auto r = test::RunCmd({TT_CLI, "record", "--quiet", "-o", trace, "--", "sleep", "0.3"});
   EXPECT_EQ(r.status, 0) << r.err;
   ProcessMeta meta = OpenTrace(trace).processes.at(0).meta;
-  std::string pb = MadeJax().Write(d, meta.start_realtime_ns + 100'000'000, calls, execs);
+  std::string pb = MadeJax().Write(d, meta.start_realtime_ns + 100'000'000, calls, execs, helpers);
   XSpaceImport imported = ImportXSpace(trace, meta.pid, {pb}, std::nullopt);
   EXPECT_TRUE(imported.errors.empty()) << imported.errors.front();
   return trace;
@@ -186,6 +190,52 @@ TEST(JaxSteps, StepLostWholeLeavesItsNumberMissing) {
   std::string trace = Imported(d, calls, execs);
   EXPECT_EQ(Numbers(trace), (std::vector<int64_t>{0, 1, 2, 4, 5}));
   EXPECT_NE(How(trace).find("1 missing (3)"), std::string::npos) << How(trace);
+}
+
+// The loop also calls a small jitted helper twice a step (Flax's batch staging, Keras's
+// convert_element_type), more often than its step function: the steps are the call whose
+// executions hold the XLA time, each through its execution, not the most frequent call.
+TEST(JaxSteps, StepsAreTheCallThatRunsTheModelNotTheMostFrequent) {
+  test::TempDir d;
+  std::vector<int64_t> calls, helpers;
+  std::vector<Exec> execs;
+  for (int64_t k = 0; k < 5; ++k) {
+    calls.push_back(k * 1000 + 100);
+    helpers.push_back(k * 1000);
+    helpers.push_back(k * 1000 + 50);
+    execs.push_back({k * 1000 + 200, 7000 + k});
+  }
+  std::string trace = Imported(d, calls, execs, helpers);
+  EXPECT_EQ(Numbers(trace), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_NE(How(trace).find("5 steps from the loop's repeated call PjitFunction(update), each "
+                            "from the call through the XLA execution it caused (5 linked"),
+            std::string::npos)
+      << How(trace);
+  // --step-name on the jitted call reaches its execution too: the call's 60 us and its
+  // execution's 40 us (the call alone before).
+  for (bool named : {false, true}) {
+    std::vector<std::string> argv = {TT_CLI, "stats", trace, "--view", "step", "--json"};
+    if (named) argv.insert(argv.end(), {"--step-name", "PjitFunction(update)"});
+    json j = RunJson(argv);
+    ASSERT_EQ(j["rows"].size(), 5u);
+    for (const auto& row : j["rows"]) EXPECT_NEAR(row["duration_micros"].get<double>(), 100, 1);
+  }
+}
+
+// A multi-device program's first execution takes a run id of another series (JAX 0.10 on two
+// host devices: 693977139 apart): the ids are no count of the program's steps, which are
+// numbered by position rather than leaving 693 million numbers missing.
+TEST(JaxSteps, RunIdsOfAnotherSeriesAreNoStepNumbers) {
+  test::TempDir d;
+  std::vector<int64_t> calls;
+  std::vector<Exec> execs;
+  for (int64_t k = 0; k < 5; ++k) {
+    calls.push_back(k * 1000);
+    execs.push_back({k * 1000 + 100, k == 0 ? 12 : 693977150 + k});
+  }
+  std::string trace = Imported(d, calls, execs);
+  EXPECT_EQ(Numbers(trace), (std::vector<int64_t>{0, 1, 2, 3, 4}));
+  EXPECT_NE(How(trace).find("numbered by position"), std::string::npos) << How(trace);
 }
 
 }  // namespace

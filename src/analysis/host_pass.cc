@@ -247,8 +247,17 @@ class HostVisitor {
       phase = "(input wait)";
     else if (meaning == Meaning::kCompile && parent != Meaning::kCompile)
       phase = "(compile)";
+    if (meaning == Meaning::kEagerOp && parent != Meaning::kEagerOp) return CodeEagerOp(s);
     if (!phase) return;
     Summary& sum = a_->code_phase[{stacks_->Of(s.name, t_.id, s.start, s.end), phase}];
+    if (sum.count() == 0) sum.KeepSamples(false);
+    sum.Add(s.Duration());
+  }
+  // The code view: an eager op (TensorFlow's dispatch of one op, whose kernel runs inside it)
+  // is the op time of the line that called it, whole: eager TensorFlow writes no op event, so
+  // without it an eager program's code view would be empty.
+  void CodeEagerOp(const Slice& s) {
+    Summary& sum = a_->code[stacks_->Of(s.name, t_.id, s.start, s.end)];
     if (sum.count() == 0) sum.KeepSamples(false);
     sum.Add(s.Duration());
   }

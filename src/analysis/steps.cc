@@ -93,23 +93,54 @@ void KeepOuter(std::vector<Step>& f, Nested nested, std::vector<Step>* out) {
   }
 }
 
-// The repeated call of one process: of its outermost tf.function / jitted calls (`outer`: none
-// inside another on its thread), those of the name called most often (at least twice; a tie
-// goes to the name called first).
-std::vector<Step> RepeatedCall(const std::vector<Step>& outer) {
-  std::map<uint32_t, std::pair<size_t, uint64_t>> count;  // name -> (calls, first start)
-  for (const Step& c : outer) {
-    auto [it, fresh] = count.try_emplace(c.name, 0, c.start);
-    it->second.first++;
-    it->second.second = std::min(it->second.second, c.start);
+// The XLA module a jitted call runs: "PjitFunction(f)" runs "jit_f"; "" for other calls.
+std::string ModuleOfCall(std::string_view call) {
+  if (!call.starts_with("PjitFunction(") || !call.ends_with(")")) return "";
+  return "jit_" + std::string(call.substr(13, call.size() - 14));
+}
+
+// The runs of one compiled program (by module name), merged over tracks by run id.
+std::map<int64_t, XlaRun> RunsOf(const model::Process& p, const std::vector<XlaRun>& runs,
+                                 std::string_view module) {
+  std::map<int64_t, XlaRun> by_run;
+  if (module.empty()) return by_run;
+  for (const XlaRun& r : runs) {
+    if (p.Name(r.module) != module) continue;
+    auto [it, fresh] = by_run.try_emplace(r.run, r);
+    it->second.start = std::min(it->second.start, r.start);
+    it->second.end = std::max(it->second.end, r.end);
   }
+  return by_run;
+}
+
+// The repeated call of one process, of its outermost tf.function / jitted calls (`outer`: none
+// inside another on its thread) called at least twice: the jitted call whose executions hold
+// the most XLA time, which is the function that runs the model (a loop also calls small jitted
+// helpers, such as a batch's conversion, as often or more often); where no call ran XLA
+// executions (tf.function), the name called most often (a tie goes to the name called first).
+std::vector<Step> RepeatedCall(const model::Process& p, const std::vector<Step>& outer,
+                               const std::vector<XlaRun>& runs) {
+  struct Count {
+    size_t calls = 0;
+    uint64_t first = 0, xla_ns = 0;
+  };
+  std::map<uint32_t, Count> count;
+  for (const Step& c : outer) {
+    auto [it, fresh] = count.try_emplace(c.name, Count{0, c.start, 0});
+    it->second.calls++;
+    it->second.first = std::min(it->second.first, c.start);
+  }
+  for (auto& [name, n] : count)
+    for (const auto& [id, r] : RunsOf(p, runs, ModuleOfCall(p.Name(name))))
+      n.xla_ns += r.end - r.start;
+  auto better = [](const Count& a, const Count& b) {  // a before b
+    if (a.xla_ns != b.xla_ns) return a.xla_ns > b.xla_ns;
+    if (a.calls != b.calls) return a.calls > b.calls;
+    return a.first < b.first;
+  };
   uint32_t best = 0;
-  std::pair<size_t, uint64_t> most{1, 0};
   for (const auto& [name, n] : count)
-    if (n.first > most.first || (n.first == most.first && best && n.second < most.second)) {
-      best = name;
-      most = n;
-    }
+    if (n.calls >= 2 && (!best || better(n, count[best]))) best = name;
   std::vector<Step> steps;
   for (const Step& c : outer)
     if (best && c.name == best) steps.push_back(c);
@@ -126,16 +157,9 @@ std::vector<Step> RepeatedCall(const std::vector<Step>& outer) {
 void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
                     std::vector<Step>* steps) {
   if (steps->empty()) return;
-  std::string_view call = p.Name(steps->front().name);
-  if (!call.starts_with("PjitFunction(") || !call.ends_with(")")) return;
-  std::string module = "jit_" + std::string(call.substr(13, call.size() - 14));
-  std::map<int64_t, XlaRun> by_run;
-  for (const XlaRun& r : runs) {
-    if (p.Name(r.module) != module) continue;
-    auto [it, fresh] = by_run.try_emplace(r.run, r);
-    it->second.start = std::min(it->second.start, r.start);
-    it->second.end = std::max(it->second.end, r.end);
-  }
+  std::string module = ModuleOfCall(p.Name(steps->front().name));
+  if (module.empty()) return;
+  std::map<int64_t, XlaRun> by_run = RunsOf(p, runs, module);
   std::vector<XlaRun> order;
   for (const auto& [id, r] : by_run) order.push_back(r);
   std::sort(order.begin(), order.end(),
@@ -172,27 +196,61 @@ void LinkExecutions(const model::Process& p, const std::vector<XlaRun>& runs,
 // (plus the steps before that one), so that a step lost between capture windows leaves its
 // number missing instead of shifting the later ones. A step whose execution was not captured
 // (it ran in a gap between windows, or after the last) takes the number after the step before
-// it, where that leaves the numbers increasing.
+// it, where that leaves the numbers increasing. Run ids that skip more steps than the time
+// between two linked steps could have held (at the shortest linked step's length) are no such
+// count: a multi-device program's first run takes an id of another series. Then, as where
+// the ids do not increase, steps are numbered by position.
 void NumberByRun(std::vector<Step>* steps) {
   size_t first = 0;
   while (first < steps->size() && !(*steps)[first].exec_end) ++first;
   if (first == steps->size()) return;
-  for (const Step& s : *steps)
+  uint64_t shortest = UINT64_MAX;
+  for (const Step& s : *steps) {
     if (s.numbered) return;
+    if (s.exec_end) shortest = std::min(shortest, std::max<uint64_t>(s.end - s.start, 1));
+  }
   uint32_t base = static_cast<uint32_t>((*steps)[first].run);
   std::vector<int64_t> numbers;
   int64_t last = -1;
+  const Step* prev = nullptr;  // the last linked step
   for (const Step& s : *steps) {
     int64_t n = s.exec_end ? static_cast<int64_t>(first) +
                                  static_cast<uint32_t>(static_cast<uint32_t>(s.run) - base)
                            : last + 1;
     if (n <= last) return;  // not one program's runs in order: numbered by position
+    if (s.exec_end && prev) {
+      uint64_t skipped = static_cast<uint32_t>(static_cast<uint32_t>(s.run) - prev->run) - 1;
+      if (skipped > (s.start - prev->start) / shortest) return;
+    }
+    if (s.exec_end) prev = &s;
     numbers.push_back(last = n);
   }
   for (size_t i = 0; i < steps->size(); ++i) {
     (*steps)[i].number = numbers[i];
     (*steps)[i].numbered = (*steps)[i].by_run = true;
   }
+}
+
+// Steps named by --step-name that are jitted calls ("PjitFunction(f)") run, as the repeated
+// call's do, from the call through the XLA execution it caused: each name's steps are linked
+// to its program's runs and numbered by them.
+void LinkNamedCalls(const model::Process& p, const std::vector<XlaRun>& runs,
+                    std::vector<Step>* steps) {
+  std::map<uint32_t, std::vector<Step>> named;
+  std::vector<Step> rest;
+  for (const Step& s : *steps)
+    if (s.source == StepSource::kStepName && !ModuleOfCall(p.Name(s.name)).empty())
+      named[s.name].push_back(s);
+    else
+      rest.push_back(s);
+  if (named.empty()) return;
+  for (auto& [name, v] : named) {
+    std::sort(v.begin(), v.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
+    LinkExecutions(p, runs, &v);
+    NumberByRun(&v);
+    rest.insert(rest.end(), v.begin(), v.end());
+  }
+  *steps = std::move(rest);
 }
 
 }  // namespace
@@ -223,37 +281,37 @@ StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>&
 }
 
 std::vector<Step> StepScans::Finish() {
-  std::vector<Step> steps;
-  std::vector<bool> has_steps(m_.processes.size(), false);
+  size_t n = m_.processes.size();
+  std::vector<std::vector<Step>> found(n), calls(n);
+  std::vector<std::vector<XlaRun>> runs(n);
   for (auto& t : tracks) {
     // A step inside an enclosing step of its thread is not a step of its own when both are
     // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
     // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event
     // inside another of the same name). Other nested steps (--step-name NAME inside a step
     // marker) are kept as asked.
-    size_t before = steps.size();
     KeepOuter(
         t.found,
         [](const Step& e, const Step& s) { return (e.marker && s.marker) || e.name == s.name; },
-        &steps);
-    if (steps.size() > before) has_steps[t.process] = true;
-  }
-  // A process with no marked step: its loop's repeated call.
-  std::vector<std::vector<Step>> calls(m_.processes.size());
-  std::vector<std::vector<XlaRun>> runs(m_.processes.size());
-  for (auto& t : tracks) {
-    if (has_steps[t.process]) continue;
-    // Only calls inside no other call of their own thread.
+        &found[t.process]);
+    // Candidates for the repeated call: only calls inside no other call of their own thread.
     KeepOuter(
         t.calls, [](const Step&, const Step&) { return true; }, &calls[t.process]);
     runs[t.process].insert(runs[t.process].end(), t.runs.begin(), t.runs.end());
   }
-  for (size_t p = 0; p < m_.processes.size(); ++p) {
-    if (has_steps[p] || calls[p].empty()) continue;
-    std::vector<Step> found = RepeatedCall(calls[p]);
-    LinkExecutions(m_.processes[p], runs[p], &found);
-    NumberByRun(&found);
-    steps.insert(steps.end(), found.begin(), found.end());
+  std::vector<Step> steps;
+  for (size_t p = 0; p < n; ++p) {
+    if (!found[p].empty()) {
+      LinkNamedCalls(m_.processes[p], runs[p], &found[p]);
+      steps.insert(steps.end(), found[p].begin(), found[p].end());
+      continue;
+    }
+    // A process with no marked step: its loop's repeated call.
+    if (calls[p].empty()) continue;
+    std::vector<Step> repeated = RepeatedCall(m_.processes[p], calls[p], runs[p]);
+    LinkExecutions(m_.processes[p], runs[p], &repeated);
+    NumberByRun(&repeated);
+    steps.insert(steps.end(), repeated.begin(), repeated.end());
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
     return a.process < b.process || (a.process == b.process && a.start < b.start);

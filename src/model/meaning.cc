@@ -28,7 +28,10 @@ bool IsInputOpType(std::string_view t) {
 bool IsCommunicationOpType(std::string_view t) {
   return StartsWithAny(
       t, {"_Send", "_Recv", "_HostSend", "_HostRecv", "Collective", "Nccl", "c10d::", "all-reduce",
-          "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "send", "recv"});
+          "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "send", "recv",
+          // XLA's collectives as JAX names their instructions (psum_invariant.7, all_gather.3)
+          "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
+          "psum", "pmax", "pmin", "ppermute"});
 }
 
 // TraceMes of tracing and compilation (TensorFlow, XLA, JAX, MLIR).
@@ -98,13 +101,24 @@ bool IsRuntimeName(std::string_view n) {
 // output allocation, batched transfers, garbage collection of Python references) and the XLA
 // CPU thunk executor's completion of an op ("end: dot.2", inside the op "dot.2"): runtime, whose
 // time belongs to the call or op it serves.
+// Also their waits ("Wait for LaunchOnDevice completion", "Wait: pending_threads=1/2", a
+// thread pool's Await), host-to-device dispatch, the rendezvous of a collective's participants
+// and a device's share of a multi-device launch ("[1] CommonPjRtLoadedExecutable::Execute").
 bool IsJaxRuntimeName(std::string_view n) {
-  return n.starts_with("end: ") ||
-         StartsWithAny(
-             n, {"ParseArguments", "Handle inputs", "Handle input event recording",
-                 "Wait for usage holds", "Wait for donation holds", "AllocateOutputBuffers",
-                 "PythonRefManager::", "batched_copy_array_to_devices", "BatchedCopyToDevice",
-                 "copy_array_to_devices"});
+  if (n.size() > 3 && n[0] == '[') {  // "[N] name": device N's part of a runtime range
+    size_t close = n.find("] ");
+    bool index = close != n.npos && close > 1;
+    for (size_t i = 1; index && i < close; ++i)
+      index = std::isdigit(static_cast<unsigned char>(n[i])) != 0;
+    if (index) n.remove_prefix(close + 2);
+  }
+  return n.starts_with("end: ") || n.find("ThreadPool::Await") != n.npos ||
+         StartsWithAny(n, {"ParseArguments", "Handle inputs", "Handle input event recording",
+                           "Wait for ", "Wait: ", "AllocateOutputBuffers", "PythonRefManager::",
+                           "batched_copy_array_to_devices", "BatchedCopyToDevice",
+                           "copy_array_to_devices", "H2D Dispatch", "D2H Dispatch",
+                           "InvokeRendezvous", "CopyToMemorySpace", "np.asarray(jax.Array)",
+                           "CommonPjRt", "PjRt"});
 }
 
 Meaning OfAnnotation(std::string_view n) {
