@@ -30,8 +30,8 @@ bool IsCommunicationOpType(std::string_view t) {
       t, {"_Send", "_Recv", "_HostSend", "_HostRecv", "Collective", "Nccl", "c10d::", "all-reduce",
           "all-gather", "reduce-scatter", "all-to-all", "collective-permute", "send", "recv",
           // XLA's collectives as JAX names their instructions (psum_invariant.7, all_gather.3)
-          "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute",
-          "psum", "pmax", "pmin", "ppermute"});
+          "all_reduce", "all_gather", "reduce_scatter", "all_to_all", "collective_permute", "psum",
+          "pmax", "pmin", "ppermute"});
 }
 
 // TraceMes of tracing and compilation (TensorFlow, XLA, JAX, MLIR).
@@ -46,8 +46,7 @@ bool IsCompileName(std::string_view n) {
          // torch.compile: Dynamo's and Inductor's timed phases, their data, the async compiles
          n.ends_with("(dynamo_timed)") || n.find(": compile_id=") != std::string_view::npos ||
          n.starts_with("async_compile.") || n == "dynamo" || n == "entire_frame_compile" ||
-         n.starts_with("compile_attempt_") ||
-         (n.ends_with("Pass") && n.find(' ') == n.npos);
+         n.starts_with("compile_attempt_") || (n.ends_with("Pass") && n.find(' ') == n.npos);
 }
 
 // tf.data's iterator ranges and the work they schedule.
@@ -113,12 +112,12 @@ bool IsJaxRuntimeName(std::string_view n) {
     if (index) n.remove_prefix(close + 2);
   }
   return n.starts_with("end: ") || n.find("ThreadPool::Await") != n.npos ||
-         StartsWithAny(n, {"ParseArguments", "Handle inputs", "Handle input event recording",
-                           "Wait for ", "Wait: ", "AllocateOutputBuffers", "PythonRefManager::",
-                           "batched_copy_array_to_devices", "BatchedCopyToDevice",
-                           "copy_array_to_devices", "H2D Dispatch", "D2H Dispatch",
-                           "InvokeRendezvous", "CopyToMemorySpace", "np.asarray(jax.Array)",
-                           "CommonPjRt", "PjRt"});
+         StartsWithAny(
+             n, {"ParseArguments", "Handle inputs", "Handle input event recording", "Wait for ",
+                 "Wait: ", "AllocateOutputBuffers",
+                 "PythonRefManager::", "batched_copy_array_to_devices", "BatchedCopyToDevice",
+                 "copy_array_to_devices", "H2D Dispatch", "D2H Dispatch", "InvokeRendezvous",
+                 "CopyToMemorySpace", "np.asarray(jax.Array)", "CommonPjRt", "PjRt"});
 }
 
 Meaning OfAnnotation(std::string_view n) {
