@@ -134,8 +134,15 @@ struct TrackAgg {
   std::unordered_map<uint32_t, Summary> code;
   // ... by the exact stack a framework's Python tracer gave: its slices' names, '\n'-ended.
   std::unordered_map<std::string, Summary> code_exact;
-  // The step's other phases outside ops, by (stack, phase name): input waits, compilation.
+  // The step's other phases outside ops, by (stack, phase name): input waits.
   std::map<std::pair<uint32_t, std::string>, Summary> code_phase;
+  // ... and compilations (outermost), kept as intervals: one that another thread's covers (XLA's
+  // pool compiling for the thread that asked) is that compilation again, dropped on merging.
+  struct CodeCompile {
+    uint64_t start, end;
+    uint32_t stack;
+  };
+  std::vector<CodeCompile> code_compile;
 };
 
 struct Aggregates {

@@ -237,19 +237,25 @@ class HostVisitor {
     code_pending_.clear();
   }
   // The code view: a wait for input or a compilation outside any framework op (the outermost
-  // of its kind) goes, whole, to the stack of its thread then, as a phase under that stack.
+  // of its kind) goes, whole, to the stack of its thread then, as a phase under that stack;
+  // compilations as intervals (TrackAgg::code_compile). An eager op is op time.
   void CodePhase(const Slice& s, model::Meaning meaning) {
     using model::Meaning;
     Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
-    const char* phase = nullptr;
-    if (meaning == Meaning::kInput && parent != Meaning::kInput &&
-        model::IsInputWait(proc_.Name(s.name)))
-      phase = "(input wait)";
-    else if (meaning == Meaning::kCompile && parent != Meaning::kCompile)
-      phase = "(compile)";
     if (meaning == Meaning::kEagerOp && parent != Meaning::kEagerOp) return CodeEagerOp(s);
-    if (!phase) return;
-    Summary& sum = a_->code_phase[{stacks_->Of(s.name, t_.id, s.start, s.end), phase}];
+    // A compilation inside another (graph building nested through runtime ranges) is in it.
+    bool in_compile = !open_.empty() && open_.back().in_compile;
+    uint32_t stack = kNoStack;
+    if (meaning == Meaning::kCompile && !in_compile) {
+      stack = stacks_->Of(s.name, t_.id, s.start, s.end);
+      a_->code_compile.push_back({s.start, s.end, stack});
+      return;
+    }
+    if (meaning != Meaning::kInput || parent == Meaning::kInput ||
+        !model::IsInputWait(proc_.Name(s.name)))
+      return;
+    stack = stacks_->Of(s.name, t_.id, s.start, s.end);
+    Summary& sum = a_->code_phase[{stack, "(input wait)"}];
     if (sum.count() == 0) sum.KeepSamples(false);
     sum.Add(s.Duration());
   }

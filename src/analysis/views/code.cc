@@ -2,9 +2,9 @@
 // the program's frames (file:line:function), outermost first. Each op's own time (as the op
 // view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
 // the stack its launching thread was sampled on. Waits for input and compilations outside ops
-// go to their thread's stack as leaves "(input wait)" and "(compile)". By default a run of library frames (the
-// interpreter's, installed packages') is folded into one node "[package]"; --all-frames keeps
-// every frame.
+// go to their thread's stack as leaves "(input wait)" and "(compile)". By default a run of library
+// frames (the interpreter's, installed packages') is folded into one node "[package]"; --all-frames
+// keeps every frame.
 #include <algorithm>
 
 #include "analysis/views/op_rows.h"
@@ -86,9 +86,47 @@ void SetInclusiveShares(std::vector<Row>* rows, uint64_t total) {
   }
 }
 
+// The compilations of a process's tracks, less those another track's covers whole (XLA
+// compiling a module's fusions on its pool's threads while the thread that asked waits in its
+// own compile range): their time by stack, each counted once.
+std::map<std::pair<size_t, uint32_t>, Summary> CompilesByStack(const Aggregates& a) {
+  struct At {
+    size_t process, track;
+    TrackAgg::CodeCompile c;
+  };
+  std::vector<At> all;
+  for (const auto& t : a.host)
+    for (const auto& c : t.code_compile) all.push_back({a.m->tracks[t.track].process, t.track, c});
+  std::sort(all.begin(), all.end(), [](const At& x, const At& y) {
+    return std::tie(x.process, x.c.start) < std::tie(y.process, y.c.start) ||
+           (x.process == y.process && x.c.start == y.c.start && x.c.end > y.c.end);
+  });
+  std::map<std::pair<size_t, uint32_t>, Summary> out;
+  std::vector<const At*> open;  // earlier ones of this process that may cover later ones
+  for (const At& x : all) {
+    std::erase_if(open,
+                  [&](const At* o) { return o->process != x.process || o->c.end < x.c.start; });
+    bool covered = std::any_of(open.begin(), open.end(), [&](const At* o) {
+      return o->track != x.track && o->c.end >= x.c.end;
+    });
+    open.push_back(&x);
+    if (covered) continue;
+    Summary& s = out[{x.process, x.c.stack}];
+    if (s.count() == 0) s.KeepSamples(false);
+    s.Add(x.c.end - x.c.start);
+  }
+  return out;
+}
+
 void Finish(Aggregates& a, Result* r) {
   std::vector<Row> tree;
   uint64_t total = 0, unattributed = 0;
+  for (const auto& [at, s] : CompilesByStack(a)) {
+    total += s.total();
+    std::vector<Node> path = SampledPath(a.code.processes[at.first], at.second, a.sel.all_frames);
+    path.push_back({"(compile)", "", "", 0});
+    Insert(&tree, path, 0, s);
+  }
   for (auto& t : a.host) {
     size_t p = a.m->tracks[t.track].process;
     for (const auto& [stack, s] : t.code) {
