@@ -103,6 +103,7 @@ int Export(const std::vector<std::string>& argv) {
     if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
     if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
+  RemoveTemporaryFilesOnSignal();  // killed part-way, export leaves no X.tmp<pid>.* behind
   model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.pids);
   std::vector<Problem> problems = m.problems;
   for (const auto& n : analysis::ClockNotes(m)) std::cerr << "tensortrace export: " << n << "\n";

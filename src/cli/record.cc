@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -264,8 +265,44 @@ struct Spawned {
   int exec_errno = 0;
 };
 
+// What `record` changes for itself and gives the command back as it found it. SIGXFSZ and
+// SIGPIPE ignored: a file-size limit or a closed pipe (a reader of a planted FIFO, a closed
+// stderr) makes record's writes fail with a message instead of ending it, which would lose the
+// command's exit status. RLIMIT_FSIZE raised to its hard limit: the user's limit is the
+// program's, not the trace's; inside the program the runtime keeps to it (its stream files
+// stop growing there and the events are counted as dropped, "file size limit").
+struct KeptForCommand {
+  struct sigaction xfsz {};
+  struct sigaction pipe {};
+  struct rlimit fsize {};
+  bool have_fsize = false;
+};
+
+KeptForCommand ShieldRecord() {
+  KeptForCommand k;
+  struct sigaction ign {};
+  ign.sa_handler = SIG_IGN;
+  sigemptyset(&ign.sa_mask);
+  sigaction(SIGXFSZ, &ign, &k.xfsz);
+  sigaction(SIGPIPE, &ign, &k.pipe);
+  if (getrlimit(RLIMIT_FSIZE, &k.fsize) == 0) {
+    k.have_fsize = true;
+    struct rlimit raised = k.fsize;
+    raised.rlim_cur = raised.rlim_max;
+    setrlimit(RLIMIT_FSIZE, &raised);
+  }
+  return k;
+}
+
+// In the command's process, before exec.
+void GiveBack(const KeptForCommand& k) {
+  sigaction(SIGXFSZ, &k.xfsz, nullptr);
+  sigaction(SIGPIPE, &k.pipe, nullptr);
+  if (k.have_fsize) setrlimit(RLIMIT_FSIZE, &k.fsize);
+}
+
 // Starts the command in a child process; an exec failure comes back through a pipe.
-Spawned Spawn(const std::vector<std::string>& cmd) {
+Spawned Spawn(const std::vector<std::string>& cmd, const KeptForCommand& kept) {
   // Orphaned descendants are re-parented to us, so we can wait for them too.
   prctl(PR_SET_CHILD_SUBREAPER, 1);
   struct sigaction sa {};
@@ -282,6 +319,7 @@ Spawned Spawn(const std::vector<std::string>& cmd) {
     struct sigaction dfl {};
     dfl.sa_handler = SIG_DFL;
     for (int s : kForwarded) sigaction(s, &dfl, nullptr);
+    GiveBack(kept);
     std::vector<char*> args;
     for (auto& s : cmd) args.push_back(const_cast<char*>(s.c_str()));
     args.push_back(nullptr);
@@ -460,7 +498,12 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
                                 RankFromEnvironment([](const char* k) { return std::getenv(k); }),
                                 getpid());
   const std::string& dir = o.dir;
-  PrepareTraceDir(dir, o.force);
+  KeptForCommand kept = ShieldRecord();
+  // Everything record writes lies where the command can write too: regular files only.
+  WriteRegularFilesOnly();
+  // Held (flock) until record exits: a second recording into `dir` is refused meanwhile.
+  int lock = PrepareTraceDir(dir, o.force);
+  (void)lock;
   std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
   std::string lib = FindRuntime(self);
   Session session = SetEnvironment(o, abs_dir, lib);
@@ -474,8 +517,10 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   } else {
     unsetenv("TENSORTRACE_ON_DEMAND");  // a recording inside an on-demand one records whole
   }
-  Spawned run = Spawn(o.cmd);
+  Spawned run = Spawn(o.cmd, kept);
   int status = WaitForAll(run.child, o.wait_children);
+  // What the command created in the trace (xspace/ captures) under its own umask.
+  MakeTreePrivate(dir);
   if (control) control->Finish();
   EndLossPage(losses);
   int exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

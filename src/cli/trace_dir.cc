@@ -1,5 +1,8 @@
 #include "cli/trace_dir.h"
 
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,11 +37,13 @@ std::string ProcessDirProblem(const std::string& dir) {
   return "";
 }
 
-// xspace/<pid>/: what the framework profiler wrote (plugins/; PyTorch's torch/), and the capture
-// and import summaries (with the temporary names the bootstrap and record write them under).
+// xspace/<pid>/: what the framework profiler wrote (plugins/; PyTorch's torch/), the capture
+// and import summaries and the TensorFlow graphs the bootstrap saved (tf_graph.tsv), with the
+// temporary names the bootstrap and record write them under.
 std::string XSpaceDirProblem(const std::string& dir) {
   static const std::regex kPid("[0-9]+");
-  static const std::regex kEntry(R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?)");
+  static const std::regex kEntry(
+      R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?|\.?tf_graph\.tsv(\.tmp)?)");
   for (const auto& pid : ListDirectory(dir)) {
     std::string pd = dir + "/" + pid;
     if (Kind(pd) != 'd' || !std::regex_match(pid, kPid)) return pd + " is not a profiler capture";
@@ -73,25 +78,79 @@ std::string TraceEntryProblem(const std::string& dir) {
   return "";
 }
 
-void PrepareTraceDir(const std::string& dir, bool force) {
+namespace {
+
+// Creates `dir` owner-only, its parents as the user's umask makes them; nothing when it is
+// there already (another recording may just have made it: the lock decides).
+void CreateTraceDir(const std::string& dir) {
+  std::error_code ec;
+  std::string d = dir;
+  while (d.size() > 1 && d.back() == '/') d.pop_back();
+  std::filesystem::path parent = std::filesystem::path(d).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec || (!MakeDirectory(d) && errno != EEXIST))
+    throw Error("record: cannot create output directory " + dir + ": " +
+                (ec ? ec.message() : std::strerror(errno)));
+}
+
+// Opens the directory itself (never through a link), checks that it is ours, makes it
+// owner-only and locks it; returns the descriptor that holds the lock.
+int OpenAndLock(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 && (errno == ENOTDIR || errno == ELOOP))
+    throw Error("record: output " + dir + " exists and is not a directory");
+  if (fd < 0)
+    throw Error("record: cannot open output directory " + dir + ": " + std::strerror(errno));
   struct stat st;
-  if (lstat(dir.c_str(), &st) != 0) {
-    // Parents as the user's umask makes them; the trace directory itself owner-only.
-    std::error_code ec;
-    std::string d = dir;
-    while (d.size() > 1 && d.back() == '/') d.pop_back();
-    std::filesystem::path parent = std::filesystem::path(d).parent_path();
-    if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-    if (ec || !MakeDirectory(d))
-      throw Error("record: cannot create output directory " + dir + ": " +
-                  (ec ? ec.message() : std::strerror(errno)));
-  } else {
-    if (!S_ISDIR(st.st_mode))
-      throw Error("record: output " + dir + " exists and is not a directory");
-    // Another user's directory (a shared /tmp) could hold links or files planted for us.
-    if (st.st_uid != geteuid())
-      throw Error("record: output directory " + dir +
-                  " belongs to another user; choose a directory of your own with -o");
+  std::string why;
+  // Another user's directory (a shared /tmp) could hold links or files planted for us.
+  if (fstat(fd, &st) != 0 || st.st_uid != geteuid())
+    why = " belongs to another user; choose a directory of your own with -o";
+  // Ours but open to others (0777): no one else may add anything to the trace from now on.
+  else if ((st.st_mode & 07777) != kDirMode && fchmod(fd, kDirMode) != 0)
+    why = std::string(": cannot make it owner-only: ") + std::strerror(errno);
+  else if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+    why = errno == EWOULDBLOCK ? " is in use by another recording (tensortrace record); wait "
+                                 "for it to end or choose another -o"
+                               : std::string(": cannot lock it: ") + std::strerror(errno);
+  if (!why.empty()) {
+    close(fd);
+    throw Error("record: output directory " + dir + why);
+  }
+  return fd;
+}
+
+// Owner-only modes for the entries of the open directory `dfd`, and below (`depth` levels
+// at most); links are left as they are.
+void PrivateEntries(int dfd, int depth) {
+  int own = dup(dfd);
+  DIR* d = own >= 0 ? fdopendir(own) : nullptr;
+  if (!d) {
+    if (own >= 0) close(own);
+    return;
+  }
+  while (dirent* e = readdir(d)) {
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    struct stat st;
+    if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(st.st_mode)) continue;
+    bool dir = S_ISDIR(st.st_mode);
+    unsigned want = dir ? kDirMode : kFileMode;
+    if ((st.st_mode & 07777) != want) fchmodat(dfd, e->d_name, want, 0);
+    if (!dir || depth <= 0) continue;
+    int sub = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0) continue;
+    PrivateEntries(sub, depth - 1);
+    close(sub);
+  }
+  closedir(d);
+}
+
+}  // namespace
+
+int PrepareTraceDir(const std::string& dir, bool force) {
+  CreateTraceDir(dir);
+  int fd = OpenAndLock(dir);
+  try {
     if (!ListDirectory(dir).empty()) {
       if (!force)
         throw Error("record: output directory " + dir +
@@ -102,9 +161,20 @@ void PrepareTraceDir(const std::string& dir, bool force) {
                     "; remove it or choose another -o");
       for (const auto& n : ListDirectory(dir)) std::filesystem::remove_all(dir + "/" + n);
     }
+    if (access(dir.c_str(), W_OK) != 0)
+      throw Error("record: output directory " + dir + " is not writable");
+  } catch (...) {
+    close(fd);
+    throw;
   }
-  if (access(dir.c_str(), W_OK) != 0)
-    throw Error("record: output directory " + dir + " is not writable");
+  return fd;
+}
+
+void MakeTreePrivate(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return;
+  PrivateEntries(fd, 64);
+  close(fd);
 }
 
 }  // namespace tt::cli

@@ -2,10 +2,13 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -93,11 +96,64 @@ bool MakeDirectory(const std::string& path) {
   return true;
 }
 
+namespace {
+
+std::atomic<bool> g_regular_only{false};
+
+// The temporary files of open AtomicFiles, for a signal handler to remove: a slot is claimed
+// (0 -> 1), its name written, then published (1 -> 2); the handler unlinks published names.
+constexpr int kTempSlots = 32;
+constexpr size_t kTempNameMax = 4096;
+struct TempSlot {
+  std::atomic<int> state{0};
+  char name[kTempNameMax];
+};
+TempSlot g_temps[kTempSlots];
+
+int RegisterTemporary(const std::string& name) {
+  if (name.size() >= kTempNameMax) return -1;
+  for (int i = 0; i < kTempSlots; ++i) {
+    int free = 0;
+    if (!g_temps[i].state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(g_temps[i].name, name.c_str(), name.size() + 1);
+    g_temps[i].state.store(2);
+    return i;
+  }
+  return -1;  // more than kTempSlots at once: that one is not removed on a signal
+}
+
+void OnFatalSignal(int sig) {
+  for (auto& t : g_temps)
+    if (t.state.load() == 2) unlink(t.name);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+}  // namespace
+
+void WriteRegularFilesOnly() { g_regular_only.store(true); }
+
+void RemoveTemporaryFilesOnSignal() {
+  for (int sig : {SIGTERM, SIGINT, SIGHUP}) {
+    struct sigaction old {};
+    if (sigaction(sig, nullptr, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+    struct sigaction sa {};
+    sa.sa_handler = OnFatalSignal;
+    sigfillset(&sa.sa_mask);  // one handler at a time
+    sigaction(sig, &sa, nullptr);
+  }
+}
+
 AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   struct stat st;
-  // A device or FIFO named as the output (/dev/stdout, /dev/null) is written in place: renaming
-  // a file over it would replace the device node.
-  if (stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+  if (g_regular_only.load()) {
+    // Nothing at the final name is opened: a FIFO would block, a link would lead elsewhere.
+    if (lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode))
+      throw Error("cannot write " + path + ": it is " + FileTypeName(st.st_mode) +
+                  ", not a regular file");
+  } else if (stat(path.c_str(), &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    // A device or FIFO named as the output (/dev/stdout, /dev/null) is written in place:
+    // renaming a file over it would replace the device node.
     fd_ = open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
     if (fd_ < 0) throw Error(Errno("cannot open", path));
     direct_ = true;
@@ -108,19 +164,41 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
   fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
   if (fd_ < 0) throw Error(Errno("cannot create", path));
   tmp_ = tmpl;
+  slot_ = RegisterTemporary(tmp_);
   fchmod(fd_, kFileMode);  // whatever the umask
 }
 
 AtomicFile::~AtomicFile() { Abandon(); }
 
+void AtomicFile::ForgetTemporary() {
+  if (slot_ >= 0) g_temps[slot_].state.store(0);
+  slot_ = -1;
+  tmp_.clear();
+}
+
 void AtomicFile::Abandon() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   if (!tmp_.empty()) unlink(tmp_.c_str());
-  tmp_.clear();
+  ForgetTemporary();
+}
+
+// Whether a regular file of `end` bytes would pass RLIMIT_FSIZE (errno EFBIG then).
+static bool BeyondFileSizeLimit(uint64_t end) {
+  struct rlimit r;
+  if (getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || end <= r.rlim_cur)
+    return false;
+  errno = EFBIG;
+  return true;
 }
 
 void AtomicFile::Write(const char* data, size_t n) {
+  if (!direct_ && BeyondFileSizeLimit(written_ + n)) {
+    std::string msg = Errno("cannot write", path_);
+    Abandon();
+    throw Error(msg);
+  }
+  written_ += n;
   size_t off = 0;
   while (off < n) {
     ssize_t k = write(fd_, data + off, n - off);
@@ -155,7 +233,7 @@ void AtomicFile::Commit(bool sync) {
     Abandon();
     throw Error(msg);
   }
-  tmp_.clear();
+  ForgetTemporary();
 }
 
 void WriteFileAtomic(const std::string& path, const std::string& data, bool sync) {

@@ -33,7 +33,10 @@ class AtomicFile {
 
   int fd() const { return fd_; }
   const std::string& path() const { return path_; }
-  void Write(const char* data, size_t n);  // all of it, or throws tt::Error
+  // All of it, or throws tt::Error. A write that would pass the process's RLIMIT_FSIZE fails
+  // with EFBIG ("File too large") before it is made, so it never raises SIGXFSZ: inside a traced
+  // program the limit is the program's, and its trace's files must not end it.
+  void Write(const char* data, size_t n);
   // Flushes to the disk (`sync`: fsync, which also reports write-back errors such as a full
   // disk that write() did not), closes and renames into place. Throws tt::Error (nothing left
   // behind).
@@ -42,10 +45,24 @@ class AtomicFile {
   void Abandon();
 
  private:
+  void ForgetTemporary();
   std::string path_, tmp_;
   int fd_ = -1;
-  bool direct_ = false;  // `path` is a device or FIFO: written in place, never renamed over
+  int slot_ = -1;         // this file's entry in the list RemoveTemporaryFilesOnSignal cleans
+  uint64_t written_ = 0;  // bytes written so far (checked against RLIMIT_FSIZE)
+  bool direct_ = false;   // `path` is a device or FIFO: written in place, never renamed over
 };
+
+// From now on, in this process, AtomicFile writes only regular files: a FIFO, device, socket,
+// directory or symbolic link found at a final name (lstat, nothing is opened) is refused with
+// one line naming it, never written in place or followed. `record` calls it: everything it
+// writes lies in a trace directory that the traced program can write too.
+void WriteRegularFilesOnly();
+
+// On SIGTERM, SIGINT or SIGHUP (unless ignored), removes the temporary files of the AtomicFiles
+// still open, then ends the process by the same signal. A command that writes its output
+// through AtomicFile (export) calls it once at start, so being killed leaves nothing behind.
+void RemoveTemporaryFilesOnSignal();
 
 // Writes through AtomicFile (`sync`: see Commit).
 void WriteFileAtomic(const std::string& path, const std::string& data, bool sync = true);

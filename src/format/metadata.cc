@@ -1,13 +1,46 @@
 #include "format/metadata.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <sstream>
 
 #include "core/error.h"
+#include "core/files.h"
 #include "format/layout.h"
 
 namespace tt {
+
+std::string ReadMetadataFile(const std::string& path) {
+  int fd = OpenRegularFile(path, /*follow_symlinks=*/false);
+  struct stat st;
+  std::string why;
+  if (fstat(fd, &st) != 0)
+    why = std::strerror(errno);
+  else if (static_cast<uint64_t>(st.st_size) > kMaxMetadataBytes)
+    why = std::to_string(st.st_size) + " bytes is too large to be CTF metadata (at most " +
+          std::to_string(kMaxMetadataBytes) + ")";
+  // Stops once past the cap: a file that grew since fstat is refused too.
+  std::string out;
+  char buf[65536];
+  while (why.empty()) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) why = std::strerror(errno);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+    if (out.size() > kMaxMetadataBytes)
+      why = "more than " + std::to_string(kMaxMetadataBytes) +
+            " bytes is too large to be CTF metadata";
+  }
+  close(fd);
+  if (!why.empty()) throw Error("cannot read " + path + ": " + why);
+  return out;
+}
 
 namespace layout {
 const char* CategoryName(Category c) {

@@ -62,6 +62,14 @@ std::string ClassDeclaration(const EventClass& c, bool named = false);
 // them can be a label (empty, or not printable UTF-8: those stay numbers).
 std::string NamesEnum(const std::vector<std::string>& names);
 
+// The largest metadata file a reader takes in (64 MiB): a process's TSDL with every name it
+// interned declared is a few MiB at most.
+inline constexpr uint64_t kMaxMetadataBytes = 64ull << 20;
+// The text of the metadata file at `path`: a regular file, not a link (OpenRegularFile), of at
+// most kMaxMetadataBytes, its size checked before anything is read. Throws tt::Error with one
+// line naming `path` (a larger file: "too large to be CTF metadata").
+std::string ReadMetadataFile(const std::string& path);
+
 // Parses metadata this code generated. Throws tt::Error naming `path` and the line on failure.
 ProcessMeta ParseMetadata(const std::string& text, const std::string& path);
 

@@ -66,7 +66,7 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
   try {
     ProcessTrace p;
     p.dir = dir;
-    p.meta = ParseMetadata(ReadFile(mpath, /*follow_symlinks=*/false), mpath);
+    p.meta = ParseMetadata(ReadMetadataFile(mpath), mpath);
     for (const auto& name : ListDirectory(dir)) {
       std::string full = dir + "/" + name;
       struct stat st;

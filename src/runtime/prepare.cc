@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -65,7 +66,19 @@ void Publish(Stream* s, uint32_t st) {
   Wake(s);
 }
 
+// Whether a file of `end` bytes would pass the process's RLIMIT_FSIZE. The program's limit is
+// its own: extending past it would raise SIGXFSZ in the program (fallocate, ftruncate and write
+// all do), so the stream fails with EFBIG instead and its events are counted as dropped.
+bool BeyondFileSizeLimit(uint64_t end) {
+  struct rlimit r;
+  if (getrlimit(RLIMIT_FSIZE, &r) != 0 || r.rlim_cur == RLIM_INFINITY || end <= r.rlim_cur)
+    return false;
+  errno = EFBIG;
+  return true;
+}
+
 bool Allocate(int fd, uint64_t off, uint64_t len) {
+  if (BeyondFileSizeLimit(off + len)) return false;
   if (fallocate(fd, 0, static_cast<off_t>(off), static_cast<off_t>(len)) == 0) return true;
   if (errno != EOPNOTSUPP && errno != ENOSYS) return false;
   return ftruncate(fd, static_cast<off_t>(off + len)) == 0;

@@ -81,7 +81,8 @@ const char* const kDropReasonText[kDropReasonCount] = {
     "disk full",
     "no file descriptors",
     "permission denied",
-    "recording had ended (written after record finished)"};
+    "recording had ended (written after record finished)",
+    "file size limit (the program's ulimit -f)"};
 
 uint64_t EnvBytes(const char* name, uint64_t dflt) {
   const char* v = std::getenv(name);
@@ -341,6 +342,7 @@ void CountDropReason(DropReason r, uint64_t n) {
 
 DropReason DropReasonOfErrno(int err) {
   if (err == ESHUTDOWN) return kDropEnded;
+  if (err == EFBIG) return kDropFileSizeLimit;
   switch (LossCauseOfErrno(err)) {
     case kLossDiskFull:
       return kDropDiskFull;

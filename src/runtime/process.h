@@ -53,7 +53,8 @@ uint64_t DefaultPacketBytes();
 // Drop reasons kept for the summary written at exit.
 // kDropCupti: device records CUPTI dropped, or that the CUPTI source had no buffer for.
 // kDropDiskFull, kDropNoFds, kDropPermission: a stream file could not be created or extended
-// (ENOSPC/EDQUOT, EMFILE/ENFILE, EACCES/EPERM/EROFS); kDropEnded: `record` had finished.
+// (ENOSPC/EDQUOT, EMFILE/ENFILE, EACCES/EPERM/EROFS); kDropEnded: `record` had finished;
+// kDropFileSizeLimit: a stream file would have passed the program's RLIMIT_FSIZE (EFBIG).
 enum DropReason {
   kDropBusy,
   kDropNoSpace,
@@ -63,6 +64,7 @@ enum DropReason {
   kDropNoFds,
   kDropPermission,
   kDropEnded,
+  kDropFileSizeLimit,
   kDropReasonCount
 };
 void CountDropReason(DropReason r, uint64_t n);

@@ -86,7 +86,7 @@ bool NextPacket(Stream* s, uint64_t need) {
   uint64_t off = old ? s->file_off + bytes : 0;
   uint8_t* m = old ? TakeSpare(s, off) : nullptr;
   if (!m) {
-    if (!ReservePacketBytes(bytes)) return Fail(s, EFBIG);  // the size cap
+    if (!ReservePacketBytes(bytes)) return Fail(s, ENOBUFS);  // the size cap
     // A stream that filled a packet is busy: its next one is written and faulted in now, which
     // costs a fraction of faulting its pages one by one later. A new stream's first packet is
     // left to fault in as it is used, since most threads write far less than a packet.
