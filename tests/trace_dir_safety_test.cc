@@ -105,6 +105,18 @@ TEST(TraceDirSafety, FifoPlantedAtAnImportSummaryNeverBlocks) {
   EXPECT_TRUE(Has(r.err, "trace written")) << r.err;
 }
 
+TEST(TraceDirSafety, ClosedOutputPipeKeepsTheProgramsStatus) {
+  TempDir d;
+  // record's stderr is a pipe whose reader has gone: its summary fails (EPIPE), it is not
+  // ended by SIGPIPE (141), and the program's status comes through.
+  auto r = RunCmd({"bash", "-c",
+                   "set -o pipefail; \"$0\" record -o \"$1\" -- sh -c 'sleep 0.2; exit 7' "
+                   "2>&1 >/dev/null | true",
+                   TT_CLI, d / "t"},
+                  {}, 20);
+  EXPECT_EQ(r.status, 7) << r.err;
+}
+
 TEST(TraceDirSafety, WorldWritableOutputIsMadeOwnerOnly) {
   TempDir d;
   ASSERT_EQ(mkdir((d / "t").c_str(), 0700), 0);

@@ -70,7 +70,8 @@ profiler plugin: unless it is set already, NCCL_PROFILER_PLUGIN names libtensort
                            %r, %p expand to the host, the launcher's rank (RANK,
                            OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID, TF_CONFIG) and pid,
                            so each rank of a launcher records its own: -o 'out/%h-%r')
-  --force                  reuse DIR if it holds an earlier trace (its content is replaced)
+  --force                  reuse DIR if it holds an earlier trace (its content is replaced;
+                           never while another record writes into DIR)
   --buffer-size BYTES      size of each thread's mapped packet (default 1M, at least 64K;
                            K, M and G suffixes)
   --max-size BYTES         stop writing once a process's streams reach this size; further
