@@ -82,6 +82,8 @@ TEST(TraceDirSafety, FifoPlantedAtTheSessionFileIsRefusedAtOnce) {
                   {}, 20);
   EXPECT_EQ(r.status, 3) << r.err;  // the program's, not a hang (124) nor SIGPIPE (141)
   EXPECT_TRUE(Has(r.err, d / "t/tensortrace.json: it is a FIFO, not a regular file")) << r.err;
+  EXPECT_TRUE(Has(r.err, "trace written")) << r.err;  // the streams are there all the same
+  EXPECT_EQ(RunCmd({TT_CLI, "info", d / "t"}, {}, 20).status, 0);
 }
 
 TEST(TraceDirSafety, LinkPlantedAtTheSessionFileIsNotFollowed) {

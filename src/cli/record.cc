@@ -468,7 +468,14 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
                        "\",\n  \"exit_code\": " + std::to_string(exit_code) +
                        ",\n  \"duration_ns\": " + std::to_string(end_mono - session.start_mono) +
                        ",\n  \"finalised_by_record\": " + std::to_string(repaired) + "\n}\n";
-    WriteFileAtomic(dir + "/tensortrace.json", json);
+    try {
+      WriteFileAtomic(dir + "/tensortrace.json", json);
+    } catch (const Error& e) {
+      // Something the program left at its name (a FIFO, a link): refused, never opened; the
+      // streams are there all the same.
+      std::cerr << "tensortrace record: warning: " << e.what()
+                << "; the trace has no session file\n";
+    }
     if (o.quiet) {
       std::cerr << dir << "\n";
     } else {
