@@ -37,7 +37,7 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # the interpreter and the frameworks do not free everything at exit, and LeakSanitizer,
   # preloaded into them with our library, would report their leaks as failures. ASan and UBSan
   # still check every access in those processes.
-  py_tests='^(TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
+  py_tests='^(Corpus|TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" "-E $py_tests"
   # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of several
@@ -46,6 +46,8 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # TfP2p, the one-recording test runs (it reads real _Send/_Recv events), and the one whose
   # worker's clock is shifted (the job's clock from tensor pairs); the plain recording per worker
   # adds no code of ours.
+  # The ecosystem corpus (Corpus*) is recorded in the normal stage only: its programs run the
+  # same code of ours (bootstrap, imports, steps) as the suites kept here.
   # Nor are the longest framework runs whose code of ours (the runtime preloaded into
   # TensorFlow and PyTorch, the XSpace and Kineto imports, the Python tracer) the ASan tests
   # kept here already run: TfMemory (TensorFlow twice, oneDNN on and off: 78 s without ASan),
@@ -53,7 +55,7 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # Python-tracer stacks (43 s) and torch.compile (25 s): the stage went from 8.0 to 5.8 minutes.
   # The torchrun job is the DDP job's code of ours again, under a launcher process. Of replay,
   # the pipeline's send/receive links (ReplayPipeline) run: no synthetic trace has them.
-  asan_py_skip='^(ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers)'
+  asan_py_skip='^(Corpus|ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log

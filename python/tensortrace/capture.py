@@ -432,6 +432,10 @@ def on_framework_imported(framework, module):
         adapter.watch_rank()
     if hasattr(adapter, "number_steps"):
         adapter.number_steps(_capture.step_starts, _capture.between_steps)
+    if framework == "torch":
+        from _tensortrace import keras_steps
+
+        keras_steps.watch_torch_trainer(_capture.step_starts, _capture.between_steps)
     if getattr(adapter, "narrows_steps", False):
         # The adapter counts steps itself: it starts at step A, stops after step B, and switches
         # windows at the first step boundary after each window_s seconds.

@@ -1,6 +1,7 @@
 #include "analysis/steps.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 #include <string_view>
@@ -356,6 +357,20 @@ std::string Numbering(std::vector<int64_t> numbers, bool all_numbered, bool by_r
 
 }  // namespace
 
+namespace {
+
+// A marker that carries its number in its name ("ProfilerStep#12") as its kind
+// ("ProfilerStep#N"), so that 30 steps are described as one name, not 30.
+std::string NumberedAsN(std::string_view name) {
+  size_t hash = name.rfind('#');
+  if (hash == name.npos || hash + 1 == name.size()) return std::string(name);
+  for (size_t i = hash + 1; i < name.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(name[i]))) return std::string(name);
+  return std::string(name.substr(0, hash + 1)) + "N";
+}
+
+}  // namespace
+
 std::vector<std::string> DescribeStepSources(const model::TraceModel& m,
                                              const std::vector<Step>& steps) {
   size_t n = m.processes.size();
@@ -371,7 +386,7 @@ std::vector<std::string> DescribeStepSources(const model::TraceModel& m,
     by_run[s.process] = by_run[s.process] && s.by_run;
     linked[s.process] += s.exec_end > 0;
     source[s.process] = s.source;
-    names[s.process][std::string(m.processes[s.process].Name(s.name))]++;
+    names[s.process][NumberedAsN(m.processes[s.process].Name(s.name))]++;
   }
   for (size_t p = 0; p < n; ++p) {
     size_t count = numbers[p].size();

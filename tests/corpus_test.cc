@@ -1,0 +1,203 @@
+// The ecosystem corpus (tests/corpus/): programs written as the libraries' own documentation
+// writes them (Flax NNX with optax, Keras 3 on each backend, jax.shard_map with psum, eager
+// TensorFlow), recorded unchanged. Each program prints its own timing (one JSON line), and what
+// a user reads is checked against it: the steps are the program's steps (count, and median
+// within 15% of the program's own median, the first marked warm-up where it compiles), the op
+// view holds no runtime, wait or dispatch range, the code view names the program's functions in
+// the ratio the program measured and counts no more time than the run took.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "test_json.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::Python;
+using test::RunCmd;
+using test::RunJson;
+using test::TempDir;
+
+std::string Corpus(const std::string& name) {
+  return std::string(TT_SOURCE_DIR) + "/tests/corpus/" + name;
+}
+
+struct Recorded {
+  std::string trace;
+  json said;  // the program's own JSON line
+};
+
+// Records tests/corpus/`program` with `args` (and env); the program's JSON line parsed.
+Recorded Record(const TempDir& d, const std::string& program, std::vector<std::string> args,
+                const std::map<std::string, std::string>& env = {}) {
+  Recorded r;
+  r.trace = d / "t";
+  std::vector<std::string> argv = {TT_CLI, "record", "-o", r.trace, "--", Python(),
+                                   Corpus(program)};
+  argv.insert(argv.end(), args.begin(), args.end());
+  auto run = RunCmd(argv, env, 400);
+  EXPECT_EQ(run.status, 0) << run.err;
+  std::istringstream lines(run.out);
+  for (std::string line; std::getline(lines, line);)
+    if (line.starts_with("{\"program\"")) r.said = json::parse(line);
+  EXPECT_FALSE(r.said.is_null()) << "no JSON line from " << program << ": " << run.out;
+  return r;
+}
+
+double Median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// The step view's steps, and the program's own step times, compared: one step per program
+// step, the first (compilation) marked warm-up where `first_warmup`, and the medians of the
+// others (ms) within 15%.
+void ExpectProgramsSteps(const Recorded& r, bool first_warmup) {
+  json j = RunJson({TT_CLI, "stats", r.trace, "--view", "step", "--json"});
+  const json& rows = j["rows"];
+  std::vector<double> own;
+  for (const auto& ms : r.said["step_ms"]) own.push_back(ms.get<double>());
+  ASSERT_EQ(rows.size(), own.size()) << j["notes"].dump();
+  if (first_warmup) {
+    EXPECT_TRUE(rows[0]["warmup"].get<bool>());
+  }
+  std::vector<double> ours;
+  for (const auto& row : rows)
+    if (!row["warmup"].get<bool>()) ours.push_back(row["duration_micros"].get<double>() / 1000);
+  own.erase(own.begin());
+  double want = Median(own), got = Median(ours);
+  EXPECT_NEAR(got, want, 0.15 * want) << "step view median " << got << " ms, program's " << want
+                                      << " ms; " << j["notes"].dump();
+}
+
+// No op of the op view is a runtime, wait or dispatch range of the framework.
+void ExpectNoRuntimeAmongOps(const std::string& trace) {
+  static const std::regex kRuntime(
+      R"((^Wait|Await|Dispatch|Execute|PjRt|PjitFunction|np\.asarray|^\[[0-9]+\] |^$))");
+  json j = RunJson({TT_CLI, "stats", trace, "--view", "op", "--json"});
+  ASSERT_FALSE(j["rows"].empty());
+  for (const auto& row : j["rows"]) {
+    std::string name = row["name"];
+    EXPECT_FALSE(std::regex_search(name, kRuntime)) << "runtime among ops: '" << name << "'";
+  }
+}
+
+// The code view: its first row is a line of the program's own file, and its total is no more
+// than the process ran (a compilation that XLA's threads did for the caller counted once).
+void ExpectCodeViewWithinTheRun(const std::string& trace, const std::string& file) {
+  json code = RunJson({TT_CLI, "stats", trace, "--view", "code", "--json"});
+  ASSERT_FALSE(code["rows"].empty());
+  EXPECT_NE(code["rows"][0]["name"].get<std::string>().find(file), std::string::npos)
+      << code["rows"][0]["name"];
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  int64_t run_ns = 0;
+  for (const auto& p : info["processes"])
+    run_ns = std::max(run_ns, p["last_ns"].get<int64_t>() - p["first_ns"].get<int64_t>());
+  EXPECT_LE(code["total_micros"].get<double>() * 1000, static_cast<double>(run_ns));
+}
+
+TEST(CorpusJax, FlaxNnxStepsAreItsTrainStep) {
+  REQUIRE_MODULE("flax");
+  REQUIRE_MODULE("optax");
+  TempDir d;
+  Recorded r = Record(d, "flax_nnx_mlp.py", {"40"});
+  ExpectProgramsSteps(r, true);
+  json info = RunJson({TT_CLI, "info", r.trace, "--json"});
+  EXPECT_NE(info["processes"][0]["steps"]["how"].get<std::string>().find(
+                "PjitFunction(train_step), each from the call through the XLA execution"),
+            std::string::npos)
+      << info["processes"][0]["steps"]["how"];
+  ExpectNoRuntimeAmongOps(r.trace);
+  ExpectCodeViewWithinTheRun(r.trace, "flax_nnx_mlp.py");
+}
+
+// Keras 3's trainer on each backend: JAX's jitted train step (the repeated call), TensorFlow's
+// train function (its marker), torch's train function (ProfilerStep#N from the bootstrap).
+void KerasOn(const std::string& backend, const char* module) {
+  if (!test::HaveModule(module)) GTEST_SKIP() << module << " is not importable";
+  REQUIRE_MODULE("keras");
+  TempDir d;
+  Recorded r = Record(d, "keras3_fit.py", {"24"}, {{"KERAS_BACKEND", backend}});
+  EXPECT_EQ(r.said["backend"], backend);
+  ExpectProgramsSteps(r, backend != "torch");
+  ExpectNoRuntimeAmongOps(r.trace);
+}
+TEST(CorpusKeras, JaxBackendStepsAreTheTrainersSteps) { KerasOn("jax", "jax"); }
+TEST(CorpusKeras, TensorFlowBackendStepsAreTheTrainersSteps) {
+  KerasOn("tensorflow", "tensorflow");
+}
+TEST(CorpusKeras, TorchBackendStepsAreTheTrainersSteps) { KerasOn("torch", "torch"); }
+
+// psum across two host devices: the collective is communication (comm's all-reduce), not a
+// compute op; the waits and the devices' launches are runtime; the steps are numbered 0..N-1
+// although the first execution's run id is of another series.
+TEST(CorpusJax, ShardMapPsumIsCommunicationNotAnOp) {
+  REQUIRE_MODULE("jax");
+  TempDir d;
+  Recorded r = Record(d, "jax_shard_map_psum.py", {"30"});
+  ExpectProgramsSteps(r, true);
+  ExpectNoRuntimeAmongOps(r.trace);
+  json ops = RunJson({TT_CLI, "stats", r.trace, "--view", "op", "--json"});
+  for (const auto& row : ops["rows"])
+    EXPECT_EQ(row["name"].get<std::string>().find("psum"), std::string::npos) << row["name"];
+  json steps = RunJson({TT_CLI, "stats", r.trace, "--view", "step", "--json"});
+  EXPECT_EQ(steps["rows"].back()["step"].get<int64_t>(), 29);
+  json comm = RunJson({TT_CLI, "comm", r.trace, "--json"});
+  EXPECT_GT(comm.dump().find("allreduce"), 0u);
+}
+
+// Eager TensorFlow writes no op event (each op is its dispatch, EagerLocalExecute): the code
+// view still gives each function its ops' time, in about the ratio the program measured.
+TEST(CorpusTf, EagerCodeViewNamesBothFunctionsInTheirRatio) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  Recorded r = Record(d, "tf_eager_two_functions.py", {"150"});
+  json code = RunJson({TT_CLI, "stats", r.trace, "--view", "code", "--json"});
+  double small = 0, big = 0;
+  std::function<void(const json&)> walk = [&](const json& rows) {
+    for (const auto& row : rows) {
+      std::string name = row["name"];
+      if (name.ends_with(":small_part")) small += row["micros"].get<double>();
+      if (name.ends_with(":big_part")) big += row["micros"].get<double>();
+      if (row.contains("children")) walk(row["children"]);
+    }
+  };
+  walk(code["rows"]);
+  ASSERT_GT(small, 0) << code.dump().substr(0, 2000);
+  ASSERT_GT(big, 0);
+  double own = r.said["function_ms"]["big_part"].get<double>() /
+               r.said["function_ms"]["small_part"].get<double>();
+  // Sampled stacks place each op by the stack seen around it: the ratio is near, not exact.
+  EXPECT_NEAR(big / small, own, 0.5 * own) << "code view " << big << "/" << small;
+  ExpectCodeViewWithinTheRun(r.trace, "tf_eager_two_functions.py");
+}
+
+// A tf.function program's trace holds the graphs the bootstrap saved (xspace/PID/
+// tf_graph.tsv): `record --force` replaces it as its own.
+TEST(CorpusTf, RecordForceReplacesItsOwnTfFunctionTrace) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  std::string trace = d / "t";
+  for (int i = 0; i < 2; ++i) {
+    auto run = RunCmd({TT_CLI, "record", "--force", "-o", trace, "--", Python(),
+                       test::Program("code_tf_loop.py")},
+                      {}, 300);
+    ASSERT_EQ(run.status, 0) << "run " << i << ": " << run.err;
+  }
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  EXPECT_GE(info["processes"].size(), 1u);
+}
+
+}  // namespace
+}  // namespace tt
