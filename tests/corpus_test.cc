@@ -42,8 +42,8 @@ Recorded Record(const TempDir& d, const std::string& program, std::vector<std::s
                 const std::map<std::string, std::string>& env = {}) {
   Recorded r;
   r.trace = d / "t";
-  std::vector<std::string> argv = {TT_CLI, "record", "-o", r.trace, "--", Python(),
-                                   Corpus(program)};
+  std::vector<std::string> argv = {TT_CLI, "record", "-o",           r.trace,
+                                   "--",   Python(), Corpus(program)};
   argv.insert(argv.end(), args.begin(), args.end());
   auto run = RunCmd(argv, env, 400);
   EXPECT_EQ(run.status, 0) << run.err;
@@ -77,8 +77,8 @@ void ExpectProgramsSteps(const Recorded& r, bool first_warmup) {
     if (!row["warmup"].get<bool>()) ours.push_back(row["duration_micros"].get<double>() / 1000);
   own.erase(own.begin());
   double want = Median(own), got = Median(ours);
-  EXPECT_NEAR(got, want, 0.15 * want) << "step view median " << got << " ms, program's " << want
-                                      << " ms; " << j["notes"].dump();
+  EXPECT_NEAR(got, want, 0.15 * want)
+      << "step view median " << got << " ms, program's " << want << " ms; " << j["notes"].dump();
 }
 
 // No op of the op view is a runtime, wait or dispatch range of the framework.
@@ -120,6 +120,10 @@ TEST(CorpusJax, FlaxNnxStepsAreItsTrainStep) {
       << info["processes"][0]["steps"]["how"];
   ExpectNoRuntimeAmongOps(r.trace);
   ExpectCodeViewWithinTheRun(r.trace, "flax_nnx_mlp.py");
+  // TensorBoard's profile gets the same steps (each jitted call with its step number).
+  auto e = RunCmd({TT_CLI, "export", r.trace, "--format", "xspace", "-o", d / "tb"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  EXPECT_NE((e.out + e.err).find(", 40 steps,"), std::string::npos) << e.out << e.err;
 }
 
 // Keras 3's trainer on each backend: JAX's jitted train step (the repeated call), TensorFlow's

@@ -74,7 +74,9 @@ class HostVisitor {
     if (!open_.empty())
       ancestor =
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
-    open_.push_back({m, op_like, in_compile, ancestor, 0});
+    if (s.category == Category::kFrameworkOp)  // the eager ops around it run a graph
+      for (Open& o : open_) o.holds_op |= o.meaning == model::Meaning::kEagerOp;
+    open_.push_back({m, op_like, in_compile, ancestor, 0, false});
     if (s.category == Category::kFrameworkOp) ++fw_open_;
     if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
   }
@@ -168,12 +170,14 @@ class HostVisitor {
   // *meaning: the slice's, as decided when it opened.
   uint64_t CloseOpen(const Slice& s, bool* outermost_op, model::Meaning* meaning) {
     if (open_.empty()) {
+      closed_holds_op_ = false;
       *meaning = MeaningIn(s);
       return s.Self();
     }
     Open o = open_.back();
     open_.pop_back();
     *meaning = o.meaning;
+    closed_holds_op_ = o.holds_op;
     *outermost_op = o.op_like && o.ancestor < 0;
     if (o.op_like && o.ancestor >= 0)
       open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
@@ -247,7 +251,9 @@ class HostVisitor {
     bool in_compile = !open_.empty() && open_.back().in_compile;
     uint32_t stack = kNoStack;
     if (meaning == Meaning::kCompile && !in_compile) {
-      stack = stacks_->Of(s.name, t_.id, s.start, s.end);
+      // The line that asked for it: the stack as it began (inside, the sampler sees the
+      // tracing of whichever function was being traced then).
+      stack = stacks_->Of(s.name, t_.id, s.start, s.start);
       a_->code_compile.push_back({s.start, s.end, stack});
       return;
     }
@@ -261,8 +267,11 @@ class HostVisitor {
   }
   // The code view: an eager op (TensorFlow's dispatch of one op, whose kernel runs inside it)
   // is the op time of the line that called it, whole: eager TensorFlow writes no op event, so
-  // without it an eager program's code view would be empty.
+  // without it an eager program's code view would be empty. Not a tf.function's call
+  // ("EagerLocalExecute: __inference_f_12"), nor one that ran framework ops on its thread: the
+  // graph's ops, on whatever thread, are counted themselves.
   void CodeEagerOp(const Slice& s) {
+    if (closed_holds_op_ || model::OpTypeOf(proc_.Name(s.name)).starts_with("__inference_")) return;
     Summary& sum = a_->code[stacks_->Of(s.name, t_.id, s.start, s.end)];
     if (sum.count() == 0) sum.KeepSamples(false);
     sum.Add(s.Duration());
@@ -292,7 +301,9 @@ class HostVisitor {
     bool in_compile;    // it, or a slice around it, is compilation
     int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
     uint64_t op_child;  // time of its nearest op-like descendants
+    bool holds_op;      // an eager op that ran a framework op (a graph function's call)
   };
+  bool closed_holds_op_ = false;  // of the slice CloseOpen closed last
   std::vector<Open> open_;
 };
 

@@ -44,7 +44,7 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
     if (!call) return;
     Step st;
     st.start = s.start;
-    st.end = st.call_end = s.end;
+    st.end = st.call_end = st.slice_end = s.end;
     st.process = process;
     st.name = s.name;
     st.source = StepSource::kRepeatedCall;
@@ -59,7 +59,7 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
   }
   Step st;
   st.start = s.start;
-  st.end = st.call_end = s.end;
+  st.end = st.call_end = st.slice_end = s.end;
   st.process = process;
   st.marker = marker;
   st.source = marker ? StepSource::kMarker : StepSource::kStepName;
@@ -232,6 +232,27 @@ void NumberByRun(std::vector<Step>* steps) {
   }
 }
 
+// A loop's step is one turn of the loop: a repeated call's step runs on to the next call, so
+// that the Python between two calls (the batch's conversion, Flax's split and merge of the
+// model's state, a summary, the wait for the next batch) is the step's, as the program's own
+// timing of its loop counts it. Not across a stretch without calls much longer than the loop's
+// turns (the calls of a capture gap are not in the trace): over 4 times their median.
+void UntilTheNextCall(std::vector<Step>* steps) {
+  if (steps->size() < 2) return;
+  std::vector<uint64_t> turns;
+  for (size_t i = 1; i < steps->size(); ++i)
+    turns.push_back((*steps)[i].start - (*steps)[i - 1].start);
+  std::nth_element(turns.begin(), turns.begin() + turns.size() / 2, turns.end());
+  uint64_t longest = 4 * turns[turns.size() / 2];
+  for (size_t i = 0; i + 1 < steps->size(); ++i) {
+    Step& s = (*steps)[i];
+    uint64_t next = (*steps)[i + 1].start;
+    if (next <= s.call_end + 1 || next - s.start > longest || s.unclosed) continue;
+    s.call_end = next - 1;
+    s.end = std::max(s.end, s.call_end);
+  }
+}
+
 // Steps named by --step-name that are jitted calls ("PjitFunction(f)") run, as the repeated
 // call's do, from the call through the XLA execution it caused: each name's steps are linked
 // to its program's runs and numbered by them.
@@ -312,6 +333,7 @@ std::vector<Step> StepScans::Finish() {
     std::vector<Step> repeated = RepeatedCall(m_.processes[p], calls[p], runs[p]);
     LinkExecutions(m_.processes[p], runs[p], &repeated);
     NumberByRun(&repeated);
+    UntilTheNextCall(&repeated);
     steps.insert(steps.end(), repeated.begin(), repeated.end());
   }
   std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {

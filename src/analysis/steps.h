@@ -46,6 +46,9 @@ struct Step {
   // A JAX step: the host call ends at call_end, and the XLA execution it caused runs (later,
   // on another thread) from exec_start to exec_end = end. exec_end 0: none linked.
   uint64_t call_end = 0;
+  // The end of the step's own slice (its marker, annotation or call): a repeated call's step
+  // runs on to the next call (one turn of the loop), past it.
+  uint64_t slice_end = 0;
   uint64_t exec_start = 0, exec_end = 0;
   int64_t run = 0;  // the linked execution's run_id (exec_end > 0)
 };

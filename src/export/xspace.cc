@@ -234,7 +234,9 @@ class XSpaceWriter : public EventVisitor {
           half.budget = std::max<size_t>(1, o.sort.budget / 2);
           return half;
         }()) {
-    for (const analysis::Step& s : steps) steps_[s.process].push_back({s.start, s.end, s.number});
+    // A step's event is its own slice: a JAX step's call, not through its execution.
+    for (const analysis::Step& s : steps)
+      steps_[s.process].push_back({s.start, s.slice_end ? s.slice_end : s.end, s.number});
     for (auto& v : steps_) v.shrink_to_fit();
   }
 
