@@ -157,8 +157,18 @@ TEST(CorpusJax, ShardMapPsumIsCommunicationNotAnOp) {
     EXPECT_EQ(row["name"].get<std::string>().find("psum"), std::string::npos) << row["name"];
   json steps = RunJson({TT_CLI, "stats", r.trace, "--view", "step", "--json"});
   EXPECT_EQ(steps["rows"].back()["step"].get<int64_t>(), 29);
+  // The two devices of the one process are the collectives' participants: every psum matched
+  // across them, each device named, a bus bandwidth (none with one participant).
   json comm = RunJson({TT_CLI, "comm", r.trace, "--json"});
-  EXPECT_GT(comm.dump().find("allreduce"), 0u);
+  ASSERT_EQ(comm["ranks"].size(), 2u) << comm["ranks"].dump();
+  EXPECT_EQ(comm["ranks"][0]["device"], 0);
+  EXPECT_EQ(comm["ranks"][1]["device"], 1);
+  EXPECT_EQ(comm["unmatched"], 0);
+  EXPECT_EQ(comm["matched"].get<int64_t>(), 3 * 30);  // three psums a step (w1, b, w2 grads)
+  ASSERT_FALSE(comm["collectives"].empty());
+  EXPECT_GT(comm["collectives"][0]["busbw_gbs"].get<double>(), 0);
+  auto text = RunCmd({TT_CLI, "comm", r.trace});
+  EXPECT_EQ(text.out.find("one rank only"), std::string::npos) << text.out;
 }
 
 // Eager TensorFlow writes no op event (each op is its dispatch, EagerLocalExecute): the code

@@ -197,7 +197,8 @@ std::string CommInstanceName(const CommInstance& in) {
 }
 
 std::string CommRank::Label() const {
-  return rank >= 0 ? "rank " + std::to_string(rank) : "pid " + std::to_string(pid);
+  std::string l = rank >= 0 ? "rank " + std::to_string(rank) : "pid " + std::to_string(pid);
+  return device >= 0 ? l + " device " + std::to_string(device) : l;
 }
 
 std::string NormaliseCollective(std::string_view name) {

@@ -36,6 +36,7 @@ struct CommEvent {
   std::string algorithm;        // NCCL's algorithm ("Ring"), where the event gives it
   std::string protocol;         // NCCL's protocol ("Simple"), where the event gives it
   size_t track = SIZE_MAX;      // the track it ran on (index in its trace's model)
+  int64_t device = -1;          // an XLA op's device ordinal (-1: not given)
 };
 
 // One step of a rank: the time its collectives took within the step (their union), and how
@@ -68,7 +69,10 @@ struct CommRank {
   bool overlap_measured = false;
   uint64_t comm = 0, overlapped = 0;
   std::vector<CommStep> steps;
-  std::string Label() const;  // "rank 1", else "pid 1234"
+  // One device of a process whose XLA program ran on several (JAX's devices of one host,
+  // each a participant of its collectives): its ordinal; -1 for the whole process.
+  int64_t device = -1;
+  std::string Label() const;  // "rank 1", else "pid 1234"; " device 0" after it for a device
 };
 
 // One rank's part in an instance.

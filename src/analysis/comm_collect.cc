@@ -3,6 +3,7 @@
 // framework's calls, XLA's instructions), of which each process keeps the first it has.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/comm.h"
 #include "analysis/parallel.h"
@@ -18,14 +19,14 @@ const char* const kTierNames[kTiers] = {"nccl", "backend", "collective", "call",
 
 struct Keys {
   uint32_t collective, group, communicator, bytes, nranks, rank, instance, op_name;
-  uint32_t algorithm, protocol;         // NCCL's (our plugin's events)
-  uint32_t tf_op;                       // the name kTfCollectiveOp
-  uint32_t peer;                        // a send's or receive's peer rank
-  uint32_t hlo_op, hlo_module, run_id;  // an XLA op's (imported from XSpace)
+  uint32_t algorithm, protocol;                 // NCCL's (our plugin's events)
+  uint32_t tf_op;                               // the name kTfCollectiveOp
+  uint32_t peer;                                // a send's or receive's peer rank
+  uint32_t hlo_op, hlo_module, run_id, device;  // an XLA op's (imported from XSpace)
   explicit Keys(const model::Process& p) {
-    auto xla =
-        model::KeyIds(p, {keys::xstat::kHloOp, keys::xstat::kHloModule, keys::xstat::kRunId});
-    hlo_op = xla[0], hlo_module = xla[1], run_id = xla[2];
+    auto xla = model::KeyIds(p, {keys::xstat::kHloOp, keys::xstat::kHloModule, keys::xstat::kRunId,
+                                 keys::xstat::kDeviceOrdinal});
+    hlo_op = xla[0], hlo_module = xla[1], run_id = xla[2], device = xla[3];
     auto ids =
         model::KeyIds(p, {keys::kCollective, keys::kProcessGroup, keys::kCommunicator, keys::kBytes,
                           keys::kNranks, keys::kRank, keys::kInstanceKey, keys::kOpName});
@@ -113,6 +114,7 @@ struct TrackComm {
     e.name = std::string(name);
     e.op = e.name;
     e.track = track;
+    e.device = model::ArgInt(s.args, keys->device).value_or(-1);
     tiers[kXla].push_back(std::move(e));
   }
   bool IsCompute(const model::Slice& s) const {
@@ -202,6 +204,28 @@ void CommScans::OnSlice(size_t track, const model::Slice& s) { s_->scans[track].
 
 void CommScans::OnPoint(size_t track, const model::Point& p) { s_->scans[track].OnPoint(p); }
 
+namespace {
+
+// A process whose XLA collectives ran on several of its devices (jax.shard_map, pmap over a
+// host's devices): each device is a participant, as a rank is, so that each instance matches
+// across the devices and names the one that arrived last. Others as they are.
+void ByDevice(CommRank r, std::vector<CommRank>* out) {
+  std::set<int64_t> devices;
+  for (const CommEvent& e : r.events) devices.insert(e.device);
+  if (r.source != "xla" || devices.size() < 2 || devices.count(-1)) {
+    out->push_back(std::move(r));
+    return;
+  }
+  for (int64_t d : devices) {
+    CommRank one = r;
+    one.device = d;
+    std::erase_if(one.events, [d](const CommEvent& e) { return e.device != d; });
+    out->push_back(std::move(one));
+  }
+}
+
+}  // namespace
+
 std::vector<CommRank> CommScans::Finish(const std::vector<Step>* steps) {
   const model::TraceModel* m = s_->m;
   std::vector<std::vector<Interval>> compute;
@@ -249,7 +273,7 @@ std::vector<CommRank> CommScans::Finish(const std::vector<Step>* steps) {
         e.bytes = it->second;
     }
     if (s_->overlap) MeasureOverlap(compute, m->processes[p].tracks, StepsOf(steps, p), &r);
-    ranks.push_back(std::move(r));
+    ByDevice(std::move(r), &ranks);
   }
   return ranks;
 }

@@ -264,6 +264,31 @@ void CommShareFinding(const FindingInputs& in, std::vector<Finding>* out) {
           " collectives, of which " + Ms(t.wait) + " waiting for other ranks");
 }
 
+// How the job's framework fuses small collectives: XLA's (JAX), else PyTorch DDP's buckets,
+// TensorFlow's packs, by where the ranks' collectives came from.
+std::string FuseAdvice(const CommView& v) {
+  bool xla = false, tf = false;
+  for (const auto& r : v.ranks) {
+    xla |= r.source == "xla";
+    for (const auto& e : r.events) tf |= e.name.find("Collective") != std::string::npos;
+  }
+  if (xla)
+    return "reduce fewer, larger arrays (one psum over the whole gradient tree, not one per "
+           "array; XLA's all-reduce combiner)";
+  if (tf) return "pack small tensors (tf.distribute's CommunicationOptions(bytes_per_pack=...))";
+  return "bucket or fuse small tensors (DDP's bucket_cap_mb, gradient bucketing)";
+}
+
+// How the job's framework starts collectives while compute continues.
+std::string OverlapAdvice(const CommView& v) {
+  for (const auto& r : v.ranks)
+    if (r.source == "xla")
+      return "let XLA overlap them with compute (its asynchronous collectives and "
+             "latency-hiding scheduler), or split the step so that reductions start earlier";
+  return "start collectives while compute continues (DDP's gradient buckets, asynchronous "
+         "collectives)";
+}
+
 // Most collectives move little data: each pays a latency that bandwidth cannot hide.
 void SmallMessagesFinding(const CommView& v, std::vector<Finding>* out) {
   constexpr int64_t kSmall = 64 * 1024;
@@ -279,8 +304,7 @@ void SmallMessagesFinding(const CommView& v, std::vector<Finding>* out) {
       WithCommas(small) + " of " + WithCommas(sized) + " collectives with a known size (" +
           Percent(Share(small, sized)) + ") move less than " + HumanBytes(kSmall) + " each (" +
           HumanBytes(small_bytes / static_cast<int64_t>(small)) +
-          " on average): latency dominates them; bucket or fuse small tensors (DDP's "
-          "bucket_cap_mb, gradient bucketing)");
+          " on average): latency dominates them; " + FuseAdvice(v));
 }
 
 // The rank whose communication most often ran with no compute beside it (comm_overlap.cc):
@@ -311,9 +335,7 @@ void ExposedCommFinding(const FindingInputs& in, std::vector<Finding>* out) {
       "communication not overlapped: on " + r.Label() + ", " + Ms(exposed) + " of its " + Ms(comm) +
           " in collectives (" + Percent(Share(exposed, comm)) +
           ") ran with no compute on its other threads or streams, " + where + " (" +
-          Percent(Share(exposed, time)) +
-          " of its time); start collectives while compute continues (DDP's gradient buckets, "
-          "asynchronous collectives)");
+          Percent(Share(exposed, time)) + " of its time); " + OverlapAdvice(v));
 }
 
 }  // namespace

@@ -236,6 +236,7 @@ json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string
     const auto& t = v.totals[i];
     ranks.push_back({{"rank", Known(r.rank)},
                      {"pid", r.pid},
+                     {"device", Known(r.device)},
                      {"host", r.host},
                      {"trace", r.trace},
                      {"source", r.source},

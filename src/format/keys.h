@@ -294,6 +294,8 @@ inline constexpr char kId[] = "id";
 using keys::kTfOp;
 // An XLA CPU op's HLO op name.
 inline constexpr char kHloOp[] = "hlo_op";
+// The device (of a multi-device XLA program) an XLA op ran for.
+inline constexpr char kDeviceOrdinal[] = "device_ordinal";
 // An XLA CPU op's HLO category (its type).
 inline constexpr char kHloCategory[] = "hlo_category";
 // Bytes of an allocation.
