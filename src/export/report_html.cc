@@ -312,20 +312,28 @@ std::string Ops(const ReportData& d) {
 }
 
 // The code view's frames with their "own" op time: under them, but not under a frame further
-// in that has a file (a folded run of library frames counts as theirs).
+// in that has a file (a folded run of library frames counts as theirs), nor in a phase
+// ("(compile)", "(input wait)": tracing, compilation and waits are not op time). *phases: the
+// phases' time under `rows` not yet taken off a frame's.
 void OwnLineTimes(const std::vector<Row>& rows, std::vector<std::pair<double, const Row*>>* out,
-                  double* under_files) {
+                  double* under_files, double* phases) {
   for (const auto& r : rows) {
     bool is_line = false;
     for (const auto& [k, v] : r.text) is_line |= k == "file" && !v.empty();
-    double inner = 0;
-    OwnLineTimes(r.children, out, &inner);
     double incl = static_cast<double>(r.incl.total());
+    if (r.children.empty() && !is_line && r.name.starts_with("(")) {
+      *phases += incl;
+      continue;
+    }
+    double inner = 0, inner_phases = 0;
+    OwnLineTimes(r.children, out, &inner, &inner_phases);
     if (is_line) {
-      if (incl > inner) out->push_back({incl - inner, &r});
+      if (incl > inner + inner_phases) out->push_back({incl - inner - inner_phases, &r});
       *under_files += incl;
+      *phases += inner_phases;
     } else {
       *under_files += inner;
+      *phases += inner_phases;
     }
   }
 }
@@ -333,8 +341,8 @@ void OwnLineTimes(const std::vector<Row>& rows, std::vector<std::pair<double, co
 std::string HotLines(const ReportData& d) {
   std::string s = "<section id=\"code\"><h2>Hottest lines of the program</h2>\n";
   std::vector<std::pair<double, const Row*>> lines;
-  double under = 0;
-  OwnLineTimes(d.code.rows, &lines, &under);
+  double under = 0, phases = 0;
+  OwnLineTimes(d.code.rows, &lines, &under, &phases);
   if (lines.empty())
     return s +
            None(
@@ -344,11 +352,16 @@ std::string HotLines(const ReportData& d) {
   std::stable_sort(lines.begin(), lines.end(),
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   if (lines.size() > d.top) lines.resize(d.top);
-  double total = static_cast<double>(d.code.total_ns);
+  double total = static_cast<double>(d.code.total_ns) - phases;
   s += "<p>Op time by the innermost line of the program's own files behind each op (where its "
        "graph node was created, else the Python stack of the thread that ran or launched it; "
        "library frames folded, `stats --view code --all-frames` unfolds them). Share is of all "
-       "op time.</p>\n<div class=\"wide\"><table id=\"hot-lines\">" +
+       "op time." +
+       (phases > 0 ? " Tracing, compilation and waits for input (" + Us(phases) +
+                         " us, the code view's (compile) and (input wait)) are not op time and "
+                         "left out."
+                   : std::string()) +
+       "</p>\n<div class=\"wide\"><table id=\"hot-lines\">" +
        Header({"line", "function", "file", "op time (us)", "share"}) + "<tbody>\n";
   for (const auto& [ns, r] : lines) {
     std::string file, fn;
