@@ -118,6 +118,7 @@ struct StatsArgs {
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
   std::vector<int64_t> pids;
   bool json = false, csv = false;
+  bool order_default = false;  // no --order-by: the view's own order
   size_t top = SIZE_MAX;
   double min_micros = -1;
   int max_depth = -1;
@@ -165,6 +166,7 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
   if (s->dir.empty()) throw Error("no trace directory given (usage: tensortrace stats DIR)");
   if (s->json && s->csv) throw Error("--json and --csv exclude each other");
   s->view = analysis::FindView(s->opt.view);
+  s->order_default = s->order_by.empty();
   if (s->order_by.empty()) s->order_by = s->view->order_by;
   return true;
 }
@@ -400,6 +402,12 @@ int Stats(const std::vector<std::string>& argv) {
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);
+  if (s.order_default && s.order_by == "micros" && analysis::RowsNest(rows)) {
+    s.order_by = "self_micros";
+    res.notes.push_back(
+        "ordered by self time: these rows nest in one another, so by inclusive time one piece "
+        "of work would lead several of them (--order-by micros orders them so)");
+  }
 
   bool any_memory = false;
   for (const auto& r : rows) any_memory |= r.bytes != 0 || r.peak_bytes != 0;

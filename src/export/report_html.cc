@@ -102,6 +102,7 @@ std::vector<Row> Top(const std::vector<Row>& rows, size_t top, uint64_t (*key)(c
   return v;
 }
 uint64_t Micros(const Row& r) { return r.incl.count() ? r.incl.total() : r.self_ns; }
+uint64_t SelfNs(const Row& r) { return r.self_ns; }
 
 // A table of a view's rows: the fields as the view's table (analysis/views/) defines them,
 // printed the report's way (separators in counts, bytes whole).
@@ -297,13 +298,17 @@ std::string Ops(const ReportData& d) {
     return s + None("No framework ops or annotated ranges in this trace.") + "</section>\n";
   bool memory = false;
   for (const auto& r : d.ops.rows) memory |= r.bytes != 0 || r.peak_bytes != 0;
-  std::vector<Row> rows = Top(d.ops.rows, d.top, Micros);
+  bool nest = analysis::RowsNest(d.ops.rows);
+  std::vector<Row> rows = Top(d.ops.rows, d.top, nest ? SelfNs : Micros);
   std::vector<std::string> cols = {"op type",     "occurrence",    "micros",
                                    "self_micros", "cpu_micros",    "accelerator_micros",
                                    "avg_micros",  "median_micros", "share"};
   if (memory) cols.insert(cols.end(), {"bytes", "peak_bytes", "residual_bytes"});
-  s += "<p>By op type, ordered by inclusive time (micros); the first " + WithCommas(rows.size()) +
-       " of " + WithCommas(d.ops.rows.size()) +
+  s += std::string("<p>By op type, ordered by ") +
+       (nest ? "self time (self_micros: the ops nest in one another, so by inclusive time one "
+               "piece of work would lead several rows)"
+             : "inclusive time (micros)") +
+       "; the first " + WithCommas(rows.size()) + " of " + WithCommas(d.ops.rows.size()) +
        ". Share is of the ops' total self time; accelerator time is the device time of the work "
        "each op launched.</p>\n";
   cols[0] = "name";

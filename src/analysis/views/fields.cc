@@ -68,6 +68,15 @@ std::string FormatCell(const Cell& c, ColumnKind kind) {
   return b;
 }
 
+bool RowsNest(const std::vector<Row>& rows) {
+  double incl = 0, self = 0;
+  for (const auto& r : rows) {
+    incl += static_cast<double>(r.incl.total());
+    self += static_cast<double>(r.self_ns);
+  }
+  return incl > 1.1 * self;
+}
+
 void SetShares(std::vector<Row>* rows, uint64_t total, Result* r) {
   r->total_ns = total;
   for (auto& row : *rows) row.share = total ? static_cast<double>(row.self_ns) / total : 0;
