@@ -137,6 +137,14 @@ void KerasOn(const std::string& backend, const char* module) {
   EXPECT_EQ(r.said["backend"], backend);
   ExpectProgramsSteps(r, backend != "torch");
   ExpectNoRuntimeAmongOps(r.trace);
+  if (backend == "torch") {
+    // aten ops nest (aten::conv2d holds aten::convolution...): ordered by self time, said so.
+    json ops = RunJson({TT_CLI, "stats", r.trace, "--view", "op", "--json"});
+    EXPECT_NE(ops["notes"].dump().find("ordered by self time"), std::string::npos);
+    for (size_t i = 1; i < ops["rows"].size(); ++i)
+      EXPECT_GE(ops["rows"][i - 1]["self_micros"].get<double>(),
+                ops["rows"][i]["self_micros"].get<double>());
+  }
   if (backend != "tensorflow") return;
   // The report's hottest lines are op time: fit's tf.function tracing (most of the run's
   // time under fit's line) is named and left out, not 90% of the table.
