@@ -215,6 +215,18 @@ TEST(CorpusTf, EagerCodeViewNamesBothFunctionsInTheirRatio) {
   // Sampled stacks place each op by the stack seen around it: the ratio is near, not exact.
   EXPECT_NEAR(big / small, own, 0.5 * own) << "code view " << big << "/" << small;
   ExpectCodeViewWithinTheRun(r.trace, "tf_eager_two_functions.py");
+  // The sampler's thread is ours, not the program's: listed as such, not counted.
+  json info = RunJson({TT_CLI, "info", r.trace, "--json"});
+  const json& p = info["processes"][0];
+  int64_t ours = 0, theirs = 0;
+  for (const auto& t : p["threads"]) {
+    bool named = t["name"].get<std::string>().starts_with("tensortrace-");
+    EXPECT_EQ(t["tensortrace"].get<bool>(), named && !t["imported"].get<bool>()) << t.dump();
+    (t["tensortrace"].get<bool>() ? ours : theirs)++;
+  }
+  EXPECT_GE(ours, 1);
+  EXPECT_EQ(p["tensortrace_threads"].get<int64_t>(), ours);
+  EXPECT_LE(p["thread_count"].get<int64_t>(), theirs);
 }
 
 // A tf.function program's trace holds the graphs the bootstrap saved (xspace/PID/

@@ -219,6 +219,7 @@ nlohmann::json ThreadsJson(const ProcessSummary& p) {
                        {"last_ns", t.last_ns},
                        {"dropped", t.discarded},
                        {"imported", t.imported},
+                       {"tensortrace", t.ours},
                        {"file", t.file}});
   return threads;
 }
@@ -287,6 +288,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"end_state", p.meta.end_state},
         {"events", p.events},
         {"thread_count", p.thread_count},
+        {"tensortrace_threads", p.own_threads},
         {"events_by_category", cats},
         {"events_by_kind", p.by_kind},
         {"strings", p.strings},
@@ -382,13 +384,19 @@ void PrintProcess(const ProcessSummary& p, const std::vector<const FrameworkCapt
   for (const auto* c : caps)
     std::fputs(TerminalSafe(FrameworkCaptureText(*c), true).c_str(), stdout);
   PrintSteps(steps);
-  std::printf("  threads    %llu\n", static_cast<unsigned long long>(p.thread_count));
+  std::printf("  threads    %llu", static_cast<unsigned long long>(p.thread_count));
+  if (p.own_threads)
+    std::printf(" (and %llu of tensortrace's own, listed as such)",
+                static_cast<unsigned long long>(p.own_threads));
+  std::printf("\n");
   for (const auto& t : p.threads)
     std::printf("  thread %-8llu %-16s %10llu events, %llu dropped%s\n",
                 static_cast<unsigned long long>(t.tid), TerminalSafe(t.name).c_str(),
                 static_cast<unsigned long long>(t.events),
                 static_cast<unsigned long long>(t.discarded),
-                t.imported ? " (imported from the framework's profiler)" : "");
+                t.imported ? " (imported from the framework's profiler)"
+                : t.ours   ? " (tensortrace's own)"
+                           : "");
 }
 
 void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,

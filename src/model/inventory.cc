@@ -92,6 +92,7 @@ void TallyStreamEnd(const StreamHeader& h, ThreadSummary&& th, ProcessSummary* p
   // imported allocator's counter stream ("allocator NAME") is not.
   bool imported_thread = h.kind == TrackKind::kImported && !th.name.starts_with("allocator ");
   th.imported = h.kind == TrackKind::kImported;
+  th.ours = !th.imported && th.name.starts_with("tensortrace-");
   if (h.packets > 0 && (h.kind == TrackKind::kThread || imported_thread))
     ps->threads.push_back(std::move(th));
 }
@@ -101,9 +102,10 @@ void AddProcessSummary(ProcessSummary&& ps, TraceSummary* t) {
             [](const ThreadSummary& a, const ThreadSummary& b) {
               return a.tid != b.tid ? a.tid < b.tid : a.imported < b.imported;
             });
-  std::set<uint64_t> tids;
-  for (const auto& th : ps.threads) tids.insert(th.tid);
+  std::set<uint64_t> tids, ours;
+  for (const auto& th : ps.threads) (th.ours ? ours : tids).insert(th.tid);
   ps.thread_count = tids.size();
+  ps.own_threads = ours.size();
   t->events += ps.events;
   t->threads += ps.thread_count;
   t->discarded += ps.discarded;

@@ -24,13 +24,17 @@ struct ThreadSummary {
   // A host line of a framework profiler's capture (imported at the end of record), not a
   // stream the thread wrote itself; the same tid may have both.
   bool imported = false;
+  // One of tensortrace's own threads in the program (its Python sampler, its capture windows'
+  // timer: "tensortrace-..."), not the program's.
+  bool ours = false;
 };
 
 struct ProcessSummary {
   std::string dir;
   ProcessMeta meta;
   std::vector<ThreadSummary> threads;  // thread streams and imported host lines, by tid
-  uint64_t thread_count = 0;           // distinct tids among them
+  uint64_t thread_count = 0;           // distinct tids among them, the program's only
+  uint64_t own_threads = 0;            // ... tensortrace's own (ThreadSummary::ours)
   uint64_t events = 0;                 // every event record, definitions included
   std::array<uint64_t, static_cast<size_t>(layout::Category::kCount)> by_category{};
   std::map<std::string, uint64_t> by_kind;  // event class name -> count
