@@ -71,6 +71,7 @@ std::string FormatCell(const Cell& c, ColumnKind kind) {
 bool RowsNest(const std::vector<Row>& rows) {
   double incl = 0, self = 0;
   for (const auto& r : rows) {
+    if (!r.children.empty()) return false;  // a tree (the code view) shows its nesting
     incl += static_cast<double>(r.incl.total());
     self += static_cast<double>(r.self_ns);
   }

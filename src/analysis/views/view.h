@@ -77,7 +77,8 @@ std::string FormatCell(const Cell& c, ColumnKind kind);
 
 // Whether the rows nest in one another (PyTorch's aten::conv2d holds aten::convolution, which
 // holds aten::_convolution...): their inclusive time is over a tenth more than their self
-// time, so that by inclusive time one piece of work would lead several rows.
+// time, so that by inclusive time one piece of work would lead several rows. False for a tree
+// (rows with children), which shows the nesting itself.
 bool RowsNest(const std::vector<Row>& rows);
 // Sets each row's share of total and the result's denominator.
 void SetShares(std::vector<Row>* rows, uint64_t total, Result* r);
