@@ -165,10 +165,14 @@ std::string TensorsText(const analysis::MemoryLive& l) {
 
 void PrintReport(const AllocatorView& a) {
   const auto& r = a.report;
-  if (!r.reported) return;
+  // An allocator that reserves nothing of its own and gives no peak (PyTorch's CPU allocator
+  // reports 0 reserved) has nothing to add to what its events say.
+  if (!r.reported || (r.peak < 0 && r.reserved_max <= 0 && r.fragmentation_max < 0 &&
+                      r.fragmentation_at_peak < 0 && r.allocated <= 0))
+    return;
   std::printf("  allocator's own report: peak %s",
               r.peak >= 0 ? HumanBytes(r.peak).c_str() : "not given");
-  if (r.reserved_max >= 0)
+  if (r.reserved_max > 0)
     std::printf(", bytes reserved at most %s", HumanBytes(r.reserved_max).c_str());
   if (r.fragmentation_at_peak >= 0)
     std::printf(", fragmentation %.3f at the peak", r.fragmentation_at_peak);
@@ -198,8 +202,10 @@ void PrintTables(const AllocatorView& a, size_t top) {
                 static_cast<unsigned long long>(o.allocations), HumanBytes(o.peak).c_str(),
                 HumanBytes(o.residual).c_str(), TerminalSafe(o.op).c_str());
   }
-  std::printf("  chunks by BFC bin:\n  %12s %7s %12s %9s %12s\n", "from", "allocs", "bytes",
-              "at peak", "bytes at peak");
+  // A BFC allocator (TensorFlow's) gives its chunks' sizes; others are sized by what they asked.
+  std::printf("  %s:\n  %12s %7s %12s %9s %12s\n",
+              a.report.allocated > 0 ? "chunks by BFC bin" : "allocations by size (256 B << i)",
+              "from", "allocs", "bytes", "at peak", "bytes at peak");
   for (const auto& b : a.bins)
     std::printf("  %12s %7llu %12s %9llu %12s\n", HumanBytes(b.min_bytes).c_str(),
                 static_cast<unsigned long long>(b.allocations), HumanBytes(b.bytes).c_str(),
