@@ -26,6 +26,23 @@ std::string RankNote(const ProcessMeta& m) {
          (m.world_size >= 0 ? " of " + std::to_string(m.world_size) : "") + ")";
 }
 
+// A command line as the summary shows it: a long one (a framework's `python -c ...` helper)
+// cut at 160 characters.
+std::string Shortened(const std::string& cmd) {
+  return cmd.size() <= 160 ? cmd : cmd.substr(0, 157) + "...";
+}
+
+// The processes' commands, the busiest (most events) first: the first kShown in full, the
+// rest (torch.compile's and DataLoader's workers, a launcher's helpers) counted in one line.
+void ListCommands(std::vector<std::pair<uint64_t, std::string>> listed, RunSummary* run) {
+  constexpr size_t kShown = 4;
+  std::stable_sort(listed.begin(), listed.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (size_t i = 0; i < listed.size() && i < kShown; ++i)
+    run->commands.push_back(listed[i].second);
+  if (listed.size() > kShown) run->unlisted_processes = listed.size() - kShown;
+}
+
 RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
                      const ReportOptions& o) {
   RunSummary run;
@@ -37,18 +54,20 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
   std::map<int64_t, uint32_t> last_image;
   for (const auto& p : sum.processes)
     last_image[p.meta.pid] = std::max(last_image[p.meta.pid], p.meta.exec_generation);
+  std::vector<std::pair<uint64_t, std::string>> listed;  // (records, line)
   for (const auto& p : sum.processes) {
     uint64_t records = 0;
     for (uint64_t n : p.by_category) records += n;
     if (records == 0 || p.meta.exec_generation != last_image[p.meta.pid])
       run.quiet_processes++;
     else
-      run.commands.push_back("pid " + std::to_string(p.meta.pid) + RankNote(p.meta) + ": " +
-                             p.meta.cmdline);
+      listed.push_back({records, "pid " + std::to_string(p.meta.pid) + RankNote(p.meta) + ": " +
+                                     Shortened(p.meta.cmdline)});
     if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
     for (const auto& [src, details] : p.source_details)
       for (const auto& detail : details) AddVersion(&run, {src, detail});
   }
+  ListCommands(std::move(listed), &run);
   run.hosts.assign(hosts.begin(), hosts.end());
   run.dropped = model::TotalDrops(sum);  // processes that could not write a trace included
   for (const auto& v : o.versions) AddVersion(&run, v);

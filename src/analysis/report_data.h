@@ -27,6 +27,7 @@ struct RunSummary {
   std::vector<std::string> commands;  // "pid N: command line", per process that traced events
                                       // (a pid that exec'd: the image it became)
   size_t quiet_processes = 0;  // left out of commands: exec'd shims and helpers with no events
+  size_t unlisted_processes = 0;  // ... and those with fewer events than the listed few
   std::vector<std::string> hosts;
   std::vector<std::pair<std::string, std::string>> versions;  // source -> detail (version)
   uint64_t duration_ns = 0, events = 0, dropped = 0;

@@ -151,6 +151,9 @@ std::string Summary(const RunSummary& r) {
   kv("trace", r.trace);
   if (r.commands.empty()) kv("command", "(not recorded)");
   for (const auto& c : r.commands) kv("command", c);
+  if (r.unlisted_processes)
+    kv("more processes", WithCommas(r.unlisted_processes) +
+                             " with fewer events (workers, helpers; tensortrace info lists them)");
   if (r.quiet_processes)
     kv("other processes",
        WithCommas(r.quiet_processes) + " with no traced events (shims that exec'd, helpers)");
