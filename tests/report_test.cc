@@ -577,5 +577,26 @@ TEST(ReportCli, ExecChainsAreTheProcessTheyBecame) {
       << html.substr(0, 3000);
 }
 
+// Many processes with events (torch.compile's workers, DataLoader's): the run summary lists
+// the four busiest commands and counts the others.
+TEST(ReportCli, ManyProcessesListTheBusiestAndCountTheRest) {
+  test::TempDir d;
+  std::string leaf = std::string(TT_PROGRAM) + " leaf 100";
+  std::string many;
+  for (int i = 0; i < 6; ++i) many += leaf + " & ";
+  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", "/bin/sh", "-c",
+                         many + "wait"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  ASSERT_EQ(test::RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}).status, 0);
+  std::string html = ReadFile(d / "r.html");
+  size_t commands = 0;
+  for (size_t at = html.find("<dt>command</dt>"); at != std::string::npos;
+       at = html.find("<dt>command</dt>", at + 1))
+    ++commands;
+  EXPECT_EQ(commands, 4u) << html.substr(0, 3000);
+  EXPECT_NE(html.find("<dt>more processes</dt><dd>2 with fewer events"), std::string::npos)
+      << html.substr(0, 3000);
+}
+
 }  // namespace
 }  // namespace tt
