@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -243,6 +244,32 @@ TEST(CorpusTf, RecordForceReplacesItsOwnTfFunctionTrace) {
   }
   json info = RunJson({TT_CLI, "info", trace, "--json"});
   EXPECT_GE(info["processes"].size(), 1u);
+}
+
+// DDP started by torch.multiprocessing.spawn, no launcher: each worker's rank comes from
+// init_process_group (the bootstrap reads it back), and comm matches their all-reduces.
+TEST(CorpusTorch, SpawnedDdpWorkersCarryTheirRanks) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  std::string trace = d / "t";
+  test::RunResult r;
+  if (!test::RunInNetworkNamespace(
+          {TT_CLI, "record", "-o", trace, "--", Python(), Corpus("torch_spawn_ddp.py"), "12"}, {},
+          300, &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  ASSERT_EQ(r.status, 0) << r.err;
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  std::set<int64_t> ranks;
+  for (const auto& p : info["processes"]) {
+    if (!p["rank"].is_object()) continue;
+    EXPECT_EQ(p["rank"]["world_size"], 2);
+    EXPECT_EQ(p["rank"]["source"], "torch.distributed");
+    ranks.insert(p["rank"]["rank"].get<int64_t>());
+  }
+  EXPECT_EQ(ranks, (std::set<int64_t>{0, 1})) << info.dump().substr(0, 2000);
+  json comm = RunJson({TT_CLI, "comm", trace, "--json"});
+  EXPECT_GE(comm["matched"].get<int64_t>(), 12);
+  EXPECT_EQ(comm["unmatched"], 0);
 }
 
 }  // namespace

@@ -16,6 +16,8 @@ fetch after a step ended (see when_ready)."""
 import functools
 import os
 
+from _tensortrace.rebind import rebind
+
 
 def cuda_activity(env, cuda_available):
     """Whether Kineto should record CUDA activities: a GPU, and no CUPTI source of ours."""
@@ -104,6 +106,9 @@ class Adapter:
         path = os.path.join(self._dir, "%d-s%d.pt.trace.json" % (self._window, self._first_step))
         self._window += 1
         prof.kineto_results.save(path)
+
+    def watch_rank(self):
+        watch_torch_rank()
 
     def _note_distributed(self):
         try:
@@ -258,6 +263,51 @@ class Adapter:
             mark_modules(self._torch)
         except Exception:
             pass  # a torch without global module hooks: no module scopes
+
+
+def watch_torch_rank():
+    """torch.distributed's rank and world size, known once init_process_group has returned (its
+    arguments, as torch.multiprocessing.spawn's workers pass them, or a launcher's environment),
+    become the process's rank in the trace: a job started without a launcher has its ranks too."""
+    from _tensortrace import import_hook
+
+    def on_c10d(c10d):
+        orig = getattr(c10d, "init_process_group", None)
+        if orig is None or getattr(orig, "_tensortrace_rank", False):
+            return
+
+        @functools.wraps(orig)
+        def init_process_group(*args, **kwargs):
+            result = orig(*args, **kwargs)
+            try:
+                # Under torchrun the launcher's RANK is the group's rank already, and named so.
+                if "RANK" not in os.environ:
+                    set_rank(c10d.get_rank(), c10d.get_world_size(), b"torch.distributed")
+            except Exception:
+                pass  # never the program's error
+            return result
+
+        init_process_group._tensortrace_rank = True
+        c10d.init_process_group = init_process_group
+        rebind({orig: init_process_group})
+
+    on_c10d.__name__ = "watching torch.distributed's rank"
+    import_hook.when_imported("torch.distributed.distributed_c10d", on_c10d)
+
+
+def set_rank(rank, world, source):
+    """The process's rank in the trace, through the preloaded runtime's C API (tt_set_rank)."""
+    if not isinstance(rank, int) or rank < 0:
+        return
+    try:
+        import ctypes
+
+        fn = ctypes.CDLL(None).tt_set_rank
+        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]
+        fn.restype = None
+        fn(rank, world if isinstance(world, int) else -1, source)
+    except Exception:
+        pass  # a runtime without it: the launcher's rank stays
 
 
 MODULE_PREFIX = "nn.Module: "
