@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "core/error.h"
+#include "format/reader.h"
 
 namespace {
 
@@ -38,7 +39,63 @@ commands:
                             step time and its parts, top ops, memory, drops, per process
 
 `tensortrace COMMAND --help` describes each command. `tensortrace --version` prints the version.
+
+exit status: 0 done; 1 internal error; 2 bad input or options; 3 the trace is damaged (the
+problems are printed on stderr, one line per kind; `--allow-damaged` on any command that reads
+a trace turns this into 0 with the same warning lines).
 )";
+
+constexpr int kDamagedStatus = 3;
+
+// The commands that read traces (not record, which writes one, nor capture).
+bool ReadsTraces(const std::string& cmd) { return cmd != "record" && cmd != "capture"; }
+
+// Removes `--allow-damaged` from `args` (before a `--`); true if it was there.
+bool TakeAllowDamaged(std::vector<std::string>* args) {
+  bool found = false;
+  for (size_t i = 0; i < args->size() && (*args)[i] != "--";) {
+    if ((*args)[i] == "--allow-damaged") {
+      args->erase(args->begin() + static_cast<long>(i));
+      found = true;
+    } else {
+      ++i;
+    }
+  }
+  return found;
+}
+
+// One line per kind of damage the readers met; the command's status, or the damage status.
+int ReportDamage(const std::string& cmd, int status, bool allow) {
+  std::vector<tt::DamageKind> kinds = tt::NotedDamage();
+  if (kinds.empty()) return status;
+  for (const auto& k : kinds) {
+    std::cerr << "tensortrace " << cmd << ": damaged: " << k.first.file << ": " << k.what;
+    if (k.count > 1)
+      std::cerr << " (" << k.count << " times; the first at offset " << k.first.offset << ")";
+    std::cerr << "\n";
+  }
+  if (allow || status != 0) return status;
+  std::cerr << "tensortrace " << cmd << ": the trace is damaged (" << kinds.size()
+            << " problem(s) above); exit status 3 (--allow-damaged: 0)\n";
+  return kDamagedStatus;
+}
+
+int Dispatch(const std::string& cmd, const std::vector<std::string>& rest, const char* argv0) {
+  if (cmd == "record") return tt::cli::Record(rest, argv0);
+  if (cmd == "info") return tt::cli::Info(rest);
+  if (cmd == "stats") return tt::cli::Stats(rest);
+  if (cmd == "export") return tt::cli::Export(rest);
+  if (cmd == "report") return tt::cli::Report(rest);
+  if (cmd == "memory") return tt::cli::Memory(rest);
+  if (cmd == "comm") return tt::cli::Comm(rest);
+  if (cmd == "diff") return tt::cli::Diff(rest);
+  if (cmd == "replay") return tt::cli::Replay(rest);
+  if (cmd == "optimize") return tt::cli::Optimize(rest);
+  if (cmd == "capture") return tt::cli::Capture(rest);
+  if (cmd == "top") return tt::cli::Top(rest);
+  std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
+  return 2;
+}
 
 }  // namespace
 
@@ -54,21 +111,11 @@ int main(int argc, char** argv) {
   }
   std::string cmd = args[0];
   std::vector<std::string> rest(args.begin() + 1, args.end());
+  bool reads = ReadsTraces(cmd);
+  bool allow = reads && TakeAllowDamaged(&rest);
   try {
-    if (cmd == "record") return tt::cli::Record(rest, argv[0]);
-    if (cmd == "info") return tt::cli::Info(rest);
-    if (cmd == "stats") return tt::cli::Stats(rest);
-    if (cmd == "export") return tt::cli::Export(rest);
-    if (cmd == "report") return tt::cli::Report(rest);
-    if (cmd == "memory") return tt::cli::Memory(rest);
-    if (cmd == "comm") return tt::cli::Comm(rest);
-    if (cmd == "diff") return tt::cli::Diff(rest);
-    if (cmd == "replay") return tt::cli::Replay(rest);
-    if (cmd == "optimize") return tt::cli::Optimize(rest);
-    if (cmd == "capture") return tt::cli::Capture(rest);
-    if (cmd == "top") return tt::cli::Top(rest);
-    std::cerr << "tensortrace: unknown command '" << cmd << "' (see `tensortrace --help`)\n";
-    return 2;
+    int status = Dispatch(cmd, rest, argv[0]);
+    return reads ? ReportDamage(cmd, status, allow) : status;
   } catch (const tt::Error& e) {
     std::string msg = e.what();
     if (msg.rfind(cmd + ": ", 0) == 0)

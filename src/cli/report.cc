@@ -138,6 +138,7 @@ int Report(const std::vector<std::string>& argv) {
   if (!ParseReportArgs(argv, &r)) return 0;
   const std::string& dir = r.dir;
   analysis::ReportOptions& ro = r.ro;
+  RemoveTemporaryFilesOnSignal();  // killed part-way, report leaves no PATH.tmp<pid>.* behind
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
   model::TraceModel m = LoadJob(DirList(dir, r.more), r.pids, &sum);

@@ -21,6 +21,24 @@ std::string Problem::ToString() const {
   return file + ": offset " + std::to_string(offset) + ": " + what;
 }
 
+static std::mutex g_damage_mu;
+static std::vector<DamageKind>* g_damage = new std::vector<DamageKind>;  // never freed
+
+void NoteDamage(const Problem& p) {
+  std::lock_guard<std::mutex> lock(g_damage_mu);
+  for (auto& k : *g_damage)
+    if (k.first.file == p.file && k.what == p.what) {
+      ++k.count;
+      return;
+    }
+  if (g_damage->size() < 1000) g_damage->push_back({p.what, p, 1});
+}
+
+std::vector<DamageKind> NotedDamage() {
+  std::lock_guard<std::mutex> lock(g_damage_mu);
+  return *g_damage;
+}
+
 // Stream files are copied, not mapped (live_read.h).
 static bool g_copy_streams = false;
 
@@ -70,8 +88,9 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
     for (const auto& name : ListDirectory(dir)) {
       std::string full = dir + "/" + name;
       struct stat st;
-      if (!IsStreamFile(name) || lstat(full.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) continue;
-      // A FIFO, device or link where a stream belongs is never opened (it could block).
+      if (!IsStreamFile(name) || lstat(full.c_str(), &st) != 0) continue;
+      // A FIFO, device, directory or link where a stream belongs is never opened (it could
+      // block). (An empty stream file is not damage: a thread that wrote nothing.)
       if (!S_ISREG(st.st_mode))
         out->problems.push_back(
             {full, 0,
@@ -117,6 +136,22 @@ static void AddCaptures(TraceDir* t) {
   }
 }
 
+// `record` names a process directory p<pid>.
+static bool IsProcessDirName(const std::string& name) {
+  return name.size() > 1 && name[0] == 'p' &&
+         name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
+// A directory holding a file named like a stream (a process directory that lost its metadata).
+static bool HoldsStreams(const std::string& dir) {
+  try {
+    for (const auto& name : ListDirectory(dir))
+      if (IsStreamFile(name) && !IsDirectory(dir + "/" + name)) return true;
+  } catch (const Error&) {
+  }
+  return false;
+}
+
 TraceDir OpenTrace(const std::string& path) {
   if (!PathExists(path)) throw Error("no such trace: " + path + " does not exist");
   if (!IsDirectory(path))
@@ -128,10 +163,16 @@ TraceDir OpenTrace(const std::string& path) {
   } else {
     for (const auto& name : ListDirectory(path)) {
       std::string sub = path + "/" + name;
-      if (IsDirectory(sub) && PathExists(sub + "/metadata")) AddProcess(sub, &t);
+      if (!IsDirectory(sub)) continue;
+      if (PathExists(sub + "/metadata"))
+        AddProcess(sub, &t);
+      else if (IsProcessDirName(name) && HoldsStreams(sub))
+        t.problems.push_back(
+            {sub + "/metadata", 0, "skipped this process: its metadata file is missing"});
     }
   }
   AddCaptures(&t);
+  for (const auto& pr : t.problems) NoteDamage(pr);
   for (auto& p : t.processes) p.recording = path;
   if (t.processes.empty()) {
     if (!t.problems.empty()) throw Error(t.problems.front().ToString());
@@ -364,6 +405,7 @@ StreamDecoder::~StreamDecoder() {
 }
 
 void StreamDecoder::Report(uint64_t off, const std::string& what) {
+  NoteDamage({path_, off, what});
   if (problems_) problems_->push_back({path_, off, what});
 }
 

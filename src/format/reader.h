@@ -25,6 +25,18 @@ struct Problem {
   std::string ToString() const;
 };
 
+// Every Problem met in this process (by OpenTrace and by every StreamDecoder) is also kept
+// here, so that a command reports damage the same way whichever analysis met it: the cli
+// prints one line per kind of problem and exits with the damage status (see README).
+struct DamageKind {
+  std::string what;  // the problem's text
+  Problem first;     // where it was first met
+  uint64_t count = 0;
+};
+void NoteDamage(const Problem& p);
+// The problems noted so far, one entry per distinct (file, what), in the order first met.
+std::vector<DamageKind> NotedDamage();
+
 // One stream file, opened and mapped read-only once; every decoder made from it reads through
 // this mapping (no open of its own). Pages are populated and released by the decoders as they
 // read (StreamDecoder::Window), so the memory a long-lived mapping holds stays bounded.

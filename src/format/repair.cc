@@ -29,8 +29,8 @@ static ChainEnd WalkChain(int fd, uint64_t size, const Uuid& uuid) {
     if (pread(fd, h, sizeof h, static_cast<off_t>(c.valid)) != static_cast<ssize_t>(sizeof h))
       break;
     uint64_t ps = Load<uint64_t>(h + kOffPacketSize), cs = Load<uint64_t>(h + kOffContentSize);
-    if (Load<uint32_t>(h) != kMagic || std::memcmp(h + kOffUuid, uuid.data(), 16) != 0 ||
-        ps % 8 || cs % 8 || cs > ps || cs / 8 < kPacketHeaderSize)
+    if (Load<uint32_t>(h) != kMagic || std::memcmp(h + kOffUuid, uuid.data(), 16) != 0 || ps % 8 ||
+        cs % 8 || cs > ps || cs / 8 < kPacketHeaderSize)
       break;
     if (ps / 8 > size - c.valid) {
       c.torn = cs / 8 <= size - c.valid;
@@ -46,7 +46,7 @@ static ChainEnd WalkChain(int fd, uint64_t size, const Uuid& uuid) {
 // with a packet cut short by a crash shrunk to the file's end.
 static uint64_t ValidLength(const std::string& path, uint64_t size, const Uuid& uuid,
                             RepairReport* rep) {
-  int fd = open(path.c_str(), O_RDWR | O_CLOEXEC);
+  int fd = open(path.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0) throw Error("cannot open " + path + ": " + std::strerror(errno));
   ChainEnd c = WalkChain(fd, size, uuid);
   uint64_t keep = c.valid;
@@ -155,7 +155,7 @@ RepairReport CutRunningProcess(const ProcessTrace& proc, int64_t offset_end_ns) 
 uint64_t CompactStreams(const ProcessTrace& proc) {
   uint64_t saved = 0;
   for (const auto& s : proc.streams) {
-    int fd = open(s.c_str(), O_RDWR | O_CLOEXEC);
+    int fd = open(s.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) continue;
     uint64_t size = FileSize(s);
     ChainEnd c = WalkChain(fd, size, proc.meta.trace_uuid);
