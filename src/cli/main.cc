@@ -65,10 +65,12 @@ bool TakeAllowDamaged(std::vector<std::string>* args) {
 }
 
 // One line per kind of damage the readers met; the command's status, or the damage status.
-int ReportDamage(const std::string& cmd, int status, bool allow) {
+// `said`: an error line already printed; the damage it names is not repeated.
+int ReportDamage(const std::string& cmd, int status, bool allow, const std::string& said = "") {
   std::vector<tt::DamageKind> kinds = tt::NotedDamage();
   if (kinds.empty()) return status;
   for (const auto& k : kinds) {
+    if (!said.empty() && said.find(k.first.file) != std::string::npos) continue;
     std::cerr << "tensortrace " << cmd << ": damaged: " << k.first.file << ": " << k.what;
     if (k.count > 1)
       std::cerr << " (" << k.count << " times; the first at offset " << k.first.offset << ")";
@@ -122,6 +124,7 @@ int main(int argc, char** argv) {
       std::cerr << "tensortrace " << msg << "\n";
     else
       std::cerr << "tensortrace " << cmd << ": " << msg << "\n";
+    if (reads) ReportDamage(cmd, 2, allow, msg);  // the damage behind the error, if any
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "tensortrace " << cmd << ": " << e.what() << "\n";
