@@ -102,9 +102,11 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   analysis::LiveOptions o = t.live;
   // `record` writes tensortrace.json last, once every process has ended and been imported.
   // A process's own directory (p<pid>) is read as a trace too: its recording's file is above.
-  for (const auto& d : dirs)
-    o.recording |=
-        !PathExists(d + (PathExists(d + "/metadata") ? "/../" : "/") + "tensortrace.json");
+  // A recording whose `record` was killed never writes it: live only while record's lock is held.
+  for (const auto& d : dirs) {
+    std::string rec = PathExists(d + "/metadata") ? d + "/.." : d;
+    o.recording |= !PathExists(rec + "/tensortrace.json") && RecordLockHeld(rec);
+  }
   // Until then `record` may cut and compact stream files (as processes end) and processes
   // define names and classes: read copies, threads' streams first (format/live_read.h).
   SetStreamFilesCopied(o.recording);

@@ -1,6 +1,7 @@
 #include "format/reader.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -136,6 +137,29 @@ static void AddCaptures(TraceDir* t) {
   }
 }
 
+bool RecordLockHeld(const std::string& dir) {
+  int fd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return false;
+  bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+  close(fd);  // our own shared lock, if taken, goes with it
+  return held;
+}
+
+// A recording whose `record` was killed: it began (its loss page is there) and is not running,
+// but never wrote tensortrace.json, its last file.
+static void CheckFinished(TraceDir* t) {
+  const std::string& d = t->path;
+  if (PathExists(d + "/metadata") || !PathExists(d + "/losses") ||
+      PathExists(d + "/tensortrace.json") || RecordLockHeld(d))
+    return;
+  t->problems.push_back({d + "/tensortrace.json", 0,
+                         "incomplete: record did not finish (no tensortrace.json); its "
+                         "processes' ends are unknown"});
+  // No one will close them now: a process that had not ended is not "running".
+  for (auto& p : t->processes)
+    if (p.meta.end_state == "running") p.meta.end_state = "unknown";
+}
+
 // `record` names a process directory p<pid>.
 static bool IsProcessDirName(const std::string& name) {
   return name.size() > 1 && name[0] == 'p' &&
@@ -172,6 +196,7 @@ TraceDir OpenTrace(const std::string& path) {
     }
   }
   AddCaptures(&t);
+  CheckFinished(&t);
   for (const auto& pr : t.problems) NoteDamage(pr);
   for (auto& p : t.processes) p.recording = path;
   if (t.processes.empty()) {

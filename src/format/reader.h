@@ -37,6 +37,10 @@ void NoteDamage(const Problem& p);
 // The problems noted so far, one entry per distinct (file, what), in the order first met.
 std::vector<DamageKind> NotedDamage();
 
+// True while a `record` runs into the recording directory `dir`: it holds a lock on the
+// directory itself (tested without blocking, nothing is kept).
+bool RecordLockHeld(const std::string& dir);
+
 // One stream file, opened and mapped read-only once; every decoder made from it reads through
 // this mapping (no open of its own). Pages are populated and released by the decoders as they
 // read (StreamDecoder::Window), so the memory a long-lived mapping holds stays bounded.
