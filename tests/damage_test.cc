@@ -2,6 +2,7 @@
 // recording, either gives the same output as over the intact trace or exits with the damage
 // status (3) and names the damaged file on stderr; --allow-damaged turns the status into 0.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +23,7 @@ constexpr int kDamaged = 3;
 
 // The first thread stream (t<tid>) of the trace in `trace`.
 std::string ThreadStream(const std::string& trace) {
+  if (!IsDirectory(trace)) return "";
   for (const auto& p : ListDirectory(trace))
     if (p[0] == 'p' && IsDirectory(trace + "/" + p))
       for (const auto& f : ListDirectory(trace + "/" + p))
@@ -140,6 +142,37 @@ TEST(Damage, AllowDamagedExitsZeroWithTheWarning) {
   auto allowed = RunCmd({TT_CLI, "stats", t, "--view", "op", "--allow-damaged"});
   EXPECT_EQ(allowed.status, 0) << allowed.err;
   EXPECT_NE(allowed.err.find(s + ": skipped: it is a directory"), std::string::npos) << allowed.err;
+}
+
+// `record` SIGKILLed while its program runs: live, the trace reads as a running recording (exit
+// 0); once record is gone, every reader says the recording is incomplete and no process is
+// "running".
+TEST(Damage, KilledRecordIsIncomplete) {
+  TempDir d;
+  std::string t = d / "t";
+  int out = -1;
+  std::string job = std::string(TT_PROGRAM) + " leaf 1000; exec sleep 3";
+  int pid = test::Spawn({TT_CLI, "record", "-o", t, "--", "sh", "-c", job}, &out);
+  ASSERT_GT(pid, 0);
+  for (int i = 0; i < 100 && ThreadStream(t).empty(); ++i) usleep(50000);
+  ASSERT_FALSE(ThreadStream(t).empty());
+  auto live = RunCmd({TT_CLI, "info", t});
+  EXPECT_EQ(live.status, 0) << live.err;
+  EXPECT_EQ(live.err.find("incomplete"), std::string::npos) << live.err;
+  kill(pid, SIGKILL);
+  test::Wait(pid);
+  close(out);
+  for (const char* cmd : {"info", "stats"}) {
+    auto r = RunCmd({TT_CLI, cmd, t});
+    EXPECT_EQ(r.status, kDamaged) << r.err;
+    EXPECT_NE(r.err.find(t + "/tensortrace.json: incomplete: record did not finish"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.out.find("ended      running"), std::string::npos) << r.out;
+  }
+  auto top = RunCmd({TT_CLI, "top", t, "--once", "--allow-damaged"});
+  EXPECT_EQ(top.status, 0) << top.err;
+  EXPECT_EQ(top.out.find("recording (last event"), std::string::npos) << top.out;
 }
 
 }  // namespace

@@ -160,7 +160,8 @@ static void CheckFinished(TraceDir* t) {
     if (p.meta.end_state == "running") p.meta.end_state = "unknown";
 }
 
-// `record` names a process directory p<pid>.
+// `record` names a process directory p<pid> (a live recording's may not have its metadata
+// yet).
 static bool IsProcessDirName(const std::string& name) {
   return name.size() > 1 && name[0] == 'p' &&
          name.find_first_not_of("0123456789", 1) == std::string::npos;
@@ -190,7 +191,7 @@ TraceDir OpenTrace(const std::string& path) {
       if (!IsDirectory(sub)) continue;
       if (PathExists(sub + "/metadata"))
         AddProcess(sub, &t);
-      else if (IsProcessDirName(name) && HoldsStreams(sub))
+      else if (IsProcessDirName(name) && HoldsStreams(sub) && !RecordLockHeld(path))
         t.problems.push_back(
             {sub + "/metadata", 0, "skipped this process: its metadata file is missing"});
     }
