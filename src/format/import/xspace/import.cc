@@ -1,6 +1,9 @@
 #include "format/import/xspace/import.h"
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
+#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <bit>
@@ -59,6 +62,33 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
 }
 
 namespace {
+
+// Parses an XSpace plane by plane and leaves out empty planes: an empty XPlane is two bytes in
+// the file but hundreds in memory, so a file of them made the import's memory follow the file's
+// count of planes instead of the events kept (issue 40).
+bool ParseSpaceSkippingEmpty(const std::string& data, xp::XSpace* space) {
+  namespace io = google::protobuf::io;
+  using google::protobuf::internal::WireFormatLite;
+  io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data.data()),
+                          static_cast<int>(data.size()));
+  std::string rest, plane;
+  {
+    io::StringOutputStream rest_stream(&rest);
+    io::CodedOutputStream rest_out(&rest_stream);
+    while (uint32_t tag = in.ReadTag()) {
+      if (tag != ((1u << 3) | 2u)) {
+        if (!WireFormatLite::SkipField(&in, tag, &rest_out)) return false;
+        continue;
+      }
+      uint32_t len = 0;
+      if (!in.ReadVarint32(&len) || !in.ReadString(&plane, static_cast<int>(len))) return false;
+      if (len == 0) continue;
+      if (!space->add_planes()->ParseFromString(plane)) return false;
+    }
+  }
+  if (in.CurrentPosition() != static_cast<int>(data.size())) return false;
+  return rest.empty() || space->MergeFromString(rest);
+}
 
 // What the files of one import share: one stream per thread (or device line) and per
 // allocator, whatever the number of capture windows (files) its events came in, written at
@@ -522,7 +552,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
       // A bad file is our one line in import.json, not also protobuf's log on stderr (it logs
       // each string field that is not UTF-8).
       google::protobuf::LogSilencer quiet;
-      parsed = space.ParseFromString(data);
+      parsed = ParseSpaceSkippingEmpty(data, &space);
     }
     if (!parsed) {
       out.errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
