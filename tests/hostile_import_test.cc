@@ -4,6 +4,7 @@
 // program's status (no hang: the harness kills it after 60 s), tensortrace.json and import.json
 // are valid JSON, one line names the problem, and nothing outside the trace is read or written.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -302,6 +303,24 @@ TEST(HostileImport, InvalidUtf8InTheCommandLine) {
   EXPECT_NE(j["command"].get<std::string>().find("caf\xc3\xa9-\\xff\\xfe-\\xe2\\x82"),
             std::string::npos)
       << j["command"];
+}
+
+// 20 MB of empty XPlanes (two bytes each) once took 3.55 GB to import (issue 40): under an
+// address-space limit of 1.5 GiB, record keeps the program's exit status and writes its trace.
+TEST(HostileImport, EmptyPlanesImportInBoundedMemory) {
+  Hostile h;
+  std::string planes;
+  for (int i = 0; i < 10 << 20; ++i) planes += std::string("\x0a\x00", 2);
+  WriteFileAtomic(h.outside() + "/empty.pb", planes, false);
+  rlimit old{};
+  ASSERT_EQ(getrlimit(RLIMIT_AS, &old), 0);
+  rlimit cap = old;
+  cap.rlim_cur = std::min<rlim_t>(old.rlim_max, rlim_t{3} << 29);
+  ASSERT_EQ(setrlimit(RLIMIT_AS, &cap), 0);
+  h.Record("cp $1/empty.pb $run/host.xplane.pb");
+  setrlimit(RLIMIT_AS, &old);
+  h.ExpectSafe("XSpace of process");
+  EXPECT_EQ(h.Import()["files"], 1) << h.r.err;
 }
 
 }  // namespace
