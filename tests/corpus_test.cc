@@ -246,6 +246,33 @@ TEST(CorpusTf, RecordForceReplacesItsOwnTfFunctionTrace) {
   EXPECT_GE(info["processes"].size(), 1u);
 }
 
+// torch.compile: the first step compiles (Dynamo, AOTAutograd, Inductor, and the backward
+// compiled on its first call inside CompiledFunctionBackward); every compile range is compile,
+// not an op, the compiled graphs are named, and the steps are the program's.
+TEST(CorpusTorch, CompiledLoopCountsCompileAsCompile) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  Recorded r = Record(d, "torch_compile_loop.py", {"25"});
+  ExpectProgramsSteps(r, true);
+  ExpectNoRuntimeAmongOps(r.trace);
+  static const std::regex kCompile(
+      R"((compile|Compile|CodeCache|codegen|bytecode_tracing|build_guards|triton_key|torch_key))");
+  json ops = RunJson({TT_CLI, "stats", r.trace, "--view", "op", "--json"});
+  double total = ops["total_micros"].get<double>(), graphs = 0;
+  for (const auto& row : ops["rows"]) {
+    std::string name = row["name"];
+    // CompiledFunction(Backward) is the compiled code's autograd node, and the Torch-Compiled
+    // Region the compiled code's run: each step's.
+    if (name.find("CompiledF") == std::string::npos && !name.starts_with("Torch-Compiled Region")) {
+      EXPECT_FALSE(std::regex_search(name, kCompile)) << "compile among ops: " << name;
+    }
+    if (name.starts_with("CompiledFxGraph ")) graphs += 1;
+    // No op holds the compilation that ran inside it (the backward's, on its first call).
+    EXPECT_LT(row["self_micros"].get<double>(), 0.5 * total) << name;
+  }
+  EXPECT_EQ(graphs, 2) << "the forward and the backward graph";
+}
+
 // DDP started by torch.multiprocessing.spawn, no launcher: each worker's rank comes from
 // init_process_group (the bootstrap reads it back), and comm matches their all-reduces.
 TEST(CorpusTorch, SpawnedDdpWorkersCarryTheirRanks) {

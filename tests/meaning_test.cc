@@ -90,8 +90,14 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
       {Category::kUser, "GraphLowering.run_data: compile_id=0/0", Meaning::kCompile},
       {Category::kUser, "async_compile.wait", Meaning::kCompile},
       {Category::kFrameworkOp, "entire_frame_compile", Meaning::kCompile},
+      {Category::kFrameworkOp, "entire_backward_compile", Meaning::kCompile},
       {Category::kFrameworkOp, "_compile.compile_inner (dynamo_timed)", Meaning::kCompile},
+      {Category::kFrameworkOp, "## Call CompiledFxGraph f37s3omfbo6e3myyq7iq4p2dg7xomym ##",
+       Meaning::kOp},
       {Category::kUser, "TorchDynamo Cache Lookup", Meaning::kRuntime},
+      {Category::kFrameworkOp, "AOTDispatcher Runtime Wrapper Prologue", Meaning::kRuntime},
+      {Category::kFrameworkOp, "PythonDispatchMode", Meaning::kRuntime},
+      {Category::kFrameworkOp, "Torch-Compiled Region: 0/0", Meaning::kOp},
       {Category::kUser, "Optimizer.step#SGD.step", Meaning::kAnnotation},
       // The program's own ranges stay annotations; other categories by category.
       {Category::kUser, "my training phase", Meaning::kAnnotation},
@@ -111,6 +117,10 @@ TEST(Meaning, OpTypesSplitCleanly) {
   EXPECT_EQ(OpTypeOf("node:_FusedConv2D#shape=(1,2)#"), "_FusedConv2D");
   EXPECT_EQ(OpTypeOf("EagerLocalExecute: Mul"), "Mul");  // no leading space
   EXPECT_EQ(OpTypeOf("fusion.3"), "fusion");
+  // Inductor's compiled graph (torch.compile): named by its hash, never "".
+  EXPECT_EQ(
+      OpTypeOf("## Call CompiledFxGraph f37s3omfbo6e3myyq7iq4p2dg7xomymmusbaazw7eyuzqybnhtfw ##"),
+      "CompiledFxGraph f37s3omfbo");
   EXPECT_EQ(OpTypeOf("ynn_fusion.12"), "ynn_fusion");
   EXPECT_EQ(OpTypeOf("broadcast_add_fusion"), "broadcast_add_fusion");
   EXPECT_EQ(OpTypeOf("Iterator::Root"), "Iterator::Root");

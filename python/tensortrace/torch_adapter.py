@@ -16,8 +16,6 @@ fetch after a step ended (see when_ready)."""
 import functools
 import os
 
-from _tensortrace.rebind import rebind
-
 
 def cuda_activity(env, cuda_available):
     """Whether Kineto should record CUDA activities: a GPU, and no CUPTI source of ours."""
@@ -270,6 +268,7 @@ def watch_torch_rank():
     arguments, as torch.multiprocessing.spawn's workers pass them, or a launcher's environment),
     become the process's rank in the trace: a job started without a launcher has its ranks too."""
     from _tensortrace import import_hook
+    from _tensortrace.rebind import rebind
 
     def on_c10d(c10d):
         orig = getattr(c10d, "init_process_group", None)

@@ -179,7 +179,11 @@ class HostVisitor {
     *meaning = o.meaning;
     closed_holds_op_ = o.holds_op;
     *outermost_op = o.op_like && o.ancestor < 0;
-    if (o.op_like && o.ancestor >= 0)
+    // A compilation inside an op (torch.compile's backward compiled on its first call) is
+    // not the op's own time either.
+    bool outer_compile =
+        o.meaning == model::Meaning::kCompile && (open_.empty() || !open_.back().in_compile);
+    if ((o.op_like || outer_compile) && o.ancestor >= 0)
       open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
     return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
   }

@@ -45,7 +45,9 @@ bool IsCompileName(std::string_view n) {
          n.find("JitCompiler") != std::string_view::npos || n.starts_with("ThunkEmitter::") ||
          // torch.compile: Dynamo's and Inductor's timed phases, their data, the async compiles
          n.ends_with("(dynamo_timed)") || n.find(": compile_id=") != std::string_view::npos ||
-         n.starts_with("async_compile.") || n == "dynamo" || n == "entire_frame_compile" ||
+         n.starts_with("async_compile.") || n == "dynamo" ||
+         // entire_frame_compile, entire_backward_compile: a whole compilation's range
+         (n.starts_with("entire_") && n.ends_with("_compile") && n.find(' ') == n.npos) ||
          n.starts_with("compile_attempt_") || (n.ends_with("Pass") && n.find(' ') == n.npos);
 }
 
@@ -134,9 +136,17 @@ Meaning OfAnnotation(std::string_view n) {
   return Meaning::kAnnotation;
 }
 
+// torch.compile's machinery around the compiled code, which Kineto records as ops: the
+// dispatcher mode and AOTAutograd's runtime wrappers (their time is the code's they run).
+bool IsTorchRuntimeOp(std::string_view n) {
+  return StartsWithAny(
+      n, {"AOTDispatcher Runtime Wrapper", "PythonDispatchMode", "TorchDynamo Cache Lookup"});
+}
+
 Meaning OfFrameworkOp(std::string_view name) {
   // torch.compile's phases reach Kineto as ops ("entire_frame_compile", "... (dynamo_timed)").
   if (IsCompileName(name)) return Meaning::kCompile;
+  if (IsTorchRuntimeOp(name)) return Meaning::kRuntime;
   std::string type = OpTypeOf(name);
   if (IsInputOpType(type)) return Meaning::kInput;
   if (IsCommunicationOpType(type)) return Meaning::kCommunication;
@@ -189,6 +199,14 @@ bool IsInputWait(std::string_view name) {
 
 std::string OpTypeOf(std::string_view name) {
   if (name.starts_with(kEager)) name.remove_prefix(kEager.size());
+  // Inductor's call of a compiled graph, "## Call CompiledFxGraph <hash> ##" (no "#k=v#"
+  // arguments): the graph by the start of its hash, forward and backward apart.
+  if (name.starts_with("## ") && name.ends_with(" ##") && name.size() > 6) {
+    std::string_view g = name.substr(3, name.size() - 6);
+    if (g.starts_with("Call ")) g.remove_prefix(5);
+    size_t space = g.find(' ');
+    return std::string(space == g.npos ? g : g.substr(0, std::min(g.size(), space + 1 + 10)));
+  }
   std::string_view n = name.substr(0, name.find('#'));
   size_t c = n.rfind(':');
   // "node:Type"; not a label "what: detail" (its detail starts with a space, and is no type).

@@ -1,6 +1,8 @@
 #include "model/model.h"
 
 #include <string>
+#include <string_view>
+#include <unordered_set>
 
 #include "core/files.h"
 #include "model/inventory.h"
@@ -17,6 +19,15 @@ void Process::DecideMeanings() {
     op_meaning[i] = model::MeaningOf(Category::kFrameworkOp, names[i]);
     if (names[i] == "tf_function_call") tf_function_key = static_cast<uint32_t>(i);
   }
+  // torch.compile times each phase twice: "X (dynamo_timed)" and Kineto's op "X" around it.
+  // A name that also exists timed is that phase, compile whatever its category.
+  constexpr std::string_view kTimed = " (dynamo_timed)";
+  std::unordered_set<std::string_view> timed;
+  for (const std::string& n : names)
+    if (n.ends_with(kTimed)) timed.insert(std::string_view(n).substr(0, n.size() - kTimed.size()));
+  if (timed.empty()) return;
+  for (size_t i = 0; i < names.size(); ++i)
+    if (timed.count(names[i])) user_meaning[i] = op_meaning[i] = Meaning::kCompile;
 }
 
 namespace {
