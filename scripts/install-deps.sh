@@ -35,6 +35,9 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # PyTorch (its Linux wheel brings the CUDA libraries it links, even for CPU use): the tests
 # record PyTorch programs and compare with torch.profiler's own answers.
 "${pip[@]}" torch==2.15.0
+# The ecosystem corpus (tests/corpus/): Flax NNX with optax, written as Flax's own tutorial
+# trains (Keras 3 comes with TensorFlow).
+"${pip[@]}" flax==0.12.8 optax==0.2.8
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
 "${pip[@]}" perfetto==0.59.1
