@@ -185,9 +185,13 @@ TEST(ReplayPipeline, StagesLinkedBySendRecv) {
   int steps = j["steps_replayed"].get<int>();
   EXPECT_GE(j["p2p_transfers"].get<int>(), 2 * steps - 2) << j["notes"].dump();
   EXPECT_LE(j["p2p_transfers"].get<int>(), 2 * steps);
-  double tanh = 0;  // aten::tanh's share of the critical path (41.6% on an idle machine)
+  // The tanh layers' share of the critical path, forward and backward: 41.6% (forward alone)
+  // on one machine; 19.4% + 12.2% on another whose CPU runs tanh faster beside the matmuls.
+  double tanh = 0;
   for (const auto& item : j["critical_path"]["items"]) {
-    if (item["label"] == "aten::tanh") tanh = item["share"].get<double>();
+    std::string label = item["label"];
+    if (label == "aten::tanh" || label.ends_with("TanhBackward0"))
+      tanh += item["share"].get<double>();
     if (item["label"] == "gloo:recv") {
       EXPECT_LT(item["share"].get<double>(), 0.1) << item.dump();
     }
