@@ -46,6 +46,11 @@ bool IsCompileName(std::string_view n) {
          // torch.compile: Dynamo's and Inductor's timed phases, their data, the async compiles
          n.ends_with("(dynamo_timed)") || n.find(": compile_id=") != std::string_view::npos ||
          n.starts_with("async_compile.") || n == "dynamo" ||
+         // Inductor's phases, which Kineto records as ops without their timed twin when the
+         // backward compiles on its first call
+         n == "inductor_compile" || n == "code_gen" || n == "fx_codegen_and_compile" ||
+         n.starts_with("compile_fx") || n.starts_with("GraphLowering.") ||
+         n.starts_with("Scheduler.") || n == "create_aot_dispatcher_function" ||
          // entire_frame_compile, entire_backward_compile: a whole compilation's range
          (n.starts_with("entire_") && n.ends_with("_compile") && n.find(' ') == n.npos) ||
          n.starts_with("compile_attempt_") || (n.ends_with("Pass") && n.find(' ') == n.npos);
