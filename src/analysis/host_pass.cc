@@ -250,14 +250,19 @@ class HostVisitor {
   void CodePhase(const Slice& s, model::Meaning meaning) {
     using model::Meaning;
     Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
-    if (meaning == Meaning::kEagerOp && parent != Meaning::kEagerOp) return CodeEagerOp(s);
-    // A compilation inside another (graph building nested through runtime ranges) is in it.
+    // A compilation inside another (graph building nested through runtime ranges) is in it;
+    // so is an eager op run while tracing (a layer's variables made as its function is traced).
     bool in_compile = !open_.empty() && open_.back().in_compile;
+    if (meaning == Meaning::kEagerOp && parent != Meaning::kEagerOp) {
+      if (!in_compile) CodeEagerOp(s);
+      return;
+    }
     uint32_t stack = kNoStack;
     if (meaning == Meaning::kCompile && !in_compile) {
-      // The line that asked for it: the stack as it began (inside, the sampler sees the
-      // tracing of whichever function was being traced then).
-      stack = stacks_->Of(s.name, t_.id, s.start, s.start);
+      // The line that asked for it: the last stack sampled before it began (an interval from
+      // 0 to its start takes that sample whole); inside, the sampler sees the tracing of
+      // whichever function was being traced then.
+      stack = stacks_->Of(s.name, t_.id, 0, s.start);
       a_->code_compile.push_back({s.start, s.end, stack});
       return;
     }
