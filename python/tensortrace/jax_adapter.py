@@ -146,14 +146,7 @@ class Adapter:
 
 
 def _set_rank(rank, world):
-    if not isinstance(rank, int) or rank < 0:
-        return
-    try:
-        import ctypes
+    from _tensortrace.ranks import set_rank
 
-        fn = ctypes.CDLL(None).tt_set_rank  # the preloaded runtime's C API
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]
-        fn.restype = None
-        fn(rank, world if isinstance(world, int) else -1, b"jax.process_index")
-    except Exception:
-        pass  # a runtime without it: the launcher's rank stays
+    set_rank(rank, world, b"jax.process_index")
+

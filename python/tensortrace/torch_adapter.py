@@ -268,6 +268,7 @@ def watch_torch_rank():
     arguments, as torch.multiprocessing.spawn's workers pass them, or a launcher's environment),
     become the process's rank in the trace: a job started without a launcher has its ranks too."""
     from _tensortrace import import_hook
+    from _tensortrace.ranks import set_rank
     from _tensortrace.rebind import rebind
 
     def on_c10d(c10d):
@@ -292,21 +293,6 @@ def watch_torch_rank():
 
     on_c10d.__name__ = "watching torch.distributed's rank"
     import_hook.when_imported("torch.distributed.distributed_c10d", on_c10d)
-
-
-def set_rank(rank, world, source):
-    """The process's rank in the trace, through the preloaded runtime's C API (tt_set_rank)."""
-    if not isinstance(rank, int) or rank < 0:
-        return
-    try:
-        import ctypes
-
-        fn = ctypes.CDLL(None).tt_set_rank
-        fn.argtypes = [ctypes.c_int64, ctypes.c_int64, ctypes.c_char_p]
-        fn.restype = None
-        fn(rank, world if isinstance(world, int) else -1, source)
-    except Exception:
-        pass  # a runtime without it: the launcher's rank stays
 
 
 MODULE_PREFIX = "nn.Module: "
