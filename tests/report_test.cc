@@ -5,11 +5,10 @@
 #include <zlib.h>
 
 #include <cstdio>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
-
-#include <mutex>
 
 #include "analysis/findings.h"
 #include "analysis/report_data.h"
@@ -263,8 +262,8 @@ TEST_F(Report, OpensEachStreamFileOnce) {
 // Summarise give apart, damage included (a stream cut short).
 TEST(ReportCli, ModelAndInventoryFromOneRead) {
   TempDir d;
-  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status, 0);
   TraceDir trace = OpenTrace(d.path());
   std::string cut;
   for (const auto& s : trace.processes[0].streams)
@@ -322,8 +321,8 @@ TEST(ReportCli, ModelAndInventoryFromOneRead) {
 TEST(ReportCli, OpensEachStreamFileOnce) {
   if (RunCmd({"sh", "-c", "command -v strace"}).status != 0) GTEST_SKIP() << "no strace";
   TempDir d;
-  ASSERT_EQ(RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status,
-            0);
+  ASSERT_EQ(
+      RunCmd({TT_SYNTHETIC, "4", "100", "2", "varied"}, {{"TENSORTRACE_DIR", d.path()}}).status, 0);
   std::string log = d / "strace.log";
   // LeakSanitizer cannot run under ptrace: the ASan build's leak check is off for this run.
   auto r = RunCmd({"strace", "-f", "-qq", "-e", "trace=open,openat", "-o", log, TT_CLI, "report",
@@ -558,19 +557,28 @@ TEST_F(Report, ChromiumLoadsAndDrawsThePage) {
 namespace tt {
 namespace {
 
+// Records `sh -c script` into d/t and reports it; the report's HTML and its run summary's
+// command lines (*commands).
+std::string ReportOfShell(const test::TempDir& d, const std::string& script, size_t* commands) {
+  auto r =
+      test::RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", "/bin/sh", "-c", script});
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(test::RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}).status, 0);
+  std::string html = ReadFile(d / "r.html");
+  *commands = 0;
+  for (size_t at = html.find("<dt>command</dt>"); at != std::string::npos;
+       at = html.find("<dt>command</dt>", at + 1))
+    ++*commands;
+  return html;
+}
+
 // A shim that exec's into the program, and a helper that traces nothing: the run summary names
 // the program once and counts the others.
 TEST(ReportCli, ExecChainsAreTheProcessTheyBecame) {
   test::TempDir d;
-  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", "/bin/sh", "-c",
-                         "/bin/true; exec " + std::string(TT_PROGRAM) + " leaf 200"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  ASSERT_EQ(test::RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}).status, 0);
-  std::string html = ReadFile(d / "r.html");
   size_t commands = 0;
-  for (size_t at = html.find("<dt>command</dt>"); at != std::string::npos;
-       at = html.find("<dt>command</dt>", at + 1))
-    ++commands;
+  std::string html =
+      ReportOfShell(d, "/bin/true; exec " + std::string(TT_PROGRAM) + " leaf 200", &commands);
   EXPECT_EQ(commands, 1u) << html.substr(0, 3000);
   EXPECT_NE(html.find("leaf 200</dd>"), std::string::npos);
   EXPECT_NE(html.find("<dt>other processes</dt><dd>2 with no traced events"), std::string::npos)
@@ -581,18 +589,10 @@ TEST(ReportCli, ExecChainsAreTheProcessTheyBecame) {
 // the four busiest commands and counts the others.
 TEST(ReportCli, ManyProcessesListTheBusiestAndCountTheRest) {
   test::TempDir d;
-  std::string leaf = std::string(TT_PROGRAM) + " leaf 100";
   std::string many;
-  for (int i = 0; i < 6; ++i) many += leaf + " & ";
-  auto r = test::RunCmd({TT_CLI, "record", "-o", d / "t", "--quiet", "--", "/bin/sh", "-c",
-                         many + "wait"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  ASSERT_EQ(test::RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"}).status, 0);
-  std::string html = ReadFile(d / "r.html");
+  for (int i = 0; i < 6; ++i) many += std::string(TT_PROGRAM) + " leaf 100 & ";
   size_t commands = 0;
-  for (size_t at = html.find("<dt>command</dt>"); at != std::string::npos;
-       at = html.find("<dt>command</dt>", at + 1))
-    ++commands;
+  std::string html = ReportOfShell(d, many + "wait", &commands);
   EXPECT_EQ(commands, 4u) << html.substr(0, 3000);
   EXPECT_NE(html.find("<dt>more processes</dt><dd>2 with fewer events"), std::string::npos)
       << html.substr(0, 3000);
