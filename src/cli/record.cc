@@ -122,14 +122,14 @@ std::string DefaultDir() {
 }
 
 // The runtime library: beside this executable (the build tree) or in ../lib (installed).
-std::string FindRuntime(const std::string& self) {
+std::string FindRuntime() {
   if (const char* env = std::getenv("TENSORTRACE_LIB")) return env;
   std::filesystem::path exe = std::filesystem::canonical("/proc/self/exe");
   for (auto dir : {exe.parent_path(), exe.parent_path().parent_path() / "lib"}) {
     auto p = dir / "libtensortrace.so";
     if (std::filesystem::exists(p)) return p.string();
   }
-  throw Error("record: cannot find libtensortrace.so beside " + self +
+  throw Error("record: cannot find libtensortrace.so beside " + exe.string() +
               " or in ../lib; set TENSORTRACE_LIB to its path");
 }
 
@@ -495,7 +495,7 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
 
 }  // namespace
 
-int Record(const std::vector<std::string>& argv, const std::string& self) {
+int Record(const CommandArgs& argv) {
   RecordOptions o;
   if (!ParseRecordArgs(argv, &o)) return 0;
   if (o.cmd.empty()) throw Error("record: no command given (usage: tensortrace record -- COMMAND)");
@@ -513,7 +513,7 @@ int Record(const std::vector<std::string>& argv, const std::string& self) {
   int lock = PrepareTraceDir(dir, o.force);
   (void)lock;
   std::string abs_dir = std::filesystem::absolute(dir).lexically_normal().string();
-  std::string lib = FindRuntime(self);
+  std::string lib = FindRuntime();
   Session session = SetEnvironment(o, abs_dir, lib);
 
   int losses = CreateLossPage(abs_dir, o.quiet, !o.capture.Any());
