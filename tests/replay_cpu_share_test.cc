@@ -6,6 +6,7 @@
 #include "analysis/replay/cpu_share.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
+#include "analysis/replay/whatif_kind.h"
 
 namespace tt {
 namespace {
@@ -63,7 +64,8 @@ TEST(ReplayCpuShare, WorkFromMeasuredTimeReplaysAsMeasured) {
   }
   EXPECT_EQ(Simulate(three.g).predicted[0], 15u);
   StepGraph sg{three.g, {0}};
-  auto without = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "op2=0", "op2", 0}});
+  auto without =
+      analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "op2=0", "op2", 0)});
   EXPECT_EQ(Simulate(without[0].graph).predicted[0], 10u);
 }
 

@@ -12,6 +12,7 @@
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/suggest.h"
+#include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "format/import/kineto/import.h"
@@ -92,10 +93,10 @@ TEST(ReplaySim, ForkAndJoinFollowTheLaterBranch) {
   // b twice as fast: a's branch still ends first, the join moves by 15.
   StepGraph sg{h.g, {0}};
   auto after =
-      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0.5", "^b$", 0.5}});
+      analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "^b$=0.5", "^b$", 0.5)});
   EXPECT_EQ(Simulate(after[0].graph).predicted[0], 22u);
   // b gone (and its gap): c waits for a only.
-  after = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "^b$=0", "^b$", 0}});
+  after = analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "^b$=0", "^b$", 0)});
   EXPECT_EQ(Simulate(after[0].graph).predicted[0], 15u);
 }
 
@@ -163,14 +164,15 @@ TEST(ReplaySim, TwoRanksWaitForTheLastArrivalAtACollective) {
   EXPECT_EQ(std::find(p.nodes.begin(), p.nodes.end(), two.x), p.nodes.end());
   // Transfers twice as fast: 4 less for both; y halved: rank 0 waits less.
   StepGraph sg{two.h.g, {0, 0}};
-  auto comm =
-      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kComm, "comm=0.5", "comm", 0.5}});
+  auto comm = analysis::replay::Changed(
+      {sg}, {analysis::replay::MakeWhatIf("comm", "comm=0.5", "comm", 0.5)});
   EXPECT_EQ(Simulate(comm[0].graph).predicted, (std::vector<uint64_t>{41, 36}));
   // Transfers overlapping everything: no rank waits; each step's end waits for the transfer.
   auto overlap = analysis::replay::Changed(
-      {sg}, {WhatIf{WhatIf::Kind::kOverlap, "overlap=comm", "overlap", 1}});
+      {sg}, {analysis::replay::MakeWhatIf("overlap", "overlap=comm", "overlap", 1)});
   EXPECT_EQ(Simulate(overlap[0].graph).predicted, (std::vector<uint64_t>{43, 38}));
-  auto fast_y = analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "y=0.5", "y", 0.5}});
+  auto fast_y =
+      analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "y=0.5", "y", 0.5)});
   EXPECT_EQ(Simulate(fast_y[0].graph).predicted, (std::vector<uint64_t>{30, 25}));
 }
 
@@ -197,8 +199,8 @@ TEST(ReplaySim, AKernelFollowsItsLaunchFromTheOpsStart) {
   ASSERT_EQ(p.shares.size(), 1u);  // the kernel only
   EXPECT_EQ(p.shares[0].ns, 200u);
   StepGraph sg{h.g, {0}};
-  auto half =
-      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "MatMul=0.5", "MatMul", 0.5}});
+  auto half = analysis::replay::Changed(
+      {sg}, {analysis::replay::MakeWhatIf("", "MatMul=0.5", "MatMul", 0.5)});
   EXPECT_EQ(Simulate(half[0].graph).predicted[0], 110u);  // 10 + 100
 }
 
@@ -276,16 +278,16 @@ struct TwoCollectives {
 TEST(ReplaySim, TensorFusionGroupsAndSplitsTransfers) {
   TwoCollectives two;
   EXPECT_EQ(Simulate(two.h.g).predicted, (std::vector<uint64_t>{37, 37}));
-  WhatIf w{WhatIf::Kind::kTensorFusion, "tensor-fusion=200", "tensor-fusion", 1};
+  WhatIf w = analysis::replay::MakeWhatIf("tensor-fusion", "tensor-fusion=200", "tensor-fusion", 1);
   w.bucket = 200;
   w.alpha = 1;
   w.beta = 0.02;
   Graph fused = two.h.g;
-  EXPECT_EQ(analysis::replay::ApplyTensorFusion(w, &fused), 2u);
+  EXPECT_EQ(analysis::replay::Apply(w, &fused), 2u);
   EXPECT_EQ(Simulate(fused).predicted, (std::vector<uint64_t>{32, 32}));
   w.bucket = 50;
   Graph split = two.h.g;
-  analysis::replay::ApplyTensorFusion(w, &split);
+  analysis::replay::Apply(w, &split);
   EXPECT_EQ(Simulate(split).predicted, (std::vector<uint64_t>{35, 35}));
   // The fit: two sizes on a line 3 + 0.5 x bytes.
   Graph fit = two.h.g;
@@ -347,12 +349,12 @@ TEST(ReplaySim, TensorFusionStartsEachBucketWhenItsGradientsAreReady) {
   StepGraph sg = DdpLikeStep(true);
   EXPECT_EQ(Simulate(sg.graph).predicted, (std::vector<uint64_t>{7460, 7460}));
   auto with = [&](int64_t bucket) {
-    WhatIf w{WhatIf::Kind::kTensorFusion, "tensor-fusion", "tensor-fusion", 1};
+    WhatIf w = analysis::replay::MakeWhatIf("tensor-fusion", "tensor-fusion", "tensor-fusion", 1);
     w.bucket = bucket;
     w.alpha = 1000;
     w.beta = 1000.0 / (1 << 20);
     Graph g = sg.graph;
-    EXPECT_EQ(analysis::replay::ApplyTensorFusion(w, &g), 1u);
+    EXPECT_EQ(analysis::replay::Apply(w, &g), 1u);
     return Simulate(g).predicted;
   };
   EXPECT_EQ(with(2 << 20), (std::vector<uint64_t>{7230, 7230}));
@@ -385,8 +387,8 @@ TEST(ReplaySim, McmcSearchLeavesTheGreedyLocalOptimum) {
   EXPECT_NEAR(mcmc.steps.back().predicted, 4490, 1);
   bool fused = false;
   for (const auto& p : mcmc.steps) {
-    fused |= p.what_if.kind == WhatIf::Kind::kOpFusion;
-    if (p.what_if.kind == WhatIf::Kind::kTensorFusion) {
+    fused |= p.what_if.Is("op-fusion");
+    if (p.what_if.Is("tensor-fusion")) {
       EXPECT_GE(p.what_if.bucket, 4 << 20);
     }
   }
@@ -438,20 +440,21 @@ TEST(ReplaySim, ACycleIsAnErrorNotAHang) {
 TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
   TwoRanks two;
   StepGraph sg{two.h.g, {0, 0}};
-  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "nope=0", "nope", 0}}),
-               Error);
   EXPECT_THROW(
-      analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kInput, "input=0", "input", 0}}),
+      analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "nope=0", "nope", 0)}),
       Error);
+  EXPECT_THROW(analysis::replay::Changed(
+                   {sg}, {analysis::replay::MakeWhatIf("input", "input=0", "input", 0)}),
+               Error);
   auto parse = [](const std::string&, const std::string& t) { return std::stod(t); };
   WhatIf w = analysis::replay::ParseWhatIf("a=b=2", parse);  // the factor after the last '='
   EXPECT_EQ(w.pattern, "a=b");
   EXPECT_EQ(w.factor, 2);
-  EXPECT_EQ(analysis::replay::ParseWhatIf("input=0", parse).kind, WhatIf::Kind::kInput);
-  EXPECT_EQ(analysis::replay::ParseWhatIf("overlap=comm", parse).kind, WhatIf::Kind::kOverlap);
+  EXPECT_TRUE(analysis::replay::ParseWhatIf("input=0", parse).Is("input"));
+  EXPECT_TRUE(analysis::replay::ParseWhatIf("overlap=comm", parse).Is("overlap"));
   EXPECT_THROW(analysis::replay::ParseWhatIf("MatMul", parse), Error);
   EXPECT_THROW(analysis::replay::ParseWhatIf("=2", parse), Error);
-  EXPECT_THROW(analysis::replay::Changed({sg}, {WhatIf{WhatIf::Kind::kScale, "(=1", "(", 1}}),
+  EXPECT_THROW(analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "(=1", "(", 1)}),
                Error);
 }
 
@@ -691,6 +694,30 @@ TEST_F(ReplaySynthetic, BadInputIsOneClearLine) {
   r = RunCmd({TT_CLI, "replay", "--help"});
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--what-if"), std::string::npos);
+}
+
+// The what-if table: every entry is in replay's help, and a spec written as its syntax says
+// parses as that entry (so no entry is shadowed by one before it).
+TEST(WhatIfTable, EachEntryIsInTheHelpAndParsesAsItself) {
+  auto help = RunCmd({TT_CLI, "replay", "--help"});
+  ASSERT_EQ(help.status, 0);
+  auto factor = [](const std::string&, const std::string& x) { return std::stod(x); };
+  auto bytes = [](const std::string&, const std::string&) -> uint64_t { return 4 << 20; };
+  const std::vector<std::pair<std::string, std::string>> examples = {{"REGEX|auto", "auto"},
+                                                                     {"bf16|fp16[:FACTOR]", "bf16"},
+                                                                     {"REGEX", "MatMul"},
+                                                                     {"FACTOR", "0.5"},
+                                                                     {"BYTES", "4M"}};
+  ASSERT_GE(analysis::replay::WhatIfKinds().size(), 7u);
+  for (const auto* k : analysis::replay::WhatIfKinds()) {
+    EXPECT_NE(help.out.find(std::string("  ") + k->syntax + " "), std::string::npos) << k->syntax;
+    std::string spec = k->syntax;
+    for (const auto& [from, to] : examples)
+      if (size_t at = spec.find(from); at != std::string::npos) spec.replace(at, from.size(), to);
+    WhatIf w = analysis::replay::ParseWhatIf(spec, factor, bytes);
+    EXPECT_TRUE(w.Is(k->name)) << spec << " parsed as '" << w.kind->name << "'";
+    EXPECT_FALSE(k->nothing(w).empty()) << spec;
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"
+#include "analysis/replay/whatif_kind.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pids.h"
@@ -45,25 +46,10 @@ label's time and share), and each resource's utilisation.
   --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
                   together when there are several), printing its predicted step time, the
                   speedup, and what moved on the critical path:
-                    REGEX=FACTOR   ops whose name or type matches REGEX (ECMAScript),
-                                   duration x FACTOR, with the device work they launched
-                                   (0 removes them and their dispatch gap)
-                    input=FACTOR   input waits and input pipeline work x FACTOR
-                    comm=FACTOR    collectives' and point-to-point transfer time x FACTOR
-                                   (0.5: twice the bandwidth)
-                    overlap=comm   no rank waits for a collective's transfer, only its
-                                   step's end does (communication fully overlapped)
-                    tensor-fusion=BYTES   the collectives' transfers grouped in buckets of up
-                                   to BYTES (4M, 25M...; larger ones split), each costing
-                                   alpha + beta x bytes fitted on the job's transfers
-                    op-fusion=REGEX|auto   each chain of element-wise ops (matching REGEX;
-                                   auto: Add, Mul, Relu, ... and element-wise kernels) run one
-                                   after the other on one resource fused into one: no gaps,
-                                   the longest member's time
-                    precision=bf16|fp16[:FACTOR]   matrix products and convolutions x
-                                   FACTOR; without one, GPU kernels x 0.5 (BF16/FP16 against
-                                   TF32 on A100 and H100 data sheets), CPU ops unchanged
-  --suggest N     what would help most: replays the N heaviest ops (or kernels, or
+)";
+
+const char kReplayHelpOptions[] =
+    R"(  --suggest N     what would help most: replays the N heaviest ops (or kernels, or
                   collectives) of the critical path each twice as fast, and input=0, comm=0.5
                   and overlap=comm where the job has what they change, and ranks them by the
                   predicted gain
@@ -104,7 +90,7 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
   std::string v;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kReplayHelp;
+      std::cout << kReplayHelp << rp::WhatIfHelp(20) << kReplayHelpOptions;
       return false;
     } else if (a.Flag("--json")) {
       o->json = true;
@@ -175,7 +161,8 @@ int Replay(const std::vector<std::string>& argv) {
   ReplayArgs o;
   if (!ParseReplayArgs(argv, &o)) return 0;
   std::vector<rp::WhatIf> ws;
-  for (const auto& s : o.what_ifs) ws.push_back(rp::ParseWhatIf(s, WhatIfFactor, WhatIfBytes));
+  for (const auto& s : o.what_ifs)
+    ws.push_back(rp::ParseWhatIf(s, rp::WhatIfNumbers{WhatIfFactor, WhatIfBytes}));
   std::vector<Problem> problems;
   rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
   size_t replayed = job.steps.size();

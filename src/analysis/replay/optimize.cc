@@ -1,6 +1,7 @@
 // dPRO's optimizer, in small (optimize.h).
 #include "analysis/replay/optimize.h"
 
+#include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -13,37 +14,13 @@ double TryPlan(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& w
   }
 }
 
-std::vector<WhatIf> BucketSizes() {
-  std::vector<WhatIf> v;
-  for (int64_t mib : {1, 2, 4, 8, 16, 25, 32, 64, 128, 256}) {
-    WhatIf w;
-    w.kind = WhatIf::Kind::kTensorFusion;
-    w.pattern = "tensor-fusion";
-    w.bucket = mib << 20;
-    w.spec = "tensor-fusion=" + std::to_string(mib) + "M";
-    v.push_back(w);
-  }
-  return v;
-}
+std::vector<WhatIf> BucketSizes() { return WhatIfNamed("tensor-fusion").settings(); }
 
 WhatIf OpFusion(const std::string& pattern, const std::string& spec) {
-  WhatIf w;
-  w.kind = WhatIf::Kind::kOpFusion;
-  w.pattern = pattern;
-  w.spec = spec;
-  return w;
+  return MakeWhatIf("op-fusion", spec, pattern);
 }
 
-std::string SettingOf(const WhatIf& w) {
-  if (w.kind == WhatIf::Kind::kTensorFusion)
-    return "PyTorch DDP: DistributedDataParallel(..., bucket_cap_mb=" +
-           std::to_string(w.bucket >> 20) +
-           "); Horovod: HOROVOD_FUSION_THRESHOLD=" + std::to_string(w.bucket);
-  std::string which = w.pattern == "auto" ? "element-wise ops" : "the ops " + w.pattern;
-  return "fuse " + which +
-         ": TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit (XLA fuses them), PyTorch "
-         "torch.compile";
-}
+std::string SettingOf(const WhatIf& w) { return w.kind->setting_of(w); }
 
 namespace {
 
@@ -75,8 +52,8 @@ Plan Optimize(const std::vector<StepGraph>& steps, const SearchOptions& o) {
   Plan plan;
   plan.base = Predict(steps).predicted;
   std::vector<WhatIf> applied;
-  Best(steps, BucketSizes(), &applied, &plan);
-  Best(steps, {OpFusion("auto", "op-fusion=auto")}, &applied, &plan);
+  for (const WhatIfKind* k : WhatIfKinds())  // tensor-fusion's bucket sizes, then op-fusion
+    if (k->settings) Best(steps, k->settings(), &applied, &plan);
   if (!o.mcmc) return plan;
   Plan m = SearchMcmc(steps, plan, o);
   double greedy = plan.steps.empty() ? plan.base : plan.steps.back().predicted;

@@ -69,9 +69,9 @@ State Mcmc::Seed(const Plan& greedy) const {
   State s;
   s.fuse.assign(1 + labels_.size(), 0);
   for (const PlanStep& p : greedy.steps) {
-    if (p.what_if.kind == WhatIf::Kind::kOpFusion) s.fuse[0] = 1;
+    if (p.what_if.Is("op-fusion")) s.fuse[0] = 1;
     for (size_t i = 0; i < buckets_.size(); ++i)
-      if (p.what_if.kind == WhatIf::Kind::kTensorFusion && buckets_[i].bucket == p.what_if.bucket)
+      if (p.what_if.Is("tensor-fusion") && buckets_[i].bucket == p.what_if.bucket)
         s.bucket = static_cast<int>(i);
   }
   return s;

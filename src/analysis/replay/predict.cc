@@ -6,6 +6,7 @@
 #include <map>
 
 #include "analysis/replay/simulate.h"
+#include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -103,47 +104,17 @@ Prediction Predict(const std::vector<StepGraph>& steps) {
   return p;
 }
 
-namespace {
-
-// What the replayed steps lack when w matched nothing.
-std::string Nothing(const WhatIf& w) {
-  switch (w.kind) {
-    case WhatIf::Kind::kInput:
-      return "no input wait or input pipeline work";
-    case WhatIf::Kind::kComm:
-      return "no communication";
-    case WhatIf::Kind::kOverlap:
-      return "no collective joining ranks";
-    case WhatIf::Kind::kTensorFusion:
-      return "no collective joining ranks with its bytes";
-    case WhatIf::Kind::kOpFusion:
-      return "no two element-wise ops" +
-             (w.pattern == "auto" ? std::string() : " matching '" + w.pattern + "'") +
-             " one after the other on one resource";
-    case WhatIf::Kind::kPrecision:
-      return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
-                                "give the factor: precision=" +
-                                    w.pattern + ":FACTOR)"
-                              : "no matrix product or convolution";
-    case WhatIf::Kind::kScale:
-      break;
-  }
-  return "no op's name or type matching '" + w.pattern + "'";
-}
-
-}  // namespace
-
 std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::vector<WhatIf>& ws) {
   std::vector<StepGraph> out = steps;
   std::vector<const Graph*> measured;
   for (const StepGraph& sg : steps) measured.push_back(&sg.graph);
   for (WhatIf w : ws) {
-    if (w.kind == WhatIf::Kind::kTensorFusion) FitTransfers(measured, &w.alpha, &w.beta);
+    if (w.kind->prepare) w.kind->prepare(measured, &w);
     size_t n = 0;
     for (StepGraph& sg : out) n += Apply(w, &sg.graph);
     if (n == 0) {
       throw Error("--what-if '" + w.spec + "' matches nothing: the replayed steps have " +
-                  Nothing(w));
+                  w.kind->nothing(w));
     }
   }
   return out;

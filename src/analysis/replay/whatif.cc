@@ -1,83 +1,79 @@
-// Replay's what-ifs (whatif.h): parsing, and the list of what-ifs.
+// Replay's what-ifs (whatif.h, whatif_kind.h): parsing through the table, applying, the help,
+// and the helpers the what-ifs share.
 #include "analysis/replay/whatif.h"
 
 #include <cmath>
+#include <stdexcept>
 
+#include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
 
-namespace {
+bool WhatIf::Is(std::string_view name) const { return kind != nullptr && name == kind->name; }
 
-WhatIf ParsePrecision(const std::string& spec,
-                      double (*factor)(const std::string& spec, const std::string& text)) {
+const WhatIfKind& WhatIfNamed(std::string_view name) {
+  for (const WhatIfKind* k : WhatIfKinds())
+    if (name == k->name) return *k;
+  throw std::logic_error("no what-if called " + std::string(name));
+}
+
+WhatIf MakeWhatIf(std::string_view name, const std::string& spec, const std::string& pattern,
+                  double factor) {
   WhatIf w;
+  w.kind = &WhatIfNamed(name);
   w.spec = spec;
-  w.kind = WhatIf::Kind::kPrecision;
-  std::string rest = spec.substr(10);
-  size_t colon = rest.find(':');
-  w.pattern = rest.substr(0, colon);
-  if (w.pattern != "bf16" && w.pattern != "fp16")
-    throw Error("--what-if '" + spec + "': expected precision=bf16 or precision=fp16 (:FACTOR)");
-  w.default_factor = colon == std::string::npos;
-  w.factor = w.default_factor ? kGpuHalfPrecision : factor(spec, rest.substr(colon + 1));
+  w.pattern = pattern;
+  w.factor = factor;
   return w;
 }
 
-}  // namespace
-
-WhatIf ParseWhatIf(const std::string& spec,
-                   double (*factor)(const std::string& spec, const std::string& text),
-                   uint64_t (*bytes)(const std::string& spec, const std::string& text)) {
+WhatIf ParseWhatIf(const std::string& spec, const WhatIfNumbers& numbers) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
     throw Error("--what-if '" + spec +
                 "': expected REGEX=FACTOR, input=FACTOR, comm=FACTOR or overlap=comm");
+  const WhatIfKind* fallback = nullptr;
+  for (const WhatIfKind* k : WhatIfKinds()) {
+    if (*k->name == '\0') {
+      fallback = k;
+      continue;
+    }
+    WhatIf w;
+    w.spec = spec;
+    w.kind = k;
+    if (k->parse(spec, numbers, &w)) return w;
+  }
   WhatIf w;
   w.spec = spec;
-  if (spec == "overlap=comm") {
-    w.kind = WhatIf::Kind::kOverlap;
-    w.pattern = "overlap";
-    return w;
-  }
-  if (spec.rfind("precision=", 0) == 0) return ParsePrecision(spec, factor);
-  if (spec.rfind("op-fusion=", 0) == 0 && spec.size() > 10) {
-    w.kind = WhatIf::Kind::kOpFusion;
-    w.pattern = spec.substr(10);
-    return w;
-  }
-  if (spec.rfind("tensor-fusion=", 0) == 0 && bytes) {
-    w.kind = WhatIf::Kind::kTensorFusion;
-    w.pattern = "tensor-fusion";
-    w.bucket = static_cast<int64_t>(bytes(spec, spec.substr(14)));
-    if (w.bucket <= 0) throw Error("--what-if '" + spec + "': the bucket size must be above 0");
-    return w;
-  }
-  w.pattern = spec.substr(0, eq);
-  w.factor = factor(spec, spec.substr(eq + 1));
-  if (w.pattern == "input") w.kind = WhatIf::Kind::kInput;
-  if (w.pattern == "comm") w.kind = WhatIf::Kind::kComm;
+  w.kind = fallback;
+  fallback->parse(spec, numbers, &w);
   return w;
 }
 
-size_t Apply(const WhatIf& w, Graph* g) {
-  switch (w.kind) {
-    case WhatIf::Kind::kScale:
-      return ApplyScale(w, g);
-    case WhatIf::Kind::kInput:
-      return ApplyInput(w, g);
-    case WhatIf::Kind::kComm:
-      return ApplyComm(w, g);
-    case WhatIf::Kind::kOverlap:
-      return ApplyOverlap(g);
-    case WhatIf::Kind::kPrecision:
-      return ApplyPrecision(w, g);
-    case WhatIf::Kind::kTensorFusion:
-      return ApplyTensorFusion(w, g);
-    case WhatIf::Kind::kOpFusion:
-      return ApplyOpFusion(w, g);
+WhatIf ParseWhatIf(const std::string& spec,
+                   double (*factor)(const std::string& spec, const std::string& text),
+                   uint64_t (*bytes)(const std::string& spec, const std::string& text)) {
+  return ParseWhatIf(spec, WhatIfNumbers{factor, bytes});
+}
+
+size_t Apply(const WhatIf& w, Graph* g) { return w.kind->apply(w, g); }
+
+std::string WhatIfHelp(size_t indent) {
+  constexpr size_t kText = 15;  // the text's column after the indent
+  std::string out, pad(indent, ' ');
+  for (const WhatIfKind* k : WhatIfKinds()) {
+    std::string head = pad + k->syntax;
+    size_t col = indent + kText;
+    head += head.size() + 3 <= col ? std::string(col - head.size(), ' ') : "   ";
+    out += head;
+    for (const char* p = k->help; *p; ++p) {
+      out += *p;
+      if (*p == '\n') out += std::string(col, ' ');
+    }
+    out += '\n';
   }
-  return 0;
+  return out;
 }
 
 void ScaleNode(Graph* g, uint32_t v, double factor) {

@@ -1,40 +1,33 @@
-// Replay's what-ifs: each changes a step's graph before it is replayed; one file each
-// (whatif_*.cc), listed in Apply (whatif.cc).
+// Replay's what-ifs: each changes a step's graph before it is replayed. One file each
+// (whatif_*.cc) holds its parse, its change, its help and its no-match message, and one line
+// of the table (whatif_table.cc) lists it (whatif_kind.h).
 #pragma once
 #include <cstddef>
 #include <memory>
 #include <regex>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 
 #include "analysis/replay/graph.h"
 
 namespace tt::analysis::replay {
 
+struct WhatIfKind;  // what a what-if is: its entry in the table (whatif_kind.h)
+
 struct WhatIf {
-  enum class Kind : uint8_t {
-    kScale,    // REGEX=FACTOR: ops whose name or type matches the pattern, durations x factor
-    kInput,    // input=FACTOR: input waits and the input pipeline's work x factor
-    kComm,     // comm=FACTOR: collectives' transfers x factor (0.5: twice the bandwidth)
-    kOverlap,  // overlap=comm: no rank waits for a transfer; only its step's end does
-    // precision=bf16|fp16[:FACTOR]: matrix products and convolutions x factor (default: GPU
-    // kernels x kGpuHalfPrecision; no default for CPU ops)
-    kPrecision,
-    // tensor-fusion=BYTES: the collectives' transfers grouped in buckets of up to BYTES (larger
-    // ones split), each costing alpha + beta x its bytes (fitted on the job's transfers)
-    kTensorFusion,
-    // op-fusion=REGEX|auto: chains of element-wise ops on one resource fused into one
-    kOpFusion,
-  };
-  Kind kind = Kind::kScale;
-  std::string spec;     // as given
-  std::string pattern;  // kScale: an ECMAScript regular expression, searched in name and type
+  const WhatIfKind* kind = nullptr;  // ParseWhatIf or the kind's own suggestions set it
+  std::string spec;                  // as given
+  std::string pattern;  // REGEX=FACTOR: an ECMAScript regular expression, searched in name and
+                        // type; otherwise what the kind keeps of its value
   double factor = 1;    // >= 0; 0 removes the work (and the dispatch gaps before it)
-  bool default_factor = false;  // kPrecision: none given
-  // kTensorFusion: the bucket size, and the cost model (set by Changed before applying).
+  bool default_factor = false;  // precision=: none given
+  // tensor-fusion=: the bucket size, and the cost model (set by Changed before applying).
   int64_t bucket = 0;
   double alpha = 0, beta = 0;
-  // kScale: whether a label matches, decided once per label text for every step's graph.
+  // Whether this is the what-if of the table's entry `name` ("input", "" for REGEX=FACTOR).
+  bool Is(std::string_view name) const;
+  // REGEX=FACTOR: whether a label matches, decided once per label text for every step's graph.
   bool Matches(const std::string& label, const std::string& type) const;
   struct Matcher {
     std::regex re;
@@ -43,23 +36,21 @@ struct WhatIf {
   mutable std::shared_ptr<Matcher> matcher;  // compiled at the first Matches
 };
 
-// Parses "REGEX=FACTOR", "input=FACTOR", "comm=FACTOR" (the factor after the last '='),
-// "overlap=comm", "precision=bf16|fp16[:FACTOR]", "tensor-fusion=BYTES" (`bytes` parses the
-// size), "op-fusion=REGEX|auto".
-// `factor` parses and checks the number (the command line's parser). Throws tt::Error.
+// The command line's parsers of a what-if's numbers: each throws tt::Error naming the spec.
+struct WhatIfNumbers {
+  double (*factor)(const std::string& spec, const std::string& text) = nullptr;
+  uint64_t (*bytes)(const std::string& spec, const std::string& text) = nullptr;
+};
+
+// Parses a what-if: the first entry of the table that claims the spec, REGEX=FACTOR the last.
+// Throws tt::Error.
+WhatIf ParseWhatIf(const std::string& spec, const WhatIfNumbers& numbers);
 WhatIf ParseWhatIf(const std::string& spec,
                    double (*factor)(const std::string& spec, const std::string& text),
                    uint64_t (*bytes)(const std::string& spec, const std::string& text) = nullptr);
 
 // Changes g; returns how many nodes changed (0: the what-if matched nothing in g).
 size_t Apply(const WhatIf& w, Graph* g);
-size_t ApplyScale(const WhatIf& w, Graph* g);         // whatif_scale.cc
-size_t ApplyInput(const WhatIf& w, Graph* g);         // whatif_input.cc
-size_t ApplyComm(const WhatIf& w, Graph* g);          // whatif_comm.cc
-size_t ApplyOverlap(Graph* g);                        // whatif_overlap.cc
-size_t ApplyPrecision(const WhatIf& w, Graph* g);     // whatif_precision.cc
-size_t ApplyTensorFusion(const WhatIf& w, Graph* g);  // whatif_tensor_fusion.cc
-size_t ApplyOpFusion(const WhatIf& w, Graph* g);      // whatif_op_fusion.cc
 // An op or device node of an element-wise type (what op-fusion=auto fuses).
 bool IsElementWise(const Graph& g, const Node& n);
 // The alpha + beta x bytes fit of the transfers of `graphs` that give their bytes (least

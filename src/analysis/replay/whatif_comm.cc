@@ -1,8 +1,12 @@
 // What-if comm=FACTOR: each collective's transfer (from the last rank's arrival; a collective
 // not matched across ranks: its whole range), duration x factor: 0.5 is twice the bandwidth.
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
 
 namespace tt::analysis::replay {
+
+namespace {
 
 size_t ApplyComm(const WhatIf& w, Graph* g) {
   size_t n = 0;
@@ -12,6 +16,41 @@ size_t ApplyComm(const WhatIf& w, Graph* g) {
     ++n;
   }
   return n;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseComm(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  size_t eq = spec.rfind('=');
+  if (spec.compare(0, eq, "comm") != 0) return false;
+  w->pattern = "comm";
+  w->factor = numbers.factor(spec, spec.substr(eq + 1));
+  return true;
+}
+
+std::string NoComm(const WhatIf&) { return "no communication"; }
+
+std::vector<WhatIf> SuggestComm(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
+  if (!AnyNode(steps, [](const Graph&, const Node& n) { return n.kind == NodeKind::kComm; }))
+    return {};
+  return {MakeWhatIf("comm", "comm=0.5", "comm", 0.5)};
+}
+
+}  // namespace
+
+const WhatIfKind& CommWhatIf() {
+  static const WhatIfKind k{
+      .name = "comm",
+      .syntax = "comm=FACTOR",
+      .help = "collectives' and point-to-point transfer time x FACTOR\n(0.5: twice the bandwidth)",
+      .parse = ParseComm,
+      .apply = ApplyComm,
+      .nothing = NoComm,
+      .suggest = SuggestComm,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

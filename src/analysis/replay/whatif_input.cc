@@ -1,8 +1,12 @@
 // What-if input=FACTOR: the step's waits for its data and the input pipeline's own work,
 // durations x factor (0: the data is there when asked for).
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
 
 namespace tt::analysis::replay {
+
+namespace {
 
 size_t ApplyInput(const WhatIf& w, Graph* g) {
   std::vector<char> changed(g->nodes.size(), 0);
@@ -16,6 +20,43 @@ size_t ApplyInput(const WhatIf& w, Graph* g) {
   }
   if (w.factor == 0) ZeroGapsInto(g, changed);
   return n;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseInput(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  size_t eq = spec.rfind('=');
+  if (spec.compare(0, eq, "input") != 0) return false;
+  w->pattern = "input";
+  w->factor = numbers.factor(spec, spec.substr(eq + 1));
+  return true;
+}
+
+std::string NoInput(const WhatIf&) { return "no input wait or input pipeline work"; }
+
+std::vector<WhatIf> SuggestInput(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
+  if (!AnyNode(steps, [](const Graph&, const Node& n) {
+        return n.kind == NodeKind::kInputWait || n.kind == NodeKind::kInput;
+      }))
+    return {};
+  return {MakeWhatIf("input", "input=0", "input", 0)};
+}
+
+}  // namespace
+
+const WhatIfKind& InputWhatIf() {
+  static const WhatIfKind k{
+      .name = "input",
+      .syntax = "input=FACTOR",
+      .help = "input waits and input pipeline work x FACTOR",
+      .parse = ParseInput,
+      .apply = ApplyInput,
+      .nothing = NoInput,
+      .suggest = SuggestInput,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

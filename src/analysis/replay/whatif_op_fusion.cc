@@ -8,6 +8,7 @@
 #include <regex>
 
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
 
 namespace tt::analysis::replay {
 
@@ -38,6 +39,8 @@ bool IsElementWise(const Graph& g, const Node& n) {
          std::regex_search(g.Label(n.label), ElementWise());
 }
 
+namespace {
+
 size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
   std::vector<char> ok(g->nodes.size(), 0);
   for (uint32_t v = 0; v < g->nodes.size(); ++v) ok[v] = Fusable(w, *g, g->nodes[v]);
@@ -60,6 +63,52 @@ size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
     ++fused;
   }
   return fused;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseOpFusion(const std::string& spec, const WhatIfNumbers&, WhatIf* w) {
+  if (spec.rfind("op-fusion=", 0) != 0 || spec.size() <= 10) return false;
+  w->pattern = spec.substr(10);
+  return true;
+}
+
+std::string NoChain(const WhatIf& w) {
+  return "no two element-wise ops" +
+         (w.pattern == "auto" ? std::string() : " matching '" + w.pattern + "'") +
+         " one after the other on one resource";
+}
+
+std::vector<WhatIf> FuseElementWise() {
+  return {MakeWhatIf("op-fusion", "op-fusion=auto", "auto")};
+}
+
+std::string FusionSetting(const WhatIf& w) {
+  std::string which = w.pattern == "auto" ? "element-wise ops" : "the ops " + w.pattern;
+  return "fuse " + which +
+         ": TensorFlow @tf.function(jit_compile=True) (XLA), JAX jit (XLA fuses them), PyTorch "
+         "torch.compile";
+}
+
+}  // namespace
+
+const WhatIfKind& OpFusionWhatIf() {
+  static const WhatIfKind k{
+      .name = "op-fusion",
+      .syntax = "op-fusion=REGEX|auto",
+      .help =
+          "each chain of element-wise ops (matching REGEX;\nauto: Add, Mul, Relu, ... and "
+          "element-wise kernels) run one\nafter the other on one resource fused into one: "
+          "no gaps,\nthe longest member's time",
+      .parse = ParseOpFusion,
+      .apply = ApplyOpFusion,
+      .nothing = NoChain,
+      .settings = FuseElementWise,
+      .setting_of = FusionSetting,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

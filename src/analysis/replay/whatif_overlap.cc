@@ -2,11 +2,15 @@
 // collective that joined ranks still starts when the last rank arrived and takes its time, but
 // no rank waits for it: each rank's rest of the call follows its own arrival, and only the
 // rank's step end waits for the transfer.
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
 
 namespace tt::analysis::replay {
 
-size_t ApplyOverlap(Graph* g) {
+namespace {
+
+size_t ApplyOverlap(const WhatIf&, Graph* g) {
   size_t n = 0;
   for (Edge& e : g->edges) {
     const Node& from = g->nodes[e.from];
@@ -17,6 +21,41 @@ size_t ApplyOverlap(Graph* g) {
     ++n;
   }
   return n;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseOverlap(const std::string& spec, const WhatIfNumbers&, WhatIf* w) {
+  if (spec != "overlap=comm") return false;
+  w->pattern = "overlap";
+  return true;
+}
+
+std::string NoOverlap(const WhatIf&) { return "no collective joining ranks"; }
+
+std::vector<WhatIf> SuggestOverlap(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
+  if (!AnyNode(steps, [](const Graph& g, const Node& n) { return IsCollectiveTransfer(g, n); }))
+    return {};
+  return {MakeWhatIf("overlap", "overlap=comm", "overlap", 1)};
+}
+
+}  // namespace
+
+const WhatIfKind& OverlapWhatIf() {
+  static const WhatIfKind k{
+      .name = "overlap",
+      .syntax = "overlap=comm",
+      .help =
+          "no rank waits for a collective's transfer, only its\nstep's end does "
+          "(communication fully overlapped)",
+      .parse = ParseOverlap,
+      .apply = ApplyOverlap,
+      .nothing = NoOverlap,
+      .suggest = SuggestOverlap,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

@@ -5,6 +5,8 @@
 #include <regex>
 
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
+#include "core/error.h"
 
 namespace tt::analysis::replay {
 
@@ -16,8 +18,6 @@ const std::regex& MatrixWork() {
       std::regex::ECMAScript | std::regex::icase);
   return re;
 }
-
-}  // namespace
 
 size_t ApplyPrecision(const WhatIf& w, Graph* g) {
   const LabelTable& t = *g->names;
@@ -35,6 +35,45 @@ size_t ApplyPrecision(const WhatIf& w, Graph* g) {
     ++n;
   }
   return n;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParsePrecision(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  if (spec.rfind("precision=", 0) != 0) return false;
+  std::string rest = spec.substr(10);
+  size_t colon = rest.find(':');
+  w->pattern = rest.substr(0, colon);
+  if (w->pattern != "bf16" && w->pattern != "fp16")
+    throw Error("--what-if '" + spec + "': expected precision=bf16 or precision=fp16 (:FACTOR)");
+  w->default_factor = colon == std::string::npos;
+  w->factor = w->default_factor ? kGpuHalfPrecision : numbers.factor(spec, rest.substr(colon + 1));
+  return true;
+}
+
+std::string NoMatrixWork(const WhatIf& w) {
+  return w.default_factor ? "no matrix product or convolution on a GPU (for ops on the CPU, "
+                            "give the factor: precision=" +
+                                w.pattern + ":FACTOR)"
+                          : "no matrix product or convolution";
+}
+
+}  // namespace
+
+const WhatIfKind& PrecisionWhatIf() {
+  static const WhatIfKind k{
+      .name = "precision",
+      .syntax = "precision=bf16|fp16[:FACTOR]",
+      .help =
+          "matrix products and convolutions x\nFACTOR; without one, GPU kernels x 0.5 "
+          "(BF16/FP16 against\nTF32 on A100 and H100 data sheets), CPU ops unchanged",
+      .parse = ParsePrecision,
+      .apply = ApplyPrecision,
+      .nothing = NoMatrixWork,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

@@ -3,7 +3,9 @@
 #include <cmath>
 #include <regex>
 
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -23,6 +25,8 @@ bool WhatIf::Matches(const std::string& label, const std::string& type) const {
     it->second = std::regex_search(label, matcher->re) || std::regex_search(type, matcher->re);
   return it->second;
 }
+
+namespace {
 
 size_t ApplyScale(const WhatIf& w, Graph* g) {
   const LabelTable& t = *g->names;
@@ -49,6 +53,52 @@ size_t ApplyScale(const WhatIf& w, Graph* g) {
   }
   if (w.factor == 0) ZeroGapsInto(g, changed);
   return n;
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseScale(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  size_t eq = spec.rfind('=');
+  w->pattern = spec.substr(0, eq);
+  w->factor = numbers.factor(spec, spec.substr(eq + 1));
+  return true;
+}
+
+std::string NoScaled(const WhatIf& w) {
+  return "no op's name or type matching '" + w.pattern + "'";
+}
+
+// The `top` heaviest op, device or communication labels of the critical path, twice as fast.
+std::vector<WhatIf> SuggestScale(const Prediction& base, const std::vector<StepGraph>&,
+                                 size_t top) {
+  std::vector<WhatIf> out;
+  for (const PathItem& it : base.path) {
+    if (out.size() >= top) break;
+    if (it.kind != NodeKind::kOp && it.kind != NodeKind::kDevice && it.kind != NodeKind::kComm)
+      continue;
+    std::string re = "^" + RegexQuote(it.label) + "$";
+    out.push_back(MakeWhatIf("", re + "=0.5", re, 0.5));
+  }
+  return out;
+}
+
+}  // namespace
+
+const WhatIfKind& ScaleWhatIf() {
+  static const WhatIfKind k{
+      .name = "",
+      .syntax = "REGEX=FACTOR",
+      .help =
+          "ops whose name or type matches REGEX (ECMAScript),\nduration x FACTOR, with the "
+          "device work they launched\n(0 removes them and their dispatch gap)",
+      .parse = ParseScale,
+      .apply = ApplyScale,
+      .nothing = NoScaled,
+      .suggest = SuggestScale,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay

@@ -18,6 +18,8 @@
 #include <string_view>
 
 #include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
+#include "core/error.h"
 
 namespace tt::analysis::replay {
 
@@ -142,6 +144,8 @@ void FitTransfers(const std::vector<const Graph*>& graphs, double* alpha, double
   }
 }
 
+namespace {
+
 size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
   std::vector<uint32_t> transfers;
   for (uint32_t v = 0; v < g->nodes.size(); ++v)
@@ -169,6 +173,64 @@ size_t ApplyTensorFusion(const WhatIf& w, Graph* g) {
   }
   flush();
   return transfers.size();
+}
+
+}  // namespace
+
+namespace {
+
+bool ParseTensorFusion(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  if (spec.rfind("tensor-fusion=", 0) != 0 || !numbers.bytes) return false;
+  w->pattern = "tensor-fusion";
+  w->bucket = static_cast<int64_t>(numbers.bytes(spec, spec.substr(14)));
+  if (w->bucket <= 0) throw Error("--what-if '" + spec + "': the bucket size must be above 0");
+  return true;
+}
+
+std::string NoSizedCollective(const WhatIf&) {
+  return "no collective joining ranks with its bytes";
+}
+
+void FitCost(const std::vector<const Graph*>& measured, WhatIf* w) {
+  FitTransfers(measured, &w->alpha, &w->beta);
+}
+
+// 1 MiB to 256 MiB by powers of 2, and DDP's default 25 MiB.
+std::vector<WhatIf> BucketSizes() {
+  std::vector<WhatIf> v;
+  for (int64_t mib : {1, 2, 4, 8, 16, 25, 32, 64, 128, 256}) {
+    WhatIf w =
+        MakeWhatIf("tensor-fusion", "tensor-fusion=" + std::to_string(mib) + "M", "tensor-fusion");
+    w.bucket = mib << 20;
+    v.push_back(w);
+  }
+  return v;
+}
+
+std::string BucketSetting(const WhatIf& w) {
+  return "PyTorch DDP: DistributedDataParallel(..., bucket_cap_mb=" +
+         std::to_string(w.bucket >> 20) +
+         "); Horovod: HOROVOD_FUSION_THRESHOLD=" + std::to_string(w.bucket);
+}
+
+}  // namespace
+
+const WhatIfKind& TensorFusionWhatIf() {
+  static const WhatIfKind k{
+      .name = "tensor-fusion",
+      .syntax = "tensor-fusion=BYTES",
+      .help =
+          "the collectives' transfers grouped in buckets of up\nto BYTES (4M, 25M...; "
+          "larger ones split), each costing\nalpha + beta x bytes fitted on the job's "
+          "transfers",
+      .parse = ParseTensorFusion,
+      .apply = ApplyTensorFusion,
+      .nothing = NoSizedCollective,
+      .prepare = FitCost,
+      .settings = BucketSizes,
+      .setting_of = BucketSetting,
+  };
+  return k;
 }
 
 }  // namespace tt::analysis::replay
