@@ -1,15 +1,25 @@
 #!/usr/bin/env python3
-"""Fails when a C++ function in the given directories is longer than a limit.
+"""Fails when a C++ or Python function in the given directories is longer than a limit.
 
 usage: check_function_length.py [--max N] DIR_OR_FILE...
 
-Scans .cc and .h files: comments, string and character literals (raw strings too) are blanked
+Scans .cc, .h and .py files.
+
+C++ (.cc, .h): comments, string and character literals (raw strings too) are blanked
 out, then braces are matched. A function is a brace block opened at namespace or class scope
 after a parameter list (`) {`, `) const {`, `) -> T {`, a constructor's `) : a_(x) {`); its
 length is counted from the first line of its signature to its closing brace, both included.
-Lambdas and blocks inside a function count towards that function. Prints each function over
-the limit as `path:line: NAME is N lines (limit M)` and exits 1 if there is any.
+Lambdas and blocks inside a function count towards that function.
+
+Python (.py): parsed with the `ast` module. Every `def` (and `async def`) is counted on its own,
+from its `def` line (decorators not included) to its last line, both included; a nested
+function is reported under its dotted name (`outer.inner`, `Class.method`) and also counts
+towards the function around it.
+
+Prints each function over the limit as `path:line: NAME is N lines (limit M)` and exits 1 if
+there is any (2 when no file could be checked or a .py file does not parse).
 """
+import ast
 import os
 import re
 import sys
@@ -119,6 +129,27 @@ def classify(header):
     return 'function', m.group(1) if m else '?'
 
 
+def python_functions(text, path):
+    """(dotted name, def line, last line) of each function of a Python file."""
+    found = []
+
+    def visit(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    found.append((name, child.lineno, child.end_lineno))
+                visit(child, name + '.')
+            else:
+                visit(child, prefix)
+
+    visit(ast.parse(text, filename=path), '')
+    return found
+
+
+SOURCE_SUFFIXES = ('.cc', '.h', '.py')
+
+
 def main(argv):
     limit = 80
     paths = []
@@ -132,17 +163,25 @@ def main(argv):
     for p in paths:
         if os.path.isdir(p):
             for root, _, names in os.walk(p):
-                files += [os.path.join(root, n) for n in names if n.endswith(('.cc', '.h'))]
+                files += [os.path.join(root, n) for n in names if n.endswith(SOURCE_SUFFIXES)]
         else:
             files.append(p)
     if not files:
-        print('check_function_length: no .cc or .h files in', ' '.join(paths))
+        print('check_function_length: no .cc, .h or .py files in', ' '.join(paths))
         return 2
     bad = 0
     for f in sorted(files):
         with open(f, encoding='utf-8', errors='replace') as fh:
             text = fh.read()
-        for name, first, last in functions(text):
+        if f.endswith('.py'):
+            try:
+                found = python_functions(text, f)
+            except SyntaxError as e:
+                print(f'{f}:{e.lineno}: cannot parse: {e.msg}')
+                return 2
+        else:
+            found = functions(text)
+        for name, first, last in found:
             n = last - first + 1
             if n > limit:
                 print(f'{f}:{first}: {name} is {n} lines (limit {limit})')
