@@ -1,0 +1,182 @@
+// `tensortrace comm` on real PyTorch programs with gloo on two ranks (CommTorch): collectives
+// counted and matched with their bytes, a rank that sleeps a known time before one all-reduce
+// (its straggler, in the comm view and the report's finding), sends paired with their peers'
+// receives, DDP's gradient all-reduces. Skipped where python3 cannot import torch.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <string>
+
+#include "comm_test_util.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::CommJson;
+using test::FindingText;
+using test::Instance;
+using test::ReportOf;
+using test::Said;
+using test::TempDir;
+
+// ---- Real PyTorch programs with gloo on two ranks ----
+
+TEST(CommTorch, CollectivesCountedOnEachRankWithTheirBytesAndMatched) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_collectives.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_EQ(said["allreduce"], 5) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  EXPECT_TRUE(j["notes"].empty()) << j["notes"].dump();
+  std::map<std::string, json> by;
+  for (const auto& c : j["collectives"]) by[c["collective"]] = c;
+  for (const char* c : {"allreduce", "broadcast", "allgather"}) {
+    ASSERT_TRUE(by.count(c)) << c << ": " << j["collectives"].dump();
+    EXPECT_EQ(by[c]["calls"], json::array({said[c], said[c]})) << c;
+    EXPECT_EQ(by[c]["instances"], said[c]) << c;
+    EXPECT_EQ(by[c]["bytes"], said[c] * said[std::string(c) + "_bytes"]) << c;
+  }
+  ASSERT_TRUE(by.count("barrier")) << j["collectives"].dump();
+  EXPECT_EQ(by["barrier"]["calls"], json::array({said["barrier"], said["barrier"]}));
+  EXPECT_EQ(j["collectives"].size(), 4u) << j["collectives"].dump();
+  EXPECT_EQ(j["ranks"][0]["source"], "backend");
+  EXPECT_EQ(j["ranks"][0]["rank"], 0);
+  EXPECT_EQ(j["ranks"][1]["rank"], 1);
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    EXPECT_EQ(in["arrivals"].size(), 2u) << in.dump();
+    EXPECT_EQ(in["group"], "0") << in.dump();  // the group torch names, from distributedInfo
+    EXPECT_EQ(in["nranks"], 2) << in.dump();
+    if (by.count(in["collective"]) && in["collective"] != "barrier") {
+      EXPECT_EQ(in["bytes"], said[in["collective"].get<std::string>() + "_bytes"]) << in.dump();
+    }
+  }
+}
+
+TEST(CommTorch, RankThatSleepsBeforeAnAllReduceIsItsStraggler) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  constexpr int64_t kSleepMs = 300;
+  RECORD_OR_SKIP(
+      d / "t", "torch_collectives.py",
+      (std::map<std::string, std::string>{
+          {"TT_COMM_SLEEP_MS", "300"}, {"TT_COMM_SLEEP_RANK", "1"}, {"TT_COMM_SLEEP_AT", "2"}}),
+      r);
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  ASSERT_EQ(j["ranks"][1]["rank"], 1);
+  const json* in = Instance(j, "allreduce", 2, nullptr);
+  ASSERT_TRUE(in);
+  EXPECT_EQ((*in)["straggler_index"], 1) << in->dump();
+  double wait = (*in)["arrivals"][0]["wait_ns"].get<double>();
+  EXPECT_NEAR(wait, kSleepMs * 1e6, kSleepMs * 1e6 * 0.1) << in->dump();
+  EXPECT_EQ((*in)["arrivals"][1]["wait_ns"], 0);
+  std::printf("sleep %lld ms: rank 0 waited %.1f ms in allreduce #2\n",
+              static_cast<long long>(kSleepMs), wait / 1e6);
+  // The other all-reduces waited far less.
+  for (int64_t k : {0, 1, 3, 4}) {
+    const json* o = Instance(j, "allreduce", k, nullptr);
+    ASSERT_TRUE(o);
+    EXPECT_LT((*o)["wait_ns"].get<double>(), kSleepMs * 1e6 / 2) << o->dump();
+  }
+
+  // The report: its communication section leads with that all-reduce, and the straggler
+  // finding names rank 1 with rank 0's wait.
+  std::string html = ReportOf(d / "t", d / "r.html");
+  ASSERT_NE(html.find("<section id=\"comm\"><h2>Communication</h2>"), std::string::npos);
+  auto top = test::HtmlTable(html, "comm-instances");
+  ASSERT_FALSE(top.empty());
+  EXPECT_EQ(top[0][0], "allreduce #2 of group 0");
+  EXPECT_EQ(top[0][6], "rank 1");
+  EXPECT_EQ(test::HtmlTable(html, "comm-ranks").size(), 2u);
+  std::string f = FindingText(html, "straggler");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(f, m,
+                                std::regex("^rank 1 arrived last in [0-9]+ of 5 all-reduces.*; the "
+                                           "other ranks waited ([0-9.]+) ms in all for it .*the "
+                                           "longest: ([0-9.]+) ms in allreduce #2 of group 0\\)$")))
+      << f;
+  double longest = std::stod(m[2]), all = std::stod(m[1]);
+  EXPECT_NEAR(longest, kSleepMs, kSleepMs * 0.1) << f;
+  EXPECT_NEAR(all, kSleepMs, kSleepMs * 0.1) << f;
+  std::printf("report: %s\n", f.c_str());
+  // 5 all-reduces of 4 KiB, 2 broadcasts of 1 KiB, 3 all-gathers of 512 B: all small.
+  EXPECT_NE(FindingText(html, "small_messages").find("(100%) move less than 64.0 KiB each"),
+            std::string::npos)
+      << FindingText(html, "small_messages");
+}
+
+// Point-to-point transfers (tests/programs/torch_p2p.py): each send is paired with the receive
+// on its peer as one "sendrecv" instance of the two ranks, by direction and order; the receive
+// that rank 0's sleep kept waiting has rank 0 as its straggler.
+TEST(CommTorch, SendsArePairedWithTheirPeersReceives) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_p2p.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_EQ(said["sends"], 3) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  int64_t transfers = said["sends"] + said["backs"];
+  const json* c = nullptr;
+  for (const auto& x : j["collectives"])
+    if (x["collective"] == "sendrecv") c = &x;
+  ASSERT_TRUE(c) << j["collectives"].dump();
+  EXPECT_EQ((*c)["instances"], transfers);
+  EXPECT_EQ((*c)["calls"], json::array({transfers, transfers}));
+  EXPECT_EQ((*c)["bytes"], said["sends"] * said["send_bytes"] + said["backs"] * said["back_bytes"]);
+  std::map<std::string, int64_t> per_direction;  // "0->1" -> transfers
+  for (const auto& in : j["instances"]) {
+    if (in["collective"] != "sendrecv") continue;
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    EXPECT_EQ(in["nranks"], 2);
+    ASSERT_EQ(in["arrivals"].size(), 2u) << in.dump();
+    int64_t src = in["src_rank"], dst = in["dst_rank"];
+    per_direction[std::to_string(src) + "->" + std::to_string(dst)]++;
+    EXPECT_EQ(in["bytes"], src == 0 ? said["send_bytes"] : said["back_bytes"]) << in.dump();
+    if (src == 0 && in["seq"] == 1) {  // rank 0 slept before it: rank 1 waited
+      EXPECT_EQ(j["ranks"][in["straggler_index"].get<size_t>()]["rank"], 0) << in.dump();
+      EXPECT_GT(in["skew_ns"].get<double>(), 0.75 * said["sleep_ms"] * 1e6) << in.dump();
+    }
+  }
+  EXPECT_EQ(per_direction["0->1"], said["sends"]);
+  EXPECT_EQ(per_direction["1->0"], said["backs"]);
+  // The report's straggler finding names rank 0, in pairs.
+  std::string f = FindingText(ReportOf(d / "t", d / "r.html"), "straggler");
+  EXPECT_NE(f.find("rank 0 arrived last in"), std::string::npos) << f;
+  EXPECT_NE(f.find(" send/receive pairs"), std::string::npos) << f;
+}
+
+TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_ddp.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_GT(said["grad_bytes"], 0) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 2u);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  int64_t gradients = 0;
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    gradients += in["collective"] == "allreduce" && in["bytes"] == said["grad_bytes"];
+  }
+  EXPECT_EQ(gradients, said["steps"]) << j["instances"].dump().substr(0, 3000);
+}
+
+}  // namespace
+}  // namespace tt
