@@ -3,6 +3,7 @@
 // TensorFlow and JAX programs that profile themselves (skipped where those are not installed).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -12,6 +13,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"
+#include "format/import/importer.h"
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/import.h"
 #include "format/proto/xplane.pb.h"
@@ -478,6 +480,32 @@ TEST(XSpaceImport, RecordReportsABadProfileAndKeepsTheExitStatus) {
   ASSERT_EQ(j["errors"].size(), 1u);
   EXPECT_NE(j["errors"][0].get<std::string>().find("not a readable XSpace"), std::string::npos);
   EXPECT_TRUE(PathExists(d / ("t/xspace/" + dirs[0] + "/plugins/profile/run/host.xplane.pb")));
+}
+
+// The importer table: each entry lists its own format's files only, and a process directory
+// with none of them gets one line naming what each importer looked for.
+TEST(Importers, EachFindsItsOwnFilesAndRecordNamesWhatEachLookedFor) {
+  test::TempDir d;
+  std::filesystem::create_directories(d / "log/plugins/profile/run");
+  std::filesystem::create_directories(d / "log/torch");
+  WriteFileAtomic(d / "log/plugins/profile/run/host.xplane.pb", "x");
+  WriteFileAtomic(d / "log/torch/0-s0.pt.trace.json", "{}");
+  ASSERT_EQ(Importers().size(), 2u);
+  std::set<std::string> all;
+  for (const Importer* imp : Importers()) {
+    std::vector<std::string> files = imp->find(d / "log", nullptr);
+    ASSERT_EQ(files.size(), 1u) << imp->name;
+    EXPECT_TRUE(all.insert(files[0]).second) << imp->name << " found " << files[0] << " too";
+    EXPECT_TRUE(imp->find(d / "none", nullptr).empty()) << imp->name;
+  }
+  auto r = test::RunCmd(
+      {TT_CLI, "record", "-o", d / "t", "--", "sh", "-c", "mkdir -p $TENSORTRACE_DIR/xspace/$$"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::vector<std::string> dirs = ListDirectory(d / "t/xspace");
+  ASSERT_EQ(dirs.size(), 1u);
+  for (const Importer* imp : Importers())
+    EXPECT_NE(r.err.find(imp->looked_for(d / ("t/xspace/" + dirs[0]))), std::string::npos)
+        << imp->name << ": " << r.err;
 }
 
 // capture.json from the bootstrap: its steps filter applies; a bad one is reported.

@@ -27,7 +27,7 @@
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/trace_dir.h"
-#include "cli/xspace_finalise.h"
+#include "cli/record_import.h"
 #include "core/files.h"
 #include "core/ids.h"
 #include "core/time.h"
@@ -541,7 +541,7 @@ int Record(const CommandArgs& argv) {
 
   size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
-  ImportCapturedXSpace(dir, o.quiet, o.import_max);
+  ImportCapturedProfiles(dir, o.quiet, o.import_max);
   DeclareNamesOfEndedProcesses(dir);
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;

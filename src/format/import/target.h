@@ -30,7 +30,13 @@ struct ImportResult {
   // start and stop where the file says, else its events' extent); 0, 0 when unknown.
   std::vector<std::pair<uint64_t, uint64_t>> windows;
   std::vector<std::string> errors;  // one line each: a file skipped and why, or what was lost
-  bool kineto = false;              // a PyTorch profile (else XSpace), for messages
+  std::string format;               // the importer's name for messages ("XSpace", ...)
+};
+
+// Steps A..B inclusive (the capture's "steps"); other step markers are not imported.
+struct ImportStepFilter {
+  int64_t first = 0;
+  int64_t last = INT64_MAX;
 };
 
 struct ImportTarget {

@@ -163,7 +163,7 @@ std::string CollectiveKey(std::string_view name) {
 
 class KinetoImporter {
  public:
-  KinetoImporter(ImportTarget* t, const std::optional<KinetoStepFilter>& steps, ImportResult* out)
+  KinetoImporter(ImportTarget* t, const std::optional<ImportStepFilter>& steps, ImportResult* out)
       : t_(t), steps_(steps), out_(out) {}
 
   // `first_step`: the optimizer steps the program had done when this window started.
@@ -725,7 +725,7 @@ class KinetoImporter {
   }
 
   ImportTarget* t_;
-  const std::optional<KinetoStepFilter>& steps_;
+  const std::optional<ImportStepFilter>& steps_;
   ImportResult* out_;
   uint64_t base_ns_ = 0;
   std::map<std::pair<bool, uint64_t>, Timeline> timelines_;
@@ -768,11 +768,11 @@ json ParseKinetoFile(const std::string& f, uint64_t max_bytes) {
 
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<KinetoStepFilter>& steps, uint64_t max_file_bytes) {
+                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "PyTorch profile", &t);
   ImportResult out;
-  out.kineto = true;
+  out.format = "PyTorch profile";
   KinetoImporter imp(&t, steps, &out);
   std::vector<std::string> imported;
   for (const auto& f : files) {

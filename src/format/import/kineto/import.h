@@ -14,12 +14,6 @@
 
 namespace tt {
 
-// Steps A..B inclusive; other step markers are not imported.
-struct KinetoStepFilter {
-  int64_t first = 0;
-  int64_t last = INT64_MAX;
-};
-
 // <logdir>/torch/<window>-s<first step>.pt.trace.json, in window order. torch/ is entered only
 // when it is a real directory (else one line in `skipped`); the files are listed whatever
 // their type, and ImportKineto reads regular ones only.
@@ -35,6 +29,6 @@ int64_t KinetoFirstStep(const std::string& path);
 // Throws tt::Error when the trace holds no process `pid`.
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<KinetoStepFilter>& steps, uint64_t max_file_bytes);
+                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes);
 
 }  // namespace tt

@@ -1,9 +1,6 @@
 #include "format/import/xspace/import.h"
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <google/protobuf/stubs/logging.h>
-#include <google/protobuf/wire_format_lite.h>
 
 #include <algorithm>
 #include <bit>
@@ -23,6 +20,7 @@
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
 #include "format/import/xspace/hlo.h"
+#include "format/import/xspace/space_file.h"
 #include "format/import/xspace/tf_graph.h"
 #include "format/keys.h"
 #include "format/name_space.h"
@@ -37,58 +35,7 @@ using layout::ArgType;
 using layout::Category;
 namespace xp = tensorflow::profiler;
 
-std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
-                                         std::vector<std::string>* skipped) {
-  std::vector<std::string> out;
-  // The traced program made these directories: a link among them could lead anywhere.
-  auto real_dir = [&](const std::string& d) {
-    if (IsRealDirectory(d)) return true;
-    if (skipped && EntryExists(d))
-      skipped->push_back(ValidUtf8(d) + ": not a directory (a symbolic link?); not entered");
-    return false;
-  };
-  std::string profile = logdir + "/plugins/profile";
-  if (!EntryExists(profile) || !real_dir(logdir + "/plugins") || !real_dir(profile)) return out;
-  for (const auto& run : ListDirectory(profile)) {
-    std::string rd = profile + "/" + run;
-    if (!real_dir(rd)) continue;
-    for (const auto& f : ListDirectory(rd)) {
-      // Whatever its type: reading refuses (and reports) what is not a regular file.
-      if (f.size() > kXPlaneSuffix.size() && f.ends_with(kXPlaneSuffix))
-        out.push_back(rd + "/" + f);
-    }
-  }
-  return out;
-}
-
 namespace {
-
-// Parses an XSpace plane by plane and leaves out empty planes: an empty XPlane is two bytes in
-// the file but hundreds in memory, so a file of them made the import's memory follow the file's
-// count of planes instead of the events kept (issue 40).
-bool ParseSpaceSkippingEmpty(const std::string& data, xp::XSpace* space) {
-  namespace io = google::protobuf::io;
-  using google::protobuf::internal::WireFormatLite;
-  io::CodedInputStream in(reinterpret_cast<const uint8_t*>(data.data()),
-                          static_cast<int>(data.size()));
-  std::string rest, plane;
-  {
-    io::StringOutputStream rest_stream(&rest);
-    io::CodedOutputStream rest_out(&rest_stream);
-    while (uint32_t tag = in.ReadTag()) {
-      if (tag != ((1u << 3) | 2u)) {
-        if (!WireFormatLite::SkipField(&in, tag, &rest_out)) return false;
-        continue;
-      }
-      uint32_t len = 0;
-      if (!in.ReadVarint32(&len) || !in.ReadString(&plane, static_cast<int>(len))) return false;
-      if (len == 0) continue;
-      if (!space->add_planes()->ParseFromString(plane)) return false;
-    }
-  }
-  if (in.CurrentPosition() != static_cast<int>(data.size())) return false;
-  return rest.empty() || space->MergeFromString(rest);
-}
 
 // What the files of one import share: one stream per thread (or device line) and per
 // allocator, whatever the number of capture windows (files) its events came in, written at
@@ -390,103 +337,134 @@ class SpaceImporter {
     return it != kept_.begin() && start <= std::prev(it)->second;
   }
 
+  // The line being imported, as its events need it.
+  struct LineContext {
+    const xp::XPlane& plane;
+    PlaneKind kind;
+    const std::string& name;  // its display name, else its name
+    __int128 ns;              // its start (LineStart)
+  };
+
+  // The memory stats of an allocation or deallocation, under the names our memory analysis
+  // reads; the allocator's bytes in use at `start` go to its series.
+  void MemoryArgs(const std::vector<XStatValue>& stats, uint64_t start, std::vector<Arg>* args) {
+    int64_t n;
+    if (StatInt(stats, keys::xstat::kAllocationBytes, &n) ||
+        StatInt(stats, keys::xstat::kRequestedBytes, &n)) {
+      XStatValue v;
+      v.i = n;
+      AddArg(args, keys::kBytes, v);
+    }
+    if (StatInt(stats, keys::xstat::kAddr, &n)) {
+      XStatValue v;
+      v.type = XStatValue::kUint;
+      v.u = static_cast<uint64_t>(n);
+      AddArg(args, keys::kAddr, v);
+    }
+    if (const XStatValue* op = FindStat(stats, keys::xstat::kTfOp);
+        op && op->type == XStatValue::kString)
+      AddStr(args, keys::kOp, op->s);
+    const XStatValue* alloc = FindStat(stats, keys::xstat::kAllocatorName);
+    if (StatInt(stats, keys::xstat::kBytesAllocated, &n) && alloc &&
+        alloc->type == XStatValue::kString)
+      shared_->allocators[std::string(alloc->s)].emplace_back(start, static_cast<double>(n));
+  }
+
+  // An item's arguments: an op's names, inputs and collective, a step's number, an instant's
+  // memory stats, then every stat as it is and the display name where it differs from the name.
+  void ItemArgs(const XEventKind& k, const std::vector<XStatValue>& stats,
+                const xp::XEventMetadata* md, uint64_t start, std::vector<Arg>* args) {
+    if (k.op) {
+      AddStr(args, keys::kOpName, k.op_name);
+      AddStr(args, keys::kOpType, k.op_type);
+      if (!XlaInputs(stats, args)) GraphInputs(k.op_name, args);
+      CollectiveArgs(k.op_type, stats, args);
+      HloBytes(stats, args);
+    }
+    if (k.step && k.step_number >= 0) {
+      XStatValue v;
+      v.i = k.step_number;
+      AddArg(args, keys::kStep, v);
+    }
+    if (k.instant) MemoryArgs(stats, start, args);
+    for (const auto& s : stats) AddArg(args, s.key, s);
+    if (md && !md->display_name().empty() && md->display_name() != md->name())
+      AddStr(args, keys::kDisplayName, md->display_name());
+  }
+
+  // One event of the line as an item, its arguments appended to *args (`stats` is scratch);
+  // false where it is left out: aggregated (no time), outside the step filter or the process's
+  // lifetime, or its name cannot be kept.
+  bool LineItem(const LineContext& line, const xp::XEvent& ev, std::vector<XStatValue>& stats,
+                std::vector<Arg>* args, LineEvent* it) {
+    if (ev.data_case() == xp::XEvent::kNumOccurrences) return false;  // aggregated, no time
+    auto found = line.plane.event_metadata().find(ev.metadata_id());
+    const xp::XEventMetadata* md =
+        found != line.plane.event_metadata().end() ? &found->second : nullptr;
+    std::string_view name = md ? std::string_view(md->name()) : std::string_view();
+    if (name.empty()) name = "(unnamed XSpace event)";
+    stats.clear();
+    if (md) Resolve(line.plane, md->stats(), &stats);
+    Resolve(line.plane, ev.stats(), &stats);
+    SplitTraceMeName(&name, &stats);
+    XEventKind k = ClassifyXEvent(line.kind, line.name, name, stats);
+    if (k.step && steps_ && k.step_number >= 0 &&
+        (k.step_number < steps_->first || k.step_number > steps_->last))
+      return false;
+    __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
+    it->start = At(line.ns, off);
+    it->end = k.instant ? it->start : At(line.ns, off + dur);
+    if (!KeptByStepFilter(k, it->start)) return false;
+    if (it->start < t_->earliest || it->start > t_->latest) {
+      out_of_time_++;
+      return false;
+    }
+    it->end = std::min(it->end, t_->latest);
+    it->name = Name(name);
+    if (!it->name) return false;
+    it->category = k.category;
+    it->instant = k.instant;
+    it->args = arg_begin_ = args->size();
+    ItemArgs(k, stats, md, it->start, args);
+    if (k.step) out_->steps++;
+    first_ = std::min(first_, it->start);
+    last_ = std::max(last_, it->end);
+    it->nargs = static_cast<uint32_t>(args->size() - it->args);
+    return true;
+  }
+
+  // The track of a line's stream: a device's queue, or a host thread.
+  uint64_t LineTrack(const xp::XLine& line, bool device, uint32_t device_index,
+                     layout::TrackKind* kind) const {
+    if (device) {
+      *kind = layout::TrackKind::kDevice;
+      return (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
+    }
+    *kind = layout::TrackKind::kImported;
+    // Host lines of real threads carry the tid (at most pid_max, 2^22), or (TensorFlow 2.2x)
+    // std::hash of the thread's id, which the runtime kept for the threads it traced; others
+    // get a made-up id.
+    uint64_t track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
+    if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
+      track = it->second;
+    return track;
+  }
+
   void ImportLine(const xp::XPlane& plane, const xp::XLine& line, bool device,
                   uint32_t device_index, int64_t base) {
     const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
-    __int128 line_ns = LineStart(line, base);
-    PlaneKind pk = device ? PlaneKind::kDevice : PlaneKind::kHost;
+    LineContext context{plane, device ? PlaneKind::kDevice : PlaneKind::kHost, line_name,
+                        LineStart(line, base)};
     std::vector<LineEvent> items;
     std::vector<Arg> args;  // every item's arguments, one after the other
     std::vector<XStatValue> stats;
     for (const auto& ev : line.events()) {
-      if (ev.data_case() == xp::XEvent::kNumOccurrences) continue;  // aggregated, no time
-      auto md = plane.event_metadata().find(ev.metadata_id());
-      std::string_view name = md != plane.event_metadata().end()
-                                  ? std::string_view(md->second.name())
-                                  : std::string_view();
-      if (name.empty()) name = "(unnamed XSpace event)";
-      stats.clear();
-      if (md != plane.event_metadata().end()) Resolve(plane, md->second.stats(), &stats);
-      Resolve(plane, ev.stats(), &stats);
-      SplitTraceMeName(&name, &stats);
-      XEventKind k = ClassifyXEvent(pk, line_name, name, stats);
-      if (k.step && steps_ && k.step_number >= 0 &&
-          (k.step_number < steps_->first || k.step_number > steps_->last))
-        continue;
       LineEvent it;
-      __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
-      it.start = At(line_ns, off);
-      it.end = k.instant ? it.start : At(line_ns, off + dur);
-      if (!KeptByStepFilter(k, it.start)) continue;
-      if (it.start < t_->earliest || it.start > t_->latest) {
-        out_of_time_++;
-        continue;
-      }
-      it.end = std::min(it.end, t_->latest);
-      it.name = Name(name);
-      if (!it.name) continue;
-      it.category = k.category;
-      it.instant = k.instant;
-      it.args = arg_begin_ = args.size();
-      if (k.op) {
-        AddStr(&args, keys::kOpName, k.op_name);
-        AddStr(&args, keys::kOpType, k.op_type);
-        if (!XlaInputs(stats, &args)) GraphInputs(k.op_name, &args);
-        CollectiveArgs(k.op_type, stats, &args);
-        HloBytes(stats, &args);
-      }
-      if (k.step && k.step_number >= 0) {
-        XStatValue v;
-        v.i = k.step_number;
-        AddArg(&args, keys::kStep, v);
-      }
-      if (k.instant) {  // the names our memory analysis reads
-        int64_t n;
-        if (StatInt(stats, keys::xstat::kAllocationBytes, &n) ||
-            StatInt(stats, keys::xstat::kRequestedBytes, &n)) {
-          XStatValue v;
-          v.i = n;
-          AddArg(&args, keys::kBytes, v);
-        }
-        if (StatInt(stats, keys::xstat::kAddr, &n)) {
-          XStatValue v;
-          v.type = XStatValue::kUint;
-          v.u = static_cast<uint64_t>(n);
-          AddArg(&args, keys::kAddr, v);
-        }
-        if (const XStatValue* op = FindStat(stats, keys::xstat::kTfOp);
-            op && op->type == XStatValue::kString)
-          AddStr(&args, keys::kOp, op->s);
-        const XStatValue* alloc = FindStat(stats, keys::xstat::kAllocatorName);
-        if (StatInt(stats, keys::xstat::kBytesAllocated, &n) && alloc &&
-            alloc->type == XStatValue::kString)
-          shared_->allocators[std::string(alloc->s)].emplace_back(it.start, static_cast<double>(n));
-      }
-      for (const auto& s : stats) AddArg(&args, s.key, s);
-      if (md != plane.event_metadata().end() && !md->second.display_name().empty() &&
-          md->second.display_name() != md->second.name())
-        AddStr(&args, keys::kDisplayName, md->second.display_name());
-      if (k.step) out_->steps++;
-      first_ = std::min(first_, it.start);
-      last_ = std::max(last_, it.end);
-      it.nargs = static_cast<uint32_t>(args.size() - it.args);
-      items.push_back(it);
+      if (LineItem(context, ev, stats, &args, &it)) items.push_back(it);
     }
     if (items.empty()) return;
-    uint64_t track;
     layout::TrackKind kind;
-    if (device) {
-      kind = layout::TrackKind::kDevice;
-      track = (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
-    } else {
-      kind = layout::TrackKind::kImported;
-      // Host lines of real threads carry the tid (at most pid_max, 2^22), or (TensorFlow 2.2x)
-      // std::hash of the thread's id, which the runtime kept for the threads it traced; others
-      // get a made-up id.
-      track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
-      if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
-        track = it->second;
-    }
+    uint64_t track = LineTrack(line, device, device_index, &kind);
     // The same thread in a later window (file) continues its stream.
     auto key = std::make_tuple(device, device_index, line.id(), line_name);
     auto at = shared_->lines.find(key);

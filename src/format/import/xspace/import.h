@@ -18,11 +18,7 @@ namespace tt {
 // What an XSpace import wrote (format/import/target.h).
 using XSpaceImport = ImportResult;
 
-// Steps A..B inclusive (the capture's "steps"); other step markers are not imported.
-struct XSpaceStepFilter {
-  int64_t first = 0;
-  int64_t last = INT64_MAX;
-};
+using XSpaceStepFilter = ImportStepFilter;
 
 constexpr std::string_view kXPlaneSuffix = ".xplane.pb";
 

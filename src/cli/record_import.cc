@@ -1,4 +1,5 @@
-#include "cli/xspace_finalise.h"
+// `record`'s import of the profiles its processes' frameworks wrote (record_import.h).
+#include "cli/record_import.h"
 
 #include <charconv>
 #include <iostream>
@@ -8,9 +9,8 @@
 #include "cli/args.h"
 #include "core/error.h"
 #include "core/files.h"
-#include "format/import/kineto/import.h"
+#include "format/import/importer.h"
 #include "format/import/untrusted.h"
-#include "format/import/xspace/import.h"
 
 namespace tt::cli {
 
@@ -25,7 +25,7 @@ bool ParseInt(std::string_view s, int64_t* out) {
 // here is the steps filter and a failed capture's message. Read as untrusted (the program wrote
 // it): a link, FIFO or oversized file, or bytes that are not UTF-8 JSON, are one error line.
 void ReadCapture(const std::string& logdir, uint64_t max_bytes,
-                 std::optional<XSpaceStepFilter>* steps, std::vector<std::string>* errors) {
+                 std::optional<ImportStepFilter>* steps, std::vector<std::string>* errors) {
   std::string path = logdir + "/capture.json";
   if (!EntryExists(path)) return;
   nlohmann::json j;
@@ -40,7 +40,7 @@ void ReadCapture(const std::string& logdir, uint64_t max_bytes,
   if (auto it = j.find("steps"); it != j.end() && it->is_string()) {
     std::string s = *it;
     size_t c = s.find(':');
-    XSpaceStepFilter f;
+    ImportStepFilter f;
     if (c == std::string::npos ||
         (c > 0 && !ParseInt(std::string_view(s).substr(0, c), &f.first)) ||
         (c + 1 < s.size() && !ParseInt(std::string_view(s).substr(c + 1), &f.last)))
@@ -59,27 +59,29 @@ void ReadCapture(const std::string& logdir, uint64_t max_bytes,
   }
 }
 
+// The first importer that finds files in `logdir`, run; never throws.
+ImportResult RunImporters(const std::string& dir, const std::string& logdir, int64_t pid,
+                          uint64_t max_bytes, std::vector<std::string>* early) {
+  ImportRequest req{dir, pid, logdir, {}, std::nullopt, max_bytes};
+  ReadCapture(logdir, max_bytes, &req.steps, early);
+  std::string none;
+  for (const Importer* imp : Importers()) {
+    req.files = imp->find(logdir, early);
+    if (!req.files.empty()) return imp->run(req, early);
+    none += (none.empty() ? "no " : " and no ") + imp->looked_for(logdir);
+  }
+  ImportResult r;
+  r.errors.push_back(none);
+  return r;
+}
+
 // Imports one xspace/<pid>/ (a real directory of the trace); never throws.
-XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_t pid,
+ImportResult ImportOne(const std::string& dir, const std::string& logdir, int64_t pid,
                        uint64_t max_bytes) {
-  XSpaceImport r;
+  ImportResult r;
   std::vector<std::string> early;
   try {
-    std::optional<XSpaceStepFilter> steps;
-    ReadCapture(logdir, max_bytes, &steps, &early);
-    std::vector<std::string> torch = FindKinetoFiles(logdir, &early);
-    if (!torch.empty()) {
-      std::optional<KinetoStepFilter> ks;
-      if (steps) ks = KinetoStepFilter{steps->first, steps->last};
-      r = ImportKineto(dir, pid, torch, ks, max_bytes);
-    } else if (std::vector<std::string> files = FindXSpaceFiles(logdir, &early); !files.empty()) {
-      TfGraphInputs graph = ReadTfGraph(logdir + "/" + kTfGraphFile, max_bytes, &early);
-      r = ImportXSpace(dir, pid, files, steps, max_bytes, &graph);
-    } else {
-      r.errors.push_back("no .xplane.pb file under " + ValidUtf8(logdir) +
-                         "/plugins/profile and no PyTorch profile under " + ValidUtf8(logdir) +
-                         "/torch");
-    }
+    r = RunImporters(dir, logdir, pid, max_bytes, &early);
   } catch (const std::exception& e) {
     r.errors.push_back(ValidUtf8(e.what()));
   }
@@ -97,9 +99,9 @@ XSpaceImport ImportOne(const std::string& dir, const std::string& logdir, int64_
   return r;
 }
 
-// The one line `record` prints for the XSpace (or PyTorch profile) of process `pid`.
-void PrintResult(int64_t pid, const XSpaceImport& r) {
-  std::cerr << "tensortrace: " << (r.kineto ? "PyTorch profile" : "XSpace") << " of process " << pid
+// The one line `record` prints for the profile of process `pid`.
+void PrintResult(int64_t pid, const ImportResult& r) {
+  std::cerr << "tensortrace: " << (r.format.empty() ? "profile" : r.format) << " of process " << pid
             << ": ";
   if (r.files)
     std::cerr << r.files << (r.files == 1 ? " file, " : " files, ") << r.events << " events on "
@@ -116,7 +118,7 @@ void PrintResult(int64_t pid, const XSpaceImport& r) {
 
 }  // namespace
 
-void ImportCapturedXSpace(const std::string& dir, bool quiet, uint64_t max_bytes) {
+void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_bytes) {
   // xspace/ and xspace/<pid>/ are the traced program's work: a symbolic link there (out of the
   // trace) is neither read nor written through.
   std::string root = dir + "/xspace";
@@ -137,7 +139,7 @@ void ImportCapturedXSpace(const std::string& dir, bool quiet, uint64_t max_bytes
     std::string logdir = root + "/" + name;
     int64_t pid;
     if (!ParseInt(name, &pid)) continue;
-    XSpaceImport r;
+    ImportResult r;
     if (IsRealDirectory(logdir)) {
       r = ImportOne(dir, logdir, pid, max_bytes);
     } else {
