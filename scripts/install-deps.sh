@@ -41,4 +41,6 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
 "${pip[@]}" perfetto==0.59.1
+# pytest: the unit tests of the Python bootstrap (python/tests), which scripts/test.sh runs.
+"${pip[@]}" pytest==9.2.0
 echo "install-deps: done"

@@ -28,6 +28,11 @@ run_suite() {  # build dir, cmake options, ctest options[, targets to build: def
   list_retried "$dir/ctest.log"
 }
 
+# The Python bootstrap's unit tests (python/tests: pytest, in the venv's python3 first on PATH);
+# run before the normal suite, whose count closes the log. A failure stops the script, as a
+# failed suite does.
+echo "== python: unit tests"
+python3 -m pytest -q -p no:cacheprovider python/tests
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
 if [ "${TT_QUICK:-0}" != 1 ]; then
   # No separate Debug stage: the code has no assert() (errors are thrown and reported), so a

@@ -1,0 +1,128 @@
+"""torch_adapter.py: its pure parts (--steps ranges, who records CUDA activities); and, in
+children with torch (skipped without it), Kineto run from step A to step B as the optimizer's
+steps are counted, each nn.Module call a range named by its path, the program's own profiler
+making ours step aside, torch.distributed's group and rank."""
+import json
+
+import pytest
+
+from _tensortrace import torch_adapter
+from conftest import LOAD_SHIM, require, run_child, set_rank_calls
+
+
+@pytest.mark.parametrize("steps,expected", [(None, (0, None)), ("", (0, None)),
+                                            ("2:5", (2, 5)), (":5", (0, 5)), ("3:", (3, None)),
+                                            ("0:0", (0, 0))])
+def test_step_range(steps, expected):
+    assert torch_adapter._step_range(steps) == expected
+
+
+def test_cuda_activity_needs_a_gpu_and_no_cupti_source_of_ours():
+    assert torch_adapter.cuda_activity({}, True)
+    assert not torch_adapter.cuda_activity({}, False)
+    ours = {"CUDA_INJECTION64_PATH": "/opt/tt/lib/libtensortrace.so"}
+    assert not torch_adapter.cuda_activity(ours, True)
+    other = {"CUDA_INJECTION64_PATH": "/opt/other/libinjection.so"}
+    assert torch_adapter.cuda_activity(other, True)
+
+
+CHILD = """
+import json, os, sys
+from _tensortrace import capture, import_hook, torch_adapter
+import_hook._FRAMEWORKS.clear()  # no capture of ours: the adapter is driven here
+import_hook.install()
+import torch
+out, logdir, events, aside = {}, sys.argv[1], [], []
+a = torch_adapter.Adapter(torch)
+out["available"] = a.available
+a.wrap_user_entry_points(aside.append)
+a.watch_rank()
+torch_adapter.mark_modules(torch)
+config = capture.Config({"TENSORTRACE_DIR": logdir})
+
+def start():
+    events.append("start after step %d" % a.steps_done)
+    a.start(logdir, config)
+
+def stop():
+    events.append("stop after step %d" % a.steps_done)
+    a.stop()
+
+a.when_ready(start, lambda e: events.append(repr(e)), stop=stop, steps=sys.argv[2])
+model = torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU())
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(5):
+    opt.zero_grad()
+    model(torch.ones(3, 4)).sum().backward()
+    opt.step()
+out.update(events=events, files=sorted(os.listdir(os.path.join(logdir, "torch"))))
+with open(os.path.join(logdir, "torch", out["files"][0])) as f:
+    names = [e.get("name", "") for e in json.load(f)["traceEvents"]]
+out["optimizer_steps"] = sum(n.startswith("Optimizer.step#SGD.step") for n in names)
+out["modules"] = sorted({n for n in names if n.startswith("nn.Module: ")})
+out["aside_before"] = list(aside)
+with torch.profiler.profile():
+    pass
+out["aside"] = aside
+import torch.distributed as dist
+out["info_before"] = torch_adapter.distributed_info(torch)
+dist.init_process_group("gloo", init_method="file://" + os.path.join(logdir, "store"), rank=0,
+                        world_size=1)
+info = torch_adapter.distributed_info(torch)
+out["info"] = {k: info[k] for k in ("backend", "rank", "world_size", "pg_count")}
+dist.destroy_process_group()
+print(json.dumps(out), flush=True)
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_child(tmp_path_factory, rank_shim):
+    require("torch")
+    logdir = str(tmp_path_factory.mktemp("torch"))
+    r = run_child(LOAD_SHIM % rank_shim + CHILD, args=(logdir, "1:2"))
+    assert r.returncode == 0, r.stderr[-4000:]
+    return dict(json.loads(r.stdout.strip().splitlines()[-1]),
+                set_rank=set_rank_calls(r.stdout))
+
+
+def test_kineto_runs_from_step_a_to_step_b(torch_child):
+    assert torch_child["available"]
+    # Started at the first safe point after step 0 ended, stopped at the first after step 2.
+    assert torch_child["events"] == ["start after step 1", "stop after step 3"]
+    assert torch_child["files"] == ["0-s1.pt.trace.json"]  # window 0, its first step 1
+    assert torch_child["optimizer_steps"] == 2  # steps 1 and 2
+
+
+def test_module_calls_are_ranges_named_by_their_path(torch_child):
+    assert torch_child["modules"] == ["nn.Module: Sequential", "nn.Module: Sequential/Linear_0",
+                                      "nn.Module: Sequential/ReLU_1"]
+
+
+def test_the_programs_own_profiler_makes_ours_step_aside(torch_child):
+    assert torch_child["aside_before"] == []  # ours does not
+    assert torch_child["aside"] == ["torch.profiler"]
+
+
+def test_distributed_info_names_the_group(torch_child):
+    assert torch_child["info_before"] is None
+    assert torch_child["info"] == {"backend": "gloo", "rank": 0, "world_size": 1, "pg_count": 1}
+
+
+def test_init_process_group_gives_the_rank(torch_child):
+    assert torch_child["set_rank"] == [(0, 1, "torch.distributed")]
+
+
+def test_a_launchers_rank_is_left_to_the_launcher(tmp_path, rank_shim):
+    require("torch")
+    r = run_child(LOAD_SHIM % rank_shim + """
+import sys
+from _tensortrace import torch_adapter
+import torch.distributed as dist
+torch_adapter.watch_torch_rank()
+dist.init_process_group("gloo", init_method="file://" + sys.argv[1], rank=0, world_size=1)
+print("rank", dist.get_rank(), flush=True)
+dist.destroy_process_group()
+""", env={"RANK": "0"}, args=(str(tmp_path / "store"),))
+    assert r.returncode == 0, r.stderr[-4000:]
+    assert "rank 0" in r.stdout
+    assert set_rank_calls(r.stdout) == []  # torchrun's RANK names the rank already
