@@ -192,11 +192,12 @@ std::string Findings(const std::vector<analysis::Finding>& f) {
   return s + "</ul></section>\n";
 }
 
-std::string Steps(const ReportData& d) {
-  std::string s = "<section id=\"steps\"><h2>Step-time breakdown</h2>\n";
-  const auto& steps = d.steps.steps;
-  if (d.run.warmup_steps)
-    s += "<p class=\"note\" id=\"warmup-note\">" +
+using analysis::StepBreakdown;
+
+// The note that warm-up steps were left out ("" when there were none).
+std::string WarmupNote(const ReportData& d) {
+  if (!d.run.warmup_steps) return "";
+  return "<p class=\"note\" id=\"warmup-note\">" +
          Escape(WithCommas(d.run.warmup_steps) + " warm-up step" +
                 (d.run.warmup_steps == 1 ? "" : "s") +
                 " (holding tf.function tracing or XLA/JAX "
@@ -205,38 +206,32 @@ std::string Steps(const ReportData& d) {
                 " in all) left out of this chart, its averages and the findings; "
                 "--include-warmup keeps them.") +
          "</p>\n";
-  if (steps.empty()) {
-    std::string why = d.steps.notes.empty() ? "no steps in this trace" : d.steps.notes[0];
-    if (d.run.warmup_steps) why = "every selected step is a warm-up step";
-    return s + None("No step-time breakdown: " + why + ".") + "</section>\n";
-  }
-  // Many steps: an even sample, so that every bar stays visible.
+}
+
+// The indices of the steps the chart shows: every one, or with many steps an even sample (the
+// last one included), so that every bar stays visible.
+std::vector<size_t> ChartedSteps(size_t steps) {
   constexpr size_t kMaxBars = 120;
   std::vector<size_t> pick;
-  for (size_t i = 0; i < steps.size(); ++i)
-    if (steps.size() <= kMaxBars ||
-        i * kMaxBars / steps.size() != (i + 1) * kMaxBars / steps.size() || i + 1 == steps.size())
+  for (size_t i = 0; i < steps; ++i)
+    if (steps <= kMaxBars || i * kMaxBars / steps != (i + 1) * kMaxBars / steps || i + 1 == steps)
       pick.push_back(i);
-  bool any_device = false;
-  for (const auto& b : steps) any_device |= b.has_device;
-  bool several = false;
-  for (const auto& b : steps) several |= b.process != steps[0].process;
-  std::vector<std::string> labels;
-  std::vector<double> marks;
+  return pick;
+}
+
+// The stacked series of the charted steps. With device activity: what the device did (the
+// host's compute, `host`, is drawn apart as narrow bars). Without: each instant of a step
+// counted once, host compute among the rest.
+std::vector<svg::BarSeries> StepStack(const std::vector<StepBreakdown>& steps,
+                                      const std::vector<size_t>& pick, bool any_device,
+                                      const svg::BarSeries& host) {
   std::vector<svg::BarSeries> stack;
-  svg::BarSeries host{"host compute", "#6baed6", {}};
   auto series = [&](const char* label, const char* colour, auto get) {
     svg::BarSeries x{label, colour, {}};
     for (size_t i : pick) x.values.push_back(static_cast<double>(get(steps[i])));
     stack.push_back(std::move(x));
   };
-  for (size_t i : pick) {
-    const auto& b = steps[i];
-    labels.push_back((several ? std::to_string(b.process) + ":" : "") + std::to_string(b.number));
-    marks.push_back(static_cast<double>(b.Duration()));
-    host.values.push_back(static_cast<double>(b.host_compute));
-  }
-  using B = analysis::StepBreakdown;
+  using B = StepBreakdown;
   if (any_device) {
     series("device compute", "#31a354", [](const B& b) { return b.device_compute; });
     series("copies", "#e6550d", [](const B& b) { return b.copies; });
@@ -256,25 +251,48 @@ std::string Steps(const ReportData& d) {
     series("framework runtime", "#c6dbef", [](const B& b) { return b.runtime; });
     series("host idle or untraced", "#d9d9d9", [](const B& b) { return b.host_idle; });
   }
-  s +=
-      "<figure>" +
-      svg::StackedBars(
-          labels, stack, any_device ? &host : nullptr, marks, "step duration",
-          "step" + std::string(several ? " (process:step)" : "") +
-              (pick.size() < steps.size() ? ", an even sample of " + WithCommas(steps.size()) : ""),
-          "Time per step") +
-      "<figcaption>" +
-      Escape(any_device
-                 ? "Wide bars: what the device did during each step (kernels, copies and "
-                   "communication can overlap one another, so a stack can pass the step's "
-                   "duration); device idle time is split into host-bound (the host was running "
-                   "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
-                 : "Each instant of a step counted once: waiting for input (the input "
-                   "pipeline's next element), compilation, host compute (ops on any thread of the "
-                   "process), communication, the framework's runtime around the ops, or idle; no "
-                   "device activity was traced.") +
-      "</figcaption></figure>\n";
-  // Averages, with the exact numbers behind the chart.
+  return stack;
+}
+
+// The chart of the charted steps (`pick`), with its caption.
+std::string StepChart(const std::vector<StepBreakdown>& steps, const std::vector<size_t>& pick) {
+  bool any_device = false;
+  for (const auto& b : steps) any_device |= b.has_device;
+  bool several = false;
+  for (const auto& b : steps) several |= b.process != steps[0].process;
+  std::vector<std::string> labels;
+  std::vector<double> marks;
+  svg::BarSeries host{"host compute", "#6baed6", {}};
+  for (size_t i : pick) {
+    const auto& b = steps[i];
+    labels.push_back((several ? std::to_string(b.process) + ":" : "") + std::to_string(b.number));
+    marks.push_back(static_cast<double>(b.Duration()));
+    host.values.push_back(static_cast<double>(b.host_compute));
+  }
+  std::vector<svg::BarSeries> stack = StepStack(steps, pick, any_device, host);
+  return "<figure>" +
+         svg::StackedBars(
+             labels, stack, any_device ? &host : nullptr, marks, "step duration",
+             "step" + std::string(several ? " (process:step)" : "") +
+                 (pick.size() < steps.size() ? ", an even sample of " + WithCommas(steps.size())
+                                             : ""),
+             "Time per step") +
+         "<figcaption>" +
+         Escape(any_device
+                    ? "Wide bars: what the device did during each step (kernels, copies and "
+                      "communication can overlap one another, so a stack can pass the step's "
+                      "duration); device idle time is split into host-bound (the host was running "
+                      "ops) and waiting (it was not). Narrow bars: host compute (framework ops)."
+                    : "Each instant of a step counted once: waiting for input (the input "
+                      "pipeline's next element), compilation, host compute (ops on any thread of "
+                      "the process), communication, the framework's runtime around the ops, or "
+                      "idle; no device activity was traced.") +
+         "</figcaption></figure>\n";
+}
+
+// The averages over every step, with the exact numbers behind the chart.
+std::string StepAverages(const std::vector<StepBreakdown>& steps) {
+  using B = StepBreakdown;
   double n = static_cast<double>(steps.size());
   auto avg = [&](uint64_t B::*f) {
     double t = 0;
@@ -283,15 +301,29 @@ std::string Steps(const ReportData& d) {
   };
   double dur = 0;
   for (const auto& b : steps) dur += static_cast<double>(b.Duration());
-  s += "<div class=\"wide\"><table id=\"step-averages\">" +
-       Header({"steps", "avg duration (us)", "input (us)", "compilation (us)", "host compute (us)",
-               "runtime (us)", "host idle (us)", "device compute (us)", "copies (us)",
-               "communication (us)", "device idle host-bound (us)", "device idle waiting (us)"}) +
-       "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::input)) +
-       Td(avg(&B::compile)) + Td(avg(&B::host_compute)) + Td(avg(&B::runtime)) +
-       Td(avg(&B::host_idle)) + Td(avg(&B::device_compute)) + Td(avg(&B::copies)) +
-       Td(avg(&B::communication)) + Td(avg(&B::device_idle_host_bound)) +
-       Td(avg(&B::device_idle_waiting)) + "</tr></tbody></table></div>\n";
+  return "<div class=\"wide\"><table id=\"step-averages\">" +
+         Header({"steps", "avg duration (us)", "input (us)", "compilation (us)",
+                 "host compute (us)", "runtime (us)", "host idle (us)", "device compute (us)",
+                 "copies (us)", "communication (us)", "device idle host-bound (us)",
+                 "device idle waiting (us)"}) +
+         "<tbody><tr>" + Td(WithCommas(steps.size())) + Td(Us(dur / n)) + Td(avg(&B::input)) +
+         Td(avg(&B::compile)) + Td(avg(&B::host_compute)) + Td(avg(&B::runtime)) +
+         Td(avg(&B::host_idle)) + Td(avg(&B::device_compute)) + Td(avg(&B::copies)) +
+         Td(avg(&B::communication)) + Td(avg(&B::device_idle_host_bound)) +
+         Td(avg(&B::device_idle_waiting)) + "</tr></tbody></table></div>\n";
+}
+
+std::string Steps(const ReportData& d) {
+  std::string s = "<section id=\"steps\"><h2>Step-time breakdown</h2>\n";
+  const auto& steps = d.steps.steps;
+  s += WarmupNote(d);
+  if (steps.empty()) {
+    std::string why = d.steps.notes.empty() ? "no steps in this trace" : d.steps.notes[0];
+    if (d.run.warmup_steps) why = "every selected step is a warm-up step";
+    return s + None("No step-time breakdown: " + why + ".") + "</section>\n";
+  }
+  s += StepChart(steps, ChartedSteps(steps.size()));
+  s += StepAverages(steps);
   return s + "</section>\n";
 }
 
