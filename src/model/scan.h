@@ -111,41 +111,132 @@ inline bool IsOpCategory(layout::Category c) {
   return c == layout::Category::kFrameworkOp || c == layout::Category::kUser;
 }
 
+namespace scan_detail {
+
+// The open slices of one track's scan (a thread's slices nest) and what each event makes of
+// them, told to the visitor.
 template <typename V>
-void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
-  using namespace layout;
-  const Process& proc = m.processes[t.process];
-  StreamDecoder dec(m.Stream(t.file), proc.meta, problems);
-  std::vector<Slice> stack;
-  std::vector<uint32_t> ops;  // per open slice: the innermost op at or above it
-  uint64_t last = 0;
-  auto current_op = [&]() -> uint32_t { return ops.empty() ? 0 : ops.back(); };
-  auto depth = [&]() -> uint16_t {
-    return static_cast<uint16_t>(std::min<size_t>(stack.size(), UINT16_MAX));
-  };
-  auto close = [&](uint64_t end, bool unclosed) {
-    Slice s = stack.back();
-    stack.pop_back();
-    ops.pop_back();
+class SliceStack {
+ public:
+  SliceStack(const Process& proc, V& visit) : proc_(proc), visit_(visit) {}
+
+  // One event, its time already aligned.
+  void Add(const RawEvent& ev) {
+    using namespace layout;
+    switch (ev.id) {
+      case kSliceBegin:
+      case kSliceBeginArgs:
+        Begin(ev);
+        break;
+      case kSliceEnd:
+        if (!stack_.empty()) Close(ev.ts, false);
+        break;
+      case kComplete:
+        Complete(ev);
+        break;
+      case kInstant:
+      case kCounter:
+        Instant(ev);
+        break;
+      case kFlow:
+        if constexpr (requires(Flow f) { visit_.OnFlow(f); })
+          visit_.OnFlow(Flow{ev.ts, ev.u64, static_cast<FlowPhase>(ev.small)});
+        break;
+      case kThreadName:
+        if constexpr (requires { visit_.OnThreadName(ev.s1); }) visit_.OnThreadName(ev.s1);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // A capture window closed at `end`: every open slice ends there (or at its start, if later),
+  // unclosed.
+  void CloseAtGap(uint64_t end) {
+    while (!stack_.empty()) Close(std::max(end, stack_.back().start), true);
+  }
+  // The stream ended at `end`: every open slice ends there, unclosed.
+  void CloseAll(uint64_t end) {
+    while (!stack_.empty()) Close(end, true);
+  }
+
+ private:
+  uint32_t CurrentOp() const { return ops_.empty() ? 0 : ops_.back(); }
+  uint16_t Depth() const {
+    return static_cast<uint16_t>(std::min<size_t>(stack_.size(), UINT16_MAX));
+  }
+
+  void Close(uint64_t end, bool unclosed) {
+    Slice s = stack_.back();
+    stack_.pop_back();
+    ops_.pop_back();
     s.end = end;
     s.unclosed = unclosed;
-    if (!stack.empty()) stack.back().child_ns += s.Duration();
-    visit.OnSlice(s);
-  };
+    if (!stack_.empty()) stack_.back().child_ns += s.Duration();
+    visit_.OnSlice(s);
+  }
+
   // A slice placed under the innermost open slice (begin and complete events alike).
-  auto placed = [&](const RawEvent& e) {
+  Slice Placed(const RawEvent& e) const {
     Slice s;
     s.name = e.name;
     s.category = e.category;
-    s.depth = depth();
-    if (!stack.empty()) {
-      s.parent = stack.back().name;
-      s.parent_category = stack.back().category;
+    s.depth = Depth();
+    if (!stack_.empty()) {
+      s.parent = stack_.back().name;
+      s.parent_category = stack_.back().category;
     }
-    s.op = current_op();
+    s.op = CurrentOp();
     s.args = ArgsView::Of(e);
     return s;
-  };
+  }
+
+  void Begin(const RawEvent& ev) {
+    Slice s = Placed(ev);
+    s.start = ev.ts;
+    stack_.push_back(s);
+    ops_.push_back(IsOpLike(MeaningOfSlice(proc_, s.category, s.name, s.args)) ? s.name : s.op);
+    visit_.OnBegin(stack_.back());
+  }
+
+  // A complete event: a slice that ends at its time, inside the open slices.
+  void Complete(const RawEvent& ev) {
+    Slice s = Placed(ev);
+    s.start = ev.ts >= ev.duration ? ev.ts - ev.duration : 0;
+    s.end = ev.ts;
+    if (!stack_.empty()) stack_.back().child_ns += ev.duration;
+    visit_.OnBegin(s);
+    visit_.OnSlice(s);
+  }
+
+  // An instant or a counter sample.
+  void Instant(const RawEvent& ev) {
+    Point p;
+    p.ts = ev.ts;
+    p.name = ev.name;
+    p.category = ev.category;
+    p.value = ev.value;
+    p.counter = ev.id == layout::kCounter;
+    p.op = CurrentOp();
+    p.depth = Depth();
+    p.args = ArgsView::Of(ev);
+    visit_.OnPoint(p);
+  }
+
+  const Process& proc_;
+  V& visit_;
+  std::vector<Slice> stack_;
+  std::vector<uint32_t> ops_;  // per open slice: the innermost op at or above it
+};
+
+}  // namespace scan_detail
+
+template <typename V>
+void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* problems, V& visit) {
+  const Process& proc = m.processes[t.process];
+  StreamDecoder dec(m.Stream(t.file), proc.meta, problems);
+  scan_detail::SliceStack<V> slices(proc, visit);
+  uint64_t last = 0;
   // Between two capture windows a thread's ends and begins were not written: the slices still
   // open when a window closed end there (unclosed), and an end after the gap whose begin was
   // not written finds no slice open (a thread's slices nest).
@@ -157,57 +248,12 @@ void ScanTrack(const TraceModel& m, const Track& t, std::vector<Problem>* proble
   RawEvent ev;
   while (dec.Next(&ev)) {
     for (; gap < gaps.size() && ev.ts >= gaps[gap].second; ++gap)
-      while (!stack.empty()) close(std::max(gaps[gap].first + shift, stack.back().start), true);
+      slices.CloseAtGap(gaps[gap].first + shift);
     ev.ts += shift;
     last = ev.ts;
-    switch (ev.id) {
-      case kSliceBegin:
-      case kSliceBeginArgs: {
-        Slice s = placed(ev);
-        s.start = ev.ts;
-        stack.push_back(s);
-        ops.push_back(IsOpLike(MeaningOfSlice(proc, s.category, s.name, s.args)) ? s.name : s.op);
-        visit.OnBegin(stack.back());
-        break;
-      }
-      case kSliceEnd:
-        if (!stack.empty()) close(ev.ts, false);
-        break;
-      case kComplete: {
-        Slice s = placed(ev);
-        s.start = ev.ts >= ev.duration ? ev.ts - ev.duration : 0;
-        s.end = ev.ts;
-        if (!stack.empty()) stack.back().child_ns += ev.duration;
-        visit.OnBegin(s);
-        visit.OnSlice(s);
-        break;
-      }
-      case kInstant:
-      case kCounter: {
-        Point p;
-        p.ts = ev.ts;
-        p.name = ev.name;
-        p.category = ev.category;
-        p.value = ev.value;
-        p.counter = ev.id == kCounter;
-        p.op = current_op();
-        p.depth = depth();
-        p.args = ArgsView::Of(ev);
-        visit.OnPoint(p);
-        break;
-      }
-      case kFlow:
-        if constexpr (requires(Flow f) { visit.OnFlow(f); })
-          visit.OnFlow(Flow{ev.ts, ev.u64, static_cast<FlowPhase>(ev.small)});
-        break;
-      case kThreadName:
-        if constexpr (requires { visit.OnThreadName(ev.s1); }) visit.OnThreadName(ev.s1);
-        break;
-      default:
-        break;
-    }
+    slices.Add(ev);
   }
-  while (!stack.empty()) close(last, true);
+  slices.CloseAll(last);
 }
 
 }  // namespace tt::model
