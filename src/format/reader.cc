@@ -514,6 +514,139 @@ bool StreamDecoder::EnterPacket() {
   return true;
 }
 
+namespace {
+
+// An event header: the event's id (a class's, from an extended header), its time and the
+// header's size.
+struct EventHead {
+  uint8_t id = 0;
+  uint64_t ts = 0;
+  uint64_t size = 0;
+};
+
+// The header of the event at p (p < end); false where it does not fit before `end` or its id
+// names no event. A compact header holds the low 32 bits of the time: the high ones are the
+// clock's, one more where the low ones wrapped around.
+bool ReadEventHead(const uint8_t* p, const uint8_t* end, uint64_t clock, EventHead* h) {
+  if (p[0] == kExtendedId) {
+    if (end - p < kExtendedHeaderSize) return false;
+    uint16_t wide = Load<uint16_t>(p + 1);
+    if (wide > kLastClassId) return false;
+    h->id = static_cast<uint8_t>(wide);
+    h->ts = Load<uint64_t>(p + 3);
+    h->size = kExtendedHeaderSize;
+  } else {
+    if (end - p < kCompactHeaderSize) return false;
+    uint32_t low = Load<uint32_t>(p + 1);
+    h->id = p[0];
+    h->ts = (clock & ~uint64_t{0xffffffff}) | low;
+    if (low < static_cast<uint32_t>(clock)) h->ts += uint64_t{1} << 32;
+    h->size = kCompactHeaderSize;
+  }
+  return h->id < kEventIdCount || h->id >= kFirstClassId;
+}
+
+// The event of class `c` whose payload starts at f: its kind, name and category are the
+// class's, its fixed fields and argument values are read from the payload. False (nothing set)
+// where the class is not defined or the payload does not fit before `end`.
+bool DecodeClassEvent(const EventClass* c, const uint8_t* f, const uint8_t* end, RawEvent* ev,
+                      uint64_t* size) {
+  if (!c || static_cast<uint64_t>(end - f) < c->size) return false;
+  ev->id = c->kind;
+  ev->name = c->name;
+  ev->category = c->category;
+  if (c->kind == kComplete) ev->duration = Load<uint64_t>(f);
+  if (c->kind == kCounter) ev->value = Load<double>(f);
+  ev->nargs = c->nargs;
+  ev->args = f + ClassFixedSize(c->kind);
+  ev->shape = c->shape;
+  *size = c->size;
+  return true;
+}
+
+std::string_view CString(const uint8_t* s) {
+  return std::string_view(reinterpret_cast<const char*>(s));
+}
+
+// The fields of a fixed event of kind `id` from its payload f (PayloadSize checked it); the
+// fields its kind does not have keep their values.
+void SetFixedEventFields(uint8_t id, const uint8_t* f, RawEvent* ev) {
+  switch (id) {
+    case kStringDef:
+      ev->name = Load<uint32_t>(f);
+      ev->s1 = CString(f + 4);
+      break;
+    case kThreadName:
+      ev->s1 = CString(f);
+      break;
+    case kSliceBegin:
+      ev->name = Load<uint32_t>(f);
+      ev->category = static_cast<Category>(f[4]);
+      break;
+    case kSliceBeginArgs:
+    case kInstant:
+      ev->name = Load<uint32_t>(f);
+      ev->category = static_cast<Category>(f[4]);
+      ev->nargs = f[5];
+      ev->args = f + 6;
+      break;
+    case kComplete:
+      ev->name = Load<uint32_t>(f);
+      ev->category = static_cast<Category>(f[4]);
+      ev->duration = Load<uint64_t>(f + 5);
+      ev->nargs = f[13];
+      ev->args = f + 14;
+      break;
+    case kCounter:
+      ev->name = Load<uint32_t>(f);
+      ev->category = static_cast<Category>(f[4]);
+      ev->value = Load<double>(f + 5);
+      break;
+    case kFlow:
+      ev->u64 = Load<uint64_t>(f);
+      ev->small = f[8];
+      break;
+    case kClockOffset:
+      ev->s1 = CString(f);
+      ev->i64 = Load<int64_t>(f + ev->s1.size() + 1);
+      break;
+    case kDropSummary:
+      ev->s1 = CString(f);
+      ev->u64 = Load<uint64_t>(f + ev->s1.size() + 1);
+      break;
+    case kNote:
+      ev->small = f[0];
+      ev->s1 = CString(f + 1);
+      ev->s2 = CString(f + 2 + ev->s1.size());
+      break;
+    case kSource:
+      ev->s1 = CString(f);
+      ev->s2 = CString(f + ev->s1.size() + 1);
+      break;
+    case kEventClassDef:
+      ev->args = f;  // the definition, for ParseClassDef
+      break;
+    default:
+      break;
+  }
+}
+
+// A fixed event (not of a class) of kind `id` whose payload starts at f. False (nothing set)
+// where the payload is damaged or does not fit before `end`.
+bool DecodeFixedEvent(uint8_t id, const uint8_t* f, const uint8_t* end, RawEvent* ev,
+                      uint64_t* size) {
+  uint64_t n = PayloadSize(id, f, end);
+  if (n == 0 && id != kSliceEnd) return false;
+  ev->nargs = 0;  // the fields each kind sets are set below; the rest keep old values
+  ev->shape = nullptr;
+  ev->id = id;
+  SetFixedEventFields(id, f, ev);
+  *size = n;
+  return true;
+}
+
+}  // namespace
+
 bool StreamDecoder::Next(RawEvent* ev) {
   while (!done_) {
     if (!in_packet_) {
@@ -529,121 +662,25 @@ bool StreamDecoder::Next(RawEvent* ev) {
     }
     const uint8_t* p = data_ + pos_;
     const uint8_t* end = data_ + content_end_;
-    uint8_t id = p[0];
-    uint64_t hdr, ts;
-    if (id == kExtendedId) {
-      if (end - p < kExtendedHeaderSize) goto bad;
-      uint16_t wide = Load<uint16_t>(p + 1);
-      if (wide > kLastClassId) goto bad;
-      id = static_cast<uint8_t>(wide);
-      ts = Load<uint64_t>(p + 3);
-      hdr = kExtendedHeaderSize;
-    } else {
-      if (end - p < kCompactHeaderSize) goto bad;
-      uint32_t low = Load<uint32_t>(p + 1);
-      ts = (clock_ & ~uint64_t{0xffffffff}) | low;
-      if (low < static_cast<uint32_t>(clock_)) ts += uint64_t{1} << 32;
-      hdr = kCompactHeaderSize;
-    }
+    EventHead h;
+    uint64_t n = 0;
     // Every event lies between its packet's timestamp_begin and timestamp_end: a damaged
     // timestamp that still decodes is caught here, before it pushes the clock forward.
-    if (ts < clock_ || ts > ts_end_ || (id >= kEventIdCount && id < kFirstClassId)) goto bad;
-    if (id >= kFirstClassId) {
-      const EventClass* c = classes_[id - kFirstClassId];
-      const uint8_t* f = p + hdr;
-      if (!c || static_cast<uint64_t>(end - f) < c->size) goto bad;
-      clock_ = ts;
-      ev->id = c->kind;
-      ev->ts = ts;
-      ev->offset = pos_;
-      ev->name = c->name;
-      ev->category = c->category;
-      if (c->kind == kComplete) ev->duration = Load<uint64_t>(f);
-      if (c->kind == kCounter) ev->value = Load<double>(f);
-      ev->nargs = c->nargs;
-      ev->args = f + ClassFixedSize(c->kind);
-      ev->shape = c->shape;
-      pos_ += hdr + c->size;
-      return true;
+    bool ok = ReadEventHead(p, end, clock_, &h) && h.ts >= clock_ && h.ts <= ts_end_ &&
+              (h.id >= kFirstClassId
+                   ? DecodeClassEvent(classes_[h.id - kFirstClassId], p + h.size, end, ev, &n)
+                   : DecodeFixedEvent(h.id, p + h.size, end, ev, &n));
+    if (!ok) {
+      Report(pos_, "corrupted event (id " + std::to_string(data_[pos_]) +
+                       "); rest of this packet skipped");
+      in_packet_ = false;
+      continue;
     }
-    {
-      const uint8_t* f = p + hdr;
-      uint64_t n = PayloadSize(id, f, end);
-      if (n == 0 && id != kSliceEnd) goto bad;
-      clock_ = ts;
-      ev->nargs = 0;  // the fields each kind sets are set below; the rest keep old values
-      ev->shape = nullptr;
-      ev->id = id;
-      ev->ts = ts;
-      ev->offset = pos_;
-      pos_ += hdr + n;
-      auto str = [](const uint8_t* s) {
-        return std::string_view(reinterpret_cast<const char*>(s));
-      };
-      switch (id) {
-        case kStringDef:
-          ev->name = Load<uint32_t>(f);
-          ev->s1 = str(f + 4);
-          break;
-        case kThreadName:
-          ev->s1 = str(f);
-          break;
-        case kSliceBegin:
-          ev->name = Load<uint32_t>(f);
-          ev->category = static_cast<Category>(f[4]);
-          break;
-        case kSliceBeginArgs:
-        case kInstant:
-          ev->name = Load<uint32_t>(f);
-          ev->category = static_cast<Category>(f[4]);
-          ev->nargs = f[5];
-          ev->args = f + 6;
-          break;
-        case kComplete:
-          ev->name = Load<uint32_t>(f);
-          ev->category = static_cast<Category>(f[4]);
-          ev->duration = Load<uint64_t>(f + 5);
-          ev->nargs = f[13];
-          ev->args = f + 14;
-          break;
-        case kCounter:
-          ev->name = Load<uint32_t>(f);
-          ev->category = static_cast<Category>(f[4]);
-          ev->value = Load<double>(f + 5);
-          break;
-        case kFlow:
-          ev->u64 = Load<uint64_t>(f);
-          ev->small = f[8];
-          break;
-        case kClockOffset:
-          ev->s1 = str(f);
-          ev->i64 = Load<int64_t>(f + ev->s1.size() + 1);
-          break;
-        case kDropSummary:
-          ev->s1 = str(f);
-          ev->u64 = Load<uint64_t>(f + ev->s1.size() + 1);
-          break;
-        case kNote:
-          ev->small = f[0];
-          ev->s1 = str(f + 1);
-          ev->s2 = str(f + 2 + ev->s1.size());
-          break;
-        case kSource:
-          ev->s1 = str(f);
-          ev->s2 = str(f + ev->s1.size() + 1);
-          break;
-        case kEventClassDef:
-          ev->args = f;  // the definition, for ParseClassDef
-          break;
-        default:
-          break;
-      }
-      return true;
-    }
-  bad:
-    Report(pos_,
-           "corrupted event (id " + std::to_string(data_[pos_]) + "); rest of this packet skipped");
-    in_packet_ = false;
+    clock_ = h.ts;
+    ev->ts = h.ts;
+    ev->offset = pos_;
+    pos_ += h.size + n;
+    return true;
   }
   return false;
 }
