@@ -221,6 +221,210 @@ uint64_t Load64(std::string_view s, size_t at) {
   return v;
 }
 
+// One XStat (metadata id, then the value of kind `kind`: u, or d for doubles) as the field
+// `field` of `o` (an XEvent's stats, by default).
+void EncodeStat(std::string& o, int64_t metadata_id, uint32_t kind, uint64_t u, double d,
+                uint32_t field = event::kStats) {
+  auto id = static_cast<uint64_t>(metadata_id);
+  uint64_t n = 1 + wire::VarintSize(id) + 1 + (kind == stat::kDouble ? 8 : wire::VarintSize(u));
+  Head(o, field, n);
+  wire::Uint(o, stat::kMetadataId, id);
+  if (kind == stat::kDouble)
+    wire::Double(o, kind, d);
+  else
+    wire::Uint(o, kind, u);
+}
+
+// The plane's id and name (`out` gets them); returns their size.
+uint64_t PlaneHead(const Plane& pl, std::string* out) {
+  out->clear();
+  if (pl.id()) wire::Int(*out, plane::kId, pl.id());
+  if (!pl.name().empty()) wire::String(*out, plane::kName, pl.name());
+  return out->size();
+}
+void LineHead(const Line& l, std::string* out) {
+  out->clear();
+  if (l.id) wire::Int(*out, line::kId, l.id);
+  if (!l.name.empty()) wire::String(*out, line::kName, l.name);
+  if (l.timestamp) wire::Int(*out, line::kTimestampNs, l.timestamp);
+}
+void LineTail(const Line& l, std::string* out) {
+  out->clear();
+  int64_t duration_ps = l.events ? (l.end - l.first) * 1000 : 0;
+  if (duration_ps) wire::Int(*out, line::kDurationPs, duration_ps);
+  if (!l.name.empty()) wire::String(*out, line::kDisplayName, l.name);
+}
+uint64_t LineSize(const Line& l, std::string* scratch) {
+  LineHead(l, scratch);
+  uint64_t n = scratch->size() + l.event_bytes;
+  LineTail(l, scratch);
+  return n + scratch->size();
+}
+
+// The "Task Environment" plane, encoded: the profile's start and stop (Unix ns).
+std::string TaskEnvironment(int64_t start, int64_t stop) {
+  Plane env(0, "Task Environment");
+  std::string o;
+  PlaneHead(env, &o);
+  int64_t start_id = env.StatMeta(keys::xstat::kProfileStartTime),
+          stop_id = env.StatMeta(keys::xstat::kProfileStopTime);
+  std::string scratch, entry;
+  env.Metadata(scratch, entry, [&](const std::string& e) { o += e; });
+  EncodeStat(o, start_id, stat::kUint64, static_cast<uint64_t>(start), 0, plane::kStats);
+  EncodeStat(o, stop_id, stat::kUint64, static_cast<uint64_t>(stop), 0, plane::kStats);
+  return o;
+}
+
+// Sizes of one host's file, known before any of it is written.
+struct FileSizes {
+  std::string env;                    // its "Task Environment" plane, encoded
+  std::vector<uint64_t> plane_bytes;  // each plane's
+  uint64_t bytes = 0;                 // the whole file's
+};
+
+// The sorted events, read line after line as the files are written.
+struct SortedEvents {
+  explicit SortedEvents(SpillSorter& events) : cursor(events.Sorted()) { Advance(); }
+  void Advance() { more = cursor.Next(&key, &rec); }
+  SpillSorter::Cursor cursor;
+  SpillKey key;
+  std::string_view rec;
+  bool more = false;
+};
+
+// Lines start at their first event; their times become relative to their host's profile start
+// (`start_ns`, or the first event if earlier). Returns each host's profile start and stop.
+std::vector<std::pair<int64_t, int64_t>> ProfileSpans(std::vector<Host>& hosts, int64_t start_ns) {
+  std::vector<std::pair<int64_t, int64_t>> span(hosts.size());  // profile start, stop
+  for (size_t h = 0; h < hosts.size(); ++h) {
+    int64_t first = start_ns ? start_ns : INT64_MAX, last = 0;
+    for (auto& pl : hosts[h].planes)
+      for (Line& l : pl->lines())
+        if (l.events) {
+          first = std::min(first, l.first);
+          last = std::max(last, l.end);
+        }
+    for (auto& pl : hosts[h].planes)
+      for (Line& l : pl->lines())
+        if (l.events) l.timestamp = l.first - first;
+    span[h] = {first, std::max(first, last)};
+  }
+  return span;
+}
+
+// First pass: every line's encoded size (an event's size depends on its offset from its line's
+// start, known now).
+void SizeLines(std::vector<Host>& hosts, SpillSorter& events) {
+  std::string head;
+  events.Scan([&](const SpillKey& k, std::string_view rec) {
+    Line& l = hosts[HostOf(k.a)].planes[PlaneOf(k.a)]->lines()[LineOf(k.a)];
+    int64_t md = ReadVarint(&rec);
+    EventHead(head, md, (StartOf(k) - l.first) * 1000, static_cast<int64_t>(DurationOf(k)) * 1000);
+    l.event_bytes += Framed(line::kEvents, head.size() + rec.size());
+  });
+}
+
+// The sizes of a host's planes and file (its lines sized); a file protobuf could not read is
+// refused.
+FileSizes SizeFile(const Host& host, std::pair<int64_t, int64_t> span) {
+  FileSizes size;
+  std::string out, scratch, entry;
+  size.env = TaskEnvironment(span.first, span.second);
+  size.bytes =
+      Framed(space::kPlanes, size.env.size()) + Framed(space::kHostnames, host.name.size());
+  for (auto& pl : host.planes) {
+    uint64_t n = PlaneHead(*pl, &out);
+    for (Line& l : pl->lines()) n += Framed(plane::kLines, LineSize(l, &scratch));
+    pl->Metadata(scratch, entry, [&](const std::string& e) { n += e.size(); });
+    size.plane_bytes.push_back(n);
+    size.bytes += Framed(space::kPlanes, n);
+  }
+  if (size.bytes > INT_MAX)
+    throw Error("the XSpace for host " + host.name + " would take " +
+                std::to_string(size.bytes >> 20) +
+                " MiB; protobuf reads at most 2 GiB (choose fewer events with --steps A:B "
+                "or --max-events N)");
+  return size;
+}
+
+// One line: its head, its events (the sorted events of `key`, which come next), its tail.
+void WriteLine(const Line& l, uint64_t key, Sink& sink, SortedEvents& events) {
+  std::string out, scratch, head;
+  Head(out, plane::kLines, LineSize(l, &scratch));
+  LineHead(l, &scratch);
+  out += scratch;
+  sink.Write(out);
+  uint64_t written = 0;
+  for (; events.more && events.key.a == key; events.Advance()) {
+    std::string_view rec = events.rec;
+    int64_t md = ReadVarint(&rec);
+    EventHead(head, md, (StartOf(events.key) - l.first) * 1000,
+              static_cast<int64_t>(DurationOf(events.key)) * 1000);
+    out.clear();
+    Head(out, line::kEvents, head.size() + rec.size());
+    out += head;
+    out.append(rec);
+    sink.Write(out);
+    written += out.size();
+  }
+  if (written != l.event_bytes) throw Error("internal error: XSpace line sizes differ");
+  LineTail(l, &scratch);
+  sink.Write(scratch);
+}
+
+// Plane `pi` of host `h`, framed (`bytes` long): its head, its lines, its metadata.
+void WritePlane(const Host& host, size_t h, size_t pi, uint64_t bytes, Sink& sink,
+                SortedEvents& events) {
+  Plane& pl = *host.planes[pi];
+  std::string out, scratch, entry;
+  Head(out, space::kPlanes, bytes);
+  sink.Write(out);
+  PlaneHead(pl, &out);
+  sink.Write(out);
+  for (size_t li = 0; li < pl.lines().size(); ++li)
+    WriteLine(pl.lines()[li], LineKey(h, pi, li), sink, events);
+  pl.Metadata(scratch, entry, [&](const std::string& e) { sink.Write(e); });
+}
+
+// Host `h`'s file, HOST.xplane.pb in `run_dir`: its planes, the Task Environment plane, its
+// host name.
+void WriteFile(const Host& host, size_t h, const FileSizes& size, const std::string& run_dir,
+               SortedEvents& events, XSpaceResult* r) {
+  std::string file = host.name;
+  std::replace(file.begin(), file.end(), '/', '_');
+  file = run_dir + "/" + file + ".xplane.pb";
+  Sink sink(file, false);
+  for (size_t pi = 0; pi < host.planes.size(); ++pi)
+    WritePlane(host, h, pi, size.plane_bytes[pi], sink, events);
+  std::string out;
+  Head(out, space::kPlanes, size.env.size());
+  sink.Write(out);
+  sink.Write(size.env);
+  out.clear();
+  wire::String(out, space::kHostnames, host.name);
+  sink.Write(out);
+  if (sink.bytes() != size.bytes) throw Error("internal error: XSpace file size differs");
+  sink.Commit();
+  r->files.push_back(file);
+  r->bytes += sink.bytes();
+}
+
+// Every host's file, from its planes and the events sorted by line. Times are from the profile's
+// start, which the "Task Environment" plane records, as TensorFlow writes it: xprof works in
+// int64 picoseconds, which Unix nanoseconds overflow. Every size is known (a first pass sizes
+// the lines) before any file is written.
+void WriteFiles(std::vector<Host>& hosts, SpillSorter& events, int64_t start_ns,
+                const std::string& run_dir, XSpaceResult* r) {
+  std::vector<std::pair<int64_t, int64_t>> span = ProfileSpans(hosts, start_ns);
+  SizeLines(hosts, events);
+  std::vector<FileSizes> sizes;
+  for (size_t h = 0; h < hosts.size(); ++h) sizes.push_back(SizeFile(hosts[h], span[h]));
+  // Second pass: the bytes, host after host, line after line.
+  SortedEvents sorted(events);
+  for (size_t h = 0; h < hosts.size(); ++h) WriteFile(hosts[h], h, sizes[h], run_dir, sorted, r);
+  if (sorted.more) throw Error("internal error: XSpace events left unwritten");
+}
+
 // The walk's events become XEvents, encoded at once and sorted on disk (SpillSorter) per line;
 // planes, lines and metadata stay in memory. Write() then writes each host's file in one pass
 // over the sorted events, its lengths known from a first pass that sizes every line.
@@ -386,115 +590,9 @@ class XSpaceWriter : public EventVisitor {
     launches_.Clear();
   }
 
-  // Lines start at their first event; their times become relative to the profile's start
-  // (`start_ns`, or the first event if earlier), which the "Task Environment" plane records,
-  // as TensorFlow writes it: xprof works in int64 picoseconds, which Unix nanoseconds overflow.
+  // Writes each host's file in `run_dir` (WriteFiles); `start_ns`: the trace's start.
   void Write(int64_t start_ns, const std::string& run_dir) {
-    std::vector<std::pair<int64_t, int64_t>> span(hosts_.size());  // profile start, stop
-    for (size_t h = 0; h < hosts_.size(); ++h) {
-      int64_t first = start_ns ? start_ns : INT64_MAX, last = 0;
-      for (auto& pl : hosts_[h].planes)
-        for (Line& l : pl->lines())
-          if (l.events) {
-            first = std::min(first, l.first);
-            last = std::max(last, l.end);
-          }
-      for (auto& pl : hosts_[h].planes)
-        for (Line& l : pl->lines())
-          if (l.events) l.timestamp = l.first - first;
-      span[h] = {first, std::max(first, last)};
-    }
-    // First pass: every line's encoded size (an event's size depends on its offset from its
-    // line's start, known now).
-    std::string head;
-    events_.Scan([&](const SpillKey& k, std::string_view rec) {
-      Line& l = hosts_[HostOf(k.a)].planes[PlaneOf(k.a)]->lines()[LineOf(k.a)];
-      int64_t md = ReadVarint(&rec);
-      EventHead(head, md, (StartOf(k) - l.first) * 1000,
-                static_cast<int64_t>(DurationOf(k)) * 1000);
-      l.event_bytes += Framed(line::kEvents, head.size() + rec.size());
-    });
-    // Sizes of the planes and files; a file protobuf could not read is refused before any is
-    // written.
-    std::vector<std::vector<uint64_t>> plane_bytes(hosts_.size());
-    std::vector<std::string> env(hosts_.size());
-    std::vector<uint64_t> file_bytes(hosts_.size());
-    std::string out, scratch, entry;
-    for (size_t h = 0; h < hosts_.size(); ++h) {
-      Host& host = hosts_[h];
-      env[h] = TaskEnvironment(span[h].first, span[h].second);
-      file_bytes[h] =
-          Framed(space::kPlanes, env[h].size()) + Framed(space::kHostnames, host.name.size());
-      for (auto& pl : host.planes) {
-        uint64_t n = PlaneHead(*pl, &out);
-        for (Line& l : pl->lines()) n += Framed(plane::kLines, LineSize(l, &scratch));
-        pl->Metadata(scratch, entry, [&](const std::string& e) { n += e.size(); });
-        plane_bytes[h].push_back(n);
-        file_bytes[h] += Framed(space::kPlanes, n);
-      }
-      if (file_bytes[h] > INT_MAX)
-        throw Error("the XSpace for host " + host.name + " would take " +
-                    std::to_string(file_bytes[h] >> 20) +
-                    " MiB; protobuf reads at most 2 GiB (choose fewer events with --steps A:B "
-                    "or --max-events N)");
-    }
-    // Second pass: the bytes, host after host, line after line.
-    SpillSorter::Cursor c = events_.Sorted();
-    SpillKey k;
-    std::string_view rec;
-    bool more = c.Next(&k, &rec);
-    for (size_t h = 0; h < hosts_.size(); ++h) {
-      Host& host = hosts_[h];
-      std::string file = host.name;
-      std::replace(file.begin(), file.end(), '/', '_');
-      file = run_dir + "/" + file + ".xplane.pb";
-      Sink sink(file, false);
-      for (size_t pi = 0; pi < host.planes.size(); ++pi) {
-        Plane& pl = *host.planes[pi];
-        out.clear();
-        Head(out, space::kPlanes, plane_bytes[h][pi]);
-        sink.Write(out);
-        PlaneHead(pl, &out);
-        sink.Write(out);
-        for (size_t li = 0; li < pl.lines().size(); ++li) {
-          Line& l = pl.lines()[li];
-          uint64_t key = LineKey(h, pi, li);
-          out.clear();
-          Head(out, plane::kLines, LineSize(l, &scratch));
-          LineHead(l, &scratch);
-          out += scratch;
-          sink.Write(out);
-          uint64_t written = 0;
-          for (; more && k.a == key; more = c.Next(&k, &rec)) {
-            int64_t md = ReadVarint(&rec);
-            EventHead(head, md, (StartOf(k) - l.first) * 1000,
-                      static_cast<int64_t>(DurationOf(k)) * 1000);
-            out.clear();
-            Head(out, line::kEvents, head.size() + rec.size());
-            out += head;
-            out.append(rec);
-            sink.Write(out);
-            written += out.size();
-          }
-          if (written != l.event_bytes) throw Error("internal error: XSpace line sizes differ");
-          LineTail(l, &scratch);
-          sink.Write(scratch);
-        }
-        pl.Metadata(scratch, entry, [&](const std::string& e) { sink.Write(e); });
-      }
-      out.clear();
-      Head(out, space::kPlanes, env[h].size());
-      sink.Write(out);
-      sink.Write(env[h]);
-      out.clear();
-      wire::String(out, space::kHostnames, host.name);
-      sink.Write(out);
-      if (sink.bytes() != file_bytes[h]) throw Error("internal error: XSpace file size differs");
-      sink.Commit();
-      r_->files.push_back(file);
-      r_->bytes += sink.bytes();
-    }
-    if (more) throw Error("internal error: XSpace events left unwritten");
+    WriteFiles(hosts_, events_, start_ns, run_dir, r_);
   }
 
  private:
@@ -538,19 +636,6 @@ class XSpaceWriter : public EventVisitor {
     launches_.Add({static_cast<uint64_t>(corr), 1, 0}, cur_);
   }
 
-  // One XStat (metadata id, then the value of kind `kind`: u, or d for doubles) as the field
-  // `field` of `o` (an XEvent's stats, by default).
-  static void EncodeStat(std::string& o, int64_t metadata_id, uint32_t kind, uint64_t u, double d,
-                         uint32_t field = event::kStats) {
-    auto id = static_cast<uint64_t>(metadata_id);
-    uint64_t n = 1 + wire::VarintSize(id) + 1 + (kind == stat::kDouble ? 8 : wire::VarintSize(u));
-    Head(o, field, n);
-    wire::Uint(o, stat::kMetadataId, id);
-    if (kind == stat::kDouble)
-      wire::Double(o, kind, d);
-    else
-      wire::Uint(o, kind, u);
-  }
   void Stat(std::string_view name, uint32_t kind, uint64_t u, double d) {
     EncodeStat(cur_, plane_->StatMeta(name), kind, u, d);
   }
@@ -644,46 +729,6 @@ class XSpaceWriter : public EventVisitor {
     Int(keys::xstat::kBytesReserved, 0);
     Int(keys::xstat::kBytesAvailable, 0);
     // No "tf_op" here: xprof would count each allocation as one more run of its op.
-  }
-
-  // The plane's id and name (`out` gets them); returns their size.
-  static uint64_t PlaneHead(const Plane& pl, std::string* out) {
-    out->clear();
-    if (pl.id()) wire::Int(*out, plane::kId, pl.id());
-    if (!pl.name().empty()) wire::String(*out, plane::kName, pl.name());
-    return out->size();
-  }
-  static void LineHead(const Line& l, std::string* out) {
-    out->clear();
-    if (l.id) wire::Int(*out, line::kId, l.id);
-    if (!l.name.empty()) wire::String(*out, line::kName, l.name);
-    if (l.timestamp) wire::Int(*out, line::kTimestampNs, l.timestamp);
-  }
-  static void LineTail(const Line& l, std::string* out) {
-    out->clear();
-    int64_t duration_ps = l.events ? (l.end - l.first) * 1000 : 0;
-    if (duration_ps) wire::Int(*out, line::kDurationPs, duration_ps);
-    if (!l.name.empty()) wire::String(*out, line::kDisplayName, l.name);
-  }
-  static uint64_t LineSize(const Line& l, std::string* scratch) {
-    LineHead(l, scratch);
-    uint64_t n = scratch->size() + l.event_bytes;
-    LineTail(l, scratch);
-    return n + scratch->size();
-  }
-
-  // The "Task Environment" plane, encoded: the profile's start and stop (Unix ns).
-  static std::string TaskEnvironment(int64_t start, int64_t stop) {
-    Plane env(0, "Task Environment");
-    std::string o;
-    PlaneHead(env, &o);
-    int64_t start_id = env.StatMeta(keys::xstat::kProfileStartTime),
-            stop_id = env.StatMeta(keys::xstat::kProfileStopTime);
-    std::string scratch, entry;
-    env.Metadata(scratch, entry, [&](const std::string& e) { o += e; });
-    EncodeStat(o, start_id, stat::kUint64, static_cast<uint64_t>(start), 0, plane::kStats);
-    EncodeStat(o, stop_id, stat::kUint64, static_cast<uint64_t>(stop), 0, plane::kStats);
-    return o;
   }
 
   struct StepAt {
