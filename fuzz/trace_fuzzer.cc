@@ -25,7 +25,7 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/stats.h"
+#include "analysis/views/stats.h"
 #include "analysis/views/view.h"
 #include "core/error.h"
 #include "format/metadata.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/comm.h"
+#include "analysis/comm/comm.h"
 #include "test_util.h"
 
 namespace tt::test {

@@ -1,5 +1,5 @@
-// analysis/correlate.h: the rules every consumer of links reads (views, report, exports).
-#include "analysis/correlate.h"
+// analysis/pass/correlate.h: the rules every consumer of links reads (views, report, exports).
+#include "analysis/pass/correlate.h"
 
 #include <gtest/gtest.h>
 

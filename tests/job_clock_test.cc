@@ -1,4 +1,4 @@
-// Several recordings read as one job on one clock (analysis/job_clock.h): a job of real
+// Several recordings read as one job on one clock (analysis/job/job_clock.h): a job of real
 // all-reduces (programs/clock_job.cc) recorded once per rank, rank 1's clock 5 ms ahead
 // (TENSORTRACE_TEST_CLOCK_SHIFT_NS). stats shows the offset applied; the Chrome JSON, Perfetto
 // and XSpace exports and the report put every all-reduce's exits after both ranks entered;

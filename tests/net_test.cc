@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "analysis/p2p.h"
+#include "analysis/comm/p2p.h"
 #include "core/files.h"
 #include "programs/net_job.h"
 #include "test_json.h"

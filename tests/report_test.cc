@@ -10,8 +10,8 @@
 #include <regex>
 #include <set>
 
-#include "analysis/findings.h"
-#include "analysis/report_data.h"
+#include "analysis/report/findings.h"
+#include "analysis/report/report_data.h"
 #include "core/files.h"
 #include "format/reader.h"
 #include "model/inventory.h"

@@ -4,7 +4,7 @@
 // exactly those steps, capture windows losing no Keras step and keeping one track per thread,
 // a MirroredStrategy loop's repeated tf.function call; info and stats agreeing on the steps.
 // TensorFlow takes seconds to import: one recording per test, several assertions on it.
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "analysis/p2p.h"
+#include "analysis/comm/p2p.h"
 #include "core/files.h"
 #include "test_json.h"
 #include "test_util.h"

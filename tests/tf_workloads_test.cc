@@ -13,8 +13,8 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/memory.h"
-#include "analysis/steps.h"
+#include "analysis/memory/memory.h"
+#include "analysis/job/steps.h"
 #include "core/files.h"
 #include "model/scan.h"
 #include "test_util.h"

@@ -1,7 +1,7 @@
 // ThreadOps: the innermost framework op containing a span, from op slices gathered from several
 // tracks of one thread (how a oneDNN primitive in the thread's own stream finds the TensorFlow
 // op the XSpace import wrote into an imported stream of the same thread).
-#include "analysis/thread_ops.h"
+#include "analysis/pass/thread_ops.h"
 
 #include <gtest/gtest.h>
 

@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "analysis/memory.h"
+#include "analysis/memory/memory.h"
 #include "core/files.h"
 #include "model/model.h"
 #include "test_json.h"

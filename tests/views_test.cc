@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/stats.h"
+#include "analysis/views/stats.h"
 #include "analysis/views/view.h"
 #include "core/error.h"
 #include "model/model.h"

@@ -9,7 +9,7 @@
 #include <set>
 #include <tuple>
 
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "core/time.h"

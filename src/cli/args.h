@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 #include "core/error.h"
 
 namespace tt::cli {

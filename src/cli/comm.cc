@@ -1,6 +1,6 @@
-// `tensortrace comm`: every collective matched across ranks (analysis/comm.h): per collective,
+// `tensortrace comm`: every collective matched across ranks (analysis/comm/comm.h): per collective,
 // per rank, the instances that waited longest, and what could not be matched.
-#include "analysis/comm.h"
+#include "analysis/comm/comm.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "analysis/human.h"
-#include "analysis/p2p.h"
+#include "core/human.h"
+#include "analysis/comm/p2p.h"
 #include "cli/args.h"
 #include "cli/comm_p2p.h"
 #include "cli/commands.h"

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "cli/args.h"
 #include "core/csv.h"
 

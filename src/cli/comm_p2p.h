@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "analysis/comm.h"
-#include "analysis/p2p.h"
+#include "analysis/comm/comm.h"
+#include "analysis/comm/p2p.h"
 
 namespace tt::cli {
 

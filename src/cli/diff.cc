@@ -1,6 +1,6 @@
 // `tensortrace diff A B` (or A1 A2... -- B1 B2...): what changed between two recordings, each
-// of one or several directories (analysis/diff.h).
-#include "analysis/diff.h"
+// of one or several directories (analysis/diff/diff.h).
+#include "analysis/diff/diff.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pids.h"

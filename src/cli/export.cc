@@ -1,7 +1,7 @@
 // `tensortrace export`: the trace in formats other tools open.
 #include <iostream>
 
-#include "analysis/job_clock.h"
+#include "analysis/job/job_clock.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pids.h"

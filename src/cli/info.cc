@@ -3,7 +3,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
@@ -52,7 +52,7 @@ std::string RankText(const ProcessMeta& m) {
   return t + " (" + TerminalSafe(m.rank_source) + ")";
 }
 
-// The steps of one process as stats finds them (analysis/steps.h), so that info and stats agree.
+// The steps of one process as stats finds them (analysis/job/steps.h), so that info and stats agree.
 struct ProcessSteps {
   size_t count = 0;
   int64_t first = 0, last = 0;

@@ -1,5 +1,5 @@
 // `tensortrace memory`: per allocator, bytes in use over time, the peak and what was live at
-// it, bytes by op, chunks by bin, what the allocator reported (analysis/memory_view.h).
+// it, bytes by op, chunks by bin, what the allocator reported (analysis/memory/memory_view.h).
 #include "cli/memory.h"
 
 #include <algorithm>
@@ -7,8 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/human.h"
-#include "analysis/memory_view.h"
+#include "core/human.h"
+#include "analysis/memory/memory_view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"

@@ -6,7 +6,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/replay_print.h"

@@ -4,7 +4,7 @@
 #include <iterator>
 #include <set>
 
-#include "analysis/job_clock.h"
+#include "analysis/job/job_clock.h"
 #include "core/ids.h"
 
 namespace tt::cli {

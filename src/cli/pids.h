@@ -29,7 +29,7 @@ TraceDir OpenTraceOfPids(const std::string& dir, const std::vector<int64_t>& pid
 TraceDir OpenTracesOfPids(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids);
 
 // The model of OpenTracesOfPids(dirs, pids) (with its inventory when asked), several
-// recordings put on one clock (analysis/job_clock.h).
+// recordings put on one clock (analysis/job/job_clock.h).
 model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
                           model::TraceSummary* inventory = nullptr);
 

@@ -5,7 +5,7 @@
 #include <iostream>
 #include <set>
 
-#include "analysis/job_clock.h"
+#include "analysis/job/job_clock.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "cli/args.h"
 
 namespace tt::cli {

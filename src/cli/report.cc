@@ -2,10 +2,10 @@
 #include <algorithm>
 #include <iostream>
 
-#include "analysis/findings.h"
-#include "analysis/memory.h"
-#include "analysis/stats.h"
-#include "analysis/timeline.h"
+#include "analysis/report/findings.h"
+#include "analysis/memory/memory.h"
+#include "analysis/views/stats.h"
+#include "analysis/report/timeline.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"

@@ -1,6 +1,6 @@
 // `tensortrace stats`: tfprof-style views over a trace, as a table, JSON or CSV. The views,
 // their columns and how each prints come from the table in analysis/views/.
-#include "analysis/stats.h"
+#include "analysis/views/stats.h"
 
 #include <re2/re2.h>
 
@@ -11,7 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
-#include "analysis/job_clock.h"
+#include "analysis/job/job_clock.h"
 #include "analysis/views/view.h"
 #include "cli/args.h"
 #include "cli/commands.h"

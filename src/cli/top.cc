@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "analysis/live.h"
+#include "analysis/live/live.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/pids.h"

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "analysis/correlate.h"
+#include "analysis/pass/correlate.h"
 
 namespace tt::exporter {
 
@@ -47,7 +47,7 @@ class ChromeVisitor : public EventVisitor {
                     ",\"cat\":\"" + layout::CategoryName(s.category) + "\"" + Args(p, s.args) + "}";
     Line(e);
     // A flow from each launch to its device work, keyed by the correlation id
-    // (analysis/correlate.h: what a launch is, what an id is).
+    // (analysis/pass/correlate.h: what a launch is, what an id is).
     analysis::LinkIds ids = analysis::IdsOf(keys_, s.args);
     bool device = t.kind == TrackKind::kDevice;
     if (device ? ids.corr >= 0 : analysis::IsLaunch(s, ids)) {

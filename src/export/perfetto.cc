@@ -7,7 +7,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "analysis/correlate.h"
+#include "analysis/pass/correlate.h"
 #include "export/proto_wire.h"
 #include "format/keys.h"
 #include "model/args.h"
@@ -130,7 +130,7 @@ class PerfettoVisitor : public EventVisitor {
   void OnBegin(const model::Process& p, const model::Track& t, const model::Slice& s) override {
     Open o;
     o.op = model::IsOpCategory(s.category);
-    // The ids and the rules of analysis/correlate.h: a launch starts a flow to the device work
+    // The ids and the rules of analysis/pass/correlate.h: a launch starts a flow to the device work
     // with its correlation id; an op with an external id starts one to each activity with that
     // id; else the op around a launch starts one to the launched work (by nesting).
     analysis::LinkIds ids = analysis::IdsOf(links_, s.args);

@@ -1,10 +1,10 @@
 // The report's communication section: the collectives of the trace matched across ranks
-// (analysis/comm.h), per collective, per rank, and the instances that waited longest with
+// (analysis/comm/comm.h), per collective, per rank, and the instances that waited longest with
 // their straggler; then its point-to-point part and the clocks (report_p2p.cc).
 #include <algorithm>
 #include <cstdio>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "export/report_parts.h"
 
 namespace tt::exporter::report {

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "analysis/views/view.h"
 #include "export/report_parts.h"
 #include "export/svg_chart.h"

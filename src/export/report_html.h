@@ -1,5 +1,5 @@
 // The HTML report: one self-contained file (inline CSS and SVG, no script, nothing fetched)
-// laying out what analysis/report_data.h assembled: the run summary, step-time breakdown, top
+// laying out what analysis/report/report_data.h assembled: the run summary, step-time breakdown, top
 // ops and kernels, memory over time, copies, communication across ranks, a timeline of the
 // median step and the findings.
 #pragma once
@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/report_data.h"
+#include "analysis/report/report_data.h"
 #include "export/sink.h"
 
 namespace tt::exporter {

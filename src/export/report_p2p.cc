@@ -1,10 +1,10 @@
 // The report's point-to-point part of the communication section: each socket direction with
 // its bytes paired to their sends, messages, latency and bandwidth, TensorFlow's _Send/_Recv
-// pairs (analysis/p2p.h), and each recording's clock as the job's alignment applied it
+// pairs (analysis/comm/p2p.h), and each recording's clock as the job's alignment applied it
 // (collectives and socket pairs).
 #include <cstdio>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "export/report_parts.h"
 
 namespace tt::exporter::report {

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/human.h"
-#include "analysis/report_data.h"
+#include "core/human.h"
+#include "analysis/report/report_data.h"
 #include "export/svg_chart.h"
 
 namespace tt::exporter::report {

@@ -2,7 +2,7 @@
 // report_suggest.cc), each with the step time replay predicts and the gain, best first.
 #include <cstdio>
 
-#include "analysis/human.h"
+#include "core/human.h"
 #include "export/report_parts.h"
 
 namespace tt::exporter::report {

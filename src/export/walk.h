@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 #include "model/scan.h"
 
 namespace tt::exporter {

@@ -6,8 +6,8 @@
 #include <map>
 #include <set>
 
-#include "analysis/comm.h"
-#include "analysis/p2p.h"
+#include "analysis/comm/comm.h"
+#include "analysis/comm/p2p.h"
 #include "analysis/replay/build_step.h"
 #include "analysis/replay/cpu_share.h"
 #include "core/error.h"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "analysis/replay/graph.h"
-#include "analysis/steps.h"
+#include "analysis/job/steps.h"
 #include "model/model.h"
 
 namespace tt::analysis::replay {

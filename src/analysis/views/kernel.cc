@@ -1,6 +1,6 @@
 // The kernel view: GPU kernels with their launch configuration and the op types (or APIs) that
 // launched them.
-#include "analysis/op_names.h"
+#include "analysis/pass/op_names.h"
 #include "analysis/views/view.h"
 
 namespace tt::analysis {

@@ -1,5 +1,5 @@
 // The op view (tfprof's op view): framework ops and annotated ranges by op type.
-#include "analysis/op_names.h"
+#include "analysis/pass/op_names.h"
 #include "analysis/views/op_rows.h"
 
 namespace tt::analysis {

@@ -1,8 +1,8 @@
 // The primitive view: oneDNN primitives (or any ITT task of a oneDNN domain) and the op types
 // that ran them. An execution is counted once: the pool threads' tasks of the same execution
 // are its `pool_tasks` (primitives.h says how they are told apart).
-#include "analysis/op_names.h"
-#include "analysis/primitives.h"
+#include "analysis/pass/op_names.h"
+#include "analysis/pass/primitives.h"
 #include "analysis/views/view.h"
 
 namespace tt::analysis {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "analysis/op_names.h"
+#include "analysis/pass/op_names.h"
 #include "analysis/views/op_rows.h"
 
 namespace tt::analysis {

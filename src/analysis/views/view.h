@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/aggregate.h"
-#include "analysis/stats.h"
+#include "analysis/pass/aggregate.h"
+#include "analysis/views/stats.h"
 
 namespace tt::analysis {
 

@@ -1,6 +1,6 @@
 // The NCCL source's events (nccl_events.h), written into the calling thread's own stream as
 // communication slices whose names start with "nccl." (docs/trace-format.md lists them and
-// their arguments); analysis/comm_collect.cc reads the collectives back by that prefix.
+// their arguments); analysis/comm/comm_collect.cc reads the collectives back by that prefix.
 #include "sources/nccl/nccl_events.h"
 
 #include "runtime/emit.h"

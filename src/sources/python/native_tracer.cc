@@ -3,7 +3,7 @@
 // sys.setprofile installs, without a Python call per event) on every Python thread, writing
 // each call of a Python function as a slice of category python on the thread's own stream,
 // named as Kineto names its Python events ("/path/file.py(12): qualname", the function's first
-// line), which the code view reads as the thread's exact stack (analysis/code_index.cc).
+// line), which the code view reads as the thread's exact stack (analysis/pass/code_index.cc).
 //
 // A thread whose profile hook is the program's keeps it: ours is installed only where there is
 // none, and a hook the program installs later replaces ours on that thread (the bootstrap warns

@@ -1,0 +1,333 @@
+// The host half of the aggregation pass: one scan of each host track (ops, API calls,
+// primitives, allocations, launches and external ids, step intervals), then the primitives and
+// launches that found no op on their own track are linked to an op of another track of the
+// same thread.
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "analysis/pass/allocations.h"
+#include "analysis/pass/parallel.h"
+#include "analysis/pass/pass_context.h"
+#include "analysis/pass/primitives.h"
+#include "format/keys.h"
+#include "model/scan.h"
+
+namespace tt::analysis {
+
+using namespace layout;
+using model::Point;
+using model::Slice;
+using model::Track;
+
+namespace {
+
+bool IsStep(const Slice& s, const NameKeys& k) {
+  return s.category == Category::kStep || k.step_names.count(s.name);
+}
+
+// Links the launches that found no op on their own track to the innermost framework op of any
+// track of the same (process, tid): the XSpace import writes TensorFlow's ops of thread T into
+// an imported stream of T, the runtime writes T's launches into T's own stream. Then the
+// primitives (primitives.cc), which need the same ops.
+void LinkAcrossTracks(const PassContext& c, std::vector<TrackAgg>* hagg) {
+  std::map<std::pair<size_t, uint64_t>, ThreadOps> threads;
+  for (auto& a : *hagg) {
+    if (a.op_spans.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    threads[{t.process, t.id}].Take(&a.op_spans);
+  }
+  for (auto& [key, ops] : threads) ops.Build();
+  for (auto& a : *hagg) {
+    if (a.pending_launches.empty()) continue;
+    const Track& t = c.m.tracks[a.track];
+    auto it = threads.find({t.process, t.id});
+    auto op_of = [&](const Pending& p) -> uint32_t {
+      return it == threads.end() ? 0 : it->second.Innermost(p.start, p.end);
+    };
+    for (const Pending& p : a.pending_launches)
+      a.launches.push_back({p.corr, uint64_t{p.name} << 32 | op_of(p)});
+    std::vector<Pending>().swap(a.pending_launches);
+  }
+  ResolvePrimitives(c, threads, hagg);
+}
+
+class HostVisitor {
+ public:
+  HostVisitor(const PassContext& c, const Track& t, TrackAgg* a)
+      : c_(c),
+        k_(c.keys[t.process]),
+        w_(c.windows.empty() ? nullptr : &c.windows[t.process]),
+        a_(a),
+        t_(t),
+        proc_(c.m.processes[t.process]),
+        shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {
+    if (c.code && !c.code->processes[t.process].Empty())
+      stacks_.emplace(c.code->processes[t.process], proc_);
+  }
+  // Every slice opens here before it closes in OnSlice (complete ones right before).
+  void OnBegin(const Slice& s) {
+    model::Meaning m = MeaningIn(s);
+    bool op_like = model::IsOpLike(m);
+    bool in_compile = m == model::Meaning::kCompile || (!open_.empty() && open_.back().in_compile);
+    int32_t ancestor = -1;
+    if (!open_.empty())
+      ancestor =
+          open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
+    if (s.category == Category::kFrameworkOp)  // the eager ops around it run a graph
+      for (Open& o : open_) o.holds_op |= o.meaning == model::Meaning::kEagerOp;
+    open_.push_back({m, op_like, in_compile, ancestor, 0, false});
+    if (s.category == Category::kFrameworkOp) ++fw_open_;
+    if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
+  }
+  void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
+  void OnSlice(const Slice& s) {
+    bool fw_outermost = s.category == Category::kFrameworkOp && fw_open_ > 0 && --fw_open_ == 0;
+    if (c_.code && IsPythonFrame(s) && !py_open_.empty()) py_open_.pop_back();
+    Visit(s);
+    if (!code_pending_.empty() && (fw_outermost || fw_open_ == 0)) FlushCode(s);
+  }
+  void OnPoint(const Point& p) {
+    Touch(p.ts, p.ts);
+    if (!c_.needs.op_samples || p.category != Category::kAllocation || p.counter) return;
+    int64_t bytes = ArgInt(p.args, k_.bytes, 0);
+    uint64_t addr = static_cast<uint64_t>(ArgInt(p.args, k_.addr, 0));
+    // The op open on the thread (its full "node:Type" name), as the memory view takes it; the
+    // event's "op" argument (TensorFlow's node name, without the type) only when none is open.
+    uint32_t op = p.op ? p.op : ArgStr(p.args, k_.op);
+    bool is_free = keys::IsFreeEvent(c_.m.processes[t_.process].Name(p.name));
+    a_->allocs.push_back({p.ts, addr, is_free ? 0 : bytes, op});
+  }
+
+ private:
+  void Visit(const Slice& s) {
+    Touch(s.start, s.end);
+    bool outermost_op = false;
+    model::Meaning meaning = model::Meaning::kAnnotation;
+    uint64_t op_self = CloseOpen(s, &outermost_op, &meaning);
+    if (IsStep(s, k_)) return;  // steps are found by FindSteps
+    if (s.depth == 0) a_->busy += s.Duration();
+    if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
+    if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
+    if (c_.needs.intervals) AddInterval(s, meaning, outermost_op);
+    switch (s.category) {
+      case Category::kFrameworkOp:
+      case Category::kUser:
+        if (meaning == model::Meaning::kOp || meaning == model::Meaning::kAnnotation)
+          OnOp(s, op_self);
+        else
+          OnRuntime(s, meaning);
+        break;
+      case Category::kRuntimeApi:
+        OnApi(s);
+        break;
+      case Category::kPrimitive:
+        a_->prim_spans.push_back(
+            {s.start, s.end, s.Self(), s.name, s.op, ArgStr(s.args, k_.domain)});
+        break;
+      case Category::kCommunication:  // NCCL's ranges, a backend's (gloo) collectives
+        OnRuntime(s, meaning);
+        break;
+      default:
+        break;
+    }
+  }
+
+  // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
+  // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
+  // A range inside compilation (an XLA pass: "simplification", "Inliner") is compilation too.
+  model::Meaning MeaningIn(const Slice& s) const {
+    model::Meaning m = model::MeaningOfSlice(proc_, s.category, s.name, s.args);
+    if (m != model::Meaning::kAnnotation) return m;
+    if (!open_.empty() && open_.back().in_compile) return model::Meaning::kCompile;
+    if (s.parent_category != Category::kFrameworkOp) return m;
+    std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
+    bool own =
+        parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
+    return own ? model::Meaning::kRuntime : m;
+  }
+  // The step breakdown's intervals, each kind's outermost slices only (unions are taken later):
+  // ops at any depth (inside runtime ranges), input waits, compilation, runtime ranges.
+  void AddInterval(const Slice& s, model::Meaning m, bool outermost_op) {
+    using model::Meaning;
+    bool under_step = s.parent_category == Category::kStep || k_.step_names.count(s.parent);
+    Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
+    Interval iv{s.start, s.end};
+    if (m == Meaning::kInput && model::IsInputWait(proc_.Name(s.name)))
+      a_->input.push_back(iv);
+    else if (m == Meaning::kCompile && parent != Meaning::kCompile)
+      a_->compile.push_back(iv);
+    else if ((m == Meaning::kRuntime || m == Meaning::kEagerOp) && parent != Meaning::kRuntime &&
+             parent != Meaning::kEagerOp)
+      a_->runtime_iv.push_back(iv);
+    if ((outermost_op && m != Meaning::kInput) ||
+        ((s.depth == 0 || under_step) &&
+         (s.category == Category::kPython || s.category == Category::kPrimitive)))
+      a_->host.push_back(iv);
+  }
+  // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
+  // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
+  // *meaning: the slice's, as decided when it opened.
+  uint64_t CloseOpen(const Slice& s, bool* outermost_op, model::Meaning* meaning) {
+    if (open_.empty()) {
+      closed_holds_op_ = false;
+      *meaning = MeaningIn(s);
+      return s.Self();
+    }
+    Open o = open_.back();
+    open_.pop_back();
+    *meaning = o.meaning;
+    closed_holds_op_ = o.holds_op;
+    *outermost_op = o.op_like && o.ancestor < 0;
+    // A compilation inside an op (torch.compile's backward compiled on its first call) is
+    // not the op's own time either.
+    bool outer_compile =
+        o.meaning == model::Meaning::kCompile && (open_.empty() || !open_.back().in_compile);
+    if ((o.op_like || outer_compile) && o.ancestor >= 0)
+      open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
+    return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
+  }
+  void OnOp(const Slice& s, uint64_t self) {
+    Agg& g = a_->ops.Get(s.name, c_.needs.op_samples);
+    g.incl.Add(s.Duration());
+    g.self += self;
+    g.cpu += s.Duration();
+    if (c_.code) code_pending_.push_back(self);
+    if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
+      a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
+    if (c_.needs.scopes) {
+      uint64_t key = uint64_t{k_.module ? ArgStr(s.args, k_.module) : 0} << 32 | s.name;
+      auto [it, fresh] = a_->scoped.try_emplace(key);
+      if (fresh) it->second.incl.KeepSamples(c_.needs.op_samples);
+      it->second.incl.Add(s.Duration());
+      it->second.self += self;
+      it->second.cpu += s.Duration();
+    }
+  }
+  void OnRuntime(const Slice& s, model::Meaning meaning) {
+    if (stacks_ && fw_open_ == 0) CodePhase(s, meaning);
+    Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);
+    g.meaning = meaning;
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    if (meaning == model::Meaning::kCommunication && c_.needs.intervals)
+      a_->comm.push_back({s.start, s.end});
+  }
+  void OnApi(const Slice& s) {
+    Agg& g = a_->apis.Get(s.name, c_.needs.api_samples);
+    g.incl.Add(s.Duration());
+    g.self += s.Self();
+    g.cpu += s.Duration();
+    int64_t corr = ArgInt(s.args, k_.correlation, -1);
+    if (corr < 0) return;
+    if (!s.op && shared_)
+      a_->pending_launches.push_back({s.start, s.end, 0, s.name, static_cast<uint64_t>(corr)});
+    else
+      a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
+  }
+  // The code view: the ops inside a framework op ran within the same call from Python as it
+  // did, so they go to the stack of the outermost one, with its interval (code_index.h).
+  // A framework's Python tracer (Kineto's with --python-tracer) puts the program's function
+  // calls on the ops' own track: then the ones open around the op are its exact stack.
+  void FlushCode(const Slice& outer) {
+    Summary* sum = nullptr;
+    if (!py_open_.empty()) {
+      std::string key;
+      for (uint32_t f : py_open_) key.append(proc_.Name(f)).push_back('\n');
+      sum = &a_->code_exact[key];
+    } else if (stacks_) {
+      sum = &a_->code[stacks_->Of(outer.name, t_.id, outer.start, outer.end)];
+    }
+    if (sum && sum->count() == 0) sum->KeepSamples(false);
+    for (uint64_t self : code_pending_)
+      if (sum) sum->Add(self);
+    code_pending_.clear();
+  }
+  // The code view: a wait for input or a compilation outside any framework op (the outermost
+  // of its kind) goes, whole, to the stack of its thread then, as a phase under that stack;
+  // compilations as intervals (TrackAgg::code_compile). An eager op is op time.
+  void CodePhase(const Slice& s, model::Meaning meaning) {
+    using model::Meaning;
+    Meaning parent = s.depth ? proc_.MeaningOf(s.parent_category, s.parent) : Meaning::kStep;
+    // A compilation inside another (graph building nested through runtime ranges) is in it;
+    // so is an eager op run while tracing (a layer's variables made as its function is traced).
+    bool in_compile = !open_.empty() && open_.back().in_compile;
+    if (meaning == Meaning::kEagerOp && parent != Meaning::kEagerOp) {
+      if (!in_compile) CodeEagerOp(s);
+      return;
+    }
+    uint32_t stack = kNoStack;
+    if (meaning == Meaning::kCompile && !in_compile) {
+      // The line that asked for it: the last stack sampled before it began (an interval from
+      // 0 to its start takes that sample whole); inside, the sampler sees the tracing of
+      // whichever function was being traced then.
+      stack = stacks_->Of(s.name, t_.id, 0, s.start);
+      a_->code_compile.push_back({s.start, s.end, stack});
+      return;
+    }
+    if (meaning != Meaning::kInput || parent == Meaning::kInput ||
+        !model::IsInputWait(proc_.Name(s.name)))
+      return;
+    stack = stacks_->Of(s.name, t_.id, s.start, s.end);
+    Summary& sum = a_->code_phase[{stack, "(input wait)"}];
+    if (sum.count() == 0) sum.KeepSamples(false);
+    sum.Add(s.Duration());
+  }
+  // The code view: an eager op (TensorFlow's dispatch of one op, whose kernel runs inside it)
+  // is the op time of the line that called it, whole: eager TensorFlow writes no op event, so
+  // without it an eager program's code view would be empty. Not a tf.function's call
+  // ("EagerLocalExecute: __inference_f_12"), nor one that ran framework ops on its thread: the
+  // graph's ops, on whatever thread, are counted themselves.
+  void CodeEagerOp(const Slice& s) {
+    if (closed_holds_op_ || model::OpTypeOf(proc_.Name(s.name)).starts_with("__inference_")) return;
+    Summary& sum = a_->code[stacks_->Of(s.name, t_.id, s.start, s.end)];
+    if (sum.count() == 0) sum.KeepSamples(false);
+    sum.Add(s.Duration());
+  }
+  bool IsPythonFrame(const Slice& s) const {
+    return s.category == Category::kPython && IsPythonFrameName(proc_.Name(s.name));
+  }
+  void Touch(uint64_t a, uint64_t b) {
+    ++a_->events;
+    a_->first = std::min(a_->first, a);
+    a_->last = std::max(a_->last, b);
+  }
+  const PassContext& c_;
+  const NameKeys& k_;
+  const std::vector<Window>* w_;
+  TrackAgg* a_;
+  const Track& t_;
+  const model::Process& proc_;
+  bool shared_;
+  std::optional<OpStacks> stacks_;      // the code view's attribution (when asked for)
+  std::vector<uint64_t> code_pending_;  // self times of ops inside the open framework op
+  uint32_t fw_open_ = 0;                // framework-op slices open now
+  std::vector<uint32_t> py_open_;       // Python function slices open now (outermost first)
+  struct Open {
+    model::Meaning meaning;  // decided once, when it opens (MeaningIn)
+    bool op_like;
+    bool in_compile;    // it, or a slice around it, is compilation
+    int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
+    uint64_t op_child;  // time of its nearest op-like descendants
+    bool holds_op;      // an eager op that ran a framework op (a graph function's call)
+  };
+  bool closed_holds_op_ = false;  // of the slice CloseOpen closed last
+  std::vector<Open> open_;
+};
+
+}  // namespace
+
+void ScanHostTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems) {
+  std::vector<std::vector<Problem>> prob(a->host.size());
+  ParallelFor(a->host.size(), a->sel.threads, [&](size_t i) {
+    const Track& t = c.m.tracks[a->host[i].track];
+    a->host[i].thread_name = t.name;
+    HostVisitor v(c, t, &a->host[i]);
+    ScanTrackAndRider(c, t, &prob[i], v);
+  });
+  LinkAcrossTracks(c, &a->host);
+  for (auto& p : prob) problems->insert(problems->end(), p.begin(), p.end());
+}
+
+}  // namespace tt::analysis
