@@ -1,3 +1,6 @@
+// The XSpace exporter (export/xspace.h): the walk's events become XEvents on each host's planes
+// (XSpaceWriter). The planes, lines and their encoding are in xspace_plane.h; the files are
+// written by xspace_files.cc.
 #include "export/xspace.h"
 
 #include <sys/stat.h>
@@ -5,18 +8,17 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <climits>
 #include <cstring>
 #include <ctime>
-#include <map>
 #include <memory>
 #include <unordered_map>
 
-#include "analysis/pass/correlate.h"
+#include "analysis/correlate.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "export/proto_wire.h"
-#include "export/sink.h"
+#include "export/xspace_files.h"
+#include "export/xspace_plane.h"
 #include "format/keys.h"
 
 namespace tt::exporter {
@@ -25,175 +27,12 @@ using layout::ArgType;
 using layout::Category;
 using layout::TrackKind;
 
+namespace xspace {
 namespace {
 
 // Plane ids as TensorFlow numbers them (host 49, GPU n at 1 + n); names are what xprof matches.
 constexpr int64_t kHostPlaneId = 49;
 constexpr char kHostPlaneName[] = "/host:CPU";
-
-// Field numbers of src/format/proto/xplane.proto. Messages are written with their fields in
-// field-number order and map entries by key, as protobuf's deterministic serialization writes
-// them (the tests compare the bytes with libprotobuf's).
-namespace space {
-constexpr uint32_t kPlanes = 1, kHostnames = 4;
-}
-namespace plane {
-constexpr uint32_t kId = 1, kName = 2, kLines = 3, kEventMetadata = 4, kStatMetadata = 5,
-                   kStats = 6;
-}
-namespace line {
-constexpr uint32_t kId = 1, kName = 2, kTimestampNs = 3, kEvents = 4, kDurationPs = 9,
-                   kDisplayName = 11;
-}
-namespace event {
-constexpr uint32_t kMetadataId = 1, kOffsetPs = 2, kDurationPs = 3, kStats = 4;
-}
-namespace stat {
-constexpr uint32_t kMetadataId = 1, kDouble = 2, kUint64 = 3, kInt64 = 4, kRef = 7;
-}
-namespace meta {  // XEventMetadata, XStatMetadata, and map entries
-constexpr uint32_t kId = 1, kName = 2, kDisplayName = 4, kKey = 1, kValue = 2;
-}
-
-// The length-delimited field `field` holding `n` bytes: its size with tag and length.
-uint64_t Framed(uint32_t field, uint64_t n) {
-  return wire::VarintSize(uint64_t{field} << 3 | 2) + wire::VarintSize(n) + n;
-}
-void Head(std::string& o, uint32_t field, uint64_t n) {
-  wire::Tag(o, field, 2);
-  wire::Varint(o, n);
-}
-
-// One XLine: what is known of it before its events are written.
-struct Line {
-  int64_t id = 0;
-  std::string name;
-  int64_t first = INT64_MAX;  // Unix ns of its earliest event
-  int64_t end = INT64_MIN;    // Unix ns of its latest event end
-  uint64_t events = 0;
-  uint64_t event_bytes = 0;  // its encoded events, framed (set by the sizing pass)
-  int64_t timestamp = 0;     // from the profile's start (set before writing)
-};
-
-// One XPlane: its lines (in the order they appeared) and its metadata, interned by name.
-class Plane {
- public:
-  Plane(int64_t id, std::string name) : id_(id), name_(std::move(name)) {}
-  int64_t id() const { return id_; }
-  const std::string& name() const { return name_; }
-  std::vector<Line>& lines() { return lines_; }
-
-  int64_t EventMeta(std::string_view name, std::string_view display) {
-    auto [it, added] = events_.try_emplace(std::string(name), events_.size() + 1);
-    if (added)
-      event_meta_.push_back(
-          {&it->first, !display.empty() && display != name ? std::string(display) : ""});
-    return it->second;
-  }
-  int64_t StatMeta(std::string_view name) {
-    auto [it, added] = stats_.try_emplace(std::string(name), stats_.size() + 1);
-    if (added) stat_meta_.push_back(&it->first);
-    return it->second;
-  }
-  // The line with this id (created empty where new); the last name given wins, as for threads.
-  size_t FindLine(int64_t id, const std::string& name) {
-    auto [it, added] = line_of_id_.try_emplace(id, lines_.size());
-    if (added) lines_.push_back({.id = id});
-    if (!name.empty()) lines_[it->second].name = name;
-    return it->second;
-  }
-
-  // The event_metadata and stat_metadata maps, entry by entry (ids are 1, 2, ...: the order of
-  // the keys). `f` receives each framed entry.
-  template <typename F>
-  void Metadata(std::string& scratch, std::string& entry, F&& f) const {
-    for (size_t i = 0; i < event_meta_.size(); ++i) {
-      scratch.clear();
-      wire::Int(scratch, meta::kId, static_cast<int64_t>(i + 1));
-      if (!event_meta_[i].first->empty()) wire::String(scratch, meta::kName, *event_meta_[i].first);
-      if (!event_meta_[i].second.empty())
-        wire::String(scratch, meta::kDisplayName, event_meta_[i].second);
-      MapEntry(plane::kEventMetadata, i + 1, scratch, entry);
-      f(entry);
-    }
-    for (size_t i = 0; i < stat_meta_.size(); ++i) {
-      scratch.clear();
-      wire::Int(scratch, meta::kId, static_cast<int64_t>(i + 1));
-      if (!stat_meta_[i]->empty()) wire::String(scratch, meta::kName, *stat_meta_[i]);
-      MapEntry(plane::kStatMetadata, i + 1, scratch, entry);
-      f(entry);
-    }
-  }
-
- private:
-  static void MapEntry(uint32_t field, size_t key, const std::string& value, std::string& o) {
-    o.clear();
-    std::string kv;
-    wire::Int(kv, meta::kKey, static_cast<int64_t>(key));
-    wire::Message(kv, meta::kValue, value);
-    wire::Message(o, field, kv);
-  }
-
-  int64_t id_;
-  std::string name_;
-  std::vector<Line> lines_;
-  std::unordered_map<int64_t, size_t> line_of_id_;
-  std::unordered_map<std::string, int64_t> events_, stats_;
-  std::vector<std::pair<const std::string*, std::string>> event_meta_;  // name, display name
-  std::vector<const std::string*> stat_meta_;
-};
-
-// The XSpace of one host: its host plane (first) and a plane per GPU, in the order they appeared.
-struct Host {
-  std::string name;
-  std::vector<std::unique_ptr<Plane>> planes;
-  std::map<uint64_t, size_t> gpu;  // device -> index in planes
-};
-
-// Where an event goes, as the first part of its sort key: host, plane and line numbers in the
-// order they are written, so that sorted events come out line after line.
-constexpr int kLineBits = 24, kPlaneBits = 16;
-uint64_t LineKey(size_t host, size_t plane, size_t line) {
-  if (host >= (size_t{1} << (64 - kLineBits - kPlaneBits)) || plane >= (size_t{1} << kPlaneBits) ||
-      line >= (size_t{1} << kLineBits))
-    throw Error("too many hosts, devices or threads for one XSpace export");
-  return uint64_t{host} << (kLineBits + kPlaneBits) | uint64_t{plane} << kLineBits | line;
-}
-size_t HostOf(uint64_t key) { return key >> (kLineBits + kPlaneBits); }
-size_t PlaneOf(uint64_t key) { return (key >> kLineBits) & ((uint64_t{1} << kPlaneBits) - 1); }
-size_t LineOf(uint64_t key) { return key & ((uint64_t{1} << kLineBits) - 1); }
-
-// An event's sort key: line, then start, then longer first, so that parents precede their
-// children as xprof's nesting pass expects (ties: the order the walk met them).
-SpillKey EventKey(uint64_t line_key, int64_t start_ns, uint64_t duration_ns) {
-  return {line_key, static_cast<uint64_t>(start_ns) ^ (uint64_t{1} << 63), ~duration_ns};
-}
-int64_t StartOf(const SpillKey& k) { return static_cast<int64_t>(k.b ^ (uint64_t{1} << 63)); }
-uint64_t DurationOf(const SpillKey& k) { return ~k.c; }
-
-// A sorted event's payload: its metadata id (varint), then its stats (framed XStat fields).
-int64_t ReadVarint(std::string_view* s) {
-  uint64_t v = 0;
-  int shift = 0;
-  size_t i = 0;
-  while (i < s->size() && shift < 64) {
-    auto b = static_cast<uint8_t>((*s)[i++]);
-    v |= static_cast<uint64_t>(b & 0x7f) << shift;
-    if (!(b & 0x80)) break;
-    shift += 7;
-  }
-  s->remove_prefix(i);
-  return static_cast<int64_t>(v);
-}
-
-// The XEvent's fields before its stats: metadata id, offset (always written: it is in a oneof)
-// and duration, in picoseconds from the line's start.
-void EventHead(std::string& o, int64_t metadata_id, int64_t offset_ps, int64_t duration_ps) {
-  o.clear();
-  if (metadata_id) wire::Int(o, event::kMetadataId, metadata_id);
-  wire::Int(o, event::kOffsetPs, offset_ps);
-  if (duration_ps) wire::Int(o, event::kDurationPs, duration_ps);
-}
 
 // "128x1x1" (how the CUPTI source writes dimensions) -> "128,1,1" (how kernel_details has them).
 std::string Dims(std::string_view s) {
@@ -221,213 +60,10 @@ uint64_t Load64(std::string_view s, size_t at) {
   return v;
 }
 
-// One XStat (metadata id, then the value of kind `kind`: u, or d for doubles) as the field
-// `field` of `o` (an XEvent's stats, by default).
-void EncodeStat(std::string& o, int64_t metadata_id, uint32_t kind, uint64_t u, double d,
-                uint32_t field = event::kStats) {
-  auto id = static_cast<uint64_t>(metadata_id);
-  uint64_t n = 1 + wire::VarintSize(id) + 1 + (kind == stat::kDouble ? 8 : wire::VarintSize(u));
-  Head(o, field, n);
-  wire::Uint(o, stat::kMetadataId, id);
-  if (kind == stat::kDouble)
-    wire::Double(o, kind, d);
-  else
-    wire::Uint(o, kind, u);
-}
-
-// The plane's id and name (`out` gets them); returns their size.
-uint64_t PlaneHead(const Plane& pl, std::string* out) {
-  out->clear();
-  if (pl.id()) wire::Int(*out, plane::kId, pl.id());
-  if (!pl.name().empty()) wire::String(*out, plane::kName, pl.name());
-  return out->size();
-}
-void LineHead(const Line& l, std::string* out) {
-  out->clear();
-  if (l.id) wire::Int(*out, line::kId, l.id);
-  if (!l.name.empty()) wire::String(*out, line::kName, l.name);
-  if (l.timestamp) wire::Int(*out, line::kTimestampNs, l.timestamp);
-}
-void LineTail(const Line& l, std::string* out) {
-  out->clear();
-  int64_t duration_ps = l.events ? (l.end - l.first) * 1000 : 0;
-  if (duration_ps) wire::Int(*out, line::kDurationPs, duration_ps);
-  if (!l.name.empty()) wire::String(*out, line::kDisplayName, l.name);
-}
-uint64_t LineSize(const Line& l, std::string* scratch) {
-  LineHead(l, scratch);
-  uint64_t n = scratch->size() + l.event_bytes;
-  LineTail(l, scratch);
-  return n + scratch->size();
-}
-
-// The "Task Environment" plane, encoded: the profile's start and stop (Unix ns).
-std::string TaskEnvironment(int64_t start, int64_t stop) {
-  Plane env(0, "Task Environment");
-  std::string o;
-  PlaneHead(env, &o);
-  int64_t start_id = env.StatMeta(keys::xstat::kProfileStartTime),
-          stop_id = env.StatMeta(keys::xstat::kProfileStopTime);
-  std::string scratch, entry;
-  env.Metadata(scratch, entry, [&](const std::string& e) { o += e; });
-  EncodeStat(o, start_id, stat::kUint64, static_cast<uint64_t>(start), 0, plane::kStats);
-  EncodeStat(o, stop_id, stat::kUint64, static_cast<uint64_t>(stop), 0, plane::kStats);
-  return o;
-}
-
-// Sizes of one host's file, known before any of it is written.
-struct FileSizes {
-  std::string env;                    // its "Task Environment" plane, encoded
-  std::vector<uint64_t> plane_bytes;  // each plane's
-  uint64_t bytes = 0;                 // the whole file's
-};
-
-// The sorted events, read line after line as the files are written.
-struct SortedEvents {
-  explicit SortedEvents(SpillSorter& events) : cursor(events.Sorted()) { Advance(); }
-  void Advance() { more = cursor.Next(&key, &rec); }
-  SpillSorter::Cursor cursor;
-  SpillKey key;
-  std::string_view rec;
-  bool more = false;
-};
-
-// Lines start at their first event; their times become relative to their host's profile start
-// (`start_ns`, or the first event if earlier). Returns each host's profile start and stop.
-std::vector<std::pair<int64_t, int64_t>> ProfileSpans(std::vector<Host>& hosts, int64_t start_ns) {
-  std::vector<std::pair<int64_t, int64_t>> span(hosts.size());  // profile start, stop
-  for (size_t h = 0; h < hosts.size(); ++h) {
-    int64_t first = start_ns ? start_ns : INT64_MAX, last = 0;
-    for (auto& pl : hosts[h].planes)
-      for (Line& l : pl->lines())
-        if (l.events) {
-          first = std::min(first, l.first);
-          last = std::max(last, l.end);
-        }
-    for (auto& pl : hosts[h].planes)
-      for (Line& l : pl->lines())
-        if (l.events) l.timestamp = l.first - first;
-    span[h] = {first, std::max(first, last)};
-  }
-  return span;
-}
-
-// First pass: every line's encoded size (an event's size depends on its offset from its line's
-// start, known now).
-void SizeLines(std::vector<Host>& hosts, SpillSorter& events) {
-  std::string head;
-  events.Scan([&](const SpillKey& k, std::string_view rec) {
-    Line& l = hosts[HostOf(k.a)].planes[PlaneOf(k.a)]->lines()[LineOf(k.a)];
-    int64_t md = ReadVarint(&rec);
-    EventHead(head, md, (StartOf(k) - l.first) * 1000, static_cast<int64_t>(DurationOf(k)) * 1000);
-    l.event_bytes += Framed(line::kEvents, head.size() + rec.size());
-  });
-}
-
-// The sizes of a host's planes and file (its lines sized); a file protobuf could not read is
-// refused.
-FileSizes SizeFile(const Host& host, std::pair<int64_t, int64_t> span) {
-  FileSizes size;
-  std::string out, scratch, entry;
-  size.env = TaskEnvironment(span.first, span.second);
-  size.bytes =
-      Framed(space::kPlanes, size.env.size()) + Framed(space::kHostnames, host.name.size());
-  for (auto& pl : host.planes) {
-    uint64_t n = PlaneHead(*pl, &out);
-    for (Line& l : pl->lines()) n += Framed(plane::kLines, LineSize(l, &scratch));
-    pl->Metadata(scratch, entry, [&](const std::string& e) { n += e.size(); });
-    size.plane_bytes.push_back(n);
-    size.bytes += Framed(space::kPlanes, n);
-  }
-  if (size.bytes > INT_MAX)
-    throw Error("the XSpace for host " + host.name + " would take " +
-                std::to_string(size.bytes >> 20) +
-                " MiB; protobuf reads at most 2 GiB (choose fewer events with --steps A:B "
-                "or --max-events N)");
-  return size;
-}
-
-// One line: its head, its events (the sorted events of `key`, which come next), its tail.
-void WriteLine(const Line& l, uint64_t key, Sink& sink, SortedEvents& events) {
-  std::string out, scratch, head;
-  Head(out, plane::kLines, LineSize(l, &scratch));
-  LineHead(l, &scratch);
-  out += scratch;
-  sink.Write(out);
-  uint64_t written = 0;
-  for (; events.more && events.key.a == key; events.Advance()) {
-    std::string_view rec = events.rec;
-    int64_t md = ReadVarint(&rec);
-    EventHead(head, md, (StartOf(events.key) - l.first) * 1000,
-              static_cast<int64_t>(DurationOf(events.key)) * 1000);
-    out.clear();
-    Head(out, line::kEvents, head.size() + rec.size());
-    out += head;
-    out.append(rec);
-    sink.Write(out);
-    written += out.size();
-  }
-  if (written != l.event_bytes) throw Error("internal error: XSpace line sizes differ");
-  LineTail(l, &scratch);
-  sink.Write(scratch);
-}
-
-// Plane `pi` of host `h`, framed (`bytes` long): its head, its lines, its metadata.
-void WritePlane(const Host& host, size_t h, size_t pi, uint64_t bytes, Sink& sink,
-                SortedEvents& events) {
-  Plane& pl = *host.planes[pi];
-  std::string out, scratch, entry;
-  Head(out, space::kPlanes, bytes);
-  sink.Write(out);
-  PlaneHead(pl, &out);
-  sink.Write(out);
-  for (size_t li = 0; li < pl.lines().size(); ++li)
-    WriteLine(pl.lines()[li], LineKey(h, pi, li), sink, events);
-  pl.Metadata(scratch, entry, [&](const std::string& e) { sink.Write(e); });
-}
-
-// Host `h`'s file, HOST.xplane.pb in `run_dir`: its planes, the Task Environment plane, its
-// host name.
-void WriteFile(const Host& host, size_t h, const FileSizes& size, const std::string& run_dir,
-               SortedEvents& events, XSpaceResult* r) {
-  std::string file = host.name;
-  std::replace(file.begin(), file.end(), '/', '_');
-  file = run_dir + "/" + file + ".xplane.pb";
-  Sink sink(file, false);
-  for (size_t pi = 0; pi < host.planes.size(); ++pi)
-    WritePlane(host, h, pi, size.plane_bytes[pi], sink, events);
-  std::string out;
-  Head(out, space::kPlanes, size.env.size());
-  sink.Write(out);
-  sink.Write(size.env);
-  out.clear();
-  wire::String(out, space::kHostnames, host.name);
-  sink.Write(out);
-  if (sink.bytes() != size.bytes) throw Error("internal error: XSpace file size differs");
-  sink.Commit();
-  r->files.push_back(file);
-  r->bytes += sink.bytes();
-}
-
-// Every host's file, from its planes and the events sorted by line. Times are from the profile's
-// start, which the "Task Environment" plane records, as TensorFlow writes it: xprof works in
-// int64 picoseconds, which Unix nanoseconds overflow. Every size is known (a first pass sizes
-// the lines) before any file is written.
-void WriteFiles(std::vector<Host>& hosts, SpillSorter& events, int64_t start_ns,
-                const std::string& run_dir, XSpaceResult* r) {
-  std::vector<std::pair<int64_t, int64_t>> span = ProfileSpans(hosts, start_ns);
-  SizeLines(hosts, events);
-  std::vector<FileSizes> sizes;
-  for (size_t h = 0; h < hosts.size(); ++h) sizes.push_back(SizeFile(hosts[h], span[h]));
-  // Second pass: the bytes, host after host, line after line.
-  SortedEvents sorted(events);
-  for (size_t h = 0; h < hosts.size(); ++h) WriteFile(hosts[h], h, sizes[h], run_dir, sorted, r);
-  if (sorted.more) throw Error("internal error: XSpace events left unwritten");
-}
-
 // The walk's events become XEvents, encoded at once and sorted on disk (SpillSorter) per line;
 // planes, lines and metadata stay in memory. Write() then writes each host's file in one pass
-// over the sorted events, its lengths known from a first pass that sizes every line.
+// over the sorted events, its lengths known from a first pass that sizes every line
+// (WriteFiles).
 class XSpaceWriter : public EventVisitor {
  public:
   // `steps`: the trace's steps as `stats` finds them (step events, or --step-name annotations).
@@ -780,6 +416,7 @@ uint64_t TraceStart(const model::TraceModel& m) {
 }
 
 }  // namespace
+}  // namespace xspace
 
 std::string XSpaceRunName(uint64_t unix_ns) {
   time_t secs = static_cast<time_t>(unix_ns / 1000000000);
@@ -797,7 +434,7 @@ XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
     throw Error("-o: " + logdir + " is a file; xspace writes a log directory (give a directory)");
   XSpaceResult r;
   // The run is named after the trace's start, as TensorFlow names it after the profile's.
-  uint64_t start = TraceStart(m);
+  uint64_t start = xspace::TraceStart(m);
   std::string root = logdir;
   while (root.size() > 1 && root.back() == '/') root.pop_back();
   r.run_dir = root + "/plugins/profile/" + XSpaceRunName(start);
@@ -806,11 +443,11 @@ XSpaceResult WriteXSpace(const model::TraceModel& m, const Selection& sel,
                 " exists and is not empty; give another log directory");
   std::vector<std::string> created;
   try {
-    MakeDirs(r.run_dir, &created);
+    xspace::MakeDirs(r.run_dir, &created);
     // The events are sorted in temporary files in the run directory (unlinked at creation):
     // on the file system that takes the output.
     // The steps first (held as 24 bytes each), then the walk.
-    XSpaceWriter w(m, analysis::FindSteps(m, sel.step_names, 0), r.run_dir, options, &r);
+    xspace::XSpaceWriter w(m, analysis::FindSteps(m, sel.step_names, 0), r.run_dir, options, &r);
     r.walk = Walk(m, sel, w, problems);
     w.Write(static_cast<int64_t>(start), r.run_dir);
   } catch (...) {
