@@ -13,7 +13,7 @@
 #include <memory>
 #include <unordered_map>
 
-#include "analysis/correlate.h"
+#include "analysis/pass/correlate.h"
 #include "core/error.h"
 #include "core/files.h"
 #include "export/proto_wire.h"
