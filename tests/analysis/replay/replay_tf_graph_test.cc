@@ -1,6 +1,6 @@
-// TensorFlow graphs in replay, by hand: the saved graphs' file (tf_graph.tsv) parsed, and an
-// XSpace made here imported with a graph, whose ops then get producer-to-consumer edges in
-// `replay --json` (the real program is tests/replay_fidelity_test.cc's ReplayTfGraph).
+// TensorFlow graphs in replay, by hand: the saved graphs' file (tf_graph.tsv) parsed, and an XSpace
+// made here imported with a graph, whose ops then get producer-to-consumer edges in `replay --json`
+// (the real program is tests/analysis/replay/replay_fidelity_test.cc's ReplayTfGraph).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>

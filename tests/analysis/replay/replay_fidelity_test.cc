@@ -136,8 +136,9 @@ TEST(ReplayFidelity, KerasCnnFitWithin5Percent) {
   // differently each time make a median step's graph off by up to 15% (docs/replay.md).
 }
 
-// DistributedDataParallel with gloo on 2 ranks (recorded in a network namespace of its own, as
-// tests/comm_test.cc does): both ranks replayed together, their all-reduces joining them.
+// DistributedDataParallel with gloo on 2 ranks (recorded in a network namespace of its own, as the
+// comm tests in tests/analysis/comm/ do): both ranks replayed together, their all-reduces joining
+// them.
 TEST(ReplayFidelity, DdpTwoRanksWithin5Percent) {
   REQUIRE_MODULE("torch");
   TempDir d;

@@ -342,8 +342,9 @@ TEST_F(XSpaceExport, ProfilePluginOpensIt) {
   TempDir out;
   ASSERT_EQ(Export_({"-o", out / "logs"}).status, 0);
   tp::XSpace s = Load(out / "logs");  // before xprof adds its caches beside it
-  auto r = RunCmd({"python3", std::string(TT_SOURCE_DIR) + "/tests/xspace_tools.py", out / "logs"},
-                  {}, 110);
+  auto r =
+      RunCmd({"python3", std::string(TT_SOURCE_DIR) + "/tests/util/xspace_tools.py", out / "logs"},
+             {}, 110);
   if (r.status == 3) GTEST_SKIP() << "xprof is not installed: " << r.err;
   ASSERT_EQ(r.status, 0) << r.err;
   json j = json::parse(r.out);

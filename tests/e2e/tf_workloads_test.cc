@@ -194,7 +194,7 @@ void ExpectOpViewEqualsXprof(const Recording& rec, const std::vector<std::string
           files.push_back(rec.trace + "/xspace/" + pid + "/plugins/profile/" + run + "/" + f);
   ASSERT_FALSE(files.empty());
   std::vector<std::string> cmd = {Python(),
-                                  std::string(TT_SOURCE_DIR) + "/tests/xprof_op_stats.py"};
+                                  std::string(TT_SOURCE_DIR) + "/tests/util/xprof_op_stats.py"};
   cmd.insert(cmd.end(), files.begin(), files.end());
   auto x = RunCmd(cmd, {}, 240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
@@ -392,9 +392,9 @@ TEST(TfWorkloads, InputBoundJobWaitsForInputAsXprofSays) {
   ASSERT_EQ(
       RunCmd({TT_CLI, "export", rec.trace, "--format", "xspace", "-o", d / "logs"}, {}, 240).status,
       0);
-  auto x =
-      RunCmd({Python(), std::string(TT_SOURCE_DIR) + "/tests/xprof_input_percent.py", d / "logs"},
-             {}, 240);
+  auto x = RunCmd(
+      {Python(), std::string(TT_SOURCE_DIR) + "/tests/util/xprof_input_percent.py", d / "logs"}, {},
+      240);
   if (x.status == 3) GTEST_SKIP() << "xprof is not importable";
   ASSERT_EQ(x.status, 0) << x.err.substr(0, 2000);
   EXPECT_NEAR(ours, std::stod(x.out), 5.0) << "xprof: " << x.out;
