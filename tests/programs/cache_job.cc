@@ -1,5 +1,5 @@
 // Exercises the runtime's per-thread caches of names and classes where they could go wrong
-// (tests/cache_test.cc):
+// (tests/runtime/cache_test.cc):
 //   TENSORTRACE_DIR=DIR cache_job ROUNDS
 // Each round writes, in order:
 //   - instants named by one reused buffer whose text changes between calls: the lengths of

@@ -1,5 +1,5 @@
 // What tests/programs/cache_job.cc writes, shared with the test that reads it back
-// (tests/cache_test.cc).
+// (tests/runtime/cache_test.cc).
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -58,9 +58,9 @@ inline constexpr MemoEvent kMemo[] = {
     {kI, false, 7, false}, {kI, false, 0, false}, {kI, false, 1, false},
 };
 
-// Values whose encodings' edges the fast path's range checks must get right. "fit-i" {v},
-// "fit-f" {v} and "fit-u" {v} write every pair (a, b) of their list as a then b, so each value
-// meets what each other one left in the name's cache entry (tests/cache_test.cc, FitValues).
+// Values whose encodings' edges the fast path's range checks must get right. "fit-i" {v}, "fit-f"
+// {v} and "fit-u" {v} write every pair (a, b) of their list as a then b, so each value meets what
+// each other one left in the name's cache entry (tests/runtime/cache_test.cc, FitValues).
 inline constexpr int64_t kFitInts[] = {0,
                                        127,
                                        128,

@@ -1,5 +1,5 @@
 // Writes events of every kind that event classes cover, through the runtime's internal
-// emitters, with values the test can recompute (tests/event_class_test.cc):
+// emitters, with values the test can recompute (tests/format/event_class_test.cc):
 //   TENSORTRACE_DIR=DIR class_job N
 // For i in 0..N-1: instant "tick" {step = i * 37 (int, every width from i8 to i32 as i grows),
 // loss = i / 2 (double, f32 on disk), unit = "ms"}; counter "queue" = i + 0.25; complete

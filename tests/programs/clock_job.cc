@@ -1,8 +1,9 @@
-// One rank of a job whose two ranks run real all-reduces over two FIFOs (tests/comm_test.cc,
-// CommClock): in each, a rank enters, writes a byte to its peer, reads the peer's byte and
-// leaves, so no rank leaves before both entered. The ranks take turns at arriving last (the
-// other sleeps 300 us first). Each all-reduce is a communication slice timed by the runtime's
-// own clock, which TENSORTRACE_TEST_CLOCK_SHIFT_NS shifts. Each iteration is a slice too.
+// One rank of a job whose two ranks run real all-reduces over two FIFOs
+// (tests/analysis/comm/comm_clock_test.cc, CommClock): in each, a rank enters, writes a byte to its
+// peer, reads the peer's byte and leaves, so no rank leaves before both entered. The ranks take
+// turns at arriving last (the other sleeps 300 us first). Each all-reduce is a communication slice
+// timed by the runtime's own clock, which TENSORTRACE_TEST_CLOCK_SHIFT_NS shifts. Each iteration is
+// a slice too.
 //   TENSORTRACE_DIR=DIR RANK=R TT_CLOCK_FIFOS=DIR2 clock_job N
 // DIR2 holds the FIFOs `0to1` and `1to0` (made by the test). Exits 2 on a bad start.
 #include <fcntl.h>

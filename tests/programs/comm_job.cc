@@ -1,8 +1,9 @@
-// One rank of a synthetic job's collectives at known times (tests/comm_test.cc): communication
-// slices with a collective, process group, bytes, group size and rank, written with exact
-// timestamps T0 + offsets. Rank 0 and rank 1 are started (RANK=0|1 WORLD_SIZE=2) with the same
-// TT_COMM_T0 (CLOCK_MONOTONIC ns, a moment after both have started); each waits past its last
-// event before it exits, so the events are in its stream's order.
+// One rank of a synthetic job's collectives at known times
+// (tests/analysis/comm/comm_trace_test.cc): communication slices with a collective, process group,
+// bytes, group size and rank, written with exact timestamps T0 + offsets. Rank 0 and rank 1 are
+// started (RANK=0|1 WORLD_SIZE=2) with the same TT_COMM_T0 (CLOCK_MONOTONIC ns, a moment after both
+// have started); each waits past its last event before it exits, so the events are in its stream's
+// order.
 //   TENSORTRACE_DIR=DIR RANK=R WORLD_SIZE=2 TT_COMM_T0=NS comm_job
 // Exits 3 when it started after T0 (the test then retries later).
 #include <time.h>

@@ -1,5 +1,5 @@
 // Six steps on one thread with framework ops of exact durations, for `tensortrace diff`
-// (tests/diff_test.cc):
+// (tests/analysis/diff/diff_test.cc):
 //   TENSORTRACE_DIR=DIR diff_job SCALE [extra]
 // each step: "model/dense:MatMul" of SCALE * 200 us, "model/act:Relu" of 50 us, with `extra`
 // also "model/norm:Softmax" of 80 us; an allocation of SCALE MiB held through the step.

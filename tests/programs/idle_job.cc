@@ -1,5 +1,5 @@
 // Threads that stay idle for longer than a compact event header's 32-bit time reaches (2^32 ns,
-// 4.3 s), then write through the runtime's fast paths (tests/runtime_test.cc,
+// 4.3 s), then write through the runtime's fast paths (tests/runtime/runtime_test.cc,
 // EventsAfterALongIdleKeepTheirTime):
 //   TENSORTRACE_DIR=DIR idle_job MS
 // Three threads, each first writing its event twice (so that its name's cache entry remembers

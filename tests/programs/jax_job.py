@@ -1,4 +1,4 @@
-"""A small JAX job on the CPU, for tests/tf_bootstrap_test.cc.
+"""A small JAX job on the CPU, for tests/e2e/tf_bootstrap_test.cc.
 
 usage: jax_job.py [--own-trace DIR | --sleep S]
   --own-trace DIR  also profile some steps with jax.profiler.trace(DIR) (the program's own)

@@ -1,5 +1,5 @@
 """A jax.jit training loop (a two-layer MLP, plain gradient descent) on synthetic data, on the
-CPU, for tests/tf_workloads_test.cc and steps_test.cc. No profiler calls. Prints "steps N" and
+CPU, for tests/e2e/tf_workloads_test.cc and steps_test.cc. No profiler calls. Prints "steps N" and
 "weight_bytes B".
 
 usage: jax_train_loop.py [STEPS [PAUSE]]   (default 8 steps; PAUSE: seconds each step's end

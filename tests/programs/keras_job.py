@@ -1,4 +1,4 @@
-"""A small Keras training job on the CPU, for tests/tf_bootstrap_test.cc.
+"""A small Keras training job on the CPU, for tests/e2e/tf_bootstrap_test.cc.
 
 usage: keras_job.py [--raise] [--own-profile DIR] [--sleep S]
   --raise           raise RuntimeError after training (exit status 1)

@@ -1,6 +1,6 @@
 """Keras 3 fit, evaluate and predict of a small dense model on synthetic data, on the CPU, for
-tests/steps_test.cc. No profiler calls. Prints "steps N" (train, test and predict steps run,
-in that order: fit's, then evaluate's, then predict's), "fit_steps F" and "weight_bytes B".
+tests/analysis/job/steps_test.cc. No profiler calls. Prints "steps N" (train, test and predict steps
+run, in that order: fit's, then evaluate's, then predict's), "fit_steps F" and "weight_bytes B".
 
 usage: keras_steps.py [--fit-steps F] [--pause S]
   --fit-steps F  training steps (default 8, over 2 epochs)

@@ -1,4 +1,4 @@
-// A program for the loss tests (tests/loss_test.cc), one hostile behaviour per mode:
+// A program for the loss tests (tests/cli/loss_test.cc), one hostile behaviour per mode:
 //   unshare N          N pairs "before", unshare(CLONE_NEWUSER), N pairs "after"; prints
 //                      "unshare ok" (exit 0) or "unshare failed: ERROR" (exit 3)
 //   setuid-fork N      N pairs "parent", then drops to uid/gid 65534 and forks a child that

@@ -1,4 +1,4 @@
-// A loop for on-demand and windowed recordings (tests/capture_test.cc):
+// A loop for on-demand and windowed recordings (tests/cli/capture_test.cc):
 //   ondemand_job STOP_FILE MAX_SECONDS
 // each iteration: the slice "iteration" holding the framework op "model/dense:MatMul" of 200 us
 // (busy), then 300 us of sleep inside the slice; until STOP_FILE exists or MAX_SECONDS passed.

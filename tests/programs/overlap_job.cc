@@ -1,5 +1,5 @@
 // A rank whose steps each hold one all-reduce, with compute beside it at exact times
-// (tests/comm_test.cc, CommOverlap): per step of 9 ms, from its start (ms):
+// (tests/analysis/comm/comm_overlap_test.cc, CommOverlap): per step of 9 ms, from its start (ms):
 //   main thread:   the all-reduce [2, 6], a MatMul [3, 5] inside it (its own thread: not
 //                  overlap), the step [0, 9];
 //   worker thread: a Conv2D [1, 2.5] and a Relu [5, 5.5] (overlap: 0.5 + 0.5 ms).

@@ -1,5 +1,5 @@
 """A custom training loop: a tf.function step with tf.GradientTape and an optimizer, on
-synthetic data, on the CPU, for tests/tf_workloads_test.cc and steps_test.cc. No profiler calls.
+synthetic data, on the CPU, for tests/e2e/tf_workloads_test.cc and steps_test.cc. No profiler calls.
 Prints "steps N" and "weight_bytes B".
 
 usage: tf_custom_loop.py [STEPS [PAUSE]]   (default 8 steps; PAUSE: seconds each step's end

@@ -1,5 +1,5 @@
 """A tf.data pipeline (from_tensor_slices, map, batch, prefetch) feeding Keras model.fit of a
-small dense model, synthetic data, CPU, for tests/tf_workloads_test.cc. No profiler calls.
+small dense model, synthetic data, CPU, for tests/e2e/tf_workloads_test.cc. No profiler calls.
 Prints "steps N" and "weight_bytes B"."""
 # The 256x512 layer (512 KiB) is wide enough that TensorFlow's oneDNN CPU allocator takes it from
 # its BFC allocator, which reports MemoryAllocation events; tensors under 256 KiB come from a

@@ -1,6 +1,6 @@
-"""A tf.function of two independent branches joined at the end, for replay's TensorFlow graph
-edges (tests/replay_fidelity_test.cc, docs/replay.md): left0 -> left1 -> left2 and right0 ->
-right1 -> right2, chains of 384x384 matrix products, then join = left2 + right2. Two inter-op
+"""A tf.function of two independent branches joined at the end, for replay's TensorFlow graph edges
+(tests/analysis/replay/replay_fidelity_test.cc, docs/replay.md): left0 -> left1 -> left2 and right0
+-> right1 -> right2, chains of 384x384 matrix products, then join = left2 + right2. Two inter-op
 threads, so the branches may run side by side; one intra-op thread each. CPU, no profiler calls.
 Prints "steps N".
 

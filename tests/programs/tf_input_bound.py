@@ -1,4 +1,4 @@
-"""An input-bound Keras fit for tests/tf_workloads_test.cc: each element costs the tf.data map
+"""An input-bound Keras fit for tests/e2e/tf_workloads_test.cc: each element costs the tf.data map
 about 4 ms of Python (a py_function), one element per batch, no parallelism and no prefetch,
 while the model's step computes little, so each step waits for its input most of its time.
 Synthetic data, CPU, no profiler calls. Prints "steps N" and "weight_bytes B"."""

@@ -1,5 +1,5 @@
 """Keras model.fit of a small CNN (Conv2D, MaxPooling2D, Dense) on synthetic images, on the CPU,
-for tests/tf_workloads_test.cc. No profiler calls: `tensortrace record` captures it.
+for tests/e2e/tf_workloads_test.cc. No profiler calls: `tensortrace record` captures it.
 Prints "steps N" (training steps run) and "weight_bytes B" (the model's weights)."""
 import numpy as np
 import tensorflow as tf

@@ -1,6 +1,6 @@
 """A custom training loop under tf.distribute.MirroredStrategy on 2 logical CPUs: the same
 tf.function (strategy.run of a GradientTape step on each replica, gradients all-reduced) called
-once per step, on synthetic data, for tests/steps_test.cc. No profiler calls.
+once per step, on synthetic data, for tests/analysis/job/steps_test.cc. No profiler calls.
 Prints "steps N" and "weight_bytes B"."""
 import numpy as np
 import tensorflow as tf

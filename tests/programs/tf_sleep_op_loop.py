@@ -1,7 +1,8 @@
-"""A tf.function training loop with one op of known cost, for tests/replay_fidelity_test.cc and
-docs/replay.md: each step runs an MLP's forward and backward pass (tens of milliseconds on one
-thread) and a tf.py_function that sleeps SLEEP_MS milliseconds; the loss depends on its result,
-so the step waits for it. CPU, synthetic data, no profiler calls. Prints "steps N".
+"""A tf.function training loop with one op of known cost, for
+tests/analysis/replay/replay_fidelity_test.cc and docs/replay.md: each step runs an MLP's forward
+and backward pass (tens of milliseconds on one thread) and a tf.py_function that sleeps SLEEP_MS
+milliseconds; the loss depends on its result, so the step waits for it. CPU, synthetic data, no
+profiler calls. Prints "steps N".
 
 usage: tf_sleep_op_loop.py [STEPS [SLEEP_MS [MODE]]]   (default 10 steps, 50 ms, sleep)
   MODE sleep: STEPS steps with the py_function asleep (SLEEP_MS 0: no py_function at all)

@@ -1,6 +1,6 @@
 """A small Transformer (one encoder block: multi-head self-attention, layer norms, a feed-forward
 layer) trained by a custom loop, a tf.function step with tf.GradientTape and SGD, on synthetic
-tokens, on the CPU, for tests/tf_workloads_test.cc. No profiler calls.
+tokens, on the CPU, for tests/e2e/tf_workloads_test.cc. No profiler calls.
 Prints "steps N" and "weight_bytes B". (SGD rather than Adam: Adam's many small ops per weight
 would take xprof's framework op table past the 500 rows it shows.)"""
 import numpy as np

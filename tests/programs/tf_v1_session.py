@@ -1,5 +1,5 @@
 """A tf.compat.v1 graph (placeholders, variables, MatMul, Relu, a gradient-descent train op)
-run through Session.run, on synthetic data, on the CPU, for tests/tf_workloads_test.cc.
+run through Session.run, on synthetic data, on the CPU, for tests/e2e/tf_workloads_test.cc.
 No profiler calls. Prints "steps N" (Session.run calls), "setup_steps 1" (the initializer's
 run, with no training op) and "weight_bytes B"."""
 # The 256x512 layer (512 KiB) is wide enough that TensorFlow's oneDNN CPU allocator takes it from

@@ -1,10 +1,10 @@
-// A training loop for `tensortrace top` (tests/top_test.cc), through the public C API: each
-// step is a range "train_step" (give `--step-name train_step`) holding two ops, a MatMul of
-// about 3 ms and a Relu of about 0.2 ms. It runs until STOPFILE exists (then a few more steps)
+// A training loop for `tensortrace top` (tests/analysis/live/top_test.cc), through the public C
+// API: each step is a range "train_step" (give `--step-name train_step`) holding two ops, a MatMul
+// of about 3 ms and a Relu of about 0.2 ms. It runs until STOPFILE exists (then a few more steps)
 // or MAX_S seconds have passed, so a test can watch it live without depending on timing. With
-// "fresh", each step also runs a range of a name never used before (each a new name and a new
-// event class in the process stream while the recording runs); with "stall", it stops stepping
-// after 20 steps and waits for STOPFILE (a job that hangs).
+// "fresh", each step also runs a range of a name never used before (each a new name and a new event
+// class in the process stream while the recording runs); with "stall", it stops stepping after 20
+// steps and waits for STOPFILE (a job that hangs).
 //   top_job STOPFILE MAX_S [fresh|stall]
 #include <sys/stat.h>
 

@@ -1,6 +1,6 @@
-"""A Keras 3 fit that runs until told to stop, for tests/top_test.cc: `tensortrace top` watches
-it while TensorFlow's profile (its step markers and ops) waits to be imported at the end.
-Prints "fit_steps N" at the end.
+"""A Keras 3 fit that runs until told to stop, for tests/analysis/live/top_test.cc: `tensortrace
+top` watches it while TensorFlow's profile (its step markers and ops) waits to be imported at the
+end. Prints "fit_steps N" at the end.
 
 usage: top_keras.py STOPFILE [MAX_S]
   STOPFILE  training stops at the first step's end after this file exists (or after MAX_S

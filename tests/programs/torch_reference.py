@@ -1,4 +1,4 @@
-"""torch.profiler's own answers for a test program (tests/torch_test.cc): with
+"""torch.profiler's own answers for a test program (tests/e2e/torch_test.cc): with
 TT_TORCH_REFERENCE=PATH the program's work runs inside torch.profiler with the activities
 tensortrace's bootstrap asks Kineto for (CPU, shapes, memory; started where the bootstrap starts
 it, right after `import torch`), and PATH receives op calls per name, the peak of its memory

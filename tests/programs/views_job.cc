@@ -1,6 +1,6 @@
-// A small trace whose every view has known numbers (tests/views_test.cc): two steps on one
-// thread, each holding three framework ops written with exact durations, one op with a oneDNN
-// primitive, two launches and allocations inside it, the GPU work those launched at known
+// A small trace whose every view has known numbers (tests/analysis/views/views_test.cc): two steps
+// on one thread, each holding three framework ops written with exact durations, one op with a
+// oneDNN primitive, two launches and allocations inside it, the GPU work those launched at known
 // times, and an op whose inner op runs inside a runtime range (a thread pool's ParallelFor).
 //   TENSORTRACE_DIR=DIR views_job
 #include "job_args.h"

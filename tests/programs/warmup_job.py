@@ -1,5 +1,5 @@
 """Five steps named "train_step" through tensortrace's C API (ctypes); the first holds a
-compilation range ("XlaCompile"), so it is a warm-up step. For tests/options_test.cc.
+compilation range ("XlaCompile"), so it is a warm-up step. For tests/cli/options_test.cc.
 
 usage: warmup_job.py LIBTENSORTRACE
 """

@@ -1,4 +1,4 @@
-"""A stand-in for torch whose profiler cannot start (tests/torch_test.cc): what tensortrace's
+"""A stand-in for torch whose profiler cannot start (tests/e2e/torch_test.cc): what tensortrace's
 bootstrap meets with a torch built without Kineto."""
 __version__ = "0.0-fake"
 
