@@ -4,18 +4,20 @@
 // rank. A rank is a traced process that ran collectives (its launcher's rank where the trace
 // holds one); several traces (one recording per rank) are read as one job.
 //
-// Collection (comm_collect.cc) reads the events that carry a `collective` argument; matching
-// (comm.cc) works on plain lists, so it is tested without a trace.
+// Collection (comm_collect.h) reads the events that carry a `collective` argument, and the
+// overlap with compute is measured in comm_overlap.h; matching (comm.cc) works on plain lists,
+// so it is tested without a trace.
 #pragma once
 #include <cstddef>
 #include <cstdint>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "analysis/pass/intervals.h"
+#include "analysis/comm/comm_collect.h"
+#include "analysis/comm/comm_overlap.h"
 #include "analysis/job/steps.h"
+#include "analysis/pass/intervals.h"
 #include "model/model.h"
 #include "model/scan.h"
 
@@ -185,39 +187,5 @@ CommView MatchCollectives(std::vector<CommRank> ranks);
 // A sendrecv's direction, " 0->1" (its ranks); "" for a collective.
 std::string CommDirection(const CommInstance& in);
 std::string CommInstanceName(const CommInstance& in);
-
-// CollectCollectives of one trace in two halves, for a caller that scans the tracks itself
-// (with other visitors): OnSlice(track, slice) and OnPoint(track, point) for every slice and
-// point of each track (indexed like m.tracks; one thread per track at a time), then Finish().
-// With `overlap`, compute ops are gathered too, and Finish(steps) measures each rank's overlap
-// (whole run, and per step of `steps`, FindSteps' of the same model).
-class CommScans {
- public:
-  explicit CommScans(const model::TraceModel& m, bool overlap = false);
-  ~CommScans();
-  CommScans(const CommScans&) = delete;
-  CommScans& operator=(const CommScans&) = delete;
-  void OnSlice(size_t track, const model::Slice& s);
-  void OnPoint(size_t track, const model::Point& p);  // TensorFlow's collective ops' bytes
-  // The processes that ran collectives (once).
-  std::vector<CommRank> Finish(const std::vector<Step>* steps = nullptr);
-
- private:
-  struct State;
-  std::unique_ptr<State> s_;
-};
-
-// Reads every process's collectives from each trace (one scan of each track); with `overlap`,
-// measures their overlap with compute too (and finds the steps: one more scan of the host
-// tracks).
-std::vector<CommRank> CollectCollectives(const std::vector<const model::TraceModel*>& traces,
-                                         unsigned threads, std::vector<Problem>* problems,
-                                         bool overlap = false);
-
-// The overlap of one rank's collectives (r->events, each with its track) with `compute`
-// (compute intervals by track of its model, each sorted by start and merged), on the other
-// tracks of its process (`tracks`); per step of `steps` (its process's, in start order).
-void MeasureOverlap(const std::vector<std::vector<Interval>>& compute,
-                    const std::vector<size_t>& tracks, const std::vector<Step>& steps, CommRank* r);
 
 }  // namespace tt::analysis

@@ -1,6 +1,9 @@
-// Reading each process's collectives from its tracks (comm.h): slices that carry a `collective`
-// argument, in tiers (our NCCL plugin's, the backend's ranges, other communication ranges, the
-// framework's calls, XLA's instructions), of which each process keeps the first it has.
+// Reading each process's collectives from its tracks (comm_collect.h): slices that carry a
+// `collective` argument, in tiers (our NCCL plugin's, the backend's ranges, other communication
+// ranges, the framework's calls, XLA's instructions), of which each process keeps the first it
+// has.
+#include "analysis/comm/comm_collect.h"
+
 #include <algorithm>
 #include <map>
 #include <set>

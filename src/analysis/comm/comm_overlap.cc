@@ -1,6 +1,8 @@
 // How much of a rank's communication ran alongside compute on its other threads and device
-// streams (comm.h, MeasureOverlap): the collectives' union, each collective intersected with
+// streams (comm_overlap.h): the collectives' union, each collective intersected with
 // the compute of every track but its own, per step and over the whole run.
+#include "analysis/comm/comm_overlap.h"
+
 #include <algorithm>
 
 #include "analysis/comm/comm.h"

@@ -8,7 +8,7 @@
 // Per direction: bytes sent, received and matched; per send call (a message) its latency, from
 // the send's start to the end of the receive that took its last byte; the bandwidth, the
 // matched bytes over the time some message was in flight (the union of the messages' [send
-// start, last receive end]). Collection (p2p_collect.cc) reads the events; matching (p2p.cc)
+// start, last receive end]). Collection (p2p_collect.h) reads the events; matching (p2p.cc)
 // works on plain lists, so it is tested without a trace.
 #pragma once
 #include <climits>
@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "analysis/comm/p2p_aligned.h"
+#include "analysis/comm/p2p_collect.h"
 #include "model/model.h"
 
 namespace tt::analysis {
@@ -157,14 +159,6 @@ int64_t ProcessOffset(const std::vector<SocketProcess>& procs, size_t p,
 P2pView MatchSockets(std::vector<SocketProcess> processes, std::vector<SocketEnd> ends,
                      const std::map<std::string, int64_t>& offsets = {});
 
-// Whether any process of `m` recorded a socket call (from its names alone: nothing is read).
-bool HasSocketCalls(const model::TraceModel& m);
-
-// Reads every process's socket calls from each trace (one scan of each track).
-void CollectSockets(const std::vector<const model::TraceModel*>& traces, unsigned threads,
-                    std::vector<SocketProcess>* processes, std::vector<SocketEnd>* ends,
-                    std::vector<Problem>* problems);
-
 // Whether any process of `m` may hold TensorFlow's sends or receives (from its names alone).
 bool HasRendezvous(const model::TraceModel& m);
 
@@ -194,9 +188,5 @@ struct OffsetBound {
   uint64_t pairs = 0;
 };
 std::map<std::string, OffsetBound> RendezvousBounds(const P2pView& v, const std::string& reference);
-
-// The socket traffic (unless `sockets` is false) and TensorFlow's rendezvous pairs of a model
-// whose times are on the job's clock already (job_clock.h: every recording's offset 0).
-P2pView AlignedPointToPoint(const model::TraceModel& m, bool sockets = true);
 
 }  // namespace tt::analysis

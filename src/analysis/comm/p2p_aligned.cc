@@ -1,4 +1,6 @@
-// The point-to-point view of a model already on the job's clock (p2p.h).
+// The point-to-point view of a model already on the job's clock (p2p_aligned.h).
+#include "analysis/comm/p2p_aligned.h"
+
 #include "analysis/comm/p2p.h"
 
 namespace tt::analysis {

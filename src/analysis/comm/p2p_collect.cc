@@ -1,6 +1,8 @@
-// Reading each process's socket calls from its tracks (p2p.h): net.send and net.recv slices
-// (conn, offset, bytes) and net.connection instants (conn, local, peer), which may lie on
+// Reading each process's socket calls from its tracks (p2p_collect.h): net.send and net.recv
+// slices (conn, offset, bytes) and net.connection instants (conn, local, peer), which may lie on
 // different threads of the process.
+#include "analysis/comm/p2p_collect.h"
+
 #include <map>
 
 #include "analysis/comm/p2p.h"

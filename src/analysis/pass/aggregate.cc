@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <tuple>
 
+#include "analysis/pass/device_pass.h"
+#include "analysis/pass/host_pass.h"
 #include "analysis/pass/parallel.h"
 #include "analysis/pass/pass_context.h"
 #include "model/args.h"

@@ -1,7 +1,7 @@
 // The one pass that every statistics view reads: each host track is scanned once (ops, API
 // calls, primitives, allocations, launches, step intervals), the ids that link device work to
-// its launches and ops are built (analysis/pass/correlate.h), then each device track is scanned once
-// (kernels, copies, what each was linked to). A view (analysis/views/) only finishes rows from
+// its launches and ops are built (analysis/pass/correlate.h), then each device track is scanned
+// once (kernels, copies, what each was linked to). A view (analysis/views/) only finishes rows from
 // these aggregates; several views (the report's) share one pass. Memory grows with the number
 // of distinct names (and 4 bytes per instance where samples are kept, for exact medians).
 #pragma once
@@ -14,11 +14,11 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/job/steps.h"
 #include "analysis/pass/allocations.h"
 #include "analysis/pass/code_index.h"
 #include "analysis/pass/correlate.h"
 #include "analysis/pass/intervals.h"
-#include "analysis/job/steps.h"
 #include "analysis/pass/summary.h"
 #include "analysis/pass/thread_ops.h"
 #include "model/model.h"
@@ -180,10 +180,5 @@ using TrackRiders = std::vector<TrackRider*>;
 Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selection& sel,
                      const std::vector<Step>* steps, std::vector<Problem>* problems,
                      const TrackRiders* riders = nullptr);
-
-// Internal stages of Aggregate (host_pass.cc, device_pass.cc).
-struct PassContext;
-void ScanHostTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems);
-void ScanDeviceTracks(const PassContext& c, Aggregates* a, std::vector<Problem>* problems);
 
 }  // namespace tt::analysis

@@ -1,5 +1,7 @@
 // The device half of the aggregation pass: one scan of each device track (kernels, copies and
 // sets, communication), each activity linked to its launch and op (analysis/pass/correlate.h).
+#include "analysis/pass/device_pass.h"
+
 #include <algorithm>
 
 #include "analysis/pass/parallel.h"

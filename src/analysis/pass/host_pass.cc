@@ -2,6 +2,8 @@
 // primitives, allocations, launches and external ids, step intervals), then the primitives and
 // launches that found no op on their own track are linked to an op of another track of the
 // same thread.
+#include "analysis/pass/host_pass.h"
+
 #include <algorithm>
 #include <map>
 #include <optional>

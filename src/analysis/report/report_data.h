@@ -11,11 +11,12 @@
 #include <vector>
 
 #include "analysis/comm/comm.h"
-#include "analysis/report/findings.h"
-#include "analysis/memory/memory.h"
 #include "analysis/comm/p2p.h"
-#include "analysis/views/stats.h"
+#include "analysis/memory/memory.h"
+#include "analysis/report/findings.h"
+#include "analysis/report/report_suggest.h"
 #include "analysis/report/timeline.h"
+#include "analysis/views/stats.h"
 #include "model/inventory.h"
 #include "model/model.h"
 
@@ -26,7 +27,7 @@ struct RunSummary {
   std::string trace;
   std::vector<std::string> commands;  // "pid N: command line", per process that traced events
                                       // (a pid that exec'd: the image it became)
-  size_t quiet_processes = 0;  // left out of commands: exec'd shims and helpers with no events
+  size_t quiet_processes = 0;     // left out of commands: exec'd shims and helpers with no events
   size_t unlisted_processes = 0;  // ... and those with fewer events than the listed few
   std::vector<std::string> hosts;
   std::vector<std::pair<std::string, std::string>> versions;  // source -> detail (version)
@@ -77,11 +78,6 @@ struct ReportOptions {
   std::vector<std::pair<std::string, std::string>> versions;
   std::function<void(const char*)> progress;  // told before each long part
 };
-
-// Replay's "what would help most" for the report (report_suggest.cc): the job's steps replayed
-// and up to n candidate what-ifs, best first; a trace replay cannot take leaves a note.
-void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, ReportData* d,
-                    std::vector<Problem>* problems);
 
 // Throws tt::Error for a step selection that keeps nothing.
 ReportData BuildReport(const model::TraceModel& m, const model::TraceSummary& inventory,

@@ -1,6 +1,8 @@
 // The report's "what would help most": the job's steps replayed (analysis/replay/), then the
 // candidates replay's --suggest tries (the critical path's heaviest labels twice as fast, the
 // input pipeline gone, communication faster or overlapped), each replayed, best first.
+#include "analysis/report/report_suggest.h"
+
 #include <algorithm>
 
 #include "analysis/replay/predict.h"
