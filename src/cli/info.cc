@@ -13,6 +13,7 @@
 #include "format/captures.h"
 #include "format/live_read.h"
 #include "model/inventory.h"
+#include "model/job/images.h"
 
 namespace tt::cli {
 
@@ -52,7 +53,8 @@ std::string RankText(const ProcessMeta& m) {
   return t + " (" + TerminalSafe(m.rank_source) + ")";
 }
 
-// The steps of one process as stats finds them (analysis/job/steps.h), so that info and stats agree.
+// The steps of one process as stats finds them (analysis/job/steps.h), so that info and stats
+// agree.
 struct ProcessSteps {
   size_t count = 0;
   int64_t first = 0, last = 0;
@@ -99,12 +101,11 @@ std::vector<std::vector<const FrameworkCapture*>> MatchCaptures(
     const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
     std::vector<const FrameworkCapture*>* unmatched) {
   std::vector<std::vector<const FrameworkCapture*>> by_proc(s.processes.size());
+  model::NewestImages images(s.processes);
   for (const auto& c : caps) {
     int best = -1;
-    for (size_t i = 0; i < s.processes.size(); ++i)
-      if (s.processes[i].meta.pid == c.pid &&
-          (best < 0 || s.processes[i].meta.exec_generation >
-                           s.processes[static_cast<size_t>(best)].meta.exec_generation))
+    for (size_t i = 0; i < s.processes.size() && best < 0; ++i)
+      if (s.processes[i].meta.pid == c.pid && images.IsNewest(s.processes[i].meta))
         best = static_cast<int>(i);
     if (best < 0)
       unmatched->push_back(&c);

@@ -22,12 +22,12 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/record_control.h"
+#include "cli/record_import.h"
 #include "cli/record_losses.h"
 #include "cli/record_output.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
 #include "cli/trace_dir.h"
-#include "cli/record_import.h"
 #include "core/files.h"
 #include "core/ids.h"
 #include "core/time.h"
@@ -36,6 +36,7 @@
 #include "format/launcher.h"
 #include "format/repair.h"
 #include "model/inventory.h"
+#include "model/job/images.h"
 #include "sources/registry.h"
 
 namespace tt::cli {
@@ -381,13 +382,11 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
   size_t repaired = 0;
   try {
     TraceDir trace = OpenTrace(dir);
-    std::map<int64_t, uint32_t> newest_gen;
-    for (const auto& p : trace.processes)
-      newest_gen[p.meta.pid] = std::max(newest_gen[p.meta.pid], p.meta.exec_generation);
+    model::NewestImages images(trace.processes);
     int64_t off = MeasureRealtimeOffsetNs();
     for (const auto& p : trace.processes) {
       if (p.meta.end_state != "running") continue;
-      bool replaced = p.meta.exec_generation < newest_gen[p.meta.pid];
+      bool replaced = !images.IsNewest(p.meta);
       if (!replaced && Alive(p.meta.pid) && p.meta.pid != child) {
         still_running.push_back(std::to_string(p.meta.pid));
         CutRunningProcess(p, off);
@@ -398,7 +397,7 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
     }
     // Every process that has ended: its last packets shrink to what they hold.
     for (const auto& p : OpenTrace(dir).processes) {
-      bool replaced = p.meta.exec_generation < newest_gen[p.meta.pid];
+      bool replaced = !images.IsNewest(p.meta);
       if (p.meta.end_state != "running" && (replaced || !Alive(p.meta.pid))) CompactStreams(p);
     }
   } catch (const Error& e) {

@@ -15,6 +15,7 @@
 #include "analysis/views/view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/human_table.h"
 #include "cli/pids.h"
 #include "core/csv.h"
 #include "model/model.h"
@@ -264,7 +265,8 @@ struct Printer {
   const ViewDef& view;
   std::vector<std::string> cols;
   const StatsArgs& s;
-  std::vector<std::vector<std::string>> table;
+  std::vector<std::vector<std::string>> table;  // CSV
+  HumanTable human;
   nlohmann::json rows = nlohmann::json::array();
 
   nlohmann::json ToJson(Row& r, int depth) {
@@ -295,12 +297,18 @@ struct Printer {
         continue;
       }
       std::vector<std::string> line;
+      std::vector<Cell>& cells = human.rows.emplace_back();
       for (const auto& f : cols) {
         Cell c;
         std::string cell;
-        if (analysis::RowField(r, f, &c)) cell = analysis::FormatCell(c, analysis::KindOf(view, f));
-        if (f == "name" && !s.csv) cell = std::string(static_cast<size_t>(depth) * 2, ' ') + cell;
+        if (analysis::RowField(r, f, &c)) {
+          cell = analysis::FormatCell(c, analysis::KindOf(view, f));
+        } else {
+          c.is_text = true;  // no value: an empty cell
+        }
+        if (f == "name") c.text = std::string(static_cast<size_t>(depth) * 2, ' ') + c.text;
         line.push_back(cell);
+        cells.push_back(std::move(c));
       }
       table.push_back(line);
       if (s.max_depth < 0 || depth + 1 < s.max_depth) Add(r.children, depth + 1);
@@ -369,29 +377,6 @@ void PrintLinks(const analysis::Result& res) {
   std::cout << " unlinked " << res.unlinked << "\n";
 }
 
-void PrintTable(Printer& pr) {
-  const auto& cols = pr.cols;
-  for (auto& row : pr.table)
-    for (auto& cell : row) cell = TerminalSafe(cell);  // names reach a terminal here
-  std::vector<size_t> width(cols.size());
-  for (size_t i = 0; i < cols.size(); ++i) width[i] = cols[i].size();
-  for (const auto& row : pr.table)
-    for (size_t i = 0; i < row.size(); ++i) width[i] = std::max(width[i], row[i].size());
-  auto print = [&](const std::vector<std::string>& row) {
-    std::string line;
-    for (size_t i = 0; i < row.size(); ++i) {
-      bool left = analysis::KindOf(pr.view, cols[i]) == analysis::ColumnKind::kText;
-      const std::string& cell = row[i];
-      std::string pad(width[i] - std::min(width[i], cell.size()), ' ');
-      line += (i ? "  " : "") + (left ? cell + (i + 1 < row.size() ? pad : "") : pad + cell);
-    }
-    std::cout << line << "\n";
-  };
-  if (pr.table.empty()) return;
-  print(cols);
-  for (const auto& row : pr.table) print(row);
-}
-
 }  // namespace
 
 int Stats(const std::vector<std::string>& argv) {
@@ -424,7 +409,9 @@ int Stats(const std::vector<std::string>& argv) {
   } else if (s.csv) {
     PrintCsv(pr);
   } else {
-    PrintTable(pr);
+    for (const auto& c : pr.cols) pr.human.cols.push_back({c, analysis::KindOf(pr.view, c)});
+    std::vector<std::string> fitted = PrintHumanTable(std::move(pr.human), s.select.empty());
+    notes.insert(notes.begin(), fitted.begin(), fitted.end());
     PrintLinks(res);
     for (const auto& n : notes) std::cout << "note: " << n << "\n";
   }

@@ -51,7 +51,7 @@ struct Process {
   // The trace directory (one recording) it was read from: several form one job.
   std::string recording;
   // Added to every time of its events as they are scanned (scan.h): the job's clock alignment
-  // (AlignRecordings in analysis/job/job_clock.h), 0 for a recording read alone.
+  // (set only by model::Aligned, model/job/clock.h), 0 for a recording read alone.
   int64_t shift_ns = 0;
   // The gaps between capture windows (record --on-demand, --every), as [end of one window,
   // start of the next], in order: no event was written in them.

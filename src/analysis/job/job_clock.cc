@@ -157,41 +157,44 @@ void RefineByPairs(const model::TraceModel& m, unsigned threads, std::vector<Clo
 
 }  // namespace
 
-void AlignRecordings(model::TraceModel* m, unsigned threads) {
+model::JobClock SolveJobClock(const model::TraceModel& m, unsigned threads) {
+  model::JobClock out;
   std::vector<std::string> recordings;
-  for (const auto& p : m->processes)
+  for (const auto& p : m.processes)
     if (std::find(recordings.begin(), recordings.end(), p.recording) == recordings.end())
       recordings.push_back(p.recording);
-  if (recordings.size() < 2) return;
+  if (recordings.size() < 2) return out;
   std::vector<Problem> ignored;  // the views report damage when they scan
-  std::vector<CommRank> ranks = CollectCollectives({m}, threads, &ignored);
+  std::vector<CommRank> ranks = CollectCollectives({&m}, threads, &ignored);
   std::vector<CommClock> clocks;
   if (!ranks.empty()) clocks = MatchCollectives(std::move(ranks)).clocks;
   // The reference: the first rank's recording (comm's), else the first recording.
   std::string ref_recording = clocks.empty() ? recordings[0] : clocks[0].trace;
   const model::Process* ref =
-      FirstOf(*m, ref_recording, clocks.empty() ? std::string() : clocks[0].clock);
+      FirstOf(m, ref_recording, clocks.empty() ? std::string() : clocks[0].clock);
   std::stable_partition(recordings.begin(), recordings.end(),
                         [&](const std::string& r) { return r == ref_recording; });
   std::vector<ClockWindow> windows;
-  m->clocks = CollectiveClocks(*m, recordings, clocks, *ref, &windows);
-  RefineByPairs(*m, threads, std::move(windows), &m->clocks);
+  out.clocks = CollectiveClocks(m, recordings, clocks, *ref, &windows);
+  RefineByPairs(m, threads, std::move(windows), &out.clocks);
   // A clock is a recording's boot: its processes without collectives move with those that
   // ran them; another boot of the recording by the recorded offsets.
-  for (auto& p : m->processes) {
+  for (const auto& p : m.processes) {
     const CommClock* c = ClockOf(clocks, p);
     const model::RecordingClock* rc = nullptr;
-    for (const auto& r : m->clocks)
+    for (const auto& r : out.clocks)
       if (r.recording == p.recording) rc = &r;
-    const model::Process* first = FirstOf(*m, p.recording, "");
+    const model::Process* first = FirstOf(m, p.recording, "");
     if (p.meta.clock_uuid == first->meta.clock_uuid || !c)
-      p.shift_ns = rc->offset_ns + (p.meta.clock_uuid == first->meta.clock_uuid
-                                        ? 0
-                                        : p.meta.offset_start_ns - first->meta.offset_start_ns);
+      out.shift_ns.push_back(rc->offset_ns +
+                             (p.meta.clock_uuid == first->meta.clock_uuid
+                                  ? 0
+                                  : p.meta.offset_start_ns - first->meta.offset_start_ns));
     else
-      p.shift_ns = c->offset_ns;
+      out.shift_ns.push_back(c->offset_ns);
   }
-  m->realtime_offset_ns = RealtimeOffset(*ref);
+  out.realtime_offset_ns = RealtimeOffset(*ref);
+  return out;
 }
 
 std::vector<std::string> ClockNotes(const model::TraceModel& m) {

@@ -5,9 +5,10 @@
 #include <optional>
 #include <set>
 
-#include "analysis/pass/aggregate.h"
 #include "analysis/job/job_clock.h"
+#include "analysis/pass/aggregate.h"
 #include "analysis/pass/parallel.h"
+#include "model/job/images.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
@@ -51,14 +52,12 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
   std::set<std::string> hosts;
   // A chain of exec'ing shims (pyenv, env, wrapper scripts) is the one process it became, and
   // helpers that traced nothing are only counted.
-  std::map<int64_t, uint32_t> last_image;
-  for (const auto& p : sum.processes)
-    last_image[p.meta.pid] = std::max(last_image[p.meta.pid], p.meta.exec_generation);
+  model::NewestImages images(sum.processes);
   std::vector<std::pair<uint64_t, std::string>> listed;  // (records, line)
   for (const auto& p : sum.processes) {
     uint64_t records = 0;
     for (uint64_t n : p.by_category) records += n;
-    if (records == 0 || p.meta.exec_generation != last_image[p.meta.pid])
+    if (records == 0 || !images.IsNewest(p.meta))
       run.quiet_processes++;
     else
       listed.push_back({records, "pid " + std::to_string(p.meta.pid) + RankNote(p.meta) + ": " +
