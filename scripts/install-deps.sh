@@ -39,7 +39,7 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # trains (Keras 3 comes with TensorFlow).
 "${pip[@]}" flax==0.12.8 optax==0.2.8
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
-# Perfetto exports in tests/perfetto_test.cc (its trace processor, which downloads, is not used).
+# Perfetto exports in tests/export/perfetto_test.cc (its trace processor, which downloads, is not used).
 "${pip[@]}" perfetto==0.59.1
 # pytest: the unit tests of the Python bootstrap (python/tests), which scripts/test.sh runs.
 "${pip[@]}" pytest==9.2.0

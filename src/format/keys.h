@@ -2,7 +2,7 @@
 // event names that analyses and exporters recognise, and the XSpace stat names read and
 // written. Writers pass these constants where they intern a key; readers resolve them to a
 // process's interned ids (model/args.h, model::KeyIds). docs/trace-format.md documents every
-// entry (tests/keys_test.cc checks it through the arrays at the end of each section).
+// entry (tests/format/keys_test.cc checks it through the arrays at the end of each section).
 //
 // Each constant is a NUL-terminated array, so it is a `const char*` for the runtime's interning
 // and a std::string_view for readers. A new key: one line here, one entry in its array, and its
