@@ -106,7 +106,14 @@ void ExpectAttribution(const CodeTimes& code, const std::map<std::string, double
   if (exact) {
     EXPECT_NEAR(got, want, 0.2 * want);
   }
-  EXPECT_GT(got, 1.0) << "big_part ranks above small_part";
+  // The code view ranks the parts as their ops' own times do. big_part's ops do four times the
+  // work, but on a loaded machine (the sampler and both layers sharing a core with other work)
+  // their measured times can rank the other way; then so must the code view.
+  if (want > 1.2) {
+    EXPECT_GT(got, 1.0) << "big_part ranks above small_part, as its ops' time does";
+  } else if (want < 1 / 1.2) {
+    EXPECT_LT(got, 1.0) << "small_part's ops took longer; the code view says so";
+  }
 }
 
 std::string Record(const TempDir& d, const std::string& program,
