@@ -16,18 +16,10 @@ bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids) {
   return true;
 }
 
-TraceDir OpenTraceOfPids(const std::string& dir, const std::vector<int64_t>& pids) {
-  return OpenTracesOfPids({dir}, pids);
-}
-
 std::vector<std::string> DirList(const std::string& first, const std::vector<std::string>& more) {
   std::vector<std::string> dirs{first};
   dirs.insert(dirs.end(), more.begin(), more.end());
   return dirs;
-}
-
-TraceDir OpenTracesOfPids(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids) {
-  return model::OpenJob(dirs, pids);
 }
 
 model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,

@@ -18,6 +18,7 @@
 #include "core/ids.h"
 #include "format/live_read.h"
 #include "model/inventory.h"
+#include "model/job/load.h"
 
 namespace tt::cli {
 
@@ -110,7 +111,7 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   // Until then `record` may cut and compact stream files (as processes end) and processes
   // define names and classes: read copies, threads' streams first (format/live_read.h).
   SetStreamFilesCopied(o.recording);
-  TraceDir dir = OpenTracesOfPids(dirs, t.pids);
+  TraceDir dir = model::OpenJob(dirs, t.pids);
   model::TraceSummary inv;
   model::TraceModel m = model::LoadModel(dir, &inv);
   // Our clock is the trace's only where every process ran on this boot of this machine.

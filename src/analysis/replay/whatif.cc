@@ -57,6 +57,15 @@ WhatIf ParseWhatIf(const std::string& spec,
   return ParseWhatIf(spec, WhatIfNumbers{factor, bytes});
 }
 
+bool ParseNamedFactor(const char* name, const std::string& spec, const WhatIfNumbers& numbers,
+                      WhatIf* w) {
+  size_t eq = spec.rfind('=');
+  if (spec.compare(0, eq, name) != 0) return false;
+  w->pattern = name;
+  w->factor = numbers.factor(spec, spec.substr(eq + 1));
+  return true;
+}
+
 size_t Apply(const WhatIf& w, Graph* g) { return w.kind->apply(w, g); }
 
 std::string WhatIfHelp(size_t indent) {

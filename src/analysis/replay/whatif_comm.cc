@@ -23,11 +23,7 @@ size_t ApplyComm(const WhatIf& w, Graph* g) {
 namespace {
 
 bool ParseComm(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
-  size_t eq = spec.rfind('=');
-  if (spec.compare(0, eq, "comm") != 0) return false;
-  w->pattern = "comm";
-  w->factor = numbers.factor(spec, spec.substr(eq + 1));
-  return true;
+  return ParseNamedFactor("comm", spec, numbers, w);
 }
 
 std::string NoComm(const WhatIf&) { return "no communication"; }

@@ -27,11 +27,7 @@ size_t ApplyInput(const WhatIf& w, Graph* g) {
 namespace {
 
 bool ParseInput(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
-  size_t eq = spec.rfind('=');
-  if (spec.compare(0, eq, "input") != 0) return false;
-  w->pattern = "input";
-  w->factor = numbers.factor(spec, spec.substr(eq + 1));
-  return true;
+  return ParseNamedFactor("input", spec, numbers, w);
 }
 
 std::string NoInput(const WhatIf&) { return "no input wait or input pipeline work"; }

@@ -40,6 +40,10 @@ const WhatIfKind& WhatIfNamed(std::string_view name);
 // A what-if of kind `name` with its spec and fields, as a parse of `spec` would give.
 WhatIf MakeWhatIf(std::string_view name, const std::string& spec, const std::string& pattern,
                   double factor = 1);
+// The parse of a what-if written NAME=FACTOR (input=, comm=): true, with w's pattern and factor
+// set, when the text before spec's last '=' is `name`.
+bool ParseNamedFactor(const char* name, const std::string& spec, const WhatIfNumbers& numbers,
+                      WhatIf* w);
 // The help's lines for the table: "SYNTAX   text", aligned; `indent` spaces before each.
 std::string WhatIfHelp(size_t indent);
 
