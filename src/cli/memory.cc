@@ -7,12 +7,14 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "core/human.h"
 #include "analysis/memory/memory_view.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/csv_rows.h"
 #include "cli/framework_capture.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
+#include "core/human.h"
 #include "model/model.h"
 
 namespace tt::cli {
@@ -25,7 +27,8 @@ using analysis::MemoryView;
 using nlohmann::json;
 
 const char kMemoryHelp[] =
-    R"(usage: tensortrace memory DIR... [--json] [--pid P]... [--points N] [--top N]
+    R"(usage: tensortrace memory DIR... [--json | --csv [--section S]] [--pid P]... [--points N]
+                          [--top N]
 
 Memory of the trace in DIR, per allocator (TensorFlow's BFC allocators, CUDA's, ...): bytes in
 use over time, the peak and when it was reached, what was live at the peak (by op, with the
@@ -36,39 +39,51 @@ that made it (else to the op its event names). A trace with no allocation events
 saying why and which option of record captures them (exit 0). Several directories (one
 recording per rank or host) are read as one job.
 
-  --json      machine-readable output (schema: docs/memory-json.md)
-  --pid P     only process P (each of its exec images); repeat for several
-  --points N  at most N samples of bytes in use over time per allocator (default 200, at
-              least 2; each time bucket keeps its highest and its last value, so the peak is
-              always a sample)
-  --top N     rows per table (default 10; --json lists every row)
-  -h, --help  this help
 )";
+
+const OutputSpec kOutput{
+    .schema = "docs/memory-json.md",
+    .csv_rows = "",
+    .sections = {{"allocators", "one row per allocator"},
+                 {"series", "bytes in use over time: one row per sample and allocator"},
+                 {"live_at_peak", "one row per op and allocator"},
+                 {"tensors", "the tensors live at the peak: one row per kind, op and allocator"},
+                 {"ops", "bytes allocated: one row per op and allocator"},
+                 {"bins", "one row per bin and allocator"}},
+    .top_rows = "rows per table",
+    .top_default = 10,
+    .top_min = 1};
+const SelectionSpec kSelection{.pid = true};
+
+std::string MemoryHelp() {
+  return kMemoryHelp + SelectionHelp(kSelection) +
+         OptionHelp("--points N",
+                    "at most N samples of bytes in use over time per allocator (default 200, at "
+                    "least 2; each time bucket keeps its highest and its last value, so the peak "
+                    "is always a sample)") +
+         OutputHelp(kOutput);
+}
 
 struct MemoryArgs {
   std::string dir;
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
-  std::vector<int64_t> pids;
-  bool json = false;
-  size_t points = 200, top = 10;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
+  size_t points = 200;
 };
 
 bool ParseMemoryArgs(const std::vector<std::string>& argv, MemoryArgs* o) {
   ArgReader a("memory", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kMemoryHelp;
+    if (ParseOutputOption(a, kOutput, &o->out)) {
+      if (!o->out.help) continue;
+      std::cout << MemoryHelp();
       return false;
-    } else if (a.Flag("--json")) {
-      o->json = true;
-    } else if (ParsePidOption(a, &o->pids)) {
+    } else if (ParseSelectionOption(a, kSelection, &o->sel)) {
     } else if (a.Option("--points", &v)) {
       o->points = ParseUint("--points", v, 1000000);
       if (o->points < 2) throw Error("--points: must be at least 2");
-    } else if (a.Option("--top", &v)) {
-      o->top = ParseUint("--top", v);
-      if (o->top == 0) throw Error("--top: must be at least 1");
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       (o->dir.empty() ? o->dir : o->more.emplace_back()) = a.TakePositional();
     } else {
@@ -76,6 +91,7 @@ bool ParseMemoryArgs(const std::vector<std::string>& argv, MemoryArgs* o) {
     }
   }
   if (o->dir.empty()) throw Error("no trace directory given (usage: tensortrace memory DIR)");
+  CheckOutput(kOutput, o->out);
   return true;
 }
 
@@ -254,18 +270,40 @@ void PrintText(const MemoryView& v, size_t top) {
   }
 }
 
+// `--csv`: the section's rows of every allocator (AllocatorJson's), each nested row after its
+// allocator's name and pid.
+void PrintCsv(const json& allocators, const std::string& section) {
+  if (section == "allocators") return PrintCsvRows(allocators, {"name", "allocator", "pid"});
+  json rows = json::array();
+  for (const auto& a : allocators) {
+    json owner = {{"allocator_name", a["name"]}, {"pid", a["pid"]}};
+    if (section == "series") {
+      for (const auto& s : a["series"])
+        rows.push_back(WithOwner(owner, {{"ns", s[0]}, {"bytes", s[1]}}));
+    } else if (section == "tensors") {
+      for (const auto& l : a["live_at_peak"])
+        for (const auto& t : l["tensors"])
+          rows.push_back(WithOwner(owner, WithOwner({{"op", l["op"]}}, t)));
+    } else {
+      for (const auto& r : a[section]) rows.push_back(WithOwner(owner, r));
+    }
+  }
+  PrintCsvRows(rows, {"allocator_name", "pid", "op", "bin", "ns"});
+}
+
 }  // namespace
 
 int Memory(const std::vector<std::string>& argv) {
   MemoryArgs o;
   if (!ParseMemoryArgs(argv, &o)) return 0;
-  model::TraceModel m = LoadJob(DirList(o.dir, o.more), o.pids);
+  model::TraceModel m = LoadJob(DirList(o.dir, o.more), o.sel.pids);
   std::vector<Problem> problems = m.problems;
   MemoryView v = analysis::ComputeMemoryView(m, o.points / 2, 0, &problems);
-  std::string note = v.allocators.empty() ? MemoryMissingNote(o.dir, o.pids) : "";
-  if (o.json) {
-    json all = json::array();
+  std::string note = v.allocators.empty() ? MemoryMissingNote(o.dir, o.sel.pids) : "";
+  json all = json::array();
+  if (o.out.json || o.out.csv)
     for (const auto& a : v.allocators) all.push_back(AllocatorJson(a, v.first));
+  if (o.out.json) {
     json out = {{"schema", "tensortrace.memory/1"},
                 {"trace", o.dir},
                 {"first_ns", v.first},
@@ -274,8 +312,10 @@ int Memory(const std::vector<std::string>& argv) {
                 {"note", note.empty() ? json(nullptr) : json(note)},
                 {"allocators", all}};
     std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else if (o.out.csv) {
+    PrintCsv(all, o.out.section);
   } else {
-    PrintText(v, o.top);
+    PrintText(v, o.out.top);
     if (!note.empty()) std::cout << "note: " << note << "\n";
   }
   if (!problems.empty())

@@ -16,6 +16,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/human_table.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/csv.h"
 #include "model/model.h"
@@ -31,8 +32,8 @@ namespace {
 const char kStatsUsage[] =
     R"(usage: tensortrace stats DIR... [--view V] [--select FIELDS] [--order-by FIELD] [--top N]
                          [--filter REGEX] [--exclude REGEX] [--min-micros X] [--max-depth D]
-                         [--steps A:B] [--skip-warmup N] [--step-name NAME] [--pid P]...
-                         [--all-frames]
+                         [--steps A:B] [--skip-warmup N | --include-warmup]
+                         [--step-name NAME]... [--pid P]... [--all-frames]
                          [--json | --csv]
 
 Statistics over the trace in DIR, one row per group, like tfprof's views. Several
@@ -48,20 +49,28 @@ fields (--select a,b,c; --order-by one of them):
   min_micros, max_micros, stddev_micros, share (% of the view's total), and per view:
 )";
 
-const char kStatsSelection[] = R"(
-selection:
-  --steps A:B       only steps A to B (inclusive; A:, :B and A also work), by step number
-  --skip-warmup N   leave out each process's first N steps
-  --step-name NAME  an annotation that marks one step (repeatable); framework step events
-                    are found without it
-  --pid P           only process P (each of its exec images); repeat for several
-  --filter REGEX / --exclude REGEX   rows whose name matches / does not match
-  --min-micros X    rows with at least X microseconds (micros)
-  --all-frames      the code view: every Python frame (library frames are folded by default)
-  --top N           the first N rows after ordering (default: all)
-  --json, --csv     machine-readable output (schema: docs/stats-json.md)
-  -h, --help        this help
-)";
+const OutputSpec kOutput{
+    .schema = "docs/stats-json.md",
+    .csv_rows = "one row per row of the table (the scope view's tree flattened to --max-depth)",
+    .top_rows = "rows, the first after ordering",
+    .top_cuts_data = true};
+const SelectionSpec kSelection{.steps = true, .step_name = true, .pid = true, .skip_warmup = true};
+
+// The options after the views and fields: selection, the rows, output.
+std::string StatsOptionsHelp() {
+  return "\nselection:\n" + SelectionHelp(kSelection) +
+         OptionHelp("--filter REGEX", "rows whose name matches") +
+         OptionHelp("--exclude REGEX", "rows whose name does not match") +
+         OptionHelp("--min-micros X", "rows with at least X microseconds (micros)") +
+         OptionHelp("--all-frames",
+                    "the code view: every Python frame (library frames are folded by default)") +
+         "\noutput:\n" +
+         OptionHelp("--select FIELDS",
+                    "the columns (default: the view's, those all zero and then the last ones "
+                    "left out to fit 120 characters, each said in a note)") +
+         OptionHelp("--order-by FIELD", "the order of the rows (default: the view's)") +
+         OptionHelp("--max-depth D", "the scope view: D levels of the tree") + OutputHelp(kOutput);
+}
 
 // Text wrapped at 95 columns, continuation lines indented by `indent`.
 std::string Wrap(const std::string& text, size_t first_col, size_t indent) {
@@ -109,7 +118,7 @@ std::string StatsHelp() {
       list += std::string(i ? ", " : " ") + v->fields[i].name;
     h += "  " + Wrap(list, 2, 4) + "\n";
   }
-  return h + kStatsSelection;
+  return h + StatsOptionsHelp();
 }
 
 struct StatsArgs {
@@ -117,10 +126,9 @@ struct StatsArgs {
   const ViewDef* view = nullptr;
   std::string dir, select, order_by, filter, exclude;
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
-  std::vector<int64_t> pids;
-  bool json = false, csv = false;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
   bool order_default = false;  // no --order-by: the view's own order
-  size_t top = SIZE_MAX;
   double min_micros = -1;
   int max_depth = -1;
 };
@@ -130,7 +138,8 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
   ArgReader a("stats", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
+    if (ParseOutputOption(a, kOutput, &s->out)) {
+      if (!s->out.help) continue;
       std::cout << StatsHelp();
       return false;
     } else if (a.Option("--view", &v)) {
@@ -139,25 +148,13 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
       s->opt.view = v;
     } else if (a.Option("--select", &s->select) || a.Option("--order-by", &s->order_by) ||
                a.Option("--filter", &s->filter) || a.Option("--exclude", &s->exclude)) {
-    } else if (a.Option("--top", &v)) {
-      s->top = ParseUint("--top", v);
     } else if (a.Option("--min-micros", &v)) {
       s->min_micros = ParseNonNegativeDouble("--min-micros", v);
     } else if (a.Option("--max-depth", &v)) {
       s->max_depth = static_cast<int>(ParseUint("--max-depth", v, INT_MAX));
-    } else if (ParsePidOption(a, &s->pids)) {
-    } else if (a.Option("--steps", &v)) {
-      s->opt.steps = ParseStepRange(v);
-    } else if (a.Option("--skip-warmup", &v)) {
-      s->opt.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      s->opt.step_names.push_back(v);
+    } else if (ParseSelectionOption(a, kSelection, &s->sel)) {
     } else if (a.Flag("--all-frames")) {
       s->opt.all_frames = true;
-    } else if (a.Flag("--json")) {
-      s->json = true;
-    } else if (a.Flag("--csv")) {
-      s->csv = true;
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       (s->dir.empty() ? s->dir : s->more.emplace_back()) = a.TakePositional();
     } else {
@@ -165,7 +162,9 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
     }
   }
   if (s->dir.empty()) throw Error("no trace directory given (usage: tensortrace stats DIR)");
-  if (s->json && s->csv) throw Error("--json and --csv exclude each other");
+  s->opt.steps = s->sel.steps;
+  s->opt.skip_warmup = s->sel.SkipWarmup(kSelection);
+  s->opt.step_names = s->sel.step_names;
   s->view = analysis::FindView(s->opt.view);
   s->order_default = s->order_by.empty();
   if (s->order_by.empty()) s->order_by = s->view->order_by;
@@ -292,7 +291,7 @@ struct Printer {
   }
   void Add(std::vector<Row>& v, int depth) {
     for (auto& r : v) {
-      if (s.json) {
+      if (s.out.json) {
         rows.push_back(ToJson(r, depth));
         continue;
       }
@@ -383,7 +382,7 @@ int Stats(const std::vector<std::string>& argv) {
   StatsArgs s;
   if (!ParseStatsArgs(argv, &s)) return 0;
   Shaper shaper(s);
-  model::TraceModel m = LoadJob(DirList(s.dir, s.more), s.pids);
+  model::TraceModel m = LoadJob(DirList(s.dir, s.more), s.sel.pids);
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);
@@ -398,15 +397,15 @@ int Stats(const std::vector<std::string>& argv) {
   for (const auto& r : rows) any_memory |= r.bytes != 0 || r.peak_bytes != 0;
   Printer pr{*s.view, Columns(s, any_memory), s};
   shaper.Shape(&rows);
-  if (rows.size() > s.top) rows.resize(s.top);
+  if (rows.size() > s.out.top) rows.resize(s.out.top);
   pr.Add(rows, 0);
 
   std::vector<std::string> notes = res.notes;
   for (auto& n : analysis::ClockNotes(m)) notes.push_back(std::move(n));
   if (rows.empty() && notes.empty()) notes.push_back("no rows match the selection");
-  if (s.json) {
+  if (s.out.json) {
     PrintJson(s, m, res, pr, notes, problems);
-  } else if (s.csv) {
+  } else if (s.out.csv) {
     PrintCsv(pr);
   } else {
     for (const auto& c : pr.cols) pr.human.cols.push_back({c, analysis::KindOf(pr.view, c)});
