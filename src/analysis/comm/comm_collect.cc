@@ -9,7 +9,7 @@
 #include <set>
 
 #include "analysis/comm/comm.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/args.h"
 #include "model/scan.h"
 

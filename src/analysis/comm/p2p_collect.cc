@@ -6,7 +6,7 @@
 #include <map>
 
 #include "analysis/comm/p2p.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/args.h"
 #include "model/scan.h"
 

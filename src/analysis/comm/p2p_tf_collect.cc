@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "analysis/comm/p2p.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/args.h"
 #include "model/scan.h"
 

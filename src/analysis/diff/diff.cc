@@ -13,15 +13,15 @@ namespace {
 
 // The number of steps each process starts with that are warm-up (tracing, compilation), the
 // most over processes: the selection's skip_warmup.
-uint64_t LeadingWarmup(const Result& step_view) {
+uint64_t LeadingWarmup(const std::vector<Step>& steps) {
   std::map<size_t, uint64_t> leading;
   std::set<size_t> done;
-  for (const StepBreakdown& b : step_view.steps) {
-    if (done.count(b.process)) continue;
-    if (b.warmup)
-      leading[b.process]++;
+  for (const Step& s : steps) {
+    if (done.count(s.process)) continue;
+    if (s.warmup)
+      leading[s.process]++;
     else
-      done.insert(b.process);
+      done.insert(s.process);
   }
   uint64_t most = 0;
   for (const auto& [p, n] : leading) most = std::max(most, n);
@@ -94,7 +94,7 @@ DiffSide MeasureSide(const model::TraceModel& m, const DiffOptions& o,
                 "annotation that marks a step with --step-name NAME)");
   opt.skip_warmup = o.skip_warmup;
   if (!o.include_warmup && o.skip_warmup == 0)
-    opt.skip_warmup = LeadingWarmup(ComputeViews(m, {"step"}, opt, &steps, problems)[0]);
+    opt.skip_warmup = LeadingWarmup(steps);
   std::vector<Result> r = ComputeViews(m, {"step", "op", "kernel"}, opt, &steps, problems);
   if (r[0].steps.empty())
     throw Error(m.path + ": all " + std::to_string(steps.size()) +

@@ -5,7 +5,7 @@
 #include <optional>
 #include <unordered_map>
 
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "format/keys.h"
 #include "model/args.h"
 #include "model/scan.h"

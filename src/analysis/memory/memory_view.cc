@@ -5,7 +5,7 @@
 #include <unordered_map>
 
 #include "analysis/pass/allocations.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/scan.h"
 
 namespace tt::analysis {

@@ -5,8 +5,8 @@
 
 #include "analysis/pass/device_pass.h"
 #include "analysis/pass/host_pass.h"
-#include "analysis/pass/parallel.h"
 #include "analysis/pass/pass_context.h"
+#include "core/parallel.h"
 #include "model/args.h"
 
 namespace tt::analysis {

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "analysis/pass/parallel.h"
 #include "analysis/pass/pass_context.h"
+#include "core/parallel.h"
 #include "model/scan.h"
 
 namespace tt::analysis {

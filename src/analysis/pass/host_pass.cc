@@ -9,9 +9,9 @@
 #include <optional>
 
 #include "analysis/pass/allocations.h"
-#include "analysis/pass/parallel.h"
 #include "analysis/pass/pass_context.h"
 #include "analysis/pass/primitives.h"
+#include "core/parallel.h"
 #include "format/keys.h"
 #include "model/scan.h"
 

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "format/keys.h"
 #include "model/args.h"
 #include "model/scan.h"

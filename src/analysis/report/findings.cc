@@ -4,7 +4,7 @@
 #include <map>
 
 #include "core/human.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/scan.h"
 
 namespace tt::analysis {

@@ -7,7 +7,7 @@
 
 #include "analysis/job/job_clock.h"
 #include "analysis/pass/aggregate.h"
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/job/images.h"
 #include "model/scan.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "analysis/pass/parallel.h"
+#include "core/parallel.h"
 #include "model/scan.h"
 
 namespace tt::analysis {

@@ -92,7 +92,7 @@ StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
   b.end = s.end;
   b.has_device = p.has_device;
   for (const Window& w : StepParts(s)) AddPart(w, p, &b);
-  b.warmup = b.compile > 0;
+  b.warmup = s.warmup;  // the job's (model/job/warmup.h)
   return b;
 }
 

@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-namespace tt::analysis {
+namespace tt {
 
 // Runs fn(i) for every i in [0, n), each exactly once, on up to `threads` threads.
 template <typename F>
@@ -28,4 +28,4 @@ inline unsigned DefaultThreads(unsigned asked) {
   return asked ? asked : std::max(1u, std::thread::hardware_concurrency());
 }
 
-}  // namespace tt::analysis
+}  // namespace tt

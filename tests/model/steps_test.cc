@@ -4,7 +4,7 @@
 // exactly those steps, capture windows losing no Keras step and keeping one track per thread,
 // a MirroredStrategy loop's repeated tf.function call; info and stats agreeing on the steps.
 // TensorFlow takes seconds to import: one recording per test, several assertions on it.
-#include "analysis/job/steps.h"
+#include "model/job/steps.h"
 
 #include <gtest/gtest.h>
 
@@ -22,10 +22,10 @@ namespace tt {
 namespace {
 
 using nlohmann::json;
-using test::RunJson;
 using test::HaveModule;
 using test::Python;
 using test::RunCmd;
+using test::RunJson;
 using test::TempDir;
 
 // Records tests/programs/<program> (oneDNN pinned on, so every CPU records the same events);
@@ -146,10 +146,10 @@ TEST(Steps, KerasRecordStepsKeepsOnlyThoseSteps) {
   EXPECT_NE(text.out.find("steps      5:10, 6 steps"), std::string::npos) << text.out;
 
   model::TraceModel m = model::LoadModel(trace);
-  std::vector<analysis::Step> found = analysis::FindSteps(m, {}, 1);
+  std::vector<model::Step> found = model::FindSteps(m, {}, 1);
   ASSERT_EQ(found.size(), 6u);
   struct OpsOutside {
-    const std::vector<analysis::Step>* steps;
+    const std::vector<model::Step>* steps;
     size_t ops = 0, outside = 0;
     void OnBegin(const model::Slice&) {}
     void OnPoint(const model::Point&) {}
@@ -229,9 +229,9 @@ TEST(Steps, JaxWindowsReportTheirGapsAndKeepOneTrackPerThread) {
 // The gaps between capture windows (given out of order, one unknown), each with the last step
 // before it, the first after it and the steps it cuts; another process's steps do not count.
 TEST(Steps, CaptureGapsNameTheStepsAroundEachGap) {
-  std::vector<analysis::Step> steps;
+  std::vector<model::Step> steps;
   auto add = [&](uint64_t start, uint64_t end, int64_t number, size_t process) {
-    analysis::Step s;
+    model::Step s;
     s.start = start;
     s.end = end;
     s.number = number;
@@ -244,7 +244,7 @@ TEST(Steps, CaptureGapsNameTheStepsAroundEachGap) {
   add(250, 310, 3, 0);  // cut by the gap 300..320
   add(330, 390, 4, 0);
   add(130, 140, 7, 1);  // in the first gap, of another process
-  auto gaps = analysis::CaptureGaps(steps, 0, {{320, 400}, {0, 0}, {0, 100}, {150, 300}});
+  auto gaps = model::CaptureGaps(steps, 0, {{320, 400}, {0, 0}, {0, 100}, {150, 300}});
   ASSERT_EQ(gaps.size(), 2u);
   EXPECT_EQ(gaps[0].start, 100u);
   EXPECT_EQ(gaps[0].end, 150u);
@@ -254,7 +254,7 @@ TEST(Steps, CaptureGapsNameTheStepsAroundEachGap) {
   EXPECT_EQ(gaps[1].after, 2);
   EXPECT_EQ(gaps[1].before, 4);
   EXPECT_EQ(gaps[1].cut, std::vector<int64_t>{3});
-  EXPECT_TRUE(analysis::CaptureGaps(steps, 0, {{0, 100}}).empty());
+  EXPECT_TRUE(model::CaptureGaps(steps, 0, {{0, 100}}).empty());
 }
 
 // A custom tf.function loop (16 steps, each then 0.3 s of sleep) in 1 s capture windows: its

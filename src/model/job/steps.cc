@@ -1,4 +1,4 @@
-#include "analysis/job/steps.h"
+#include "model/job/steps.h"
 
 #include <algorithm>
 #include <cctype>
@@ -6,13 +6,15 @@
 #include <set>
 #include <string_view>
 
-#include "analysis/pass/parallel.h"
 #include "core/error.h"
+#include "core/parallel.h"
 #include "format/keys.h"
 #include "model/args.h"
+#include "model/job/warmup.h"
+#include "model/meaning.h"
 #include "model/scan.h"
 
-namespace tt::analysis {
+namespace tt::model {
 
 using layout::Category;
 
@@ -23,6 +25,11 @@ bool InWindows(const std::vector<Window>& w, uint64_t ts) {
 }
 
 void StepTrackScan::OnSlice(const model::Slice& s) {
+  if (s.category == Category::kFrameworkOp || s.category == Category::kUser) {
+    Meaning m = proc->MeaningOf(s.category, s.name);
+    if (m == Meaning::kCompile) compile.push_back({s.start, s.end});
+    if (m == Meaning::kInput && IsInputWait(proc->Name(s.name))) input.push_back({s.start, s.end});
+  }
   if (s.category == Category::kFrameworkOp && !keys->names.count(s.name)) {
     // An XLA op of one run of a compiled program: the run's extent on this track (its ops are
     // contiguous on the track, so one entry per run).
@@ -297,7 +304,7 @@ StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>&
   for (size_t i = 0; i < m.tracks.size(); ++i)
     if (m.tracks[i].kind != layout::TrackKind::kDevice) {
       size_t p = m.tracks[i].process;
-      tracks.push_back({&keys_[p], p, {}, {}, {}});
+      tracks.push_back({&keys_[p], p, &m.processes[p], {}, {}, {}, {}, {}});
       track_index.push_back(i);
     }
 }
@@ -306,7 +313,9 @@ std::vector<Step> StepScans::Finish() {
   size_t n = m_.processes.size();
   std::vector<std::vector<Step>> found(n), calls(n);
   std::vector<std::vector<XlaRun>> runs(n);
+  std::vector<WarmupIntervals> warm(n);
   for (auto& t : tracks) {
+    warm[t.process].Add(t.compile, t.input);
     // A step inside an enclosing step of its thread is not a step of its own when both are
     // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
     // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event
@@ -344,6 +353,7 @@ std::vector<Step> StepScans::Finish() {
     int64_t i = position[s.process]++;
     if (s.number < 0) s.number = i;
   }
+  MarkWarmup(std::move(warm), &steps);
   return steps;
 }
 
@@ -483,9 +493,6 @@ std::vector<Window> StepParts(const Step& s) {
   return {{s.start, s.end}};
 }
 
-namespace {
-
-// Sorted by start, overlapping windows merged (InWindows looks at one window only).
 void SortAndMerge(std::vector<Window>* v) {
   std::sort(v->begin(), v->end(),
             [](const Window& a, const Window& b) { return a.start < b.start; });
@@ -497,6 +504,8 @@ void SortAndMerge(std::vector<Window>* v) {
       merged.push_back(x);
   *v = std::move(merged);
 }
+
+namespace {
 
 // The parts of `w` outside `holes` (sorted and merged), appended to `out`.
 void AddOutside(Window w, const std::vector<Window>& holes, std::vector<Window>* out) {
@@ -549,4 +558,4 @@ Windows SelectWindows(const model::TraceModel& m, const std::vector<Step>& steps
   return w;
 }
 
-}  // namespace tt::analysis
+}  // namespace tt::model
