@@ -64,6 +64,7 @@ class AtomScan {
     seq_ = ids[0], fwd_tid_ = ids[1], dims_ = ids[2], types_ = ids[3];
     auto tf = model::KeyIds(p, {keys::kOpName, keys::kTfInputs});
     op_name_ = tf[0], tf_inputs_ = tf[1];
+    module_ = model::KeyId(p, keys::kModule);
   }
   void OnBegin(const model::Slice& s) {
     bool inside = !open_.empty() && (open_.back().inside || open_.back().whole);
@@ -72,7 +73,12 @@ class AtomScan {
     bool step = m == Meaning::kStep || steps_.count(s.name);
     bool whole = !inside && !step && Whole(m);
     if (whole) whole_start_ = s.start, grad_bytes_ = -1, backward_seq_ = BackwardSeq(s);
-    open_.push_back({inside, whole, false, step, m});
+    uint32_t in = kNoIndex;
+    if (inside) {  // a slice inside an atom: the what-ifs that reach nested ops match it
+      in = static_cast<uint32_t>(out_->inner.size());
+      out_->inner.push_back({s.start, s.start, s.name, 0, open_.back().inner});
+    }
+    open_.push_back({inside, whole, false, step, m, in, static_cast<uint32_t>(out_->inner.size())});
   }
   void OnSlice(const model::Slice& s) {
     if (open_.empty()) return;
@@ -83,11 +89,17 @@ class AtomScan {
     if (corr >= 0 && s.category == layout::Category::kRuntimeApi)
       out_->launches.push_back({s.start, corr});
     if (seq_ && (f.inside || f.whole)) Autograd(s);
+    uint32_t module = module_ && s.args.count ? model::ArgStr(s.args, module_) : 0;
+    if (f.inner != kNoIndex) out_->inner[f.inner].end = s.end, out_->inner[f.inner].module = module;
     if (f.inside || f.step) return;
     if (f.whole || !f.has_child) {
       NodeKind k = KindOf(f.m, p_.Name(s.name));
       out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1,
                              f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
+      out_->atoms.back().module = module;
+      if (f.whole)
+        out_->atoms.back().inner_begin = f.first_inner,
+        out_->atoms.back().inner_end = static_cast<uint32_t>(out_->inner.size());
       if (f.whole && tf_inputs_ && s.args.count) {  // a process with saved graphs
         out_->atoms.back().tf_node = model::ArgStr(s.args, op_name_);
         out_->atoms.back().tf_inputs = model::ArgStr(s.args, tf_inputs_);
@@ -118,11 +130,14 @@ class AtomScan {
   struct Frame {
     bool inside, whole, has_child, step;
     Meaning m;
+    uint32_t inner;        // its index in out_->inner (a slice inside an atom), else kNoIndex
+    uint32_t first_inner;  // out_->inner's size when it began (an atom's first inner slice)
   };
   const model::Process& p_;
   const std::set<uint32_t>& steps_;
   TrackWork* out_;
   uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0, op_name_ = 0, tf_inputs_ = 0;
+  uint32_t module_ = 0;
   std::vector<Frame> open_;
   uint64_t whole_start_ = 0;  // the current atom's (an outermost op-like slice's) start
   int64_t backward_seq_ = -1, grad_bytes_ = -1;

@@ -1,7 +1,8 @@
 // Replay's pieces of work per track (private to build*.cc): a thread's outermost op-like,
-// communication and device slices, and the leaves of its other ranges (runtime, compile,
-// Python); step slices are containers, never work. And the launches of device work: each API
-// call with a correlation id, wherever it is (inside an op too).
+// communication and device slices (with the slices inside them, which what-ifs reach), and the
+// leaves of its other ranges (runtime, compile, Python); step slices are containers, never work.
+// And the launches of device work: each API call with a correlation id, wherever it is (inside an
+// op too).
 #pragma once
 #include <cstdint>
 #include <set>
@@ -24,6 +25,16 @@ struct Atom {
   // TensorFlow: the op's node name and its producers in its tf.function's graph ("a,b"), name
   // ids in its process (keys::kOpName, keys::kTfInputs); 0: none (no saved graph holds it).
   uint32_t tf_node = 0, tf_inputs = 0;
+  uint32_t module = 0;  // PyTorch: its nn.Module path (keys::kModule), a name id; 0: none
+  // The slices that ran inside it: [inner_begin, inner_end) of its TrackWork::inner.
+  uint32_t inner_begin = 0, inner_end = 0;
+};
+
+// A slice inside an atom (any depth), in the order slices began.
+struct InnerSlice {
+  uint64_t start = 0, end = 0;
+  uint32_t name = 0, module = 0;  // as Atom's
+  uint32_t parent = kNoIndex;     // the inner slice around it (index in TrackWork::inner)
 };
 
 // A forward op's sequence number, and the start of the atom it ran in.
@@ -41,6 +52,7 @@ struct TrackWork {
   std::vector<Atom> atoms;           // sorted by start
   std::vector<Launch> launches;      // sorted by ts
   std::vector<ForwardSeq> forwards;  // sorted by seq, then atom_start
+  std::vector<InnerSlice> inner;     // the atoms' inner slices
 };
 
 // Per track of m (indexed like m.tracks): its work, for the processes in `wanted` (others

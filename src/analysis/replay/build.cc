@@ -8,6 +8,7 @@
 
 #include "analysis/comm/comm.h"
 #include "analysis/comm/p2p.h"
+#include "analysis/replay/build_inner.h"
 #include "analysis/replay/build_step.h"
 #include "analysis/replay/cpu_share.h"
 #include "core/error.h"
@@ -34,6 +35,7 @@ std::string RankLabel(const ProcessMeta& meta) {
 // trace), and the tensors sent between them with their ends still as (trace, process).
 struct Gathered {
   std::vector<std::vector<TrackWork>> atoms;
+  std::vector<CodeIndex> code;  // by trace: the Python stacks behind its ops
   std::vector<RankInput> ranks, participants;
   struct Pair {
     const model::TraceModel* m = nullptr;
@@ -87,6 +89,7 @@ void AddRanks(const model::TraceModel& m, const BuildOptions& o, Gathered* g,
   std::vector<bool> wanted(stepped);
   for (size_t p = 0; p < wanted.size(); ++p) wanted[p] = stepped[p] || joining[p];
   g->atoms.push_back(CollectAtoms(m, wanted, StepNameIds(m, o.step_names), o.threads, problems));
+  g->code.push_back(LoadCodeIndex(m, problems));
   if (!o.graph_edges)
     for (TrackWork& w : g->atoms.back())
       for (Atom& at : w.atoms) at.tf_node = at.tf_inputs = 0;
@@ -97,6 +100,7 @@ void AddRanks(const model::TraceModel& m, const BuildOptions& o, Gathered* g,
     r.m = &m;
     r.process = p;
     r.participant = joining[p];
+    if (!g->code.back().processes[p].Empty()) r.code = &g->code.back().processes[p];
     (r.participant ? g->participants : g->ranks).push_back(std::move(r));
   }
 }
@@ -221,6 +225,7 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
              std::vector<Problem>* problems) {
   Gathered g;
   g.atoms.reserve(traces.size());
+  g.code.reserve(traces.size());  // ranks point into it
   for (const model::TraceModel* m : traces) AddRanks(*m, o, &g, problems);
   if (g.ranks.empty())
     throw Error(
@@ -241,6 +246,8 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   std::vector<PointToPoint> pairs = Pairs(g, ranks);
   std::vector<Instance> instances = Collectives(traces, o.threads, &ranks, problems);
   auto names = std::make_shared<LabelTable>();
+  for (auto& r : ranks)
+    if (r.code) r.stacks = InternStacks(*r.code, names.get());
   std::vector<uint32_t> host_of_rank;
   std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
   size_t shared = 0, first_shared = 0;

@@ -3,8 +3,11 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
+
+#include "analysis/replay/build_inner.h"
 
 namespace tt::analysis::replay {
 
@@ -46,6 +49,7 @@ struct RankBuild {
   std::unordered_map<std::string_view, std::vector<Placed>> tf_nodes;
   std::vector<TfOp> tf_ops;
   std::unordered_map<uint32_t, std::vector<Placed>> fed;
+  std::unique_ptr<InnerPlacer> inner;  // what its nodes keep of what ran inside them
 };
 
 // A rank's call of a collective, split at its arrival and at the transfer's end; of a
@@ -141,6 +145,7 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
   }
   if (!arr || arr->send) {
     uint32_t v = Node(lane, rb, label, at.kind, at.start, at.end);
+    rb->inner->Place(at, lane->track, v);
     if (arr) splits_[arr->instance].push_back({v, Split::kNone, rb->rank, arr->enter});
     if (at.corr >= 0) rb->device[v] = at.corr;
     if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
@@ -177,6 +182,7 @@ void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuil
 
 void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
   labels_.clear();
+  rb->inner = std::make_unique<InnerPlacer>(r, &g_);
   const model::Process& p = r.m->processes[r.process];
   // A JAX step dispatched asynchronously: its call, then its execution; what started between
   // them (the next steps' calls, the earlier steps' executions) is theirs (StepParts).
@@ -387,9 +393,12 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
       m = nullptr;
     if (!graph) g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
     if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
-    if (l)
+    if (l) {
       g_.AddEdge(l->node, n.node, n.start > l->node_start ? n.start - l->node_start : 0,
                  EdgeKind::kFlow, true);
+      if (uint32_t in = rb.inner->InnerAt(l->node, l->ts); in != kNoIndex)
+        g_.inner->launches.emplace_back(in, n.node);
+    }
     prev = n.node;
     p = std::max(p, n.end);
   }

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/pass/code_index.h"
 #include "analysis/replay/atoms.h"
 #include "analysis/replay/build.h"
 
@@ -44,6 +45,10 @@ struct RankInput {
   std::vector<Step> steps;                        // its selected steps, in order
   const std::vector<TrackWork>* atoms = nullptr;  // by track of m
   std::vector<Arrival> arrivals;                  // sorted by enter
+  // The Python stacks behind its ops (code_index.h; nullptr: none), and each of its stacks'
+  // index in the job's LabelTable::stacks.
+  const ProcessCode* code = nullptr;
+  std::vector<uint32_t> stacks;
 };
 
 // The graph of the k-th selected step of every rank (each rank has more than k steps;

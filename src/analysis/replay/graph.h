@@ -17,6 +17,8 @@
 
 namespace tt::analysis::replay {
 
+inline constexpr uint32_t kNoIndex = UINT32_MAX;
+
 enum class NodeKind : uint8_t {
   kOp,         // a compute op (framework op, annotation)
   kRuntime,    // framework runtime work (dispatch, executor, eager)
@@ -52,10 +54,30 @@ struct Node {
   uint32_t resource = 0;  // index in Graph::resources
   uint32_t label = 0;     // its name: index in Graph::names
   NodeKind kind = NodeKind::kOp;
-  int64_t bytes = -1;  // a transfer: its bytes; a gradient's accumulation: the gradient's
-  bool grad = false;   // autograd's AccumulateGrad: a parameter's gradient ready at its end
-  uint64_t took = 0;   // its measured duration (ns); `duration` is its work where CPUs are
-                       // shared (cpu_share.h)
+  int64_t bytes = -1;         // a transfer: its bytes; a gradient's accumulation: the gradient's
+  bool grad = false;          // autograd's AccumulateGrad: a parameter's gradient ready at its end
+  uint64_t took = 0;          // its measured duration (ns); `duration` is its work where CPUs are
+                              // shared (cpu_share.h)
+  uint32_t scope = kNoIndex;  // its nn.Module path (a label), kNoIndex: none
+  uint32_t stack = kNoIndex;  // the Python stack behind it (LabelTable::stacks), kNoIndex: none
+};
+
+// A slice that ran inside a node (an op nested in the outermost op that is the node, at any
+// depth): what-ifs that reach nested ops change the node by the share of it the slice held.
+struct Inner {
+  uint32_t node = 0;
+  uint32_t parent = kNoIndex;  // the inner slice around it (index in InnerSlices), kNoIndex: none
+  uint32_t label = 0;
+  uint32_t scope = kNoIndex, stack = kNoIndex;  // as Node's
+  double share = 0;                             // its measured duration over its node's
+};
+
+// A graph's inner slices, by node, each node's in the order they began (a parent before its
+// children); shared by a graph's copies (what-ifs change nodes, not these).
+struct InnerSlices {
+  std::vector<Inner> slices;
+  // (inner slice, device node): the device work launched inside an inner slice
+  std::vector<std::pair<uint32_t, uint32_t>> launches;
 };
 
 struct Edge {
@@ -98,6 +120,14 @@ struct RankStep {
 struct LabelTable {
   std::vector<std::string> labels, types;
   std::unordered_map<std::string, uint32_t> index;
+  // The Python stacks behind nodes (code_index.h), each its frames outermost first: a file (in
+  // `files`) and a line.
+  struct Frame {
+    uint32_t file = 0;
+    int64_t line = 0;
+  };
+  std::vector<std::string> files;
+  std::vector<std::vector<Frame>> stacks;
 };
 
 struct Graph {
@@ -109,6 +139,7 @@ struct Graph {
   // work on a host whose running work asks for more cores than it has (processor sharing).
   std::vector<Host> hosts;
   std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
+  std::shared_ptr<InnerSlices> inner = std::make_shared<InnerSlices>();
   const std::string& Label(uint32_t label) const { return names->labels[label]; }
   const std::string& Type(uint32_t label) const { return names->types[label]; }
 

@@ -32,7 +32,8 @@ WhatIf ParseWhatIf(const std::string& spec, const WhatIfNumbers& numbers) {
   size_t eq = spec.rfind('=');
   if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
     throw Error("--what-if '" + spec +
-                "': expected REGEX=FACTOR, input=FACTOR, comm=FACTOR or overlap=comm");
+                "': expected REGEX=FACTOR, scope:REGEX=FACTOR, line:FILE:LINE=FACTOR, "
+                "input=FACTOR, comm=FACTOR or overlap=comm (replay --help lists them all)");
   const WhatIfKind* fallback = nullptr;
   for (const WhatIfKind* k : WhatIfKinds()) {
     if (*k->name == '\0') {

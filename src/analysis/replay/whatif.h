@@ -25,6 +25,10 @@ struct WhatIf {
   // tensor-fusion=: the bucket size, and the cost model (set by Changed before applying).
   int64_t bucket = 0;
   double alpha = 0, beta = 0;
+  int64_t first = 0, last = 0;  // line:: the lines of `pattern` (a file), inclusive
+  // What the graphs held near a what-if that matched nothing (line:: the lines known in the
+  // file), for its no-match message; set by its apply.
+  mutable std::shared_ptr<std::string> near;
   // Whether this is the what-if of the table's entry `name` ("input", "" for REGEX=FACTOR).
   bool Is(std::string_view name) const;
   // REGEX=FACTOR: whether a label matches, decided once per label text for every step's graph.

@@ -1,11 +1,13 @@
-// What-if REGEX=FACTOR: the ops whose name or type matches, durations x factor (0 removes), with
-// the device work they launched, and the time from their start to each launch.
+// What-if REGEX=FACTOR: the ops whose name or type matches, at any depth, durations x factor (0
+// removes), with the device work they launched, and the time from their start to each launch;
+// a nested op changes the node it ran in by what it held of it.
 #include <cmath>
 #include <regex>
 
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
 #include "analysis/replay/whatif_kind.h"
+#include "analysis/replay/whatif_match.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -28,31 +30,14 @@ bool WhatIf::Matches(const std::string& label, const std::string& type) const {
 
 namespace {
 
+// The ops whose name or type matches, at any depth: an outermost one (a node) whole, a nested
+// one by what it held of the node around it (whatif_match.h).
 size_t ApplyScale(const WhatIf& w, Graph* g) {
   const LabelTable& t = *g->names;
   std::vector<char> match(t.labels.size(), 0);
   for (size_t i = 0; i < t.labels.size(); ++i) match[i] = w.Matches(t.labels[i], t.types[i]);
-  std::vector<char> changed(g->nodes.size(), 0);
-  size_t n = 0;
-  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
-    const Node& node = g->nodes[v];
-    if (node.kind == NodeKind::kMarker || !match[node.label]) continue;
-    changed[v] = 1;
-    ++n;
-  }
-  if (n == 0) return 0;
-  std::vector<char> launched(g->nodes.size(), 0);
-  for (Edge& e : g->edges)
-    if (e.kind == EdgeKind::kFlow && changed[e.from]) {
-      e.gap = static_cast<uint64_t>(std::llround(static_cast<double>(e.gap) * w.factor));
-      launched[e.to] = 1;
-    }
-  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
-    changed[v] |= launched[v];
-    if (changed[v]) ScaleNode(g, v, w.factor);
-  }
-  if (w.factor == 0) ZeroGapsInto(g, changed);
-  return n;
+  return ScaleMatched(MatchBy(*g, [&](uint32_t label, uint32_t, uint32_t) { return match[label]; }),
+                      w.factor, g);
 }
 
 }  // namespace
@@ -67,7 +52,7 @@ bool ParseScale(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w
 }
 
 std::string NoScaled(const WhatIf& w) {
-  return "no op's name or type matching '" + w.pattern + "'";
+  return "no op's name or type matching '" + w.pattern + "', at any depth";
 }
 
 // The `top` heaviest op, device or communication labels of the critical path, twice as fast.
@@ -91,8 +76,9 @@ const WhatIfKind& ScaleWhatIf() {
       .name = "",
       .syntax = "REGEX=FACTOR",
       .help =
-          "ops whose name or type matches REGEX (ECMAScript),\nduration x FACTOR, with the "
-          "device work they launched\n(0 removes them and their dispatch gap)",
+          "ops whose name or type matches REGEX (ECMAScript), at\nany depth, duration x FACTOR, "
+          "with the device work they\nlaunched (0 removes them and their dispatch gap); a nested\n"
+          "op changes the op around it by the time it held of it",
       .parse = ParseScale,
       .apply = ApplyScale,
       .nothing = NoScaled,

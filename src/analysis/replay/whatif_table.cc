@@ -6,6 +6,8 @@
 namespace tt::analysis::replay {
 
 const WhatIfKind& ScaleWhatIf();         // whatif_scale.cc
+const WhatIfKind& ScopeWhatIf();         // whatif_scope.cc
+const WhatIfKind& LineWhatIf();          // whatif_line.cc
 const WhatIfKind& InputWhatIf();         // whatif_input.cc
 const WhatIfKind& CommWhatIf();          // whatif_comm.cc
 const WhatIfKind& OverlapWhatIf();       // whatif_overlap.cc
@@ -15,8 +17,8 @@ const WhatIfKind& PrecisionWhatIf();     // whatif_precision.cc
 
 const std::vector<const WhatIfKind*>& WhatIfKinds() {
   static const std::vector<const WhatIfKind*> table = {
-      &ScaleWhatIf(),        &InputWhatIf(),    &CommWhatIf(),      &OverlapWhatIf(),
-      &TensorFusionWhatIf(), &OpFusionWhatIf(), &PrecisionWhatIf(),
+      &ScaleWhatIf(),   &ScopeWhatIf(),        &LineWhatIf(),     &InputWhatIf(),     &CommWhatIf(),
+      &OverlapWhatIf(), &TensorFusionWhatIf(), &OpFusionWhatIf(), &PrecisionWhatIf(),
   };
   return table;
 }

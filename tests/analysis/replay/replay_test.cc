@@ -703,11 +703,10 @@ TEST(WhatIfTable, EachEntryIsInTheHelpAndParsesAsItself) {
   ASSERT_EQ(help.status, 0);
   auto factor = [](const std::string&, const std::string& x) { return std::stod(x); };
   auto bytes = [](const std::string&, const std::string&) -> uint64_t { return 4 << 20; };
-  const std::vector<std::pair<std::string, std::string>> examples = {{"REGEX|auto", "auto"},
-                                                                     {"bf16|fp16[:FACTOR]", "bf16"},
-                                                                     {"REGEX", "MatMul"},
-                                                                     {"FACTOR", "0.5"},
-                                                                     {"BYTES", "4M"}};
+  const std::vector<std::pair<std::string, std::string>> examples = {
+      {"REGEX|auto", "auto"}, {"bf16|fp16[:FACTOR]", "bf16"},
+      {"REGEX", "MatMul"},    {"FACTOR", "0.5"},
+      {"BYTES", "4M"},        {"FILE:FIRST[-LAST]", "a.py:3"}};
   ASSERT_GE(analysis::replay::WhatIfKinds().size(), 7u);
   for (const auto* k : analysis::replay::WhatIfKinds()) {
     EXPECT_NE(help.out.find(std::string("  ") + k->syntax + " "), std::string::npos) << k->syntax;

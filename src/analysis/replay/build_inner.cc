@@ -1,0 +1,74 @@
+// What a node keeps of what ran inside it (build_inner.h).
+#include "analysis/replay/build_inner.h"
+
+#include <algorithm>
+
+namespace tt::analysis::replay {
+
+std::vector<uint32_t> InternStacks(const ProcessCode& pc, LabelTable* names) {
+  std::unordered_map<std::string, uint32_t> file_index;
+  for (uint32_t i = 0; i < names->files.size(); ++i) file_index.emplace(names->files[i], i);
+  std::vector<uint32_t> out;
+  out.reserve(pc.stacks.size());
+  for (const std::vector<uint32_t>& stack : pc.stacks) {
+    std::vector<LabelTable::Frame> frames;
+    for (uint32_t f : stack) {
+      const CodeFrame& fr = pc.frames[f];
+      auto [it, fresh] =
+          file_index.try_emplace(fr.file, static_cast<uint32_t>(names->files.size()));
+      if (fresh) names->files.push_back(fr.file);
+      frames.push_back({it->second, fr.line});
+    }
+    out.push_back(static_cast<uint32_t>(names->stacks.size()));
+    names->stacks.push_back(std::move(frames));
+  }
+  return out;
+}
+
+uint32_t InnerPlacer::Label(uint32_t name) {
+  if (name >= labels_.size()) labels_.resize(name + 1, kNoIndex);
+  if (labels_[name] == kNoIndex)
+    labels_[name] = g_.AddLabel(std::string(r_.m->processes[r_.process].Name(name)));
+  return labels_[name];
+}
+
+uint32_t InnerPlacer::Stack(uint32_t name, size_t track, uint64_t start, uint64_t end) {
+  if (!stacks_) return kNoIndex;
+  uint32_t s = stacks_->Of(name, r_.m->tracks[track].id, start, end);
+  return s < r_.stacks.size() ? r_.stacks[s] : kNoIndex;
+}
+
+void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
+  Node& n = g_.nodes[v];
+  if (at.module) n.scope = Label(at.module);
+  n.stack = Stack(at.name, track, at.start, at.end);
+  if (at.inner_end <= at.inner_begin) return;
+  const std::vector<InnerSlice>& all = (*r_.atoms)[track].inner;
+  std::vector<Inner>& out = g_.inner->slices;
+  uint32_t base = static_cast<uint32_t>(out.size());
+  double span = static_cast<double>(at.end > at.start ? at.end - at.start : 1);
+  for (uint32_t i = at.inner_begin; i < at.inner_end; ++i) {
+    const InnerSlice& s = all[i];
+    Inner x;
+    x.node = v;
+    x.parent = s.parent == kNoIndex ? kNoIndex : base + (s.parent - at.inner_begin);
+    x.label = Label(s.name);
+    x.scope = s.module ? Label(s.module) : kNoIndex;
+    x.stack = Stack(s.name, track, s.start, s.end);
+    x.share = static_cast<double>(s.end - s.start) / span;
+    out.push_back(x);
+  }
+  spans_[v] = {base, static_cast<uint32_t>(out.size()), &all[at.inner_begin]};
+}
+
+uint32_t InnerPlacer::InnerAt(uint32_t v, uint64_t t) const {
+  auto it = spans_.find(v);
+  if (it == spans_.end()) return kNoIndex;
+  const Span& sp = it->second;
+  uint32_t best = kNoIndex;  // slices begin in order, so the last one holding t is innermost
+  for (uint32_t i = 0; i < sp.last - sp.first; ++i)
+    if (sp.slices[i].start <= t && t < sp.slices[i].end) best = sp.first + i;
+  return best;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,43 @@
+// What a node keeps of what ran inside it (private to build*.cc): its inner slices (the ops
+// nested in the outermost op that is the node, at any depth), and for it and each of them the
+// nn.Module path and the Python stack behind it, which the what-ifs by op, scope and line
+// match.
+#pragma once
+#include <memory>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "analysis/replay/build_step.h"
+
+namespace tt::analysis::replay {
+
+class InnerPlacer {
+ public:
+  InnerPlacer(const RankInput& r, Graph* g) : r_(r), g_(*g) {
+    if (r.code && !r.code->Empty()) stacks_.emplace(*r.code, r.m->processes[r.process]);
+  }
+  // Node v is atom `at` of track `track`: its scope and stack, and its inner slices.
+  void Place(const Atom& at, size_t track, uint32_t v);
+  // The inner slice of node v running at t (the innermost), kNoIndex: none.
+  uint32_t InnerAt(uint32_t v, uint64_t t) const;
+
+ private:
+  uint32_t Label(uint32_t name);
+  uint32_t Stack(uint32_t name, size_t track, uint64_t start, uint64_t end);
+  const RankInput& r_;
+  Graph& g_;
+  std::optional<OpStacks> stacks_;
+  std::vector<uint32_t> labels_;  // name id -> label
+  // Each placed node's inner slices: [first, last) of g_.inner->slices and their starts.
+  struct Span {
+    uint32_t first = 0, last = 0;
+    const InnerSlice* slices = nullptr;  // the track's, from at.inner_begin
+  };
+  std::unordered_map<uint32_t, Span> spans_;
+};
+
+// The index of each of a process's Python stacks in `names`'s stacks (interned).
+std::vector<uint32_t> InternStacks(const ProcessCode& pc, LabelTable* names);
+
+}  // namespace tt::analysis::replay

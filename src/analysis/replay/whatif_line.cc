@@ -1,0 +1,130 @@
+// What-if line:FILE:LINE=FACTOR and line:FILE:FIRST-LAST=FACTOR: the ops created at those lines
+// of the program or run under them (the Python stack behind each op, as the code view gives it:
+// where a graph op was created, else its thread's sampled or traced stack, code_index.h), at
+// any depth, as REGEX=FACTOR changes them (whatif_match.h): what a user can name who knows
+// the program's lines, not its ops ("the two summary lines of my loop").
+#include <algorithm>
+#include <charconv>
+#include <set>
+
+#include "analysis/pass/code_index.h"
+#include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
+#include "analysis/replay/whatif_match.h"
+#include "core/error.h"
+
+namespace tt::analysis::replay {
+
+namespace {
+
+// FILE as the code view prints it (a base name) or any tail of the path, or the path itself.
+bool SameFile(const std::string& path, const std::string& file) {
+  return path.size() >= file.size() &&
+         path.compare(path.size() - file.size(), file.size(), file) == 0 &&
+         (path.size() == file.size() || path[path.size() - file.size() - 1] == '/');
+}
+
+bool StackHas(const LabelTable& t, uint32_t stack, const WhatIf& w) {
+  for (const LabelTable::Frame& f : t.stacks[stack])
+    if (f.line >= w.first && f.line <= w.last && SameFile(t.files[f.file], w.pattern)) return true;
+  return false;
+}
+
+// "12, 30-35, 40": sorted lines as runs.
+std::string Runs(const std::set<int64_t>& lines) {
+  std::string out;
+  for (auto it = lines.begin(); it != lines.end();) {
+    int64_t a = *it, b = a;
+    while (++it != lines.end() && *it == b + 1) ++b;
+    out += (out.empty() ? "" : ", ") + std::to_string(a) + (b > a ? "-" + std::to_string(b) : "");
+  }
+  return out;
+}
+
+// What the graphs hold near w's lines: the lines known in its file, else the program's files.
+std::string Near(const LabelTable& t, const WhatIf& w) {
+  if (t.stacks.empty())
+    return "no Python stack behind any op (record with --python-sample-ms 5, or --python-tracer "
+           "for PyTorch; TensorFlow's graph functions give their ops' creation sites)";
+  std::set<int64_t> lines;
+  std::set<std::string> files;
+  for (const auto& stack : t.stacks)
+    for (const LabelTable::Frame& f : stack) {
+      const std::string& path = t.files[f.file];
+      if (SameFile(path, w.pattern))
+        lines.insert(f.line);
+      else if (!IsLibraryFile(path))
+        files.insert(path.substr(path.rfind('/') + 1));
+    }
+  if (!lines.empty())
+    return "no op created at or run under " + w.pattern + ":" + std::to_string(w.first) +
+           (w.last > w.first ? "-" + std::to_string(w.last) : "") +
+           "; the lines known in that file: " + Runs(lines);
+  std::string list;
+  for (const auto& f : files) list += (list.empty() ? "" : ", ") + f;
+  return "no Python stack in a file " + w.pattern +
+         "; the program's files known: " + (list.empty() ? "none" : list);
+}
+
+size_t ApplyLine(const WhatIf& w, Graph* g) {
+  const LabelTable& t = *g->names;
+  std::vector<signed char> has(t.stacks.size(), -1);  // by stack, decided when first met
+  auto pred = [&](uint32_t, uint32_t, uint32_t stack) {
+    if (stack == kNoIndex) return false;
+    if (has[stack] < 0) has[stack] = StackHas(t, stack, w);
+    return has[stack] == 1;
+  };
+  size_t n = ScaleMatched(MatchBy(*g, pred), w.factor, g);
+  if (n == 0 && !w.near) w.near = std::make_shared<std::string>(Near(t, w));
+  return n;
+}
+
+bool Number(std::string_view text, int64_t* v) {
+  return !text.empty() && std::from_chars(text.data(), text.data() + text.size(), *v).ptr ==
+                              text.data() + text.size();
+}
+
+bool ParseLine(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {
+  if (spec.rfind("line:", 0) != 0) return false;
+  size_t eq = spec.rfind('=');
+  std::string body = spec.substr(5, eq - 5);
+  size_t colon = body.rfind(':');
+  std::string_view range =
+      colon == std::string::npos ? std::string_view() : std::string_view(body).substr(colon + 1);
+  size_t dash = range.find('-');
+  bool ok = colon != std::string::npos && colon > 0 && Number(range.substr(0, dash), &w->first);
+  w->last = w->first;
+  if (ok && dash != std::string_view::npos) ok = Number(range.substr(dash + 1), &w->last);
+  if (!ok || w->first < 1 || w->last < w->first)
+    throw Error("--what-if '" + spec +
+                "': expected line:FILE:LINE=FACTOR or line:FILE:FIRST-LAST=FACTOR (FILE as the "
+                "code view prints it, e.g. line:train.py:42-43=0; lines from 1, FIRST <= LAST)");
+  w->pattern = body.substr(0, colon);
+  w->factor = numbers.factor(spec, spec.substr(eq + 1));
+  return true;
+}
+
+std::string NoLine(const WhatIf& w) {
+  if (w.near) return *w.near;
+  return "no op created at or run under " + w.pattern + ":" + std::to_string(w.first) +
+         (w.last > w.first ? "-" + std::to_string(w.last) : "");
+}
+
+}  // namespace
+
+const WhatIfKind& LineWhatIf() {
+  static const WhatIfKind k{
+      .name = "line",
+      .syntax = "line:FILE:FIRST[-LAST]=FACTOR",
+      .help =
+          "the ops created at or run under those lines of the\nprogram (the Python stack "
+          "behind each op, as stats\n--view code gives it; FILE as it prints it), at any\n"
+          "depth, as REGEX=FACTOR changes them",
+      .parse = ParseLine,
+      .apply = ApplyLine,
+      .nothing = NoLine,
+  };
+  return k;
+}
+
+}  // namespace tt::analysis::replay

@@ -1,0 +1,72 @@
+// What a what-if that names work matched, at any depth, and the change (whatif_match.h).
+#include "analysis/replay/whatif_match.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "analysis/replay/whatif.h"
+
+namespace tt::analysis::replay {
+
+Matched MatchBy(const Graph& g,
+                const std::function<bool(uint32_t label, uint32_t scope, uint32_t stack)>& pred) {
+  Matched m;
+  m.nodes.assign(g.nodes.size(), 0);
+  for (size_t v = 0; v < g.nodes.size(); ++v) {
+    const Node& n = g.nodes[v];
+    m.nodes[v] = n.kind != NodeKind::kMarker && pred(n.label, n.scope, n.stack);
+  }
+  const std::vector<Inner>& in = g.inner->slices;
+  m.inner.assign(in.size(), 0);
+  for (size_t i = 0; i < in.size(); ++i) m.inner[i] = pred(in[i].label, in[i].scope, in[i].stack);
+  return m;
+}
+
+namespace {
+
+// Per node, the share of it that the matched inner slices held, each counted once: a slice
+// inside a matched node or a matched slice is in it already. `reached`: each inner slice that
+// is matched or inside a matched one (its launches change with it).
+std::vector<double> Held(const Matched& m, const Graph& g, std::vector<char>* reached) {
+  const std::vector<Inner>& in = g.inner->slices;
+  std::vector<double> held(g.nodes.size(), 0);
+  reached->assign(in.size(), 0);
+  for (size_t i = 0; i < in.size(); ++i) {  // a parent comes before its children
+    const Inner& x = in[i];
+    bool parent = x.parent != kNoIndex && (*reached)[x.parent];
+    (*reached)[i] = m.inner[i] || parent;
+    if (m.inner[i] && !parent && !m.nodes[x.node]) held[x.node] += x.share;
+  }
+  return held;
+}
+
+}  // namespace
+
+size_t ScaleMatched(const Matched& m, double factor, Graph* g) {
+  std::vector<char> reached;
+  std::vector<double> held = Held(m, *g, &reached);
+  std::vector<char> whole(m.nodes), launched(g->nodes.size(), 0);
+  size_t n = 0;
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) n += whole[v] || held[v] > 0;
+  if (n == 0) return 0;
+  for (Edge& e : g->edges)
+    if (e.kind == EdgeKind::kFlow && whole[e.from]) {
+      e.gap = static_cast<uint64_t>(std::llround(static_cast<double>(e.gap) * factor));
+      launched[e.to] = 1;
+    }
+  for (auto [i, device] : g->inner->launches) launched[device] |= reached[i];
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {
+    whole[v] |= launched[v];
+    if (whole[v]) {
+      ScaleNode(g, v, factor);
+    } else if (held[v] > 0) {  // part of it: its other work stays as it was
+      Node& x = g->nodes[v];
+      double kept = 1 + (factor - 1) * std::min(held[v], 1.0);
+      x.duration = static_cast<uint64_t>(std::llround(static_cast<double>(x.duration) * kept));
+    }
+  }
+  if (factor == 0) ZeroGapsInto(g, whole);
+  return n;
+}
+
+}  // namespace tt::analysis::replay

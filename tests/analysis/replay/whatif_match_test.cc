@@ -1,0 +1,136 @@
+// The what-ifs that name work at any depth (whatif_match.h) on hand-built graphs: an op nested
+// in a node changes the node by the share it held; an op inside another matched one, or inside
+// a matched node, is counted once; device work launched inside a matched nested op changes with
+// it; scope: matches a node's nn.Module path or the name scope in its name; line: the Python
+// stacks behind ops, with a one-line error for a bad spec and the lines known when nothing
+// matched.
+#include <gtest/gtest.h>
+
+#include "analysis/replay/predict.h"
+#include "analysis/replay/whatif.h"
+#include "analysis/replay/whatif_kind.h"
+#include "core/error.h"
+
+namespace tt {
+namespace {
+
+using analysis::replay::Graph;
+using analysis::replay::Inner;
+using analysis::replay::kNoIndex;
+using analysis::replay::NodeKind;
+using analysis::replay::WhatIf;
+
+double Factor(const std::string&, const std::string& x) { return std::stod(x); }
+
+WhatIf Parse(const std::string& spec) { return analysis::replay::ParseWhatIf(spec, Factor); }
+
+// One thread, one node "aten::linear" (1000 ns) holding aten::addmm (600 ns), itself holding
+// aten::mm (500 ns), and aten::t (100 ns) beside it; a kernel launched inside aten::mm.
+struct Linear {
+  Graph g;
+  uint32_t node = 0, kernel = 0;
+  Linear() {
+    g.AddRank("rank 0", 0, 1000);
+    uint32_t t = g.AddResource("thread", 0), s = g.AddResource("GPU 0 stream 7", 0);
+    node = g.AddNode(t, g.AddLabel("aten::linear"), NodeKind::kOp, 1000);
+    kernel = g.AddNode(s, g.AddLabel("gemm_kernel"), NodeKind::kDevice, 400);
+    auto inner = [&](const char* name, uint32_t parent, double share) {
+      Inner x;
+      x.node = node;
+      x.parent = parent;
+      x.label = g.AddLabel(name);
+      x.share = share;
+      g.inner->slices.push_back(x);
+      return static_cast<uint32_t>(g.inner->slices.size() - 1);
+    };
+    uint32_t addmm = inner("aten::addmm", kNoIndex, 0.6);
+    uint32_t mm = inner("aten::mm", addmm, 0.5);
+    inner("aten::t", kNoIndex, 0.1);
+    g.inner->launches.emplace_back(mm, kernel);
+  }
+  uint64_t After(const std::string& spec) {
+    Graph c = g;
+    EXPECT_GT(analysis::replay::Apply(Parse(spec), &c), 0u) << spec;
+    return c.nodes[node].duration;
+  }
+};
+
+TEST(WhatIfNested, ANestedOpChangesItsNodeByWhatItHeld) {
+  Linear l;
+  EXPECT_EQ(l.After("aten::mm=0.5"), 750u);  // 1000 - 0.5 x 500
+  EXPECT_EQ(l.After("aten::t=0"), 900u);
+  // addmm and the mm inside it: addmm's 600 ns once, not 600 + 500
+  EXPECT_EQ(l.After("aten::(add)?mm=0"), 400u);
+  EXPECT_EQ(l.After("^aten::(t|mm)$=0"), 400u);       // two apart: 500 + 100
+  EXPECT_EQ(l.After("aten::(linear|mm)=0.5"), 500u);  // the node whole
+}
+
+TEST(WhatIfNested, DeviceWorkLaunchedInsideANestedOpChangesWithIt) {
+  Linear l;
+  Graph c = l.g;
+  analysis::replay::Apply(Parse("aten::addmm=0.5"), &c);  // mm, inside it, launched the kernel
+  EXPECT_EQ(c.nodes[l.kernel].duration, 200u);
+  c = l.g;
+  analysis::replay::Apply(Parse("aten::t=0.5"), &c);
+  EXPECT_EQ(c.nodes[l.kernel].duration, 400u);
+}
+
+TEST(WhatIfNested, ScopeMatchesModulePathsAndNameScopes) {
+  Linear l;
+  l.g.inner->slices[1].scope = l.g.AddLabel("GPT2Model/h.0/attn");
+  EXPECT_EQ(l.After("scope:h\\.0/attn$=0.5"), 750u);
+  uint32_t t = l.g.nodes[l.node].resource;
+  uint32_t tf = l.g.AddNode(t, l.g.AddLabel("histogram/one_hot:OneHot"), NodeKind::kOp, 300);
+  Graph c = l.g;
+  EXPECT_EQ(analysis::replay::Apply(Parse("scope:^histogram$=0"), &c), 1u);
+  EXPECT_EQ(c.nodes[tf].duration, 0u);
+  c = l.g;
+  EXPECT_EQ(analysis::replay::Apply(Parse("scope:one_hot=0"), &c), 0u);  // its name, no scope
+  EXPECT_THROW(Parse("scope:=0.5"), Error);
+  EXPECT_THROW(Parse("scope:(=0.5"), Error);
+}
+
+TEST(WhatIfNested, LineMatchesThePythonStacksBehindOps) {
+  Linear l;
+  auto& t = *l.g.names;
+  t.files = {"/home/u/train.py", "/usr/lib/python3/site-packages/torch/nn/linear.py"};
+  t.stacks = {{{0, 10}, {0, 42}, {1, 125}}, {{0, 10}, {0, 50}}};
+  l.g.nodes[l.node].stack = 1;
+  l.g.inner->slices[1].stack = 0;  // aten::mm, under train.py:42
+  EXPECT_EQ(l.After("line:train.py:42=0.5"), 750u);
+  EXPECT_EQ(l.After("line:u/train.py:40-45=0.5"), 750u);
+  EXPECT_EQ(l.After("line:train.py:10=0.5"), 500u);  // the node's stack has it too: whole
+  WhatIf w = Parse("line:train.py:43-49=0");
+  ASSERT_TRUE(w.Is("line"));
+  Graph c = l.g;
+  EXPECT_EQ(analysis::replay::Apply(w, &c), 0u);
+  EXPECT_EQ(w.kind->nothing(w),
+            "no op created at or run under train.py:43-49; the lines known in that file: 10, "
+            "42, 50");
+  w = Parse("line:rain.py:42=0");  // a file's name is matched whole
+  c = l.g;
+  EXPECT_EQ(analysis::replay::Apply(w, &c), 0u);
+  EXPECT_NE(w.kind->nothing(w).find("the program's files known: train.py"), std::string::npos)
+      << w.kind->nothing(w);
+  for (const char* bad : {"line:train.py=0", "line:train.py:x=0", "line:train.py:9-3=0",
+                          "line::3=0", "line:train.py:0=0", "line:train.py:3-=0"})
+    EXPECT_THROW(Parse(bad), Error) << bad;
+}
+
+TEST(WhatIfNested, MatchingNothingSaysSoForTheWholeJob) {
+  Linear l;
+  analysis::replay::StepGraph sg;
+  sg.graph = l.g;
+  try {
+    analysis::replay::Changed({sg}, {Parse("aten::conv2d=0.5")});
+    FAIL() << "no throw";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no op's name or type matching 'aten::conv2d', at any "
+                                         "depth"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace tt
