@@ -1,5 +1,7 @@
 #include "cli/pids.h"
 
+#include <iostream>
+
 #include "analysis/job/job_clock.h"
 #include "model/job/clock.h"
 #include "model/job/load.h"
@@ -25,6 +27,8 @@ std::vector<std::string> DirList(const std::string& first, const std::vector<std
 model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
                           model::TraceSummary* inventory) {
   model::TraceModel m = model::LoadJobModel(dirs, pids, inventory);
+  std::string note = pids.empty() ? model::MissingRanksNote(m) : "";  // --pid: left out
+  if (!note.empty()) std::cerr << "tensortrace: note: " << note << "\n";
   model::JobClock clock = analysis::SolveJobClock(m, 0);
   return model::Aligned(std::move(m), clock);
 }

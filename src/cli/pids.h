@@ -20,6 +20,7 @@ bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids);
 
 // The model of model::OpenJob(dirs, pids) (with its inventory when asked), several
 // recordings put on one clock (solved by analysis/job/job_clock.h, applied by model::Aligned).
+// The ranks of the job's world that no recording holds are named on stderr, as a note.
 model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
                           model::TraceSummary* inventory = nullptr);
 

@@ -1,6 +1,7 @@
 #include "format/launcher.h"
 
 #include <charconv>
+#include <cstdio>
 #include <string_view>
 
 namespace tt {
@@ -59,6 +60,34 @@ bool FromTfConfig(std::string_view c, LauncherRank* r) {
   return true;
 }
 
+// The text of the object after the key at `at` ("{...}", braces balanced), or "".
+std::string_view ObjectAfter(std::string_view c, size_t at) {
+  size_t open = at == c.npos ? c.npos : c.find('{', at);
+  if (open == c.npos) return {};
+  int depth = 0;
+  for (size_t i = open; i < c.size(); ++i) {
+    depth += c[i] == '{' ? 1 : c[i] == '}' ? -1 : 0;
+    if (depth == 0) return c.substr(open, i - open + 1);
+  }
+  return {};
+}
+
+// `v` as one part's value: white space and '=' made '_'; long values (a cluster spec) hashed.
+std::string PartValue(std::string_view v, bool strip_space = false) {
+  std::string out;
+  for (char ch : v) {
+    bool space = ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n';
+    if (space && strip_space) continue;
+    out += space || ch == '=' ? '_' : ch;
+  }
+  if (out.size() <= 160) return out;
+  uint64_t h = 14695981039346656037ull;  // FNV-1a
+  for (unsigned char ch : out) h = (h ^ ch) * 1099511628211ull;
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "#%016llx", static_cast<unsigned long long>(h));
+  return hex;
+}
+
 }  // namespace
 
 LauncherRank RankFromEnvironment(const std::function<const char*(const char*)>& getenv) {
@@ -82,6 +111,56 @@ LauncherRank RankFromEnvironment(const std::function<const char*(const char*)>& 
   r = LauncherRank{};
   if (const char* c = getenv("TF_CONFIG"); c && FromTfConfig(c, &r)) return r;
   return LauncherRank{};
+}
+
+std::string JobFromEnvironment(const std::function<const char*(const char*)>& getenv) {
+  auto get = [&](const char* k) -> std::string_view {
+    const char* v = getenv(k);
+    return v ? v : "";
+  };
+  std::string job;
+  auto add = [&](const char* key, const std::string& value) {
+    if (!value.empty()) job += (job.empty() ? "" : " ") + std::string(key) + "=" + value;
+  };
+  if (std::string_view run = get("TORCHELASTIC_RUN_ID"); run != "none")
+    add("torchrun", PartValue(run));
+  if (!get("MASTER_ADDR").empty() && !get("MASTER_PORT").empty())
+    add("rendezvous",
+        PartValue(std::string(get("MASTER_ADDR")) + ":" + std::string(get("MASTER_PORT"))));
+  for (const char* k : {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "OMPI_MCA_orte_ess_jobid"})
+    if (!get(k).empty()) {
+      add("mpi", PartValue(get(k)));
+      break;
+    }
+  if (std::string_view id = get("SLURM_JOB_ID"); !id.empty()) {
+    std::string step(get("SLURM_STEP_ID"));
+    add("slurm", PartValue(std::string(id) + (step.empty() ? "" : "." + step)));
+  }
+  std::string_view tf = get("TF_CONFIG");
+  add("tf_cluster", PartValue(ObjectAfter(tf, FindKey(tf, "cluster")), true));
+  add("jax", PartValue(get("JAX_COORDINATOR_ADDRESS")));
+  return job;
+}
+
+std::map<std::string, std::string> JobParts(const std::string& job) {
+  std::map<std::string, std::string> parts;
+  size_t at = 0;
+  while (at < job.size()) {
+    size_t end = job.find(' ', at);
+    if (end == std::string::npos) end = job.size();
+    std::string part = job.substr(at, end - at);
+    size_t eq = part.find('=');
+    if (eq != std::string::npos) parts[part.substr(0, eq)] = part.substr(eq + 1);
+    at = end + 1;
+  }
+  return parts;
+}
+
+bool DifferentJobs(const std::string& a, const std::string& b) {
+  std::map<std::string, std::string> pa = JobParts(a);
+  for (const auto& [key, value] : JobParts(b))
+    if (auto it = pa.find(key); it != pa.end() && it->second != value) return true;
+  return false;
 }
 
 }  // namespace tt

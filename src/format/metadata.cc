@@ -277,6 +277,7 @@ std::string GenerateMetadata(const ProcessMeta& m) {
     o << "  rank = " << m.rank << ";\n  local_rank = " << m.local_rank
       << ";\n  world_size = " << m.world_size << ";\n  rank_source = " << TsdlQuote(m.rank_source)
       << ";\n";
+  if (!m.job.empty()) o << "  job = " << TsdlQuote(m.job) << ";\n";
   if (m.truncated_names) o << "  truncated_names = " << m.truncated_names << ";\n";
   if (m.cpus) o << "  cpus = " << m.cpus << ";\n";
   o << "};\n\n";

@@ -37,6 +37,10 @@ struct ProcessMeta {
   // -1 where none was given. Written only when given.
   int64_t rank = -1, local_rank = -1, world_size = -1;
   std::string rank_source;
+  // The job, as its launcher names it (format/launcher.h JobFromEnvironment: "torchrun=ID
+  // rendezvous=HOST:PORT ..."), so that the recordings of different jobs are not read as one;
+  // "" where no launcher named it. Written only when known.
+  std::string job;
   // Names longer than the runtime's limit (4096 bytes), cut to it; written at exit, left out
   // of the metadata when 0.
   uint64_t truncated_names = 0;

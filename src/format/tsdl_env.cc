@@ -131,6 +131,7 @@ void ReadOptionalFields(const Env& env, const std::string& path, ProcessMeta* m)
     m->world_size = opt("world_size");
     if (auto src = env.find("rank_source"); src != env.end()) m->rank_source = src->second;
   }
+  if (auto it = env.find("job"); it != env.end()) m->job = it->second;
   if (auto it = env.find("truncated_names"); it != env.end())
     m->truncated_names = static_cast<uint64_t>(ToInt(it->second, "truncated_names", path));
   if (auto it = env.find("cpus"); it != env.end())

@@ -264,6 +264,7 @@ bool InitProcess() {
   LauncherRank rank = RankFromEnvironment([](const char* k) { return std::getenv(k); });
   m.rank = rank.rank, m.local_rank = rank.local_rank, m.world_size = rank.world_size;
   m.rank_source = rank.source;
+  m.job = JobFromEnvironment([](const char* k) { return std::getenv(k); });
   const char* session = std::getenv("TENSORTRACE_SESSION");
   m.session = session ? session : UuidToString(RandomUuid());
   m.start_realtime_ns = ReadClockNs(CLOCK_REALTIME);

@@ -159,6 +159,10 @@ TEST(Format, MetadataRoundTrip) {
   EXPECT_EQ(back.cpus, 0u) << "not known: left out";
   m.cpus = 6;
   EXPECT_EQ(ParseMetadata(GenerateMetadata(m), "metadata").cpus, 6u);
+  EXPECT_EQ(back.job, "") << "no launcher named the job: left out";
+  EXPECT_EQ(GenerateMetadata(m).find("job ="), std::string::npos);
+  m.job = "torchrun=3f2a rendezvous=127.0.0.1:29500";
+  EXPECT_EQ(ParseMetadata(GenerateMetadata(m), "metadata").job, m.job);
 }
 
 TEST(Format, NegativeClockOffsetRoundTrip) {

@@ -14,13 +14,28 @@ namespace tt::model {
 
 // The trace directories `dirs` opened as one (their processes together, the path "A + B"),
 // keeping only the processes (every exec image) of `pids`, all of them when `pids` is empty.
-// Throws tt::Error with one line for a directory given twice, one holding a process image
-// another one holds (the same recording), or a pid the job does not hold (listing those it
-// holds).
+// Throws tt::Error with one line for
+// - a directory given twice, however spelled (a link to it, ./a/ for a);
+// - the same recording twice (a copy): a process image, by its trace UUID, in both;
+// - recordings of different jobs: their launchers named different jobs (the processes'
+//   metadata `job`, format/launcher.h), their ranks' world sizes differ, or they name one job
+//   but did not run at the same time (the first ended, by record's tensortrace.json, before
+//   the other's first process started: two runs of one rendezvous address);
+// - a pid the job does not hold (listing those it holds).
+// Recordings for which no launcher named a job (older ones, programs started without one) are
+// read together as before, unless their world sizes differ.
 TraceDir OpenJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids);
 
 // The model of OpenJob(dirs, pids), with its inventory when asked (not yet aligned).
 TraceModel LoadJobModel(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
                         TraceSummary* inventory = nullptr);
+
+// The ranks of the job's world that none of its processes holds, in order: only for a job of
+// several recordings, each with a process that has a rank and a world size from its launcher,
+// all of one world size; empty otherwise.
+std::vector<int64_t> MissingRanks(const TraceModel& m);
+// "ranks 1, 3 of the job's 4 (its launcher's world size) are in none of the recordings
+// given", or "" where MissingRanks is empty.
+std::string MissingRanksNote(const TraceModel& m);
 
 }  // namespace tt::model
