@@ -8,12 +8,15 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "core/human.h"
 #include "analysis/comm/p2p.h"
+#include "analysis/comm/p2p_aligned.h"
+#include "analysis/job/job_clock.h"
 #include "cli/args.h"
 #include "cli/comm_p2p.h"
 #include "cli/commands.h"
+#include "cli/pids.h"
 #include "core/csv.h"
+#include "core/human.h"
 #include "model/model.h"
 
 namespace tt::cli {
@@ -475,55 +478,11 @@ void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
   std::printf("\n");
 }
 
-// Recordings that no collective and no socket pair put on the reference's clock: TensorFlow's
-// transfers with the reference bound their offsets, as they do the job's clock (job_clock.h);
-// one outside its window moves into it (its middle where closed), said in a note.
-void AlignByTensors(const std::vector<analysis::TfSend>& sends,
-                    const std::vector<analysis::TfRecv>& recvs, const CommView& v,
-                    std::map<std::string, int64_t>* offsets, P2pView* p) {
-  if (sends.empty() || p->processes.empty()) return;
-  P2pView probe;
-  probe.processes = p->processes;
-  probe.clocks = p->clocks;
-  analysis::MatchRendezvous(sends, recvs, *offsets, &probe);
-  std::map<std::string, int64_t> by_trace = *offsets;  // as MatchRendezvous reads them
-  for (const auto& c : p->clocks) by_trace.emplace(c.trace, c.offset_ns);
-  for (const auto& [trace, b] : analysis::RendezvousBounds(probe, p->processes[0].trace)) {
-    bool aligned = std::any_of(v.clocks.begin(), v.clocks.end(),
-                               [&](const auto& c) { return c.trace == trace && c.constraints; }) ||
-                   std::any_of(p->clocks.begin(), p->clocks.end(),
-                               [&](const auto& c) { return c.trace == trace && c.pairs; });
-    if (aligned || b.low > b.high || (b.low <= 0 && b.high >= 0)) continue;
-    int64_t x = analysis::IntoWindow(0, b.low, b.high);  // beyond the offset applied now
-    size_t first = 0;
-    while (p->processes[first].trace != trace) ++first;
-    (*offsets)[trace] = analysis::ProcessOffset(p->processes, first, by_trace) + x;
-    char moved[48];
-    std::snprintf(moved, sizeof moved, "%+.3f ms", static_cast<double>(x) / 1e6);
-    p->notes.push_back("clock of " + trace + ": moved by " + moved + " for TensorFlow's " +
-                       std::to_string(b.pairs) +
-                       " send/receive pair(s) with the reference (a receive is never done "
-                       "before its send began)");
-  }
-}
-
-// The socket connections and TensorFlow's rendezvous pairs, on the clocks the collectives
-// aligned (and the pairs, where nothing else did).
-P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const CommView& v,
-                     std::vector<Problem>* problems) {
-  std::vector<analysis::SocketProcess> procs;
-  std::vector<analysis::SocketEnd> ends;
-  std::vector<analysis::TfSend> sends;
-  std::vector<analysis::TfRecv> recvs;
-  std::vector<Problem> probs;  // the same damage the collectives' scan saw, where it saw some
-  analysis::CollectSockets(traces, 0, &procs, &ends, &probs);
-  analysis::CollectRendezvous(traces, 0, &procs, &sends, &recvs, &probs);
-  if (problems->empty()) *problems = std::move(probs);
-  std::map<std::string, int64_t> offsets;
-  for (const auto& c : v.clocks) offsets[c.trace] = c.offset_ns;
-  P2pView p = analysis::MatchSockets(std::move(procs), std::move(ends), offsets);
-  AlignByTensors(sends, recvs, v, &offsets, &p);
-  analysis::MatchRendezvous(std::move(sends), std::move(recvs), offsets, &p);
+// The socket connections and TensorFlow's rendezvous pairs of the aligned job, their clocks
+// those the job's alignment applied.
+P2pView PointToPoint(const model::TraceModel& m) {
+  P2pView p = analysis::AlignedPointToPoint(m);
+  analysis::ShowAppliedClocks(m, &p);
   return p;
 }
 
@@ -532,16 +491,13 @@ P2pView PointToPoint(const std::vector<const model::TraceModel*>& traces, const 
 int Comm(const std::vector<std::string>& argv) {
   CommArgs o;
   if (!ParseCommArgs(argv, &o)) return 0;
-  std::vector<model::TraceModel> models;
-  for (const auto& d : o.dirs) models.push_back(model::LoadModel(d));
-  std::vector<const model::TraceModel*> traces;
-  std::vector<Problem> problems;
-  for (const auto& m : models) {
-    traces.push_back(&m);
-    problems.insert(problems.end(), m.problems.begin(), m.problems.end());
-  }
-  CommView v = analysis::MatchCollectives(analysis::CollectCollectives(traces, 0, &problems, true));
-  P2pView p = PointToPoint(traces, v, &problems);
+  // The job on its clock (model/job/clock.h): collectives and pairs read aligned times, and
+  // the clocks shown are the ones every other command applies.
+  model::TraceModel m = LoadJob(o.dirs, {}, nullptr);
+  std::vector<Problem> problems = m.problems;
+  CommView v = analysis::MatchCollectives(analysis::CollectCollectives({&m}, 0, &problems, true));
+  analysis::ShowAppliedClocks(m, &v);
+  P2pView p = PointToPoint(m);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
   if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())
     v.notes.push_back(

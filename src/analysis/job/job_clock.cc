@@ -243,4 +243,22 @@ void ShowAppliedClocks(const model::TraceModel& m, CommView* v) {
     }
 }
 
+void ShowAppliedClocks(const model::TraceModel& m, P2pView* v) {
+  for (const auto& rc : m.clocks) {
+    for (P2pClock& c : v->clocks) {
+      if (rc.recording != c.trace) continue;
+      if (c.low_ns != INT64_MIN) c.low_ns += rc.offset_ns;  // what was left, as above
+      if (c.high_ns != INT64_MAX) c.high_ns += rc.offset_ns;
+      c.offset_ns += rc.offset_ns;
+      c.recorded_ns = rc.recorded_ns;
+      if (c.method == "recorded" || c.method == "reference") c.method = rc.method;
+    }
+    if (rc.method == "tensors")
+      v->notes.push_back("clock of " + rc.recording + ": moved by " + Signed(rc.offset_ns) +
+                         " for TensorFlow's " + std::to_string(rc.tensor_pairs) +
+                         " send/receive pair(s) with the reference (a receive is never done "
+                         "before its send began)");
+  }
+}
+
 }  // namespace tt::analysis

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "analysis/comm/comm.h"
+#include "analysis/comm/p2p.h"
 #include "model/job/clock.h"
 #include "model/model.h"
 
@@ -24,5 +25,8 @@ std::vector<std::string> ClockNotes(const model::TraceModel& m);
 // A comm view of an aligned model sees the offsets already applied: its clocks are given the
 // offsets the alignment applied (and the methods it used).
 void ShowAppliedClocks(const model::TraceModel& m, CommView* v);
+// The same for the point-to-point view of an aligned model (p2p_aligned.h), with a note for
+// each recording that TensorFlow's transfers alone put on the reference's clock.
+void ShowAppliedClocks(const model::TraceModel& m, P2pView* v);
 
 }  // namespace tt::analysis
