@@ -32,7 +32,7 @@ void Flatten(const json& row, const std::string& prefix,
   for (const auto& [k, v] : row.items()) {
     if (v.is_object()) {
       Flatten(v, prefix + k + ".", out);
-    } else if (v.is_array() && !std::all_of(v.begin(), v.end(), IsScalar)) {
+    } else if (v.is_array() && (v.empty() || !std::all_of(v.begin(), v.end(), IsScalar))) {
       continue;
     } else {
       out->emplace_back(prefix + k, v);

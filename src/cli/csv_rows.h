@@ -11,11 +11,11 @@ namespace tt::cli {
 // The columns are the rows' fields: those named in `first` (where some row has them) in that
 // order, then the others in the order the rows hold them. A nested object's fields are columns
 // NAME.FIELD; an array of numbers or strings is one cell, its items separated by spaces; an
-// array of objects or arrays is left out (it is another section); null is an empty cell. With
-// no row, the header is `first`.
+// empty array, or one of objects or arrays, is left out (it is another section); null is an empty
+// cell. With no row, the header is `first`.
 void PrintCsvRows(const nlohmann::json& rows, const std::vector<std::string>& first = {});
 
-// `row` with `fields` added in front (the owner of a nested row: its allocator, its spec...).
+// `row` with the fields of `owner` added (what a nested row belongs to: its allocator, its pid).
 nlohmann::json WithOwner(const nlohmann::json& owner, const nlohmann::json& row);
 
 }  // namespace tt::cli

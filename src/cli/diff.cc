@@ -8,11 +8,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "core/human.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/csv.h"
+#include "core/human.h"
 #include "model/model.h"
 
 namespace tt::cli {
@@ -46,20 +47,24 @@ sides split by `--`: each side is read as one job on one clock, as `tensortrace 
 Warm-up steps (those holding tracing or compilation, at the start of each process) are left
 out unless --include-warmup.
 
-  --json             machine-readable output (schema: docs/diff-json.md)
-  --csv              one row per op type or part: name,kind,a_ns,b_ns,contribution_ns
-  --top N            rows shown (default 15; --json and --csv have them all)
-  --include-warmup   count warm-up steps too
-  --skip-warmup N    leave out the first N steps of each process instead
-  --step-name NAME   the annotation that marks a step (as in `tensortrace stats`)
-  -h, --help         this help
 )";
+
+const OutputSpec kOutput{
+    .schema = "docs/diff-json.md",
+    .csv_rows = "one row per op type or part: name,kind,a_ns,b_ns,contribution_ns",
+    .top_rows = "rows",
+    .top_default = 15,
+    .top_min = 1};
+const SelectionSpec kSelection{
+    .step_name = true, .skip_warmup = true, .warmup = WarmupDefault::kLeftOut};
+
+std::string DiffHelp() { return kDiffHelp + SelectionHelp(kSelection) + OutputHelp(kOutput); }
 
 struct DiffArgs {
   std::vector<std::string> dirs;  // A and B, or with `--`: A's directories, then B's
   size_t split = 1;               // where B's directories begin
-  bool json = false, csv = false;
-  size_t top = 15;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
   analysis::DiffOptions opt;
 };
 
@@ -72,22 +77,11 @@ bool ParseDiffArgs(const std::vector<std::string>& argv, DiffArgs* o) {
       if (split) throw Error("`--` given twice: it splits the directories of A from those of B");
       split = true;
       o->split = o->dirs.size();
-    } else if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kDiffHelp;
+    } else if (ParseOutputOption(a, kOutput, &o->out)) {
+      if (!o->out.help) continue;
+      std::cout << DiffHelp();
       return false;
-    } else if (a.Flag("--json")) {
-      o->json = true;
-    } else if (a.Flag("--csv")) {
-      o->csv = true;
-    } else if (a.Option("--top", &v)) {
-      o->top = ParseUint("--top", v);
-      if (o->top == 0) throw Error("--top: must be at least 1");
-    } else if (a.Flag("--include-warmup")) {
-      o->opt.include_warmup = true;
-    } else if (a.Option("--skip-warmup", &v)) {
-      o->opt.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      o->opt.step_names.push_back(v);
+    } else if (ParseSelectionOption(a, kSelection, &o->sel)) {
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       o->dirs.push_back(a.TakePositional());
     } else {
@@ -101,7 +95,9 @@ bool ParseDiffArgs(const std::vector<std::string>& argv, DiffArgs* o) {
     throw Error("two trace directories are compared, " + std::to_string(o->dirs.size()) +
                 " given (usage: tensortrace diff A B, or A1 A2... -- B1 B2... for recordings "
                 "of several directories)");
-  if (o->json && o->csv) throw Error("--json and --csv exclude each other");
+  o->opt.include_warmup = o->sel.include_warmup;
+  o->opt.skip_warmup = o->sel.SkipWarmup(kSelection);
+  o->opt.step_names = o->sel.step_names;
   return true;
 }
 
@@ -247,12 +243,12 @@ int Diff(const std::vector<std::string>& args) {
     sides.push_back(analysis::MeasureSide(m, o.opt, &problems));
   }
   DiffResult d = analysis::CompareSides(std::move(sides[0]), std::move(sides[1]));
-  if (o.json)
+  if (o.out.json)
     std::cout << DiffJson(d).dump(2) << "\n";
-  else if (o.csv)
+  else if (o.out.csv)
     PrintCsv(d);
   else
-    PrintText(d, o.top);
+    PrintText(d, o.out.top);
   return 0;
 }
 

@@ -4,6 +4,7 @@
 #include "analysis/job/job_clock.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/files.h"
 #include "export/formats.h"
@@ -15,8 +16,8 @@ namespace {
 
 const char kExportUsage[] =
     R"(usage: tensortrace export DIR... --format perfetto|chrome|csv|xspace -o PATH
-                          [--gzip] [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--max-events N] [--pid P]...
+                          [--gzip] [--steps A:B] [--skip-warmup N | --include-warmup]
+                          [--step-name NAME]... [--max-events N] [--pid P]...
 
 Writes the trace in DIR to PATH. Every format streams: memory does not grow with the number of
 events (xspace holds the names and the steps, and sorts its events in a temporary file beside
@@ -25,15 +26,11 @@ directories (one recording per rank or host) are written as one job.
 
 )";
 
-const char kExportSelection[] = R"(
-selection:
-  --steps A:B, --skip-warmup N, --step-name NAME   as in `tensortrace stats`
-  --max-events N   only the N earliest events (Chrome's viewer struggles past ~1.5 million)
-  --pid P          only process P (each of its exec images); repeat for several
-  -h, --help       this help
+const SelectionSpec kSelection{.steps = true, .step_name = true, .pid = true, .skip_warmup = true};
+const OutputSpec kOutput{};  // --help
 
-The file appears only when complete; on any error nothing is left at PATH.
-)";
+const char kExportEnd[] =
+    "\nThe file appears only when complete; on any error nothing is left at PATH.\n";
 
 std::string ExportHelp() {
   std::string h = std::string(kExportUsage) + "formats:\n";
@@ -44,13 +41,17 @@ std::string ExportHelp() {
       h += ch == '\n' ? "\n" + std::string(11, ' ') : std::string(1, ch);
     h += "\n";
   }
-  return h + kExportSelection;
+  return h + "\nselection:\n" + SelectionHelp(kSelection) +
+         OptionHelp("--max-events N",
+                    "only the N earliest events (Chrome's viewer struggles past ~1.5 million)") +
+         OutputHelp(kOutput) + kExportEnd;
 }
 
 struct ExportArgs {
-  std::string dir, format, out;
+  std::string dir, format, path;  // DIR, --format F, -o PATH
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
-  std::vector<int64_t> pids;
+  SelectionOptions chosen;
+  OutputOptions out{kOutput};
   bool gzip = false;
   exporter::Selection sel;
 };
@@ -60,20 +61,15 @@ bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
   ArgReader a("export", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
+    if (ParseOutputOption(a, kOutput, &e->out)) {
+      if (!e->out.help) continue;
       std::cout << ExportHelp();
       return false;
     } else if (a.Option("--format", &e->format) || a.Option("-f", &e->format)) {
-    } else if (a.Option("-o", &e->out) || a.Option("--output", &e->out)) {
+    } else if (a.Option("-o", &e->path) || a.Option("--output", &e->path)) {
     } else if (a.Flag("--gzip")) {
       e->gzip = true;
-    } else if (ParsePidOption(a, &e->pids)) {
-    } else if (a.Option("--steps", &v)) {
-      e->sel.steps = ParseStepRange(v);
-    } else if (a.Option("--skip-warmup", &v)) {
-      e->sel.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      e->sel.step_names.push_back(v);
+    } else if (ParseSelectionOption(a, kSelection, &e->chosen)) {
     } else if (a.Option("--max-events", &v)) {
       e->sel.max_events = ParseUint("--max-events", v);
       if (e->sel.max_events == 0) throw Error("--max-events: must be at least 1");
@@ -83,6 +79,9 @@ bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
       a.Unknown();
     }
   }
+  e->sel.steps = e->chosen.steps;
+  e->sel.skip_warmup = e->chosen.SkipWarmup(kSelection);
+  e->sel.step_names = e->chosen.step_names;
   return true;
 }
 
@@ -97,17 +96,17 @@ int Export(const std::vector<std::string>& argv) {
   const exporter::ExportFormat* f = exporter::FindExportFormat(e.format);
   if (!f)
     throw Error("--format: unknown format '" + e.format + "' (formats available: " + list + ")");
-  if (e.out.empty()) throw Error("no output given (-o PATH)");
+  if (e.path.empty()) throw Error("no output given (-o PATH)");
   if (!f->gzip && e.gzip) throw Error("--gzip: not for " + e.format + " (xprof reads plain .pb)");
   if (!f->directory) {
-    if (IsDirectory(e.out)) throw Error("-o: " + e.out + " is a directory; give a file name");
-    if (e.out.size() > 3 && e.out.compare(e.out.size() - 3, 3, ".gz") == 0) e.gzip = true;
+    if (IsDirectory(e.path)) throw Error("-o: " + e.path + " is a directory; give a file name");
+    if (e.path.size() > 3 && e.path.compare(e.path.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
   RemoveTemporaryFilesOnSignal();  // killed part-way, export leaves no X.tmp<pid>.* behind
-  model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.pids);
+  model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.chosen.pids);
   std::vector<Problem> problems = m.problems;
   for (const auto& n : analysis::ClockNotes(m)) std::cerr << "tensortrace export: " << n << "\n";
-  exporter::ExportOutcome o = f->write(m, e.sel, e.out, e.gzip, &problems);
+  exporter::ExportOutcome o = f->write(m, e.sel, e.path, e.gzip, &problems);
   for (const auto& line : o.lines) std::cerr << "tensortrace export: " << line << "\n";
   if (o.left_out)
     std::cerr << "tensortrace export: --max-events left out " << o.left_out << " later events\n";

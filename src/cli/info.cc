@@ -6,8 +6,10 @@
 #include "analysis/job/steps.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/csv_rows.h"
 #include "cli/framework_capture.h"
 #include "cli/memory.h"
+#include "cli/option_groups.h"
 #include "core/files.h"
 #include "core/time.h"
 #include "format/captures.h"
@@ -25,17 +27,21 @@ using model::TraceSummary;
 
 namespace {
 
-const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json]
+const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json | --csv [--section S]]
 
-Shows what the trace in DIR holds: processes (pid, parent, command, host, rank, job), threads,
+Shows what the trace in DIR holds: processes (pid, parent, command, host, rank), threads,
 events per category, time span, dropped events, clock data, and which sources produced events;
 per process, the framework (TensorFlow, JAX, PyTorch) and version found and what its profiler
 captured and record imported. Damage (truncated or corrupted files) is listed, and everything readable is still
 counted.
 
-  --json      machine-readable output (schema: docs/info-json.md)
-  -h, --help  this help
 )";
+
+const OutputSpec kOutput{.schema = "docs/info-json.md",
+                         .csv_rows = "",
+                         .sections = {{"processes", "one row per process"},
+                                      {"threads", "one row per thread, after its process's pid"},
+                                      {"problems", "one row per damaged part skipped"}}};
 
 // The rank its launcher gave the process, or null.
 nlohmann::json RankJson(const ProcessMeta& m) {
@@ -284,7 +290,6 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"host", p.meta.hostname},
         {"cpus", p.meta.cpus},
         {"rank", RankJson(p.meta)},
-        {"job", p.meta.job.empty() ? json(nullptr) : json(p.meta.job)},
         {"dir", p.dir},
         {"start_realtime_ns", p.meta.start_realtime_ns},
         {"end_state", p.meta.end_state},
@@ -345,7 +350,6 @@ void PrintProcess(const ProcessSummary& p, const std::vector<const FrameworkCapt
       TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
   uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
   if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
-  if (!p.meta.job.empty()) std::printf("  job        %s\n", TerminalSafe(p.meta.job).c_str());
   std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
               p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)"
               : p.meta.end_state == "cut"
@@ -431,6 +435,16 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
   }
 }
 
+// --csv: the section's rows of the JSON (threads after their process's pid).
+void PrintCsv(const nlohmann::json& j, const std::string& section) {
+  if (section == "problems") return PrintCsvRows(j["problems"], {"file", "offset", "what"});
+  if (section == "processes") return PrintCsvRows(j["processes"], {"pid", "ppid", "command"});
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& p : j["processes"])
+    for (const auto& t : p["threads"]) rows.push_back(WithOwner({{"pid", p["pid"]}}, t));
+  PrintCsvRows(rows, {"pid", "tid"});
+}
+
 }  // namespace
 
 std::string FormatDuration(uint64_t ns) {
@@ -448,14 +462,13 @@ std::string FormatDuration(uint64_t ns) {
 
 int Info(const std::vector<std::string>& argv) {
   ArgReader a("info", argv);
-  bool json = false;
+  OutputOptions out{kOutput};
   std::string dir;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kInfoHelp;
+    if (ParseOutputOption(a, kOutput, &out)) {
+      if (!out.help) continue;
+      std::cout << kInfoHelp << OutputHelp(kOutput);
       return 0;
-    } else if (a.Flag("--json")) {
-      json = true;
     } else if (!a.Peek().empty() && a.Peek()[0] != '-' && dir.empty()) {
       dir = a.TakePositional();
     } else {
@@ -463,6 +476,7 @@ int Info(const std::vector<std::string>& argv) {
     }
   }
   if (dir.empty()) throw Error("info: no trace directory given (usage: tensortrace info DIR)");
+  CheckOutput(kOutput, out);
   // A recording still running (record writes tensortrace.json last): its stream files are read
   // from copies, so that none is cut under the reader and each event's class is defined in
   // what is read (format/live_read.h).
@@ -482,10 +496,12 @@ int Info(const std::vector<std::string>& argv) {
   }
   // Names come from the traced program (and from damaged files): bytes that are not UTF-8
   // become U+FFFD rather than failing the whole output.
-  if (json)
+  if (out.json)
     std::cout << ToJson(s, caps, steps, windowed ? &windows : nullptr)
                      .dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
+  else if (out.csv)
+    PrintCsv(ToJson(s, caps, steps, windowed ? &windows : nullptr), out.section);
   else
     PrintText(s, caps, steps, windowed ? &windows : nullptr);
   // Damage is not an error: what could be read was shown. Say so once on stderr.

@@ -6,10 +6,12 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "core/human.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/csv_rows.h"
+#include "cli/option_groups.h"
 #include "cli/replay_print.h"
+#include "core/human.h"
 
 namespace tt::cli {
 
@@ -20,9 +22,10 @@ using analysis::HumanDuration;
 using nlohmann::json;
 
 const char kOptimizeHelp[] =
-    R"(usage: tensortrace optimize DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                            [--no-graph-edges] [--no-cpu-sharing] [--search greedy|mcmc]
-                            [--budget N] [--seed N] [--json]
+    R"(usage: tensortrace optimize DIR... [--steps A:B] [--skip-warmup N | --include-warmup]
+                            [--step-name NAME]... [--pid P]... [--no-graph-edges]
+                            [--no-cpu-sharing] [--search greedy|mcmc] [--budget N] [--seed N]
+                            [--json | --csv [--section S]]
 
 Searches what-ifs of `tensortrace replay` that a user applies as settings, and prints the plan
 the replay predicts best, each step with its predicted step time and speedup and how to apply
@@ -32,35 +35,40 @@ element-wise ops (op-fusion=auto: XLA through jit_compile, JAX's jit, torch.comp
 kept when it shortens the predicted step by at least 0.5%. The predictions are replay's (see
 docs/replay.md for what each what-if assumes and how far it was checked).
 
-  --steps A:B, --skip-warmup N, --step-name NAME   which steps, as in `tensortrace replay`
-  --no-graph-edges  TensorFlow graphs left out, as in `tensortrace replay`
-  --no-cpu-sharing  hosts' cores not shared, as in `tensortrace replay`
-  --search S      greedy (default), or mcmc: after the greedy search, dPRO's Metropolis search
-                  (simulated annealing) over the bucket size and which element-wise ops of the
-                  critical path to fuse, seeded from the greedy plan; its plan is kept when it
-                  predicts a step at least 0.5% shorter
-  --budget N      the Metropolis search's proposals (default 200; each one replay at most)
-  --seed N        its random seed (default 1): the same seed gives the same plan
-  --json          machine-readable output (schema: docs/replay.md)
-  -h, --help      this help
+options (the steps replayed as in `tensortrace replay`):
 )";
+
+const char kOptimizeSearchHelp[] =
+    R"(  --search S        greedy (default), or mcmc: after the greedy search, dPRO's Metropolis
+                    search (simulated annealing) over the bucket size and which element-wise
+                    ops of the critical path to fuse, seeded from the greedy plan; its plan is
+                    kept when it predicts a step at least 0.5% shorter
+  --budget N        the Metropolis search's proposals (default 200; each one replay at most)
+  --seed N          its random seed (default 1): the same seed gives the same plan
+)";
+
+const OutputSpec kOutput{.schema = "docs/replay.md",
+                         .csv_rows = "",
+                         .sections = {{"plan", "one row per setting of the plan, in its order"},
+                                      {"tried", "one row per plan replayed"}}};
 
 struct OptimizeArgs {
   std::vector<std::string> dirs;
   rp::BuildOptions build;
   rp::SearchOptions search;
-  bool json = false;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
 };
 
 bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
   ArgReader a("optimize", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kOptimizeHelp;
+    if (ParseOutputOption(a, kOutput, &o->out)) {
+      if (!o->out.help) continue;
+      std::cout << kOptimizeHelp << BuildOptionsHelp() << kOptimizeSearchHelp
+                << OutputHelp(kOutput);
       return false;
-    } else if (a.Flag("--json")) {
-      o->json = true;
     } else if (a.Option("--search", &v)) {
       if (v != "greedy" && v != "mcmc")
         throw Error("--search '" + v + "': expected greedy or mcmc");
@@ -70,7 +78,7 @@ bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
       if (o->search.budget == 0) throw Error("--budget must be at least 1");
     } else if (a.Option("--seed", &v)) {
       o->search.seed = ParseUint("--seed", v);
-    } else if (ParseBuildOption(a, &o->build)) {
+    } else if (ParseBuildOption(a, &o->sel, &o->build)) {
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       o->dirs.push_back(a.TakePositional());
     } else {
@@ -78,6 +86,8 @@ bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
     }
   }
   if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace optimize DIR...)");
+  CheckOutput(kOutput, o->out);
+  SetBuildOptions(o->sel, &o->build);
   return true;
 }
 
@@ -118,10 +128,13 @@ int Optimize(const std::vector<std::string>& argv) {
   OptimizeArgs o;
   if (!ParseOptimizeArgs(argv, &o)) return 0;
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.pids, o.build, &problems);
   rp::Plan plan = rp::Optimize(job.steps, o.search);
-  if (o.json)
+  if (o.out.json)
     std::cout << PlanJson(plan, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  else if (o.out.csv)
+    PrintCsvRows(PlanJson(plan, o.dirs)[o.out.section],
+                 {"spec", "predicted_ns", "speedup", "setting"});
   else
     PrintPlan(plan);
   if (!problems.empty())

@@ -155,10 +155,12 @@ std::string IncludeWarmupHelp(const SelectionSpec& spec) {
     case WarmupDefault::kKept:
       return text + ": the default here, where every step counts";
     case WarmupDefault::kLeftOut:
-      return text + ", left out by default; --skip-warmup N leaves out the first N instead";
+      return text + ", which are left out by default";
     case WarmupDefault::kFirstStepsOut:
-      return text + ": by default each process's first " + std::to_string(spec.skip_default) +
-             " step(s) are left out as warm-up";
+      return text + ": by default each process's first " +
+             (spec.skip_default == 1 ? std::string("step is")
+                                     : std::to_string(spec.skip_default) + " steps are") +
+             " left out as warm-up";
   }
   return text;
 }

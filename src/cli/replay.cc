@@ -12,6 +12,7 @@
 #include "analysis/replay/whatif_kind.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "cli/replay_print.h"
 #include "model/model.h"
@@ -23,9 +24,10 @@ namespace {
 namespace rp = analysis::replay;
 
 const char kReplayHelp[] =
-    R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N] [--step-name NAME]
-                          [--what-if SPEC]... [--suggest N] [--typical] [--no-graph-edges]
-                          [--no-cpu-sharing] [--json] [--top N]
+    R"(usage: tensortrace replay DIR... [--steps A:B] [--skip-warmup N | --include-warmup]
+                          [--step-name NAME]... [--pid P]... [--what-if SPEC]... [--suggest N]
+                          [--typical] [--no-graph-edges] [--no-cpu-sharing]
+                          [--json | --csv [--section S]] [--top N]
 
 Replays each selected step of the job in DIR (several directories: one job, one recording per
 rank, on one clock as stats shows it; the offsets are notes) from its dependency graph: the
@@ -56,24 +58,27 @@ const char kReplayHelpOptions[] =
   --typical       replay one typical step instead of each: the median step's graph with each
                   node's duration and each edge's gap the mean of its label's over the steps
                   (its error against the mean measured step is the model's)
-  --steps A:B     replay steps A..B (inclusive, by step number)
-  --skip-warmup N leave out each rank's first N steps (default 1: tracing and compilation)
-  --step-name NAME  annotations named NAME are the steps (repeatable)
-  --no-graph-edges  leave the TensorFlow graphs out: ops ordered by the trace alone (inferred),
-                  for comparison
-  --no-cpu-sharing  where the collectives ran on the CPU, the ranks' threads and transfers
-                  share their hosts' cores (each node's work, replayed at its share of a
-                  core); this leaves that out, for comparison
-  --json          machine-readable output (schema: docs/replay.md)
-  --top N         critical-path labels and resources shown (default 10)
-  -h, --help      this help
 )";
+
+const OutputSpec kOutput{
+    .schema = "docs/replay.md",
+    .csv_rows = "",
+    .sections = {{"ranks", "one row per rank: measured and predicted step, error"},
+                 {"steps", "one row per step replayed"},
+                 {"critical_path", "one row per label"},
+                 {"resources", "one row per thread, stream or link: its utilisation"},
+                 {"what_ifs", "one row per --what-if"},
+                 {"suggestions", "one row per --suggest candidate"}},
+    .top_rows = "critical-path labels and resources",
+    .top_default = 10};
 
 struct ReplayArgs {
   std::vector<std::string> dirs, what_ifs;
   rp::BuildOptions build;
-  bool json = false, typical = false;
-  size_t top = 10, suggest = 0;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
+  bool typical = false;
+  size_t suggest = 0;
 };
 
 double WhatIfFactor(const std::string& spec, const std::string& text) {
@@ -89,21 +94,19 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
   ArgReader a("replay", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kReplayHelp << rp::WhatIfHelp(20) << kReplayHelpOptions;
+    if (ParseOutputOption(a, kOutput, &o->out)) {
+      if (!o->out.help) continue;
+      std::cout << kReplayHelp << rp::WhatIfHelp(20) << kReplayHelpOptions << BuildOptionsHelp()
+                << OutputHelp(kOutput);
       return false;
-    } else if (a.Flag("--json")) {
-      o->json = true;
     } else if (a.Flag("--typical")) {
       o->typical = true;
     } else if (a.Option("--what-if", &v)) {
       o->what_ifs.push_back(v);
-    } else if (ParseBuildOption(a, &o->build)) {
+    } else if (ParseBuildOption(a, &o->sel, &o->build)) {
     } else if (a.Option("--suggest", &v)) {
       o->suggest = ParseUint("--suggest", v, 1000);
       if (o->suggest == 0) throw Error("--suggest: must be at least 1");
-    } else if (a.Option("--top", &v)) {
-      o->top = ParseUint("--top", v);
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       o->dirs.push_back(a.TakePositional());
     } else {
@@ -111,6 +114,8 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
     }
   }
   if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace replay DIR...)");
+  CheckOutput(kOutput, o->out);
+  SetBuildOptions(o->sel, &o->build);
   std::set<std::string> seen;
   for (const auto& d : o->dirs)
     if (!seen.insert(d).second) throw Error(d + ": given twice");
@@ -128,14 +133,27 @@ WhatIfResult RunWhatIf(const std::string& spec, const std::vector<rp::WhatIf>& w
 
 }  // namespace
 
-bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
-  std::string v;
-  if (a.Option("--steps", &v))
-    b->range = ParseStepRange(v);
-  else if (a.Option("--skip-warmup", &v))
-    b->skip_warmup = ParseUint("--skip-warmup", v);
-  else if (a.Option("--step-name", &v))
-    b->step_names.push_back(v);
+const SelectionSpec kBuildSelection{.steps = true,
+                                    .step_name = true,
+                                    .pid = true,
+                                    .skip_warmup = true,
+                                    .skip_default = 1,
+                                    .warmup = WarmupDefault::kFirstStepsOut};
+
+std::string BuildOptionsHelp() {
+  return SelectionHelp(kBuildSelection) +
+         OptionHelp("--no-graph-edges",
+                    "leave the TensorFlow graphs out: ops ordered by the trace alone (inferred), "
+                    "for comparison") +
+         OptionHelp("--no-cpu-sharing",
+                    "where the collectives ran on the CPU, the ranks' threads and transfers share "
+                    "their hosts' cores (each node's work, replayed at its share of a core); this "
+                    "leaves that out, for comparison");
+}
+
+bool ParseBuildOption(ArgReader& a, SelectionOptions* sel, rp::BuildOptions* b) {
+  if (ParseSelectionOption(a, kBuildSelection, sel))
+    return true;
   else if (a.Flag("--no-graph-edges"))
     b->graph_edges = false;
   else if (a.Flag("--no-cpu-sharing"))
@@ -145,11 +163,17 @@ bool ParseBuildOption(ArgReader& a, rp::BuildOptions* b) {
   return true;
 }
 
-rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const rp::BuildOptions& build,
-                      std::vector<Problem>* problems) {
+void SetBuildOptions(const SelectionOptions& sel, rp::BuildOptions* b) {
+  b->range = sel.steps;
+  b->skip_warmup = sel.SkipWarmup(kBuildSelection);
+  b->step_names = sel.step_names;
+}
+
+rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+                      const rp::BuildOptions& build, std::vector<Problem>* problems) {
   // Several recordings as one job on one clock (job_clock.h): each rank's ops and its arrivals
   // at the collectives must be read on the same clock, or a step's collective lands elsewhere.
-  model::TraceModel m = LoadJob(dirs, {});
+  model::TraceModel m = LoadJob(dirs, pids);
   problems->insert(problems->end(), m.problems.begin(), m.problems.end());
   rp::Job job = rp::BuildJob({&m}, build, problems);
   std::vector<std::string> clocks = analysis::ClockNotes(m);
@@ -164,7 +188,7 @@ int Replay(const std::vector<std::string>& argv) {
   for (const auto& s : o.what_ifs)
     ws.push_back(rp::ParseWhatIf(s, rp::WhatIfNumbers{WhatIfFactor, WhatIfBytes}));
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.build, &problems);
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.pids, o.build, &problems);
   size_t replayed = job.steps.size();
   if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;
@@ -190,12 +214,14 @@ int Replay(const std::vector<std::string>& argv) {
         out.suggestions.begin(), out.suggestions.end(),
         [](const WhatIfResult& a, const WhatIfResult& b) { return a.p.predicted < b.p.predicted; });
   }
-  if (o.json)
+  if (o.out.json)
     std::cout << ReplayJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
               << "\n";
+  else if (o.out.csv)
+    PrintReplayCsv(out, o.out.section);
   else
-    PrintReplay(out, o.top);
-  if (!o.json)
+    PrintReplay(out, o.out.top);
+  if (!o.out.json && !o.out.csv)
     for (const auto& n : out.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
   if (!problems.empty())
     std::cerr << "tensortrace replay: warning: " << problems.size()

@@ -4,8 +4,9 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/human.h"
 #include "cli/args.h"
+#include "cli/csv_rows.h"
+#include "core/human.h"
 
 namespace tt::cli {
 
@@ -91,6 +92,14 @@ json ReplayJson(const ReplayOutput& o) {
           {"what_ifs", what_ifs},
           {"suggestions", suggestions},
           {"notes", o.notes}};
+}
+
+void PrintReplayCsv(const ReplayOutput& o, const std::string& section) {
+  json j = ReplayJson(o);
+  if (section == "critical_path")
+    PrintCsvRows(j["critical_path"]["items"], {"label"});
+  else
+    PrintCsvRows(j[section], {"rank", "numbers", "label", "name", "spec"});
 }
 
 namespace {

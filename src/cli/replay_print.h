@@ -7,6 +7,7 @@
 
 #include "analysis/replay/predict.h"
 #include "cli/args.h"
+#include "cli/option_groups.h"
 
 namespace tt::cli {
 
@@ -36,15 +37,24 @@ struct ReplayOutput {
 
 // The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference
 // to them).
-// Consumes one of the step selection options replay and optimize share (--steps A:B,
-// --skip-warmup N, --step-name NAME) if it is next.
-bool ParseBuildOption(ArgReader& a, analysis::replay::BuildOptions* b);
+// Consumes one of the options replay and optimize share if it is next: the selection group
+// (--steps A:B, --skip-warmup N (default 1), --include-warmup, --step-name NAME, --pid P;
+// option_groups.h) into *sel, --no-graph-edges and --no-cpu-sharing into *b.
+bool ParseBuildOption(ArgReader& a, SelectionOptions* sel, analysis::replay::BuildOptions* b);
+// After the loop: the selection's steps into *b.
+void SetBuildOptions(const SelectionOptions& sel, analysis::replay::BuildOptions* b);
+// The help lines of those options.
+std::string BuildOptionsHelp();
 
 analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
+                                    const std::vector<int64_t>& pids,
                                     const analysis::replay::BuildOptions& build,
                                     std::vector<Problem>* problems);
 
 nlohmann::json ReplayJson(const ReplayOutput& o);
 void PrintReplay(const ReplayOutput& o, size_t top);
+// --csv: the rows of one section of the JSON (ranks, steps, critical_path, resources,
+// what_ifs, suggestions) as CSV.
+void PrintReplayCsv(const ReplayOutput& o, const std::string& section);
 
 }  // namespace tt::cli

@@ -2,14 +2,15 @@
 #include <algorithm>
 #include <iostream>
 
-#include "analysis/report/findings.h"
 #include "analysis/memory/memory.h"
-#include "analysis/views/stats.h"
+#include "analysis/report/findings.h"
 #include "analysis/report/timeline.h"
+#include "analysis/views/stats.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/framework_capture.h"
 #include "cli/memory.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/files.h"
 #include "export/report_html.h"
@@ -58,24 +59,32 @@ recording per rank or host) are reported as one job.
   timeline           the step of median duration, one row per thread and GPU stream (with no
                      steps: the first process's whole run)
 
+Warm-up steps (those holding tf.function tracing or XLA/JAX compilation) are left out of the
+step chart, averages and findings, with a note of their number and time, unless
+--include-warmup; memory over time always covers the whole trace.
+
 options:
   -o, --output PATH  the HTML file (required); it appears only when complete
   --title TEXT       the page's title (default: "tensortrace report")
-  --steps A:B, --skip-warmup N, --step-name NAME   which steps count, as in `tensortrace stats`
-                     (memory over time always covers the whole trace)
-  --include-warmup   keep warm-up steps (those holding tf.function tracing or XLA/JAX
-                     compilation) in the step chart, averages and findings; by default they
-                     are left out, with a note of their number and time
-  --top N            rows in the ops, lines, kernels and copies tables (default 20)
   --all-frames       hottest lines: library frames count as lines too (not folded)
-  --pid P            only process P (each of its exec images); repeat for several
-  -h, --help         this help
 )";
 
+const OutputSpec kOutput{.top_rows = "rows in the ops, lines, kernels and copies tables",
+                         .top_default = 20,
+                         .top_min = 1};
+const SelectionSpec kSelection{.steps = true,
+                               .step_name = true,
+                               .pid = true,
+                               .skip_warmup = true,
+                               .warmup = WarmupDefault::kLeftOut};
+
+std::string ReportHelp() { return kReportHelp + SelectionHelp(kSelection) + OutputHelp(kOutput); }
+
 struct ReportArgs {
-  std::string dir, out;
+  std::string dir, path;          // DIR, and -o PATH
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
-  std::vector<int64_t> pids;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
   analysis::ReportOptions ro;
 };
 
@@ -85,35 +94,30 @@ bool ParseReportArgs(const std::vector<std::string>& argv, ReportArgs* r) {
   std::string v;
   analysis::Options& opt = r->ro.selection;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kReportHelp;
+    if (ParseOutputOption(a, kOutput, &r->out)) {
+      if (!r->out.help) continue;
+      std::cout << ReportHelp();
       return false;
-    } else if (a.Option("-o", &r->out) || a.Option("--output", &r->out)) {
+    } else if (a.Option("-o", &r->path) || a.Option("--output", &r->path)) {
     } else if (a.Option("--title", &r->ro.title)) {
-    } else if (ParsePidOption(a, &r->pids)) {
-    } else if (a.Option("--steps", &v)) {
-      opt.steps = ParseStepRange(v);
-    } else if (a.Option("--skip-warmup", &v)) {
-      opt.skip_warmup = ParseUint("--skip-warmup", v);
-    } else if (a.Option("--step-name", &v)) {
-      opt.step_names.push_back(v);
-    } else if (a.Flag("--include-warmup")) {
-      r->ro.include_warmup = true;
+    } else if (ParseSelectionOption(a, kSelection, &r->sel)) {
     } else if (a.Flag("--all-frames")) {
       opt.all_frames = true;
-    } else if (a.Option("--top", &v)) {
-      r->ro.top = ParseUint("--top", v);
-      if (r->ro.top == 0) throw Error("--top: must be at least 1");
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       (r->dir.empty() ? r->dir : r->more.emplace_back()) = a.TakePositional();
     } else {
       a.Unknown();
     }
   }
+  opt.steps = r->sel.steps;
+  opt.skip_warmup = r->sel.SkipWarmup(kSelection);
+  opt.step_names = r->sel.step_names;
+  r->ro.include_warmup = r->sel.include_warmup;
+  r->ro.top = r->out.top;
   if (r->dir.empty())
     throw Error("no trace directory given (usage: tensortrace report DIR... -o PATH)");
-  if (r->out.empty()) throw Error("no output given (-o PATH)");
-  if (IsDirectory(r->out)) throw Error("-o: " + r->out + " is a directory; give a file name");
+  if (r->path.empty()) throw Error("no output given (-o PATH)");
+  if (IsDirectory(r->path)) throw Error("-o: " + r->path + " is a directory; give a file name");
   return true;
 }
 
@@ -141,7 +145,7 @@ int Report(const std::vector<std::string>& argv) {
   RemoveTemporaryFilesOnSignal();  // killed part-way, report leaves no PATH.tmp<pid>.* behind
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
-  model::TraceModel m = LoadJob(DirList(dir, r.more), r.pids, &sum);
+  model::TraceModel m = LoadJob(DirList(dir, r.more), r.sel.pids, &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)
@@ -150,17 +154,17 @@ int Report(const std::vector<std::string>& argv) {
     throw Error("empty trace: " + dir +
                 " holds no slices, instants or counters, so there is nothing to report");
   // Created before the long work, so that an unwritable PATH fails at once; removed on error.
-  exporter::Sink sink(r.out, false);
+  exporter::Sink sink(r.path, false);
   for (const auto& d : DirList(dir, r.more))
     for (auto& v : CaptureVersions(d))
       if (std::find(ro.versions.begin(), ro.versions.end(), v) == ro.versions.end())
         ro.versions.push_back(std::move(v));
   ro.progress = [](const char* what) { std::cerr << "tensortrace report: " << what << "\n"; };
   analysis::ReportData d = analysis::BuildReport(m, sum, ro);
-  if (d.memory.allocators.empty()) d.memory_note = MemoryMissingNote(dir, r.pids);
+  if (d.memory.allocators.empty()) d.memory_note = MemoryMissingNote(dir, r.sel.pids);
   exporter::WriteReportHtml(d, sink);
   sink.Commit();
-  std::cerr << "tensortrace report: wrote " << r.out << " (" << sink.bytes() << " bytes, "
+  std::cerr << "tensortrace report: wrote " << r.path << " (" << sink.bytes() << " bytes, "
             << d.findings.size() << " findings)\n";
   if (!d.problems.empty())
     std::cerr << "tensortrace report: warning: " << d.problems.size()

@@ -13,6 +13,8 @@
 #include "analysis/live/live.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/csv_rows.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/files.h"
 #include "core/ids.h"
@@ -25,8 +27,8 @@ namespace tt::cli {
 namespace {
 
 const char kTopUsage[] =
-    R"(usage: tensortrace top DIR... [--once] [--json] [--interval S] [--window S] [--top N]
-                          [--step-name NAME]... [--pid P]...
+    R"(usage: tensortrace top DIR... [--once] [--json | --csv [--section S]] [--interval S]
+                          [--window S] [--top N] [--step-name NAME]... [--pid P]...
 
 The live view of a recording: run it beside `tensortrace record -o DIR -- CMD`. Refreshed
 every second from the trace as it is written: steps per second, step time and its parts
@@ -39,21 +41,29 @@ one job. On a finished trace its numbers are those of `stats` (--view step, --vi
 
 options:
   --once            one snapshot, then exit
-  --json            JSON (docs/top-json.md): with --once one object, else one line per refresh
   --interval S      seconds between refreshes (default 1)
   --window S        the last window: steps that ended in the trace's last S seconds (default
                     10; at least the last step)
-  --top N           ops listed (default 5)
-  --step-name NAME  an annotation that marks one step (repeatable); framework step events
-                    are found without it
 )";
-const char kTopHelpLine[] = "  -h, --help        this help\n";
+
+const OutputSpec kOutput{
+    .schema = "docs/top-json.md (with --once one object, else one line per refresh)",
+    .csv_rows = "",
+    .sections = {{"ops", "with --once: the top ops of the whole trace, one row per op type"},
+                 {"window_ops", "the top ops of the last window's steps"},
+                 {"processes", "one row per process"}},
+    .top_rows = "ops",
+    .top_default = 5,
+    .top_max = 1000,
+    .top_cuts_data = true};
+const SelectionSpec kSelection{.step_name = true, .pid = true};
 
 struct TopArgs {
   std::string dir;
   std::vector<std::string> more;  // further directories: one job (a recording per rank)
-  std::vector<int64_t> pids;
-  bool once = false, json = false;
+  SelectionOptions sel;
+  OutputOptions out{kOutput};
+  bool once = false;
   double interval = 1;
   analysis::LiveOptions live;
 };
@@ -63,23 +73,18 @@ bool ParseTopArgs(const std::vector<std::string>& argv, TopArgs* t) {
   ArgReader a("top", argv);
   std::string v;
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kTopUsage << kPidHelp << kTopHelpLine;
+    if (ParseOutputOption(a, kOutput, &t->out)) {
+      if (!t->out.help) continue;
+      std::cout << kTopUsage << SelectionHelp(kSelection) << OutputHelp(kOutput);
       return false;
     } else if (a.Flag("--once")) {
       t->once = true;
-    } else if (a.Flag("--json")) {
-      t->json = true;
     } else if (a.Option("--interval", &v)) {
       t->interval = ParseSeconds("--interval", v);
       if (t->interval < 0.05) throw Error("--interval: at least 0.05 seconds");
     } else if (a.Option("--window", &v)) {
       t->live.window_s = ParseSeconds("--window", v);
-    } else if (a.Option("--top", &v)) {
-      t->live.top = ParseUint("--top", v, 1000);
-    } else if (a.Option("--step-name", &v)) {
-      t->live.step_names.push_back(v);
-    } else if (ParsePidOption(a, &t->pids)) {
+    } else if (ParseSelectionOption(a, kSelection, &t->sel)) {
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       (t->dir.empty() ? t->dir : t->more.emplace_back()) = a.TakePositional();
     } else {
@@ -87,6 +92,10 @@ bool ParseTopArgs(const std::vector<std::string>& argv, TopArgs* t) {
     }
   }
   if (t->dir.empty()) throw Error("no trace directory given (usage: tensortrace top DIR)");
+  CheckOutput(kOutput, t->out);
+  if (t->out.csv && !t->once) throw Error("--csv goes with --once");
+  t->live.top = t->out.top;
+  t->live.step_names = t->sel.step_names;
   return true;
 }
 
@@ -111,7 +120,7 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   // Until then `record` may cut and compact stream files (as processes end) and processes
   // define names and classes: read copies, threads' streams first (format/live_read.h).
   SetStreamFilesCopied(o.recording);
-  TraceDir dir = model::OpenJob(dirs, t.pids);
+  TraceDir dir = model::OpenJob(dirs, t.sel.pids);
   model::TraceSummary inv;
   model::TraceModel m = model::LoadModel(dir, &inv);
   // Our clock is the trace's only where every process ran on this boot of this machine.
@@ -328,7 +337,13 @@ void PrintTable(const analysis::LiveSnapshot& s, bool clear) {
 }
 
 void Print(const TopArgs& t, const analysis::LiveSnapshot& s, bool clear) {
-  if (t.json)
+  if (t.out.csv) {
+    nlohmann::json j = SnapshotJson(s);
+    if (t.out.section == "window_ops")
+      PrintCsvRows(j["window"]["ops"], {"name"});
+    else
+      PrintCsvRows(j[t.out.section], {"name", "pid"});
+  } else if (t.out.json)
     std::cout << SnapshotJson(s).dump(t.once ? 2 : -1, ' ', false,
                                       nlohmann::json::error_handler_t::replace)
               << std::endl;
@@ -345,7 +360,7 @@ int Top(const std::vector<std::string>& argv) {
     Print(t, Snapshot(t), false);
     return 0;
   }
-  bool clear = !t.json && isatty(STDOUT_FILENO);
+  bool clear = !t.out.json && !t.out.csv && isatty(STDOUT_FILENO);
   while (true) {
     std::string starting;
     for (const auto& d : DirList(t.dir, t.more))
