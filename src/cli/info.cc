@@ -29,7 +29,7 @@ namespace {
 
 const char kInfoHelp[] = R"(usage: tensortrace info DIR [--json | --csv [--section S]]
 
-Shows what the trace in DIR holds: processes (pid, parent, command, host, rank), threads,
+Shows what the trace in DIR holds: processes (pid, parent, command, host, rank, job), threads,
 events per category, time span, dropped events, clock data, and which sources produced events;
 per process, the framework (TensorFlow, JAX, PyTorch) and version found and what its profiler
 captured and record imported. Damage (truncated or corrupted files) is listed, and everything readable is still
@@ -290,6 +290,7 @@ nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>
         {"host", p.meta.hostname},
         {"cpus", p.meta.cpus},
         {"rank", RankJson(p.meta)},
+        {"job", p.meta.job.empty() ? json(nullptr) : json(p.meta.job)},
         {"dir", p.dir},
         {"start_realtime_ns", p.meta.start_realtime_ns},
         {"end_state", p.meta.end_state},
@@ -350,6 +351,7 @@ void PrintProcess(const ProcessSummary& p, const std::vector<const FrameworkCapt
       TerminalSafe(p.meta.hostname).c_str(), TerminalSafe(p.meta.cmdline).c_str());
   uint64_t pspan = p.first_ns == UINT64_MAX ? 0 : p.last_ns - p.first_ns;
   if (p.meta.rank >= 0) std::printf("  rank       %s\n", RankText(p.meta).c_str());
+  if (!p.meta.job.empty()) std::printf("  job        %s\n", TerminalSafe(p.meta.job).c_str());
   std::printf("  ended      %s%s\n", p.meta.end_state.c_str(),
               p.meta.end_state == "finalised" ? " (by record: crash, kill, exec or _exit)"
               : p.meta.end_state == "cut"
