@@ -10,9 +10,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "comm_test_util.h"
+#include "model/job/load.h"
 #include "test_json.h"
 #include "test_util.h"
 
@@ -125,80 +127,87 @@ TEST(JobIdentity, UnlaunchedRecordingsAreOneJobAsBefore) {
   EXPECT_EQ(r.err, "");
 }
 
-// Two runs of the two-rank gloo job (torch_collectives.py), one recording per rank, on two
-// rendezvous ports: made once for the suite.
-class GlooJobs : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    if (!test::HaveModule("torch")) return;
-    dir_ = new TempDir();
-    for (const char* port : {"29561", "29562"}) {
-      std::vector<std::string> traces;
-      std::vector<std::map<std::string, std::string>> env;
-      for (const char* rank : {"0", "1"}) {
-        traces.push_back(*dir_ / (std::string("p") + port + "-r" + rank));
-        auto e = Launched(Rendezvous(port, rank, "2"));
-        e["LOCAL_RANK"] = rank;
-        env.push_back(e);
-      }
-      RunResult r;
-      std::string logs = *dir_ / (std::string("logs-") + port);
-      std::filesystem::create_directory(logs);
-      if (!test::RecordEachRank(traces, "torch_collectives.py", env, logs, &r)) return;
-      if (r.status != 0) {
-        error_ = r.err;
-        return;
-      }
-    }
-    recorded_ = true;
+// A model of processes (recording, rank, world size), as several recordings load.
+model::TraceModel Ranked(const std::vector<std::tuple<std::string, int64_t, int64_t>>& procs) {
+  model::TraceModel m;
+  for (const auto& [recording, rank, world] : procs) {
+    model::Process p;
+    p.recording = recording;
+    p.meta.rank = rank;
+    p.meta.world_size = world;
+    m.processes.push_back(p);
   }
-  static void TearDownTestSuite() { delete dir_; }
-  void SetUp() override {
-    REQUIRE_MODULE("torch");
-    ASSERT_TRUE(error_.empty()) << error_;
-    if (!recorded_) GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
-  }
-  static std::string Trace(const char* port, int rank) {
-    return *dir_ / (std::string("p") + port + "-r" + std::to_string(rank));
-  }
-  static inline TempDir* dir_ = nullptr;
-  static inline bool recorded_ = false;
-  static inline std::string error_;
-};
+  return m;
+}
 
-TEST_F(GlooJobs, BothRanksOfOneRunAreOneJob) {
-  RunResult r = RunCmd({TT_CLI, "stats", Trace("29561", 0), Trace("29561", 1), "--json"});
-  EXPECT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.err.find("note:"), std::string::npos) << r.err;  // no rank is missing
-  json info = test::RunJson({TT_CLI, "info", Trace("29561", 1), "--json"});
+TEST(JobIdentity, MissingRanksOnlyWhereEveryRecordingSaysItsRankAndWorld) {
+  using V = std::vector<int64_t>;
+  EXPECT_EQ(model::MissingRanks(Ranked({{"a", 0, 4}, {"b", 2, 4}, {"b", -1, -1}})), (V{1, 3}));
+  EXPECT_EQ(model::MissingRanksNote(Ranked({{"a", 0, 4}, {"b", 2, 4}})),
+            "ranks 1, 3 of the job's 4 (its launcher's world size) are in none of the "
+            "recordings given");
+  EXPECT_EQ(model::MissingRanksNote(Ranked({{"a", 0, 3}, {"b", 2, 3}})),
+            "rank 1 of the job's 3 (its launcher's world size) is in none of the recordings "
+            "given");
+  EXPECT_EQ(model::MissingRanks(Ranked({{"a", 0, 2}, {"b", 1, 2}})), V{});    // all there
+  EXPECT_EQ(model::MissingRanks(Ranked({{"a", 0, 4}})), V{});                 // one recording alone
+  EXPECT_EQ(model::MissingRanks(Ranked({{"a", 0, 4}, {"b", -1, -1}})), V{});  // b has no rank
+  EXPECT_EQ(model::MissingRanks(Ranked({{"a", 0, 4}, {"b", 1, 8}})), V{});    // two worlds
+  EXPECT_EQ(model::MissingRanksNote(Ranked({{"a", 0, 4}, {"b", 1, -1}})), "");
+}
+
+// Runs of the two-rank gloo job (torch_collectives.py) on each of `ports`, one recording per
+// rank, into dir/p<port>-r<rank>: false where no network namespace can be made.
+bool RecordGlooJobs(const TempDir& dir, const std::vector<std::string>& ports) {
+  for (const auto& port : ports) {
+    std::vector<std::string> traces;
+    std::vector<std::map<std::string, std::string>> env;
+    for (const char* rank : {"0", "1"}) {
+      traces.push_back(dir / ("p" + port + "-r" + rank));
+      auto e = Launched(Rendezvous(port.c_str(), rank, "2"));
+      e["LOCAL_RANK"] = rank;
+      env.push_back(e);
+    }
+    RunResult r;
+    std::string logs = dir / ("logs-" + port);
+    std::filesystem::create_directory(logs);
+    if (!test::RecordEachRank(traces, "torch_collectives.py", env, logs, &r)) return false;
+    EXPECT_EQ(r.status, 0) << r.err;
+  }
+  return true;
+}
+
+// Two gloo jobs (one recording per rank; ctest runs each test alone, so one test makes them
+// once): the two ranks of one are one job, with no note; a rank of each together is refused
+// naming both rendezvous; one recording twice, as itself, a link, another spelling of its path
+// or a copy, is refused.
+TEST(JobIdentity, GlooJobsOneRunIsOneJobTwoJobsOrOneRecordingTwiceAreRefused) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  if (!RecordGlooJobs(d, {"29561", "29562"})) GTEST_SKIP() << "cannot unshare -n";
+  ASSERT_FALSE(::testing::Test::HasFailure());
+  std::string a0 = d / "p29561-r0", a1 = d / "p29561-r1", b1 = d / "p29562-r1";
+  RunResult one = RunCmd({TT_CLI, "stats", a0, a1, "--json"});
+  EXPECT_EQ(one.status, 0) << one.err;
+  EXPECT_EQ(one.err.find("note:"), std::string::npos) << one.err;  // no rank is missing
+  json info = test::RunJson({TT_CLI, "info", a1, "--json"});
   bool found = false;
   for (const auto& p : info["processes"])
     found = found || (p["job"] == "rendezvous=127.0.0.1:29561" && p["rank"]["rank"] == 1);
   EXPECT_TRUE(found) << info["processes"].dump();
-}
 
-TEST_F(GlooJobs, TwoJobsMixedAreRefused) {
-  std::vector<std::string> names = {Trace("29561", 0), Trace("29562", 1),
-                                    "rendezvous=127.0.0.1:29561", "rendezvous=127.0.0.1:29562"};
-  for (const char* cmd : {"stats", "replay"})
-    ExpectRefused({TT_CLI, cmd, Trace("29561", 0), Trace("29562", 1)}, names);
-  ExpectRefused(
-      {TT_CLI, "report", Trace("29561", 0), Trace("29562", 1), "-o", *dir_ / "mixed.html"}, names);
-  EXPECT_FALSE(std::filesystem::exists(*dir_ / "mixed.html"));
-}
+  std::vector<std::string> names = {a0, b1, "rendezvous=127.0.0.1:29561",
+                                    "rendezvous=127.0.0.1:29562"};
+  for (const char* cmd : {"stats", "replay"}) ExpectRefused({TT_CLI, cmd, a0, b1}, names);
+  ExpectRefused({TT_CLI, "report", a0, b1, "-o", d / "mixed.html"}, names);
+  EXPECT_FALSE(std::filesystem::exists(d / "mixed.html"));
 
-TEST_F(GlooJobs, TheSameRecordingTwiceIsRefusedHoweverGiven) {
-  std::string r0 = Trace("29561", 0);
-  std::string link = *dir_ / "link-r0", copy = *dir_ / "copy-r0";
-  std::filesystem::remove(link);
-  std::filesystem::create_directory_symlink(r0, link);
-  std::filesystem::remove_all(copy);
-  std::filesystem::copy(r0, copy, std::filesystem::copy_options::recursive);
-  std::string spelled = dir_->path() + "/./" + std::filesystem::path(r0).filename().string() + "/";
-  for (const std::string& second : {r0, link, spelled, copy})
-    for (const char* cmd : {"stats", "replay"}) ExpectRefused({TT_CLI, cmd, r0, second}, {second});
-  // With the other rank between them too.
-  ExpectRefused({TT_CLI, "stats", r0, Trace("29561", 1), copy}, {copy, "the same recording"});
+  std::string link = d / "link-r0", copy = d / "copy-r0", spelled = d.path() + "/./p29561-r0/";
+  std::filesystem::create_directory_symlink(a0, link);
+  std::filesystem::copy(a0, copy, std::filesystem::copy_options::recursive);
+  for (const std::string& second : {a0, link, spelled, copy})
+    for (const char* cmd : {"stats", "replay"}) ExpectRefused({TT_CLI, cmd, a0, second}, {second});
+  ExpectRefused({TT_CLI, "stats", a0, a1, copy}, {copy, "the same recording"});
 }
 
 }  // namespace
