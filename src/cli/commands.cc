@@ -42,6 +42,8 @@ const std::vector<Command>& Commands() {
        "each with its predicted gain",
        true, Optimize},
       {"capture", "DIR|PID", "a capture window in a running `record --on-demand`", false, Capture},
+      {"repair", "DIR", "close a recording whose record was killed, as record would have", false,
+       Repair},
       {"top", "DIR",
        "the live view of a recording, refreshed every second: steps/s,\nstep time and its "
        "parts, top ops, memory, drops, per process",

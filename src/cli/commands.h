@@ -36,6 +36,7 @@ int Diff(const CommandArgs& args);
 int Replay(const CommandArgs& args);
 int Optimize(const CommandArgs& args);
 int Capture(const CommandArgs& args);
+int Repair(const CommandArgs& args);
 int Top(const CommandArgs& args);
 
 std::string FormatDuration(uint64_t ns);

@@ -22,6 +22,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/record_control.h"
+#include "cli/record_finish.h"
 #include "cli/record_import.h"
 #include "cli/record_losses.h"
 #include "cli/record_output.h"
@@ -133,8 +134,6 @@ std::string FindRuntime() {
   throw Error("record: cannot find libtensortrace.so beside " + exe.string() +
               " or in ../lib; set TENSORTRACE_LIB to its path");
 }
-
-bool Alive(int64_t pid) { return kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM; }
 
 // JSON text of `s`; bytes that are not valid UTF-8 (a command line may hold any) are written as
 // the text \xNN, so the file stays valid JSON (format/import/untrusted.h).
@@ -375,43 +374,6 @@ int WaitForAll(pid_t child, double wait_children) {
   return status;
 }
 
-// Finalises the processes that did not end cleanly (crash, SIGKILL, exec, _exit) and compacts
-// the streams of every process that has ended; returns how many it finalised.
-size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno) {
-  std::vector<std::string> still_running;
-  size_t repaired = 0;
-  try {
-    TraceDir trace = OpenTrace(dir);
-    model::NewestImages images(trace.processes);
-    int64_t off = MeasureRealtimeOffsetNs();
-    for (const auto& p : trace.processes) {
-      if (p.meta.end_state != "running") continue;
-      bool replaced = !images.IsNewest(p.meta);
-      if (!replaced && Alive(p.meta.pid) && p.meta.pid != child) {
-        still_running.push_back(std::to_string(p.meta.pid));
-        CutRunningProcess(p, off);
-        continue;
-      }
-      FinaliseProcess(p, off);
-      ++repaired;
-    }
-    // Every process that has ended: its last packets shrink to what they hold.
-    for (const auto& p : OpenTrace(dir).processes) {
-      bool replaced = !images.IsNewest(p.meta);
-      if (p.meta.end_state != "running" && (replaced || !Alive(p.meta.pid))) CompactStreams(p);
-    }
-  } catch (const Error& e) {
-    if (exec_errno == 0) std::cerr << "tensortrace record: " << e.what() << "\n";
-  }
-  if (!still_running.empty()) {
-    std::string list;
-    for (auto& s : still_running) list += (list.empty() ? "" : ", ") + s;
-    std::cerr << "tensortrace record: processes still running after --wait-children: " << list
-              << "; their streams end at the packet each thread was writing\n";
-  }
-  return repaired;
-}
-
 // The drops' causes, processes that could not write a trace, names cut (summary lines).
 void PrintLosses(const TraceSummary& sum) {
   std::map<std::string, uint64_t> why;
@@ -435,23 +397,6 @@ void PrintLosses(const TraceSummary& sum) {
                  "(tensortrace info)\n";
   if (cut)
     std::cerr << "tensortrace: " << cut << " name(s) longer than 4096 bytes were cut to 4096\n";
-}
-
-// Every ended process's names in its metadata, so that babeltrace2 shows each event's name as
-// text (format/repair.h, DeclareNames). A process still running keeps its metadata.
-void DeclareNamesOfEndedProcesses(const std::string& dir) {
-  try {
-    for (const auto& p : OpenTrace(dir).processes) {
-      if (p.meta.end_state == "running") continue;
-      try {
-        DeclareNames(p);
-      } catch (const Error& e) {
-        std::cerr << "tensortrace record: warning: " << e.what() << "\n";
-      }
-    }
-  } catch (const Error&) {
-    // No trace at all: WriteSession says so.
-  }
 }
 
 // Writes the session file (tensortrace.json) and prints the summary.
@@ -538,10 +483,10 @@ int Record(const CommandArgs& argv) {
   }
   uint64_t end_mono = ReadClockNs(CLOCK_MONOTONIC);
 
-  size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno);
+  size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno, "record");
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
   ImportCapturedProfiles(dir, o.quiet, o.import_max);
-  DeclareNamesOfEndedProcesses(dir);
+  DeclareNamesOfEndedProcesses(dir, "record");
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;
 }
