@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/comm_p2p.h"
 #include "cli/commands.h"
+#include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/csv.h"
 #include "core/human.h"
@@ -61,14 +62,20 @@ that took it by rendezvous key (send device, receive device, tensor) and order, 
 (the received tensor's allocation), latency (from the send's start until the receive was
 done) and the receiving side's wait.
 
-  --json      machine-readable output (schema: docs/comm-json.md; every instance)
-  --csv       one row per instance and rank (columns: docs/comm-json.md)
-  --section S with --csv, another section: `steps` (one row per rank and step), `p2p` (one per
-              socket direction), `rendezvous` (one per TensorFlow transfer)
-  --top N     instances shown (default 10)
-  --by K      order the top instances by `wait` (the ranks' waits added; default) or `duration`
-  -h, --help  this help
+  --by K            order the top instances by `wait` (the ranks' waits added; default) or
+                    `duration`
 )";
+
+const OutputSpec kOutput{
+    .schema = "docs/comm-json.md; every instance",
+    .csv_rows = "",
+    .sections = {{"instances", "one row per instance and rank (columns: docs/comm-json.md)"},
+                 {"steps", "one row per rank and step"},
+                 {"p2p", "one row per socket direction"},
+                 {"rendezvous", "one row per TensorFlow transfer"}},
+    .top_rows = "instances",
+    .top_default = 10,
+    .top_min = 1};
 
 struct CommArgs {
   std::vector<std::string> dirs;
@@ -80,21 +87,12 @@ struct CommArgs {
 bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
   ArgReader a("comm", argv);
   std::string v;
+  OutputOptions out{kOutput};
   while (!a.Done()) {
-    if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kCommHelp;
+    if (ParseOutputOption(a, kOutput, &out)) {
+      if (!out.help) continue;
+      std::cout << kCommHelp << OutputHelp(kOutput);
       return false;
-    } else if (a.Flag("--json")) {
-      o->json = true;
-    } else if (a.Flag("--csv")) {
-      o->csv = true;
-    } else if (a.Option("--section", &v)) {
-      if (v != "instances" && v != "steps" && v != "p2p" && v != "rendezvous")
-        throw Error("--section: '" + v + "' is not instances, steps, p2p or rendezvous");
-      o->section = v;
-    } else if (a.Option("--top", &v)) {
-      o->top = ParseUint("--top", v);
-      if (o->top == 0) throw Error("--top: must be at least 1");
     } else if (a.Option("--by", &v)) {
       if (v != "wait" && v != "duration") throw Error("--by: '" + v + "' is not wait or duration");
       o->by_duration = v == "duration";
@@ -105,8 +103,11 @@ bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
     }
   }
   if (o->dirs.empty()) throw Error("no trace directory given (usage: tensortrace comm DIR...)");
-  if (o->json && o->csv) throw Error("--json and --csv exclude each other");
-  if (o->section != "instances" && !o->csv) throw Error("--section goes with --csv");
+  CheckOutput(kOutput, out);
+  o->json = out.json;
+  o->csv = out.csv;
+  o->top = out.top;
+  o->section = out.section;
   std::set<std::string> seen;
   for (const auto& d : o->dirs)
     if (!seen.insert(d).second) throw Error(d + ": given twice");

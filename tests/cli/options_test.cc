@@ -4,14 +4,20 @@
 // that the option, not the program, made the difference. The framework options (--steps,
 // --tf-host-level,
 // --python-tracer, --window-s) are checked in tf_bootstrap_test.cc, on real TensorFlow and JAX.
+// The option groups the analysis commands share (cli/option_groups.h, issue 33, item 4): each
+// command that prints a table takes --json and --csv, the CSV as many rows as the JSON's table;
+// each shared option is worded alike in every command's help; stats --include-warmup.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "core/files.h"
@@ -203,6 +209,217 @@ TEST(ReportOptions, IncludeWarmupKeepsTheWarmupStep) {
   EXPECT_EQ(ChartSteps(out), (std::set<int>{1, 2, 3, 4}));
   EXPECT_EQ(in.find("id=\"warmup-note\""), std::string::npos);
   EXPECT_EQ(ChartSteps(in), (std::set<int>{0, 1, 2, 3, 4}));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The shared option groups (cli/option_groups.h).
+
+// The command names the overview lists (as BadInput.EveryCommandHasHelp reads them).
+std::vector<std::string> CommandNames() {
+  auto all = RunCmd({TT_CLI, "--help"});
+  EXPECT_EQ(all.status, 0);
+  std::vector<std::string> names;
+  std::istringstream lines(all.out.substr(all.out.find("commands:\n") + 10));
+  for (std::string line; std::getline(lines, line) && !line.empty();)
+    if (line.size() > 2 && line[2] != ' ') names.push_back(line.substr(2, line.find(' ', 2) - 2));
+  return names;
+}
+
+// RFC 4180: records of fields, quoted fields may hold commas, doubled quotes and line breaks.
+// A test failure where a quote is left open.
+std::vector<std::vector<std::string>> ParseCsv(const std::string& text) {
+  std::vector<std::vector<std::string>> rows;
+  std::vector<std::string> row;
+  std::string field;
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        field += text[++i];
+      else if (c == '"')
+        quoted = false;
+      else
+        field += c;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      row.push_back(std::move(field));
+      field.clear();
+    } else if (c == '\n') {
+      row.push_back(std::move(field));
+      field.clear();
+      rows.push_back(std::move(row));
+      row.clear();
+    } else {
+      field += c;
+    }
+  }
+  EXPECT_FALSE(quoted) << text;
+  EXPECT_TRUE(field.empty() && row.empty()) << "no newline at the end:\n" << text;
+  return rows;
+}
+
+class OptionGroups : public ::testing::Test {
+ protected:
+  // Two small synthetic jobs (6 steps each, allocations in two allocators).
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    for (const char* side : {"a", "b"}) {
+      ASSERT_TRUE(MakeDirectory(*dir_ / side));
+      auto r =
+          RunCmd({TT_SYNTHETIC, "6", "100", "1", "varied"}, {{"TENSORTRACE_DIR", *dir_ / side}});
+      ASSERT_EQ(r.status, 0) << r.err;
+    }
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static TempDir* dir_;
+};
+TempDir* OptionGroups::dir_ = nullptr;
+
+// How a command that prints a table is run on the jobs, and the rows of its JSON that its CSV
+// (default section) lists.
+struct TableCommand {
+  std::vector<std::string> args;
+  std::function<size_t(const json&)> rows;
+};
+
+// Every command the overview lists either prints no table (record, capture, repair: they make
+// recordings; export, report: a file) or accepts --json and --csv, and its CSV is a header and as
+// many rows, each of as many fields, as its JSON's table.
+TEST_F(OptionGroups, EveryCommandThatPrintsATableTakesJsonAndCsv) {
+  std::string a = *dir_ / "a", b = *dir_ / "b";
+  auto count = [](const char* key) { return [key](const json& j) { return j.at(key).size(); }; };
+  std::map<std::string, TableCommand> tables = {
+      {"info", {{a}, count("processes")}},
+      {"stats", {{a, "--view", "op"}, count("rows")}},
+      {"memory", {{a}, count("allocators")}},
+      {"comm",
+       {{a},
+        [](const json& j) {
+          size_t n = 0;  // one row per instance and rank
+          for (const auto& in : j.at("instances")) n += in.at("arrivals").size();
+          return n;
+        }}},
+      {"diff", {{a, b}, count("rows")}},
+      {"replay", {{a}, count("ranks")}},
+      {"optimize", {{a}, count("plan")}},
+      {"top", {{a, "--once"}, count("ops")}},
+  };
+  const std::set<std::string> no_table = {"record", "capture", "repair", "export", "report"};
+  std::vector<std::string> names = CommandNames();
+  EXPECT_EQ(names.size(), tables.size() + no_table.size());
+  for (const auto& cmd : names) {
+    if (no_table.count(cmd)) continue;
+    ASSERT_TRUE(tables.count(cmd)) << cmd << ": a new command; say how it prints its table";
+    const TableCommand& t = tables[cmd];
+    std::vector<std::string> argv = {TT_CLI, cmd};
+    argv.insert(argv.end(), t.args.begin(), t.args.end());
+    std::vector<std::string> as_json = argv, as_csv = argv;
+    as_json.push_back("--json");
+    as_csv.push_back("--csv");
+    auto j = RunCmd(as_json);
+    ASSERT_EQ(j.status, 0) << cmd << ": " << j.err;
+    size_t rows = t.rows(json::parse(j.out));
+    auto c = RunCmd(as_csv);
+    ASSERT_EQ(c.status, 0) << cmd << ": " << c.err;
+    auto csv = ParseCsv(c.out);
+    ASSERT_GE(csv.size(), 1u) << cmd;
+    EXPECT_FALSE(csv[0].empty() || csv[0][0].empty()) << cmd << ": no header\n" << c.out;
+    EXPECT_EQ(csv.size() - 1, rows) << cmd << ":\n" << c.out;
+    for (const auto& r : csv) EXPECT_EQ(r.size(), csv[0].size()) << cmd << ":\n" << c.out;
+    if (cmd != "comm" && cmd != "optimize") {
+      EXPECT_GT(rows, 0u) << cmd;
+    }
+  }
+}
+
+// Each option of the groups reads the same in every command's help that lists it: the option
+// and the start of its text, at the same column. The commands that make recordings (record,
+// capture, repair) take none of the groups: record's --steps, the profiler's window, is its own.
+TEST_F(OptionGroups, EverySharedOptionIsWordedOnce) {
+  const std::vector<std::string> lines = {
+      "  --steps A:B       only steps A to B (inclusive; A:, :B and A also work), by step number",
+      "  --skip-warmup N   leave out each process's first N steps",
+      "  --include-warmup  keep the warm-up steps (those holding tracing or compilation)",
+      "  --step-name NAME  an annotation that marks one step (repeatable); framework step",
+      "  --pid P           only process P (each of its exec images); repeat for several",
+      "  --json            machine-readable output, every field in its unit (schema:",
+      "  --csv             the table as CSV: a header of the JSON's field names (units in",
+      "  --section S       with --csv, another table:",
+      "  --top N           at most N ",
+      "  -h, --help        this help",
+  };
+  size_t checked = 0;
+  for (const auto& cmd : CommandNames()) {
+    if (cmd == "record" || cmd == "capture" || cmd == "repair") continue;
+    auto h = RunCmd({TT_CLI, cmd, "--help"});
+    ASSERT_EQ(h.status, 0) << cmd;
+    EXPECT_NE(h.out.find("\n  -h, --help        this help\n"), std::string::npos) << cmd;
+    std::istringstream in(h.out);
+    for (std::string line; std::getline(in, line);) {
+      for (const auto& want : lines) {
+        std::string option = want.substr(0, want.find("  ", 2));
+        if (!line.starts_with(option + " ")) continue;
+        EXPECT_TRUE(line.starts_with(want)) << cmd << " --help:\n" << line << "\nwanted:\n" << want;
+        ++checked;
+      }
+    }
+    // Every option the usage line names is described.
+    for (const auto& want : lines) {
+      std::string option = want.substr(2, want.find(' ', 3) - 2);
+      std::string usage = h.out.substr(0, h.out.find("\n\n"));
+      if (usage.find("[" + option) != std::string::npos ||
+          usage.find("| " + option) != std::string::npos) {
+        EXPECT_NE(h.out.find("\n  " + option), std::string::npos) << cmd << ": " << option;
+      }
+    }
+  }
+  EXPECT_GT(checked, 40u);
+}
+
+// stats --include-warmup: accepted, and the default (every step counts); with --skip-warmup N
+// the first N are left out all the same. Replay leaves each process's first step out unless
+// --include-warmup.
+TEST(StatsOptions, IncludeWarmupIsTheDefault) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t", "--", "python3",
+                   std::string(TT_SOURCE_DIR) + "/tests/programs/warmup_job.py", TT_LIB});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto steps = [&](std::vector<std::string> opts) {
+    std::vector<std::string> argv = {TT_CLI, "stats",       d / "t",      "--view",
+                                     "step", "--step-name", "train_step", "--json"};
+    argv.insert(argv.end(), opts.begin(), opts.end());
+    auto s = RunCmd(argv);
+    EXPECT_EQ(s.status, 0) << s.err;
+    return json::parse(s.out)["rows"];
+  };
+  json all = steps({}), kept = steps({"--include-warmup"});
+  ASSERT_EQ(all.size(), 5u) << all;
+  EXPECT_EQ(all, kept);
+  EXPECT_EQ(all[0]["warmup"], true) << all[0];
+  EXPECT_EQ(steps({"--include-warmup", "--skip-warmup", "1"}).size(), 4u);
+  auto replayed = [&](std::vector<std::string> opts) {
+    std::vector<std::string> argv = {TT_CLI,        "replay",     d / "t",
+                                     "--step-name", "train_step", "--json"};
+    argv.insert(argv.end(), opts.begin(), opts.end());
+    auto s = RunCmd(argv);
+    EXPECT_EQ(s.status, 0) << s.err;
+    return json::parse(s.out)["steps_replayed"].get<int>();
+  };
+  EXPECT_EQ(replayed({}), 4);
+  EXPECT_EQ(replayed({"--include-warmup"}), 5);
+}
+
+// `stats --view step` with its default columns fits a 120-character terminal.
+TEST_F(OptionGroups, StatsStepViewFits120Columns) {
+  auto r = RunCmd({TT_CLI, "stats", *dir_ / "a", "--view", "step"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::istringstream in(r.out);
+  size_t lines = 0;
+  for (std::string line; std::getline(in, line) && !line.empty(); ++lines)
+    EXPECT_LE(line.size(), 120u) << line;
+  EXPECT_EQ(lines, 7u) << r.out;  // the header and 6 steps
 }
 
 }  // namespace
