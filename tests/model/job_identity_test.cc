@@ -187,9 +187,11 @@ TEST(JobIdentity, GlooJobsOneRunIsOneJobTwoJobsOrOneRecordingTwiceAreRefused) {
   if (!RecordGlooJobs(d, {"29561", "29562"})) GTEST_SKIP() << "cannot unshare -n";
   ASSERT_FALSE(::testing::Test::HasFailure());
   std::string a0 = d / "p29561-r0", a1 = d / "p29561-r1", b1 = d / "p29562-r1";
-  RunResult one = RunCmd({TT_CLI, "stats", a0, a1, "--json"});
-  EXPECT_EQ(one.status, 0) << one.err;
-  EXPECT_EQ(one.err.find("note:"), std::string::npos) << one.err;  // no rank is missing
+  for (const char* cmd : {"comm", "stats"}) {
+    RunResult one = RunCmd({TT_CLI, cmd, a0, a1, "--json"});
+    EXPECT_EQ(one.status, 0) << one.err;
+    EXPECT_EQ(one.err.find("note:"), std::string::npos) << one.err;  // no rank is missing
+  }
   json info = test::RunJson({TT_CLI, "info", a1, "--json"});
   bool found = false;
   for (const auto& p : info["processes"])
@@ -198,7 +200,7 @@ TEST(JobIdentity, GlooJobsOneRunIsOneJobTwoJobsOrOneRecordingTwiceAreRefused) {
 
   std::vector<std::string> names = {a0, b1, "rendezvous=127.0.0.1:29561",
                                     "rendezvous=127.0.0.1:29562"};
-  for (const char* cmd : {"stats", "replay"}) ExpectRefused({TT_CLI, cmd, a0, b1}, names);
+  for (const char* cmd : {"comm", "stats", "replay"}) ExpectRefused({TT_CLI, cmd, a0, b1}, names);
   ExpectRefused({TT_CLI, "report", a0, b1, "-o", d / "mixed.html"}, names);
   EXPECT_FALSE(std::filesystem::exists(d / "mixed.html"));
 
@@ -206,7 +208,8 @@ TEST(JobIdentity, GlooJobsOneRunIsOneJobTwoJobsOrOneRecordingTwiceAreRefused) {
   std::filesystem::create_directory_symlink(a0, link);
   std::filesystem::copy(a0, copy, std::filesystem::copy_options::recursive);
   for (const std::string& second : {a0, link, spelled, copy})
-    for (const char* cmd : {"stats", "replay"}) ExpectRefused({TT_CLI, cmd, a0, second}, {second});
+    for (const char* cmd : {"comm", "stats", "replay"})
+      ExpectRefused({TT_CLI, cmd, a0, second}, {second});
   ExpectRefused({TT_CLI, "stats", a0, a1, copy}, {copy, "the same recording"});
 }
 
