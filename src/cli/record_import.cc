@@ -135,6 +135,9 @@ void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_byt
     if (!quiet) std::cerr << "tensortrace: " << TerminalSafe(ValidUtf8(e.what())) << "\n";
     return;
   }
+  // One line per profile, up to kLines: a program may leave thousands of folders there.
+  constexpr size_t kLines = 20;
+  size_t shown = 0, more = 0, more_imported = 0;
   for (const auto& name : names) {
     std::string logdir = root + "/" + name;
     int64_t pid;
@@ -145,8 +148,19 @@ void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_byt
     } else {
       r.errors.push_back(logdir + " is not a directory (a symbolic link?); not read or written");
     }
-    if (!quiet) PrintResult(pid, r);
+    if (quiet) continue;
+    if (shown < kLines) {
+      PrintResult(pid, r);
+      ++shown;
+    } else {
+      ++more;
+      more_imported += r.files > 0;
+    }
   }
+  if (more)
+    std::cerr << "tensortrace: " << more << " more profile folder(s) under " << TerminalSafe(root)
+              << " (" << more_imported
+              << " with a profile imported; each folder's import.json says what it held)\n";
 }
 
 }  // namespace tt::cli

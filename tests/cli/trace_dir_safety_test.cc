@@ -107,6 +107,25 @@ TEST(TraceDirSafety, FifoPlantedAtAnImportSummaryNeverBlocks) {
   EXPECT_TRUE(Has(r.err, "trace written")) << r.err;
 }
 
+// A program that leaves many pid folders under xspace/ (none a profile): record says so in a
+// bounded number of lines, not one per folder.
+TEST(TraceDirSafety, ManyPlantedProfileFoldersAreOneLineEach) {
+  TempDir d;
+  auto r =
+      RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c",
+              "i=0; while [ $i -lt 60 ]; do mkdir -p \"$TENSORTRACE_DIR/xspace/$((900000+i))\"; "
+              "i=$((i+1)); done"},
+             {}, 60);
+  EXPECT_EQ(r.status, 0) << r.err;
+  size_t lines = 0;
+  for (size_t at = 0; (at = r.err.find(": nothing imported", at)) != std::string::npos; ++at)
+    ++lines;
+  EXPECT_EQ(lines, 20u) << r.err;
+  EXPECT_TRUE(Has(r.err, "40 more profile folder(s) under")) << r.err;
+  EXPECT_TRUE(Has(r.err, "(0 with a profile imported;")) << r.err;
+  EXPECT_TRUE(Has(r.err, "trace written")) << r.err;
+}
+
 TEST(TraceDirSafety, ClosedOutputPipeKeepsTheProgramsStatus) {
   TempDir d;
   // record's stderr is a pipe whose reader has gone: its summary fails (EPIPE), it is not
