@@ -8,16 +8,6 @@
 
 namespace tt::cli {
 
-const char kPidHelp[] =
-    "  --pid P          only process P (each of its exec images); repeat for several\n";
-
-bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids) {
-  std::string v;
-  if (!a.Option("--pid", &v)) return false;
-  pids->push_back(static_cast<int64_t>(ParseUint("--pid", v, INT32_MAX)));
-  return true;
-}
-
 std::vector<std::string> DirList(const std::string& first, const std::vector<std::string>& more) {
   std::vector<std::string> dirs{first};
   dirs.insert(dirs.end(), more.begin(), more.end());

@@ -1,5 +1,6 @@
-// `--pid P` (repeatable) of stats, memory, report and export: the trace narrowed to those
-// processes before anything reads it, so every analysis and export sees only them.
+// The job a command reads: its directories, narrowed to the processes of `--pid P` (parsed
+// with the selection group, option_groups.h) before anything reads it, so that every analysis
+// and export sees only them.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -11,12 +12,6 @@
 #include "model/model.h"
 
 namespace tt::cli {
-
-// The help line of the option, for each command's --help.
-extern const char kPidHelp[];
-
-// Consumes `--pid P` if it is next (P a whole number); throws tt::Error on a bad value.
-bool ParsePidOption(ArgReader& a, std::vector<int64_t>* pids);
 
 // The model of model::OpenJob(dirs, pids) (with its inventory when asked), several
 // recordings put on one clock (solved by analysis/job/job_clock.h, applied by model::Aligned).
