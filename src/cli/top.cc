@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/csv_rows.h"
+#include "cli/human_table.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/files.h"
@@ -266,19 +267,35 @@ void PrintSteps(const analysis::LiveSteps& s, double window_s) {
   std::cout << line;
 }
 
+analysis::Cell Num(double x) {
+  analysis::Cell c;
+  c.num = x;
+  return c;
+}
+
+analysis::Cell Text(std::string text) {
+  analysis::Cell c;
+  c.is_text = true;
+  c.text = std::move(text);
+  return c;
+}
+
+// The ops through the table renderer, under the JSON's names (times in ms from 1 ms up).
 void PrintOps(const std::string& title, const std::vector<analysis::LiveOp>& ops) {
   if (ops.empty()) return;
-  char line[512];
-  std::snprintf(line, sizeof line, "\n%-40s %12s %12s %9s %7s\n", title.c_str(), "total ms",
-                "self ms", "count", "share");
-  std::cout << line;
-  for (const auto& op : ops) {
-    std::snprintf(line, sizeof line, "  %-38s %12.3f %12.3f %9llu %6.1f%%\n",
-                  TerminalSafe(op.name).substr(0, 38).c_str(),
-                  static_cast<double>(op.total_ns) / 1e6, static_cast<double>(op.self_ns) / 1e6,
-                  static_cast<unsigned long long>(op.count), op.share * 100);
-    std::cout << line;
-  }
+  std::cout << "\n" << title << ":\n";
+  using K = analysis::ColumnKind;
+  HumanTable t;
+  t.cols = {{"name", K::kText},
+            {"micros", K::kMicros},
+            {"self_micros", K::kMicros},
+            {"occurrence", K::kCount},
+            {"share", K::kRatio}};
+  for (const auto& op : ops)
+    t.rows.push_back({Text(op.name.substr(0, 60)), Num(static_cast<double>(op.total_ns) / 1e3),
+                      Num(static_cast<double>(op.self_ns) / 1e3),
+                      Num(static_cast<double>(op.count)), Num(op.share)});
+  PrintHumanTable(std::move(t), false);
 }
 
 // How old a process's framework data are, in words.
@@ -295,19 +312,25 @@ std::string FrameworkAge(const analysis::LiveFramework& f) {
 }
 
 void PrintProcesses(const analysis::LiveSnapshot& s) {
-  char line[512];
-  std::snprintf(line, sizeof line, "\n%8s %5s %-9s %7s %8s %12s %10s %8s  %s\n", "pid", "rank",
-                "state", "steps", "steps/s", "mean step", "memory", "dropped", "framework data");
-  std::cout << line;
-  for (const auto& p : s.processes) {
-    std::snprintf(line, sizeof line, "%8lld %5s %-9s %7llu %8.2f %12s %10s %8llu  %s\n",
-                  static_cast<long long>(p.pid), p.rank < 0 ? "-" : std::to_string(p.rank).c_str(),
-                  TerminalSafe(p.state).c_str(), static_cast<unsigned long long>(p.steps.count),
-                  p.steps.steps_per_s, Ms(p.steps.mean_ns).c_str(),
-                  p.has_memory ? Bytes(p.memory_bytes).c_str() : "-",
-                  static_cast<unsigned long long>(p.dropped), FrameworkAge(p.framework).c_str());
-    std::cout << line;
-  }
+  using K = analysis::ColumnKind;
+  HumanTable t;
+  t.cols = {{"pid", K::kCount},
+            {"rank", K::kCount},
+            {"state", K::kText},
+            {"steps", K::kCount},
+            {"steps_per_second", K::kNumber},
+            {"mean_step_micros", K::kMicros},
+            {"memory_bytes", K::kBytes},
+            {"dropped", K::kCount},
+            {"framework", K::kText}};
+  for (const auto& p : s.processes)
+    t.rows.push_back({Num(static_cast<double>(p.pid)), Num(static_cast<double>(p.rank)),
+                      Text(p.state), Num(static_cast<double>(p.steps.count)),
+                      Num(p.steps.steps_per_s), Num(p.steps.mean_ns / 1e3),
+                      Num(p.has_memory ? static_cast<double>(p.memory_bytes) : -1),
+                      Num(static_cast<double>(p.dropped)), Text(FrameworkAge(p.framework))});
+  std::cout << "\n";
+  PrintHumanTable(std::move(t), false);
 }
 
 void PrintTable(const analysis::LiveSnapshot& s, bool clear) {
