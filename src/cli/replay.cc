@@ -45,19 +45,19 @@ discrete-event simulation with one queue per resource replays it. Prints the mea
 predicted step time and the error per rank (means over the steps), the critical path (each
 label's time and share), and each resource's utilisation.
 
-  --what-if SPEC  replay with a change (repeatable; each is replayed on its own, and all
-                  together when there are several), printing its predicted step time, the
-                  speedup, and what moved on the critical path:
+  --what-if SPEC     replay with a change (repeatable; each is replayed on its own, and all
+                    together when there are several), printing its predicted step time, the
+                    speedup, and what moved on the critical path:
 )";
 
 const char kReplayHelpOptions[] =
-    R"(  --suggest N     what would help most: replays the N heaviest ops (or kernels, or
-                  collectives) of the critical path each twice as fast, and input=0, comm=0.5
-                  and overlap=comm where the job has what they change, and ranks them by the
-                  predicted gain
-  --typical       replay one typical step instead of each: the median step's graph with each
-                  node's duration and each edge's gap the mean of its label's over the steps
-                  (its error against the mean measured step is the model's)
+    R"(  --suggest N       what would help most: replays the N heaviest ops (or kernels, or
+                    collectives) of the critical path each twice as fast, and input=0, comm=0.5
+                    and overlap=comm where the job has what they change, and ranks them by the
+                    predicted gain
+  --typical         replay one typical step instead of each: the median step's graph with each
+                    node's duration and each edge's gap the mean of its label's over the steps
+                    (its error against the mean measured step is the model's)
 )";
 
 const OutputSpec kOutput{
@@ -96,7 +96,7 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
   while (!a.Done()) {
     if (ParseOutputOption(a, kOutput, &o->out)) {
       if (!o->out.help) continue;
-      std::cout << kReplayHelp << rp::WhatIfHelp(20) << kReplayHelpOptions << BuildOptionsHelp()
+      std::cout << kReplayHelp << rp::WhatIfHelp(22) << kReplayHelpOptions << BuildOptionsHelp()
                 << OutputHelp(kOutput);
       return false;
     } else if (a.Flag("--typical")) {

@@ -65,8 +65,8 @@ step chart, averages and findings, with a note of their number and time, unless
 
 options:
   -o, --output PATH  the HTML file (required); it appears only when complete
-  --title TEXT       the page's title (default: "tensortrace report")
-  --all-frames       hottest lines: library frames count as lines too (not folded)
+  --title TEXT      the page's title (default: "tensortrace report")
+  --all-frames      hottest lines: library frames count as lines too (not folded)
 )";
 
 const OutputSpec kOutput{.top_rows = "rows in the ops, lines, kernels and copies tables",
