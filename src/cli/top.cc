@@ -48,9 +48,9 @@ options:
 )";
 
 const OutputSpec kOutput{
-    .schema = "docs/top-json.md (with --once one object, else one line per refresh)",
+    .schema = "docs/top-json.md; with --once one object, else one line per refresh",
     .csv_rows = "",
-    .sections = {{"ops", "with --once: the top ops of the whole trace, one row per op type"},
+    .sections = {{"ops", "one row per top op of the whole trace (with --once only)"},
                  {"window_ops", "the top ops of the last window's steps"},
                  {"processes", "one row per process"}},
     .top_rows = "ops",
