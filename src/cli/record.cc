@@ -33,6 +33,7 @@
 #include "core/ids.h"
 #include "core/time.h"
 #include "core/tsc.h"
+#include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
 #include "format/launcher.h"
 #include "format/repair.h"
@@ -52,7 +53,8 @@ namespace {
 
 const char kRecordHelp[] =
     R"(usage: tensortrace record [-o DIR] [--force] [--buffer-size BYTES] [--max-size BYTES]
-                          [--wait-children SECONDS] [--import-max-size BYTES] [--quiet]
+                          [--wait-children SECONDS] [--import-max-size BYTES]
+                          [--import-max-memory BYTES] [--quiet]
                           [--on-demand | --every S --for C]
                           [--tf-host-level 1|2|3]
                           [--python-tracer] [--steps A:B] [--window-s N]
@@ -84,6 +86,9 @@ profiler plugin: unless it is set already, NCCL_PROFILER_PLUGIN names libtensort
   --import-max-size BYTES  the largest file of a framework profile (.xplane.pb, capture.json)
                            read back into the trace; a larger one is skipped with a warning
                            (default 1G; K, M and G suffixes)
+  --import-max-memory BYTES  record's memory past which importing a profile stops, keeping
+                           the events read so far and saying so (default: half the memory
+                           available when the import starts, at least 256M)
   --on-demand              every source armed, nothing written until `tensortrace capture
                            DIR` opens a capture window (several per run; the frameworks'
                            profilers are started and stopped with each)
@@ -160,6 +165,7 @@ struct RecordOptions {
   bool force = false, quiet = false;
   uint64_t buffer = 1 << 20, max_size = 0;
   uint64_t import_max = kImportMaxBytes;  // per file read back from the program
+  uint64_t import_memory = 0;             // 0: DefaultImportBudget() when the import starts
   double wait_children = 5;
   std::vector<std::string> cmd;
   PythonCaptureOptions py;
@@ -209,6 +215,9 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
       o->max_size = ParseBytes("--max-size", v);
     } else if (a.Option("--import-max-size", &v)) {
       o->import_max = ParseBytes("--import-max-size", v);
+    } else if (a.Option("--import-max-memory", &v)) {
+      o->import_memory = ParseBytes("--import-max-memory", v);
+      if (o->import_memory == 0) throw Error("record: --import-max-memory must be above 0");
     } else if (a.Option("--wait-children", &v)) {
       o->wait_children = ParseSeconds("--wait-children", v);
     } else if (a.Option("--sources", &v)) {
@@ -485,7 +494,8 @@ int Record(const CommandArgs& argv) {
 
   size_t repaired = FinaliseProcesses(dir, run.child, run.exec_errno, "record");
   // Profiles the frameworks wrote (TensorFlow/JAX XSpace) become streams of their processes.
-  ImportCapturedProfiles(dir, o.quiet, o.import_max);
+  ImportCapturedProfiles(dir, o.quiet,
+                         {o.import_max, o.import_memory ? o.import_memory : DefaultImportBudget()});
   DeclareNamesOfEndedProcesses(dir, "record");
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
   return exit_code;

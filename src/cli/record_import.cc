@@ -61,9 +61,9 @@ void ReadCapture(const std::string& logdir, uint64_t max_bytes,
 
 // The first importer that finds files in `logdir`, run; never throws.
 ImportResult RunImporters(const std::string& dir, const std::string& logdir, int64_t pid,
-                          uint64_t max_bytes, std::vector<std::string>* early) {
-  ImportRequest req{dir, pid, logdir, {}, std::nullopt, max_bytes};
-  ReadCapture(logdir, max_bytes, &req.steps, early);
+                          const ImportLimits& limits, std::vector<std::string>* early) {
+  ImportRequest req{dir, pid, logdir, {}, std::nullopt, limits.file_bytes, limits.memory};
+  ReadCapture(logdir, limits.file_bytes, &req.steps, early);
   std::string none;
   for (const Importer* imp : Importers()) {
     req.files = imp->find(logdir, early);
@@ -77,11 +77,11 @@ ImportResult RunImporters(const std::string& dir, const std::string& logdir, int
 
 // Imports one xspace/<pid>/ (a real directory of the trace); never throws.
 ImportResult ImportOne(const std::string& dir, const std::string& logdir, int64_t pid,
-                       uint64_t max_bytes) {
+                       const ImportLimits& limits) {
   ImportResult r;
   std::vector<std::string> early;
   try {
-    r = RunImporters(dir, logdir, pid, max_bytes, &early);
+    r = RunImporters(dir, logdir, pid, limits, &early);
   } catch (const std::exception& e) {
     r.errors.push_back(ValidUtf8(e.what()));
   }
@@ -118,7 +118,7 @@ void PrintResult(int64_t pid, const ImportResult& r) {
 
 }  // namespace
 
-void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_bytes) {
+void ImportCapturedProfiles(const std::string& dir, bool quiet, const ImportLimits& limits) {
   // xspace/ and xspace/<pid>/ are the traced program's work: a symbolic link there (out of the
   // trace) is neither read nor written through.
   std::string root = dir + "/xspace";
@@ -144,7 +144,7 @@ void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_byt
     if (!ParseInt(name, &pid)) continue;
     ImportResult r;
     if (IsRealDirectory(logdir)) {
-      r = ImportOne(dir, logdir, pid, max_bytes);
+      r = ImportOne(dir, logdir, pid, limits);
     } else {
       r.errors.push_back(logdir + " is not a directory (a symbolic link?); not read or written");
     }

@@ -9,12 +9,17 @@
 
 namespace tt::cli {
 
+struct ImportLimits {
+  uint64_t file_bytes;  // each file read (record --import-max-size)
+  uint64_t memory;      // record's resident size past which an import stops (--import-max-memory)
+};
+
 // Imports each <dir>/xspace/<pid>/ (steps filter from its capture.json) with the first importer
 // that finds files there, writes its import.json, and prints one line per process to stderr
 // (unless quiet). Keeps the profiles (TensorBoard and Perfetto can open them). Never throws:
 // failures go to import.json and the line. What the program left there is untrusted: a symbolic
-// link (xspace/, xspace/<pid>/ or below), a FIFO or device, or a file over `max_bytes`, is skipped
-// with that line; nothing is written outside `dir`.
-void ImportCapturedProfiles(const std::string& dir, bool quiet, uint64_t max_bytes);
+// link (xspace/, xspace/<pid>/ or below), a FIFO or device, or a file over the limits, is skipped
+// (or kept in part) with that line; nothing is written outside `dir`.
+void ImportCapturedProfiles(const std::string& dir, bool quiet, const ImportLimits& limits);
 
 }  // namespace tt::cli

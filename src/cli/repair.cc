@@ -13,6 +13,7 @@
 #include "cli/record_import.h"
 #include "cli/record_losses.h"
 #include "core/files.h"
+#include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
 #include "format/reader.h"
 #include "model/inventory.h"
@@ -110,7 +111,7 @@ int Repair(const CommandArgs& argv) {
   WriteRegularFilesOnly();  // the traced program could write here too
   EndRecording(o.dir);
   size_t finalised = FinaliseProcesses(o.dir, 0, 0, "repair");
-  ImportCapturedProfiles(o.dir, o.quiet, o.import_max);
+  ImportCapturedProfiles(o.dir, o.quiet, {o.import_max, DefaultImportBudget()});
   DeclareNamesOfEndedProcesses(o.dir, "repair");
   WriteRepairedSession(o.dir, finalised);
   close(lock);

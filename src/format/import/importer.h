@@ -20,6 +20,7 @@ struct ImportRequest {
   std::vector<std::string> files;         // what `find` listed
   std::optional<ImportStepFilter> steps;  // the capture's steps, when it named some
   uint64_t max_file_bytes = 0;            // each file's cap (format/import/untrusted.h)
+  uint64_t max_memory = 0;  // record's resident size past which an import stops (0: none)
 };
 
 struct Importer {

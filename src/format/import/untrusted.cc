@@ -21,8 +21,18 @@ bool EntryExists(const std::string& path) {
   return lstat(path.c_str(), &st) == 0;
 }
 
-std::string ReadUntrustedFile(const std::string& path, uint64_t max_bytes,
-                              std::string_view cap_name) {
+namespace {
+
+Error OverCap(const std::string& path, uint64_t size, uint64_t max_bytes,
+              std::string_view cap_name) {
+  return Error(ValidUtf8(path) + ": " + std::to_string(size) + " bytes, over the cap of " +
+               std::to_string(max_bytes) + " bytes per file (" + std::string(cap_name) +
+               "); skipped");
+}
+
+}  // namespace
+
+int OpenUntrustedFile(const std::string& path, uint64_t max_bytes, std::string_view cap_name) {
   int fd;
   try {
     fd = OpenRegularFile(path, /*follow_symlinks=*/false);
@@ -34,13 +44,22 @@ std::string ReadUntrustedFile(const std::string& path, uint64_t max_bytes,
     close(fd);
     throw Error("cannot stat " + ValidUtf8(path));
   }
+  if (static_cast<uint64_t>(st.st_size) > max_bytes) {
+    close(fd);
+    throw OverCap(path, static_cast<uint64_t>(st.st_size), max_bytes, cap_name);
+  }
+  return fd;
+}
+
+std::string ReadUntrustedFile(const std::string& path, uint64_t max_bytes,
+                              std::string_view cap_name) {
+  int fd = OpenUntrustedFile(path, max_bytes, cap_name);
+  struct stat st {};
+  fstat(fd, &st);
   auto over = [&](uint64_t size) {
     close(fd);
-    return Error(ValidUtf8(path) + ": " + std::to_string(size) + " bytes, over the cap of " +
-                 std::to_string(max_bytes) + " bytes per file (" + std::string(cap_name) +
-                 "); skipped");
+    return OverCap(path, size, max_bytes, cap_name);
   };
-  if (static_cast<uint64_t>(st.st_size) > max_bytes) throw over(static_cast<uint64_t>(st.st_size));
   std::string out;
   out.reserve(static_cast<size_t>(st.st_size));
   char buf[65536];

@@ -26,6 +26,10 @@ bool EntryExists(const std::string& path);
 std::string ReadUntrustedFile(const std::string& path, uint64_t max_bytes,
                               std::string_view cap_name = "record --import-max-size");
 
+// The same checks, the file left open (a descriptor) for a reader that streams it.
+int OpenUntrustedFile(const std::string& path, uint64_t max_bytes,
+                      std::string_view cap_name = "record --import-max-size");
+
 // `text` with every byte that is not part of valid UTF-8 written as the four characters \xNN,
 // so that it is valid UTF-8 (and valid in JSON and CTF text) and still shows what was there.
 std::string ValidUtf8(std::string_view text);

@@ -8,6 +8,8 @@
 #include "core/files.h"
 #include "format/import/kineto/importer_state.h"
 #include "format/import/kineto/json_args.h"
+#include "format/import/kineto/stream.h"
+#include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
 
 namespace tt {
@@ -45,21 +47,20 @@ int64_t KinetoFirstStep(const std::string& path) {
 
 namespace kineto {
 
-void KinetoImporter::ImportFile(const json& doc, int64_t first_step) {
+void KinetoImporter::BeginFile(const json& header, int64_t first_step) {
   window_ = window_first_step_.size();
   window_first_step_.push_back(first_step);
   window_start_.push_back(UINT64_MAX);
   base_ns_ = 0;
-  if (auto b = doc.find("baseTimeNanoseconds"); b != doc.end() && b->is_number_unsigned())
+  if (auto b = header.find("baseTimeNanoseconds"); b != header.end() && b->is_number_unsigned())
     base_ns_ = b->get<uint64_t>();
-  auto evs = doc.find("traceEvents");
-  if (evs == doc.end() || !evs->is_array()) throw Error("no traceEvents array");
-  ReadDistributedInfo(Field(doc, "distributedInfo"));
+  ReadDistributedInfo(Field(header, "distributedInfo"));
   flow_ends_.clear();
   profile_ = {UINT64_MAX, 0};
   extent_ = {UINT64_MAX, 0};
-  for (const auto& e : *evs)
-    if (e.is_object()) ImportEvent(e);
+}
+
+void KinetoImporter::EndFile() {
   WriteFlows();
   // The window this file covers: Kineto's own span of the profile, else its events' extent.
   auto w = profile_.first < profile_.second ? profile_ : extent_;
@@ -102,39 +103,57 @@ Timeline* KinetoImporter::TimelineOf(const json& e, bool device) {
 
 namespace {
 
-using kineto::json;
+struct BudgetReached {};
 
-json ParseKinetoFile(const std::string& f, uint64_t max_bytes) {
-  std::string data = ReadUntrustedFile(f, max_bytes);
-  if (data.empty()) throw Error(ValidUtf8(f) + ": empty file; skipped");
-  json doc = json::parse(data, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object())
-    throw Error(ValidUtf8(f) + ": not a readable Kineto trace (" + std::to_string(data.size()) +
-                " bytes; truncated or not JSON); skipped");
-  return doc;
+// One file: the header first (some of it follows the events), then each event as it is read.
+// Throws BudgetReached (the file's events so far kept and closed) once `budget` is spent.
+void ImportKinetoFile(const std::string& f, uint64_t max_file_bytes, MemoryBudget* budget,
+                      kineto::KinetoImporter* imp, uint64_t* events) {
+  kineto::json header;
+  kineto::ReadKinetoFile(f, max_file_bytes, &header, nullptr);
+  imp->BeginFile(header, KinetoFirstStep(f));
+  bool over = false;
+  kineto::EventFn each = [&](const kineto::json& e) {
+    if (over || (over = budget->Over())) return;  // the rest of the file is read, not kept
+    imp->ImportEvent(e);
+    ++*events;
+  };
+  kineto::ReadKinetoFile(f, max_file_bytes, &header, &each);
+  imp->EndFile();
+  if (over) throw BudgetReached{};
 }
 
 }  // namespace
 
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes) {
+                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes,
+                          uint64_t max_memory) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "PyTorch profile", &t);
   ImportResult out;
   out.format = "PyTorch profile";
   kineto::KinetoImporter imp(&t, steps, &out);
   std::vector<std::string> imported;
-  for (const auto& f : files) {
+  MemoryBudget budget(max_memory);
+  for (size_t i = 0; i < files.size(); ++i) {
+    uint64_t events = 0;
     try {
-      json doc = ParseKinetoFile(f, max_file_bytes);
-      imp.ImportFile(doc, KinetoFirstStep(f));
+      ImportKinetoFile(files[i], max_file_bytes, &budget, &imp, &events);
+    } catch (const BudgetReached&) {
+      out.errors.push_back(ValidUtf8(files[i]) + ": import stopped after " +
+                           std::to_string(events) + " events, at record's memory budget of " +
+                           BudgetText(budget.limit()) + " (record --import-max-memory); " +
+                           std::to_string(files.size() - i - 1) + " later file(s) not read");
+      imported.push_back(ValidUtf8(BaseName(files[i])) + " (in part)");
+      out.files++;
+      break;
     } catch (const std::exception& e) {
       out.errors.push_back(e.what());
       continue;
     }
     out.files++;
-    imported.push_back(ValidUtf8(BaseName(f)));
+    imported.push_back(ValidUtf8(BaseName(files[i])));
   }
   imp.Finish();
   FinishImport(&t, "kineto", imported, imp.out_of_time, &out);

@@ -26,9 +26,12 @@ int64_t KinetoFirstStep(const std::string& path);
 // that cannot be read or parsed becomes an error entry and the others are still imported: the
 // files are the traced program's, so only regular files are read, never through a symbolic
 // link, each of at most `max_file_bytes` (format/import/untrusted.h).
-// Throws tt::Error when the trace holds no process `pid`.
+// Each file is read as a stream (memory in proportion to the events kept); once record's
+// resident size passes `max_memory` (0: no limit) the import stops, keeps what it read and
+// says so in an error entry. Throws tt::Error when the trace holds no process `pid`.
 ImportResult ImportKineto(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
-                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes);
+                          const std::optional<ImportStepFilter>& steps, uint64_t max_file_bytes,
+                          uint64_t max_memory = 0);
 
 }  // namespace tt

@@ -14,7 +14,7 @@ std::string TorchDir(const std::string& logdir) {
 }
 
 ImportResult Run(const ImportRequest& r, std::vector<std::string>*) {
-  return ImportKineto(r.trace_dir, r.pid, r.files, r.steps, r.max_file_bytes);
+  return ImportKineto(r.trace_dir, r.pid, r.files, r.steps, r.max_file_bytes, r.max_memory);
 }
 
 }  // namespace

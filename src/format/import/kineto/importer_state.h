@@ -38,8 +38,11 @@ class KinetoImporter {
   KinetoImporter(ImportTarget* t, const std::optional<ImportStepFilter>& steps, ImportResult* out)
       : t_(t), steps_(steps), out_(out) {}
 
-  // `first_step`: the optimizer steps the program had done when this window started.
-  void ImportFile(const json& doc, int64_t first_step);
+  // One file: its header (`first_step`: the optimizer steps the program had done when this
+  // window started), each of its events (stream.h), then its end.
+  void BeginFile(const json& header, int64_t first_step);
+  void ImportEvent(const json& e);
+  void EndFile();
   void Finish();
 
   uint64_t out_of_time = 0;
@@ -77,7 +80,6 @@ class KinetoImporter {
   Timeline* TimelineOf(const json& e, bool device);
 
   // events.cc
-  void ImportEvent(const json& e);
   void ProfileSpan(const json& e);
   void NameThread(const json& e);
   void Memory(const json& e);

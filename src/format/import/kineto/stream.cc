@@ -1,0 +1,157 @@
+#include "format/import/kineto/stream.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <vector>
+
+#include "core/error.h"
+#include "format/import/untrusted.h"
+
+namespace tt::kineto {
+
+namespace {
+
+// Builds one JSON value from SAX events (a header field or one event).
+class Builder {
+ public:
+  json root;
+  // Places `v` where the value being built expects it; returns where it went.
+  json* Put(json v) {
+    if (stack_.empty()) return &(root = std::move(v));
+    json* top = stack_.back();
+    if (top->is_array()) {
+      top->push_back(std::move(v));
+      return &top->back();
+    }
+    return &(*slot_ = std::move(v));
+  }
+  void Key(const std::string& k) { slot_ = &(*stack_.back())[k]; }
+  void Open(json v) { stack_.push_back(Put(std::move(v))); }
+  bool Close() {  // true when the root is complete
+    stack_.pop_back();
+    return stack_.empty();
+  }
+
+ private:
+  std::vector<json*> stack_;
+  json* slot_ = nullptr;
+};
+
+// The SAX handler: the root object's fields into the header, traceEvents' objects to on_event
+// (or skipped), anything else in traceEvents skipped.
+class KinetoSax {
+ public:
+  KinetoSax(json* header, const EventFn* on_event) : header_(header), on_event_(on_event) {}
+  bool events_seen = false;
+  std::string error;
+
+  bool null() { return Scalar(nullptr); }
+  bool boolean(bool v) { return Scalar(v); }
+  bool number_integer(json::number_integer_t v) { return Scalar(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return Scalar(v); }
+  bool number_float(json::number_float_t v, const std::string&) { return Scalar(v); }
+  bool string(std::string& v) { return Scalar(std::move(v)); }
+  bool binary(json::binary_t&) { return true; }
+  bool key(std::string& k) {
+    if (skip_from_ >= 0) return true;
+    if (building_) {
+      b_.Key(k);
+    } else if (depth_ == 1) {
+      top_key_ = k;
+    }
+    return true;
+  }
+  bool start_object(std::size_t) { return Open(json::object()); }
+  bool start_array(std::size_t) { return Open(json::array()); }
+  bool end_object() { return Close(); }
+  bool end_array() { return Close(); }
+  bool parse_error(std::size_t pos, const std::string&, const nlohmann::detail::exception&) {
+    error = "not JSON at byte " + std::to_string(pos) + " (truncated?)";
+    return false;
+  }
+
+ private:
+  bool Scalar(json v) {
+    if (skip_from_ >= 0) return true;
+    if (building_) {
+      b_.Put(std::move(v));
+    } else if (depth_ == 1 && top_key_ != "traceEvents") {
+      (*header_)[top_key_] = std::move(v);
+    } else if (depth_ == 0) {
+      error = "not a JSON object";
+      return false;
+    }
+    return true;  // a scalar in traceEvents is no event
+  }
+  bool Open(json v) {
+    if (depth_ == 0 && !v.is_object()) {
+      error = "not a JSON object";
+      return false;
+    }
+    bool element = depth_ == 2 && in_events_;
+    if (skip_from_ < 0 && !building_ && depth_ >= 1) {
+      if (depth_ == 1 && top_key_ == "traceEvents" && v.is_array()) {
+        in_events_ = events_seen = true;
+      } else if (element && !(on_event_ && v.is_object())) {
+        skip_from_ = depth_;
+      } else {
+        building_ = true;
+        event_ = element;
+      }
+    }
+    if (building_) b_.Open(std::move(v));
+    ++depth_;
+    return true;
+  }
+  bool Close() {
+    --depth_;
+    if (skip_from_ >= 0) {
+      if (depth_ == skip_from_) skip_from_ = -1;
+      return true;
+    }
+    if (building_ && b_.Close()) {
+      building_ = false;
+      if (event_)
+        (*on_event_)(b_.root);
+      else
+        (*header_)[top_key_] = std::move(b_.root);
+      b_.root = json();
+    } else if (!building_ && depth_ == 1) {
+      in_events_ = false;
+    }
+    return true;
+  }
+
+  json* header_;
+  const EventFn* on_event_;
+  Builder b_;
+  int depth_ = 0;       // containers open
+  int skip_from_ = -1;  // skipping until depth_ is back to this
+  bool building_ = false, event_ = false, in_events_ = false;
+  std::string top_key_;
+};
+
+}  // namespace
+
+void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
+                    const EventFn* on_event) {
+  int fd = OpenUntrustedFile(path, max_bytes);
+  std::FILE* f = fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    throw Error("cannot read " + ValidUtf8(path) + "; skipped");
+  }
+  *header = json::object();
+  KinetoSax sax(header, on_event);
+  bool ok = json::sax_parse(f, &sax);
+  bool empty = ok ? false : std::ftell(f) <= 0;
+  std::fclose(f);
+  if (empty) throw Error(ValidUtf8(path) + ": empty file; skipped");
+  if (!ok)
+    throw Error(ValidUtf8(path) + ": not a readable Kineto trace (" +
+                (sax.error.empty() ? std::string("not JSON") : sax.error) + "); skipped");
+  if (!sax.events_seen) throw Error(ValidUtf8(path) + ": no traceEvents array; skipped");
+}
+
+}  // namespace tt::kineto

@@ -1,0 +1,112 @@
+// A PyTorch profile read as a stream (format/import/kineto/stream.h): the header around the
+// events, each event in order, damage as one line; and record's import of a large one, whole
+// or stopped at its memory budget (--import-max-memory) with the program's status and the trace
+// kept (issue 40: a 500 MB Kineto JSON once took 5.18 GB).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "core/error.h"
+#include "core/files.h"
+#include "format/import/kineto/stream.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using test::RunCmd;
+using test::TempDir;
+
+std::vector<kineto::json> Events(const std::string& path, kineto::json* header) {
+  std::vector<kineto::json> out;
+  kineto::EventFn each = [&](const kineto::json& e) { out.push_back(e); };
+  kineto::ReadKinetoFile(path, 1 << 20, header, &each);
+  return out;
+}
+
+TEST(KinetoStream, HeaderAroundTheEventsAndEachEventInOrder) {
+  TempDir d;
+  WriteFileAtomic(d / "a.json",
+                  R"({"schemaVersion": 1, "distributedInfo": {"rank": 1, "pg": [1, {"x": null}]},
+                      "traceEvents": [{"name": "a", "args": {"dims": [[1, 2], []]}}, 7, [1],
+                                      {"name": "b", "ts": 1.5}],
+                      "baseTimeNanoseconds": 123456789012})",
+                  false);
+  kineto::json header;
+  auto ev = Events(d / "a.json", &header);
+  ASSERT_EQ(ev.size(), 2u);
+  EXPECT_EQ(ev[0]["name"], "a");
+  EXPECT_EQ(ev[0]["args"]["dims"], kineto::json::parse("[[1, 2], []]"));
+  EXPECT_EQ(ev[1]["ts"], 1.5);
+  EXPECT_EQ(header["baseTimeNanoseconds"], 123456789012u);
+  EXPECT_EQ(header["distributedInfo"]["pg"], kineto::json::parse(R"([1, {"x": null}])"));
+  EXPECT_EQ(header.count("traceEvents"), 0u);
+  // The header alone: no event built.
+  kineto::json only;
+  kineto::ReadKinetoFile(d / "a.json", 1 << 20, &only, nullptr);
+  EXPECT_EQ(only, header);
+}
+
+TEST(KinetoStream, DamageIsOneLine) {
+  TempDir d;
+  auto error = [&](const std::string& text) {
+    WriteFileAtomic(d / "b.json", text, false);
+    kineto::json h;
+    try {
+      Events(d / "b.json", &h);
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(error("").find("empty file; skipped"), std::string::npos);
+  EXPECT_NE(error(R"({"traceEvents": [{"name": "a"}, {"na)").find("not JSON at byte"),
+            std::string::npos);
+  EXPECT_NE(error("[1, 2]").find("not a JSON object"), std::string::npos);
+  EXPECT_NE(error(R"({"traceEvents": 5})").find("no traceEvents array"), std::string::npos);
+  EXPECT_NE(error(R"({"x": 1})").find("no traceEvents array"), std::string::npos);
+}
+
+// Records tests/programs/kineto_big.py leaving `n` events; returns record's result.
+test::RunResult RecordBig(const std::string& trace, int n, std::vector<std::string> opts) {
+  std::vector<std::string> cmd = {TT_CLI, "record", "-o", trace};
+  cmd.insert(cmd.end(), opts.begin(), opts.end());
+  std::vector<std::string> run = {"--", "python3",
+                                  std::string(TT_SOURCE_DIR) + "/tests/programs/kineto_big.py",
+                                  std::to_string(n)};
+  cmd.insert(cmd.end(), run.begin(), run.end());
+  return RunCmd(cmd, {}, 300);
+}
+
+uint64_t OpCount(const std::string& trace) {
+  auto j = nlohmann::json::parse(RunCmd({TT_CLI, "stats", trace, "--view", "op", "--json"}).out);
+  for (const auto& r : j["rows"])
+    if (r["name"] == "aten::mm") return r["occurrence"];
+  return 0;
+}
+
+TEST(KinetoStream, RecordImportsALargeProfileOrStopsAtItsBudget) {
+  TempDir d;
+  constexpr int kEvents = 200000;  // about 40 MB of JSON
+  auto whole = RecordBig(d / "whole", kEvents, {});
+  EXPECT_EQ(whole.status, 3) << whole.err;
+  EXPECT_NE(whole.err.find(std::to_string(kEvents) + " events on 1 tracks"), std::string::npos)
+      << whole.err;
+  EXPECT_EQ(OpCount(d / "whole"), static_cast<uint64_t>(kEvents));
+
+  auto part = RecordBig(d / "part", kEvents, {"--import-max-memory", "16M"});
+  EXPECT_EQ(part.status, 3) << part.err;  // the program's status, whatever the import did
+  EXPECT_TRUE(PathExists(d / "part/tensortrace.json"));
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(part.err, m,
+                                std::regex("import stopped after ([0-9]+) events, at record's "
+                                           "memory budget of 16.0 MiB")))
+      << part.err;
+  uint64_t kept = std::stoull(m[1]);
+  EXPECT_LT(kept, static_cast<uint64_t>(kEvents));
+  EXPECT_EQ(OpCount(d / "part"), kept);  // what the line says was kept is there
+}
+
+}  // namespace
+}  // namespace tt
