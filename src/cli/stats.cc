@@ -72,13 +72,13 @@ std::string StatsOptionsHelp() {
          OptionHelp("--max-depth D", "the scope view: D levels of the tree") + OutputHelp(kOutput);
 }
 
-// Text wrapped at 95 columns, continuation lines indented by `indent`.
-std::string Wrap(const std::string& text, size_t first_col, size_t indent) {
+// Text wrapped at `width` columns, continuation lines indented by `indent`.
+std::string Wrap(const std::string& text, size_t first_col, size_t indent, size_t width = 95) {
   std::string out, word;
   size_t col = first_col;
   auto flush = [&] {
     if (word.empty()) return;
-    if (col > indent && col + 1 + word.size() > 95) {
+    if (col > indent && col + 1 + word.size() > width) {
       out += "\n" + std::string(indent, ' ');
       col = indent;
     } else if (col > first_col || (col > indent && !out.empty())) {
@@ -358,22 +358,24 @@ void PrintCsv(const Printer& pr) {
   }
 }
 
-// The links line under the table: the share of the device activities each method linked.
+// The links line under the table: the share of the device activities each method linked,
+// wrapped to the terminal's width.
 void PrintLinks(const analysis::Result& res) {
   if (res.links.empty() && !res.unlinked) return;
   uint64_t device = res.device_activities;
-  std::cout << "\nlinks (share of device activities):";
+  std::string line = "links (share of device activities):";
   for (const auto& [method, n] : res.links) {
     // Primitives are host work: a count, not a share of the device's activities.
     if (method.starts_with("primitive->")) {
-      std::cout << " " << method << " " << n << ";";
+      line += " " + method + " " + std::to_string(n) + ";";
       continue;
     }
     char pct[32];
     std::snprintf(pct, sizeof pct, "%.1f%%", device ? 100.0 * n / device : 0.0);
-    std::cout << " " << method << " " << n << " (" << pct << ");";
+    line += " " + method + " " + std::to_string(n) + " (" + pct + ");";
   }
-  std::cout << " unlinked " << res.unlinked << "\n";
+  line += " unlinked " + std::to_string(res.unlinked);
+  std::cout << "\n" << Wrap(line, 0, 2, kTerminalWidth) << "\n";
 }
 
 }  // namespace
@@ -412,7 +414,8 @@ int Stats(const std::vector<std::string>& argv) {
     std::vector<std::string> fitted = PrintHumanTable(std::move(pr.human), s.select.empty());
     notes.insert(notes.begin(), fitted.begin(), fitted.end());
     PrintLinks(res);
-    for (const auto& n : notes) std::cout << "note: " << n << "\n";
+    // Like the table, the lines under it fit the terminal.
+    for (const auto& n : notes) std::cout << "note: " << Wrap(n, 6, 6, kTerminalWidth) << "\n";
   }
   if (!problems.empty())
     std::cerr << "tensortrace stats: warning: " << problems.size()
