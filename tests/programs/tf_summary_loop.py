@@ -7,8 +7,7 @@ tf.summary.histogram makes it: 30 buckets by one_hot; TensorBoard itself is not 
 the loop without them, which TT_NO_SUMMARY=1 runs for real (the lines are left out when the
 function is traced). Prints "summary_lines FIRST-LAST" and "steps N".
 
-usage: tf_summary_loop.py [STEPS]   (default 40; TT_TF_THREADS=N: N inter-op and intra-op threads,
-else TensorFlow's own choice)"""
+usage: tf_summary_loop.py [STEPS]   (default 40)"""
 import os
 import sys
 import tempfile
@@ -19,9 +18,6 @@ import tensorflow as tf
 
 STEPS, BATCH = int(sys.argv[1]) if len(sys.argv) > 1 else 40, 64
 SUMMARIES = os.environ.get("TT_NO_SUMMARY") != "1"
-if os.environ.get("TT_TF_THREADS"):
-    tf.config.threading.set_inter_op_parallelism_threads(int(os.environ["TT_TF_THREADS"]))
-    tf.config.threading.set_intra_op_parallelism_threads(int(os.environ["TT_TF_THREADS"]))
 rng = np.random.default_rng(0)
 x = tf.constant(rng.normal(size=(BATCH, 256)).astype("float32"))
 y = tf.constant(rng.normal(size=(BATCH, 1)).astype("float32"))
@@ -36,13 +32,14 @@ writer = tf.summary.create_file_writer(tempfile.mkdtemp(prefix="tt_summary_"))
 
 def histogram(t, buckets=30):
     """[buckets, 3] (left edge, right edge, count), as TensorBoard's histogram summary."""
-    t = tf.reshape(tf.cast(t, tf.float64), [-1])
-    lo, hi = tf.reduce_min(t), tf.reduce_max(t)
-    width = (hi - lo) / buckets
-    index = tf.clip_by_value(tf.cast(tf.floor((t - lo) / width), tf.int32), 0, buckets - 1)
-    counts = tf.reduce_sum(tf.one_hot(index, buckets, dtype=tf.float64), axis=0)
-    edges = lo + width * tf.range(buckets + 1, dtype=tf.float64)
-    return tf.stack([edges[:-1], edges[1:], counts], axis=1)
+    with tf.name_scope("histogram"):
+        t = tf.reshape(tf.cast(t, tf.float64), [-1])
+        lo, hi = tf.reduce_min(t), tf.reduce_max(t)
+        width = (hi - lo) / buckets
+        index = tf.clip_by_value(tf.cast(tf.floor((t - lo) / width), tf.int32), 0, buckets - 1)
+        counts = tf.reduce_sum(tf.one_hot(index, buckets, dtype=tf.float64), axis=0)
+        edges = lo + width * tf.range(buckets + 1, dtype=tf.float64)
+        return tf.stack([edges[:-1], edges[1:], counts], axis=1)
 
 
 @tf.function

@@ -41,6 +41,11 @@ inline nlohmann::json Replay(const std::string& dir, const std::vector<std::stri
   return r.status == 0 ? nlohmann::json::parse(r.out) : nlohmann::json();
 }
 
+inline double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0 : v[v.size() / 2];
+}
+
 // The median over `runs` recordings of the program with the change made for real (each run's
 // median step, as replay measures it; a burst of load from the rest of the machine lengthens a
 // few steps, and now and then a whole run).
@@ -55,8 +60,7 @@ inline double RealMedianNs(const test::TempDir& d, const std::string& program,
     if (j.is_null()) return 0;
     medians.push_back(j["measured_median_ns"].get<double>());
   }
-  std::sort(medians.begin(), medians.end());
-  return medians[medians.size() / 2];
+  return Median(medians);
 }
 
 }  // namespace tt::whatif_test
