@@ -411,6 +411,35 @@ TEST(StatsOptions, IncludeWarmupIsTheDefault) {
   EXPECT_EQ(replayed({"--include-warmup"}), 5);
 }
 
+// The groups' errors are one line (exit 2) in every command: --json with --csv, --section
+// without --csv or naming no table, --top out of range, a bad --pid or --skip-warmup.
+TEST_F(OptionGroups, BadOptionsAreOneLine) {
+  std::string a = *dir_ / "a";
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"memory", a, "--json", "--csv"}, "--json and --csv exclude each other"},
+      {{"info", a, "--csv", "--json"}, "--json and --csv exclude each other"},
+      {{"memory", a, "--section", "ops"}, "--section goes with --csv"},
+      {{"replay", a, "--csv", "--section", "nope"}, "--section: 'nope' is not ranks, steps,"},
+      {{"optimize", a, "--csv", "--section", "plans"}, "is not plan or tried"},
+      {{"top", a, "--csv"}, "--csv goes with --once"},
+      {{"memory", a, "--top", "0"}, "--top: must be at least 1"},
+      {{"top", a, "--once", "--top", "1001"}, "too large (at most 1000)"},
+      {{"replay", a, "--pid", "x"}, "--pid: 'x' is not a non-negative whole number"},
+      {{"stats", a, "--skip-warmup", "-1"}, "--skip-warmup: '-1' is not"},
+      {{"diff", a, a, "--steps", "1:2"}, "unknown option '--steps'"},
+      {{"info", a, "--top", "3"}, "unknown option '--top'"},
+  };
+  for (const auto& [args, says] : cases) {
+    std::vector<std::string> argv = {TT_CLI};
+    argv.insert(argv.end(), args.begin(), args.end());
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 2) << args[0] << " " << args.back() << ": " << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find(says), std::string::npos) << r.err;
+    EXPECT_EQ(r.out, "") << r.out;
+  }
+}
+
 // `stats --view step` with its default columns fits a 120-character terminal: the table and
 // the lines under it (links, notes).
 TEST_F(OptionGroups, StatsStepViewFits120Columns) {
