@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/comm_p2p.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/csv.h"
@@ -506,7 +507,7 @@ int Comm(const std::vector<std::string>& argv) {
         "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
         "collective ops) and NCCL's NVTX ranges; socket traffic from record --sources ...,net");
   if (o.json) {
-    std::cout << ViewJson(v, p, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    PrintCommandJson(ViewJson(v, p, o.dirs));
   } else if (o.csv) {
     if (!PrintCsvSection(o.section, v, p)) PrintCsv(v);
   } else {

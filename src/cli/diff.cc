@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/csv.h"
@@ -244,7 +245,7 @@ int Diff(const std::vector<std::string>& args) {
   }
   DiffResult d = analysis::CompareSides(std::move(sides[0]), std::move(sides[1]));
   if (o.out.json)
-    std::cout << DiffJson(d).dump(2) << "\n";
+    PrintCommandJson(DiffJson(d));
   else if (o.out.csv)
     PrintCsv(d);
   else

@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/csv_rows.h"
 #include "cli/framework_capture.h"
+#include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "core/human.h"
@@ -311,7 +312,7 @@ int Memory(const std::vector<std::string>& argv) {
                 {"events", v.events},
                 {"note", note.empty() ? json(nullptr) : json(note)},
                 {"allocators", all}};
-    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    PrintCommandJson(std::move(out));
   } else if (o.out.csv) {
     PrintCsv(all, o.out.section);
   } else {

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/csv_rows.h"
+#include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/replay_print.h"
 #include "core/human.h"
@@ -131,7 +132,7 @@ int Optimize(const std::vector<std::string>& argv) {
   rp::Job job = LoadReplayJob(o.dirs, o.sel.pids, o.build, &problems);
   rp::Plan plan = rp::Optimize(job.steps, o.search);
   if (o.out.json)
-    std::cout << PlanJson(plan, o.dirs).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    PrintCommandJson(PlanJson(plan, o.dirs));
   else if (o.out.csv)
     PrintCsvRows(PlanJson(plan, o.dirs)[o.out.section],
                  {"spec", "predicted_ns", "speedup", "setting"});

@@ -12,6 +12,7 @@
 #include "analysis/replay/whatif_kind.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "cli/replay_print.h"
@@ -215,8 +216,7 @@ int Replay(const std::vector<std::string>& argv) {
         [](const WhatIfResult& a, const WhatIfResult& b) { return a.p.predicted < b.p.predicted; });
   }
   if (o.out.json)
-    std::cout << ReplayJson(out).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
-              << "\n";
+    PrintCommandJson(ReplayJson(out));
   else if (o.out.csv)
     PrintReplayCsv(out, o.out.section);
   else

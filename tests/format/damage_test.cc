@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "core/files.h"
 #include "test_util.h"
@@ -142,6 +143,39 @@ TEST(Damage, AllowDamagedExitsZeroWithTheWarning) {
   auto allowed = RunCmd({TT_CLI, "stats", t, "--view", "op", "--allow-damaged"});
   EXPECT_EQ(allowed.status, 0) << allowed.err;
   EXPECT_NE(allowed.err.find(s + ": skipped: it is a directory"), std::string::npos) << allowed.err;
+}
+
+// The JSON of every command that prints one lists the damage as stderr says it: `problems`,
+// each with the damaged file (issue 40: uniform in every reader's output).
+TEST(Damage, EveryJsonOutputListsTheProblems) {
+  TempDir d;
+  std::string t = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", t, "--", TT_DIFF_JOB, "1"});  // six steps
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string s = ThreadStream(t);
+  std::string b = ReadFile(s);
+  for (size_t i = b.size() / 2; i < b.size() / 2 + 64; ++i) b[i] = 0;
+  WriteFileAtomic(s, b);
+  std::vector<std::vector<std::string>> cmds = {
+      {"info"},    {"stats", "--view", "op"}, {"memory"}, {"comm"}, {"replay"}, {"optimize"},
+      {"diff", t}, {"top", "--once"}};
+  for (auto c : cmds) {
+    c.insert(c.begin() + 1, t);
+    c.insert(c.begin(), TT_CLI);
+    c.push_back("--json");
+    c.push_back("--allow-damaged");
+    auto got = RunCmd(c, {}, 120);
+    SCOPED_TRACE(Joined(c));
+    ASSERT_EQ(got.status, 0) << got.err;
+    auto j = nlohmann::json::parse(got.out);
+    ASSERT_TRUE(j.contains("problems")) << got.out.substr(0, 500);
+    if (j["problems"].is_number()) {  // top's live count
+      EXPECT_GT(j["problems"].get<int>(), 0);
+      continue;
+    }
+    ASSERT_FALSE(j["problems"].empty()) << got.out.substr(0, 500);
+    EXPECT_EQ(j["problems"][0]["file"], s);
+  }
 }
 
 // `record` SIGKILLed while its program runs: live, the trace reads as a running recording (exit
