@@ -24,6 +24,19 @@ struct HumanTable {
 
 inline constexpr size_t kTerminalWidth = 120;
 
+// A cell holding a number (in its column's unit), or text.
+inline analysis::Cell NumberCell(double x) {
+  analysis::Cell c;
+  c.num = x;
+  return c;
+}
+inline analysis::Cell TextCell(std::string text) {
+  analysis::Cell c;
+  c.is_text = true;
+  c.text = std::move(text);
+  return c;
+}
+
 // Prints `t` to stdout; returns the notes to print under it. `fit`: the columns are the
 // defaults, so some may be left out to fit `width`.
 std::vector<std::string> PrintHumanTable(HumanTable t, bool fit, size_t width = kTerminalWidth);

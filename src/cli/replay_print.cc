@@ -6,6 +6,7 @@
 
 #include "cli/args.h"
 #include "cli/csv_rows.h"
+#include "cli/human_table.h"
 #include "core/human.h"
 
 namespace tt::cli {
@@ -110,16 +111,26 @@ std::string Pct(double x) {
   return b;
 }
 
+using K = analysis::ColumnKind;
+
+double Micros(double ns) { return ns / 1e3; }
+
 void PrintPath(const Prediction& p, size_t top) {
   std::printf("critical path (mean per step; %s of it gaps: dispatch delays and wake-ups):\n",
               HumanDuration(p.path_gaps).c_str());
-  std::printf("  %-48s %-14s %12s %7s %7s\n", "label", "kind", "time", "share", "nodes");
+  HumanTable t;
+  t.cols = {{"label", K::kText},
+            {"kind", K::kText},
+            {"micros", K::kMicros},
+            {"share", K::kRatio},
+            {"nodes", K::kNumber}};
   for (size_t i = 0; i < p.path.size() && i < top; ++i) {
     const auto& it = p.path[i];
-    std::printf("  %-48s %-14s %12s %6.1f%% %7.1f\n", TerminalSafe(it.label).substr(0, 48).c_str(),
-                analysis::replay::NodeKindName(it.kind), HumanDuration(it.ns).c_str(),
-                it.share * 100, it.count);
+    t.rows.push_back({TextCell(it.label.substr(0, 60)),
+                      TextCell(analysis::replay::NodeKindName(it.kind)), NumberCell(Micros(it.ns)),
+                      NumberCell(it.share), NumberCell(it.count)});
   }
+  PrintHumanTable(std::move(t), false);
 }
 
 void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
@@ -134,11 +145,39 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
 }
 
 void PrintSuggestions(const std::vector<WhatIfResult>& s, const Prediction& base) {
-  std::printf("\nwhat would help most (predicted step, speedup):\n");
+  std::printf("\nwhat would help most:\n");
+  HumanTable t;
+  t.cols = {{"spec", K::kText}, {"predicted_micros", K::kMicros}, {"speedup", K::kNumber}};
   for (const auto& w : s)
-    std::printf("  %-58s %12s %8.3fx\n", TerminalSafe(w.spec).substr(0, 58).c_str(),
-                HumanDuration(w.p.predicted).c_str(),
-                w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0);
+    t.rows.push_back({TextCell(w.spec), NumberCell(Micros(w.p.predicted)),
+                      NumberCell(w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0)});
+  PrintHumanTable(std::move(t), false);
+}
+
+// Each rank's measured and predicted step, and the ranks' helpers (no steps of their own).
+void PrintRanks(const ReplayOutput& o) {
+  HumanTable t;
+  t.cols = {{"rank", K::kText},
+            {"measured_micros", K::kMicros},
+            {"predicted_micros", K::kMicros},
+            {"error", K::kRatio}};
+  for (const auto& r : o.base.ranks)
+    t.rows.push_back({TextCell(r.label), NumberCell(Micros(r.measured)),
+                      NumberCell(Micros(r.predicted)), NumberCell(r.error)});
+  PrintHumanTable(std::move(t), false);
+  for (const auto& who : o.participants)
+    std::printf("%s: no steps of its own, its work within the ranks' steps\n",
+                TerminalSafe(who).c_str());
+}
+
+// Each resource's busy share of the predicted step.
+void PrintUtilisation(const Prediction& p, size_t top) {
+  std::printf("\nutilisation (busy share of the predicted step):\n");
+  HumanTable t;
+  t.cols = {{"resource", K::kText}, {"utilisation", K::kRatio}};
+  for (size_t i = 0; i < p.resources.size() && i < top; ++i)
+    t.rows.push_back({TextCell(p.resources[i].name), NumberCell(p.resources[i].utilisation)});
+  PrintHumanTable(std::move(t), false);
 }
 
 }  // namespace
@@ -153,20 +192,10 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
   std::printf("\nstep time: measured %s, predicted %s, error %s\n\n",
               HumanDuration(p.measured).c_str(), HumanDuration(p.predicted).c_str(),
               Pct(p.error).c_str());
-  std::printf("  %-16s %12s %12s %8s\n", "rank", "measured", "predicted", "error");
-  for (const auto& r : p.ranks)
-    std::printf("  %-16s %12s %12s %8s\n", TerminalSafe(r.label).c_str(),
-                HumanDuration(r.measured).c_str(), HumanDuration(r.predicted).c_str(),
-                Pct(r.error).c_str());
-  for (const auto& who : o.participants)
-    std::printf("  %-16s (no steps of its own: its work within the ranks' steps)\n",
-                TerminalSafe(who).c_str());
+  PrintRanks(o);
   std::printf("\n");
   PrintPath(p, top);
-  std::printf("\nutilisation (busy share of the predicted step):\n");
-  for (size_t i = 0; i < p.resources.size() && i < top; ++i)
-    std::printf("  %-56s %6.1f%%\n", TerminalSafe(p.resources[i].name).substr(0, 56).c_str(),
-                p.resources[i].utilisation * 100);
+  PrintUtilisation(p, top);
   for (const auto& w : o.what_ifs) {
     std::printf("\n");
     PrintWhatIf(w, p);

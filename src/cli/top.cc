@@ -267,19 +267,6 @@ void PrintSteps(const analysis::LiveSteps& s, double window_s) {
   std::cout << line;
 }
 
-analysis::Cell Num(double x) {
-  analysis::Cell c;
-  c.num = x;
-  return c;
-}
-
-analysis::Cell Text(std::string text) {
-  analysis::Cell c;
-  c.is_text = true;
-  c.text = std::move(text);
-  return c;
-}
-
 // The ops through the table renderer, under the JSON's names (times in ms from 1 ms up).
 void PrintOps(const std::string& title, const std::vector<analysis::LiveOp>& ops) {
   if (ops.empty()) return;
@@ -292,9 +279,10 @@ void PrintOps(const std::string& title, const std::vector<analysis::LiveOp>& ops
             {"occurrence", K::kCount},
             {"share", K::kRatio}};
   for (const auto& op : ops)
-    t.rows.push_back({Text(op.name.substr(0, 60)), Num(static_cast<double>(op.total_ns) / 1e3),
-                      Num(static_cast<double>(op.self_ns) / 1e3),
-                      Num(static_cast<double>(op.count)), Num(op.share)});
+    t.rows.push_back({TextCell(op.name.substr(0, 60)),
+                      NumberCell(static_cast<double>(op.total_ns) / 1e3),
+                      NumberCell(static_cast<double>(op.self_ns) / 1e3),
+                      NumberCell(static_cast<double>(op.count)), NumberCell(op.share)});
   PrintHumanTable(std::move(t), false);
 }
 
@@ -324,11 +312,12 @@ void PrintProcesses(const analysis::LiveSnapshot& s) {
             {"dropped", K::kCount},
             {"framework", K::kText}};
   for (const auto& p : s.processes)
-    t.rows.push_back({Num(static_cast<double>(p.pid)), Num(static_cast<double>(p.rank)),
-                      Text(p.state), Num(static_cast<double>(p.steps.count)),
-                      Num(p.steps.steps_per_s), Num(p.steps.mean_ns / 1e3),
-                      Num(p.has_memory ? static_cast<double>(p.memory_bytes) : -1),
-                      Num(static_cast<double>(p.dropped)), Text(FrameworkAge(p.framework))});
+    t.rows.push_back(
+        {NumberCell(static_cast<double>(p.pid)), NumberCell(static_cast<double>(p.rank)),
+         TextCell(p.state), NumberCell(static_cast<double>(p.steps.count)),
+         NumberCell(p.steps.steps_per_s), NumberCell(p.steps.mean_ns / 1e3),
+         NumberCell(p.has_memory ? static_cast<double>(p.memory_bytes) : -1),
+         NumberCell(static_cast<double>(p.dropped)), TextCell(FrameworkAge(p.framework))});
   std::cout << "\n";
   PrintHumanTable(std::move(t), false);
 }
