@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/human_table.h"
 #include "cli/json_out.h"
 #include "cli/option_groups.h"
 #include "cli/pids.h"
@@ -187,25 +188,29 @@ std::vector<const DiffRow*> Shown(const DiffResult& d, size_t top, size_t* hidde
   return rows;
 }
 
+// The rows through the table renderer: each side's time and the contribution in
+// microseconds (milliseconds from 1 ms up), the share of the difference, then the sum.
 void PrintRows(const DiffResult& d, size_t top) {
+  using K = analysis::ColumnKind;
   double diff = d.b.step_ns - d.a.step_ns;
   size_t hidden = 0;
-  std::vector<const DiffRow*> rows = Shown(d, top, &hidden);
-  int w = 20;
-  for (const DiffRow* r : rows) w = std::max(w, static_cast<int>(r->name.size()) + 2);
-  w = std::min(w, 70);
-  std::printf("per step, by contribution to the difference:\n  %-*s %12s %12s %12s %8s\n", w,
-              "op type or (part)", "A", "B", "difference", "of diff");
-  for (const DiffRow* r : rows) {
-    std::string name = r->op ? r->name : "(" + r->name + ")";
-    if (static_cast<int>(name.size()) > w) name = name.substr(0, w - 3) + "...";
-    std::printf("  %-*s %12s %12s %12s %8s\n", w, name.c_str(), HumanDuration(r->a).c_str(),
-                HumanDuration(r->b).c_str(), Signed(r->contribution).c_str(),
-                Percent(r->contribution, std::fabs(diff)).c_str());
-  }
-  if (hidden) std::printf("  ... %zu more rows (--top N, or --json)\n", hidden);
-  std::printf("  %-*s %12s %12s %12s\n\n", w, "all rows", HumanDuration(d.a.step_ns).c_str(),
-              HumanDuration(d.b.step_ns).c_str(), Signed(d.explained).c_str());
+  HumanTable t;
+  t.cols = {{"op type or (part)", K::kText},
+            {"a_micros", K::kMicros},
+            {"b_micros", K::kMicros},
+            {"contribution_micros", K::kMicros},
+            {"of_difference", K::kRatio}};
+  for (const DiffRow* r : Shown(d, top, &hidden))
+    t.rows.push_back({TextCell(r->op ? r->name.substr(0, 70) : "(" + r->name + ")"),
+                      NumberCell(r->a / 1e3), NumberCell(r->b / 1e3),
+                      NumberCell(r->contribution / 1e3),
+                      diff != 0 ? NumberCell(r->contribution / std::fabs(diff)) : TextCell("-")});
+  t.rows.push_back({TextCell("all rows"), NumberCell(d.a.step_ns / 1e3),
+                    NumberCell(d.b.step_ns / 1e3), NumberCell(d.explained / 1e3), TextCell("")});
+  std::printf("per step, by contribution to the difference:\n");
+  PrintHumanTable(std::move(t), false);
+  if (hidden) std::printf("... %zu more rows (--top N, or --json)\n", hidden);
+  std::printf("\n");
 }
 
 void PrintText(const DiffResult& d, size_t top) {
