@@ -8,20 +8,6 @@
 
 namespace tt::analysis::replay {
 
-Matched MatchBy(const Graph& g,
-                const std::function<bool(uint32_t label, uint32_t scope, uint32_t stack)>& pred) {
-  Matched m;
-  m.nodes.assign(g.nodes.size(), 0);
-  for (size_t v = 0; v < g.nodes.size(); ++v) {
-    const Node& n = g.nodes[v];
-    m.nodes[v] = n.kind != NodeKind::kMarker && pred(n.label, n.scope, n.stack);
-  }
-  const std::vector<Inner>& in = g.inner->slices;
-  m.inner.assign(in.size(), 0);
-  for (size_t i = 0; i < in.size(); ++i) m.inner[i] = pred(in[i].label, in[i].scope, in[i].stack);
-  return m;
-}
-
 namespace {
 
 // Per node, the share of it that the matched inner slices held, each counted once: a slice
@@ -43,6 +29,8 @@ std::vector<double> Held(const Matched& m, const Graph& g, std::vector<char>* re
 }  // namespace
 
 size_t ScaleMatched(const Matched& m, double factor, Graph* g) {
+  auto any = [](const std::vector<char>& v) { return std::find(v.begin(), v.end(), 1) != v.end(); };
+  if (!any(m.nodes) && !any(m.inner)) return 0;
   std::vector<char> reached;
   std::vector<double> held = Held(m, *g, &reached);
   std::vector<char> whole(m.nodes), launched(g->nodes.size(), 0);

@@ -3,7 +3,6 @@
 // they make. Shared by REGEX=FACTOR, scope: and line:.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "analysis/replay/graph.h"
@@ -14,10 +13,22 @@ struct Matched {
   std::vector<char> nodes, inner;  // by node, by inner slice
 };
 
-// What `pred` says yes to: each node but the markers, and each inner slice, by its label,
-// scope and stack (kNoIndex where it has none).
-Matched MatchBy(const Graph& g,
-                const std::function<bool(uint32_t label, uint32_t scope, uint32_t stack)>& pred);
+// What `pred(label, scope, stack)` says yes to: each node but the markers, and each inner
+// slice (kNoIndex where it has no scope or stack). A template: it runs for every node of every
+// step's graph.
+template <class Pred>
+Matched MatchBy(const Graph& g, Pred&& pred) {
+  Matched m;
+  m.nodes.assign(g.nodes.size(), 0);
+  for (size_t v = 0; v < g.nodes.size(); ++v) {
+    const Node& n = g.nodes[v];
+    m.nodes[v] = n.kind != NodeKind::kMarker && pred(n.label, n.scope, n.stack);
+  }
+  const std::vector<Inner>& in = g.inner->slices;
+  m.inner.assign(in.size(), 0);
+  for (size_t i = 0; i < in.size(); ++i) m.inner[i] = pred(in[i].label, in[i].scope, in[i].stack);
+  return m;
+}
 
 // Changes g by `factor` for what matched: a matched node whole, with the device work it
 // launched and the time from its start to each launch (0 removes it and its dispatch gap); a
