@@ -3,7 +3,8 @@ its environment, it is its own launcher (as torch_ddp.py). Each rank runs ALLRED
 of a float32 tensor, BROADCASTS broadcasts and ALLGATHERS all-gathers, then a barrier; rank 0
 prints each collective's count and bytes (`allreduce 5`, `allreduce_bytes 4096`, `barrier 1`).
 With TT_COMM_SLEEP_MS=N, rank TT_COMM_SLEEP_RANK (default 1) sleeps N ms before all-reduce number
-TT_COMM_SLEEP_AT (from 0, default 2): it enters that all-reduce last."""
+TT_COMM_SLEEP_AT (from 0, default 2): it enters that all-reduce last; with TT_COMM_SLEEP_AT=every,
+before each (a straggler). TT_COMM_ALLREDUCES sets their number (default 5)."""
 import os
 import time
 
@@ -21,9 +22,9 @@ def main():
     rank = dist.get_rank()
     sleep_ms = int(os.environ.get("TT_COMM_SLEEP_MS", "0"))
     sleep_rank = int(os.environ.get("TT_COMM_SLEEP_RANK", "1"))
-    sleep_at = int(os.environ.get("TT_COMM_SLEEP_AT", "2"))
-    for i in range(ALLREDUCES):
-        if sleep_ms and rank == sleep_rank and i == sleep_at:
+    sleep_at = os.environ.get("TT_COMM_SLEEP_AT", "2")
+    for i in range(int(os.environ.get("TT_COMM_ALLREDUCES", ALLREDUCES))):
+        if sleep_ms and rank == sleep_rank and sleep_at in ("every", str(i)):
             time.sleep(sleep_ms / 1000)
         dist.all_reduce(torch.ones(NUMEL["allreduce"]))
     for _ in range(BROADCASTS):
@@ -33,7 +34,8 @@ def main():
         dist.all_gather(out, torch.ones(NUMEL["allgather"]))
     dist.barrier()
     if rank == 0:
-        for name, n in (("allreduce", ALLREDUCES), ("broadcast", BROADCASTS),
+        allreduces = int(os.environ.get("TT_COMM_ALLREDUCES", ALLREDUCES))
+        for name, n in (("allreduce", allreduces), ("broadcast", BROADCASTS),
                         ("allgather", ALLGATHERS)):
             print(name, n)
             print(name + "_bytes", NUMEL[name] * 4)

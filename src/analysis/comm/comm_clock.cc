@@ -3,8 +3,10 @@
 // receives.
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <tuple>
 
+#include "analysis/comm/clock_graph.h"
 #include "analysis/comm/comm.h"
 #include "analysis/comm/p2p.h"
 
@@ -12,65 +14,15 @@ namespace tt::analysis {
 
 namespace {
 
-// Collectives that no rank can leave before every rank entered (each needs every rank's data).
-bool Symmetric(const std::string& c) {
-  return c == "allreduce" || c == "allgather" || c == "reducescatter" || c == "alltoall" ||
-         c == "barrier";
-}
-
-// What the instances shared with the reference say of one clock's offset d (added to its
-// times): every rank of it leaves after every reference rank entered (d >= enter_a - exit_b),
-// and the reverse (d <= exit_a - enter_b).
-struct Bounds {
-  int64_t low = INT64_MIN, high = INT64_MAX;
-  uint64_t instances = 0;
-};
-
-// A send paired with its receive bounds it on one side: the receive ends after the send began,
-// its call where known (the backend's range may open later: comm_collect.cc), so d >= send_a -
-// exit_b where the reference sent, d <= exit_a - send_b where it received.
-bool SendRecvBounds(const CommInstance& in, const std::vector<size_t>& unit_of, size_t unit,
-                    Bounds* b) {
-  auto sent = [](const CommArrival& x) {
-    return static_cast<int64_t>(x.call ? std::min(x.call, x.enter) : x.enter);
-  };
-  bool shared = false;
-  for (const CommArrival& a : in.arrivals)
-    for (const CommArrival& o : in.arrivals) {
-      if (unit_of[a.rank] != 0 || unit_of[o.rank] != unit || a.send == o.send) continue;
-      if (a.send)
-        b->low = std::max(b->low, sent(a) - static_cast<int64_t>(o.exit));
-      else
-        b->high = std::min(b->high, static_cast<int64_t>(a.exit) - sent(o));
-      shared = true;
-    }
-  return shared;
-}
-
-Bounds BoundsOf(const std::vector<CommInstance>& instances, const std::vector<size_t>& unit_of,
-                size_t unit) {
-  Bounds b;
-  for (const CommInstance& in : instances) {
-    if (in.src >= 0) {
-      b.instances += SendRecvBounds(in, unit_of, unit, &b);
-      continue;
-    }
-    if (!Symmetric(in.collective)) continue;
-    bool shared = false;
-    for (const CommArrival& a : in.arrivals) {
-      if (unit_of[a.rank] != 0) continue;
-      for (const CommArrival& o : in.arrivals) {
-        if (unit_of[o.rank] != unit) continue;
-        auto ae = static_cast<int64_t>(a.enter), ax = static_cast<int64_t>(a.exit);
-        auto oe = static_cast<int64_t>(o.enter), ox = static_cast<int64_t>(o.exit);
-        b.low = std::max(b.low, ae - ox);
-        b.high = std::min(b.high, ax - oe);
-        shared = true;
-      }
-    }
-    b.instances += shared;
-  }
-  return b;
+// The window against the reference that the pairs shared with it alone allow (where the pairs
+// together contradict each other, to say which recording's clock cannot be aligned).
+OffsetWindow DirectWindow(const ClockEvidence& e, size_t u) {
+  OffsetWindow w;
+  w.instances = e.instances[u];
+  w.low = e.low[u];                   // d_u - d_0 >= low[0][u]
+  int64_t back = e.low[u * e.units];  // d_0 - d_u >= low[u][0]
+  w.high = back == INT64_MIN ? INT64_MAX : -back;
+  return w;
 }
 
 std::string Ms(int64_t ns) {
@@ -79,11 +31,22 @@ std::string Ms(int64_t ns) {
   return buf;
 }
 
-// Decides one clock's offset from its recorded one and its bounds.
-void Refine(CommClock* c, Bounds b, const std::string& reference, std::vector<std::string>* notes) {
+// The recorded offset where the exits agree with it: within four times their spread and 1 ms
+// (ranks of one collective may leave a few hundred us apart, always in one order: a bias the
+// spread does not show), or where there are none. A window wide enough to hold a wrong recorded
+// offset (a straggler's entries bound little) does not keep it against the exits.
+bool AgreesWithExits(const CommClock& c, const std::optional<ExitEstimate>& x) {
+  if (!x) return true;
+  int64_t off = x->offset - c.recorded_ns;
+  return (off < 0 ? -off : off) <= std::max<int64_t>(1000000, 4 * x->spread);
+}
+
+// Decides one clock's offset from its recorded one, its window and the collectives' exits.
+void Refine(CommClock* c, OffsetWindow b, std::optional<ExitEstimate> by_exits,
+            const std::string& reference, std::vector<std::string>* notes) {
   c->offset_ns = c->recorded_ns;
   c->constraints = b.instances;
-  if (!b.instances) {
+  if (!b.instances || (b.low == INT64_MIN && b.high == INT64_MAX)) {
     c->method = "unbounded";
     return;
   }
@@ -100,18 +63,29 @@ void Refine(CommClock* c, Bounds b, const std::string& reference, std::vector<st
                      "arrival");
     return;
   }
-  if (c->recorded_ns >= b.low && c->recorded_ns <= b.high) {
+  if (c->recorded_ns >= b.low && c->recorded_ns <= b.high && AgreesWithExits(*c, by_exits)) {
     c->method = "recorded";
   } else {
-    // The window's middle: each bound comes from the instance whose last rank was followed
-    // most closely by the other's exit (the least delay, as NTP takes the fastest exchange),
-    // and a collective's latency after the last arrival is alike both ways. Bounded on one
-    // side only (sends in one direction), the nearest offset it allows.
-    c->offset_ns = IntoWindow(c->recorded_ns, b.low, b.high);
+    // Where the collectives' exits say (clamped into the window), else the window's middle
+    // (bounded on one side only, by sends one way: the nearest offset it allows).
+    c->offset_ns = by_exits ? std::clamp(by_exits->offset, b.low, b.high)
+                            : IntoWindow(c->recorded_ns, b.low, b.high);
     c->method = "causality";
   }
   if (b.low != INT64_MIN && b.high != INT64_MAX)
     c->uncertainty_ns = std::max(c->offset_ns - b.low, b.high - c->offset_ns);
+}
+
+// Every clock but the reference's, from the evidence of all pairs together; where that
+// contradicts itself, each from what it shares with the reference alone.
+void RefineAll(const std::vector<CommInstance>& instances, const std::vector<size_t>& unit_of,
+               std::vector<CommClock>* clocks, std::vector<std::string>* notes) {
+  ClockEvidence e = CollectEvidence(instances, unit_of, clocks->size());
+  std::optional<std::vector<OffsetWindow>> joint = JointWindows(e);
+  std::vector<std::optional<ExitEstimate>> by_exits = ExitEstimates(e);
+  for (size_t u = 1; u < clocks->size(); ++u)
+    Refine(&(*clocks)[u], joint ? (*joint)[u] : DirectWindow(e, u), by_exits[u], (*clocks)[0].trace,
+           notes);
 }
 
 }  // namespace
@@ -140,8 +114,7 @@ std::vector<CommClock> AlignClocks(std::vector<CommRank>* ranks,
   if (clocks.empty()) return clocks;
   clocks[0].method = "reference";
   clocks[0].uncertainty_ns = 0;
-  for (size_t u = 1; u < clocks.size(); ++u)
-    Refine(&clocks[u], BoundsOf(*instances, unit_of, u), clocks[0].trace, notes);
+  RefineAll(*instances, unit_of, &clocks, notes);
   for (CommInstance& in : *instances)
     for (CommArrival& a : in.arrivals) {
       auto d = static_cast<uint64_t>(clocks[unit_of[a.rank]].offset_ns);

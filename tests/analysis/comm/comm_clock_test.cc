@@ -261,5 +261,55 @@ TEST(CommClockTorch, PipelineTransfersBoundAShiftedClock) {
               c["constraints"].get<int>());
 }
 
+// Four ranks of PyTorch with gloo, one recording each; rank 3 a straggler (20 ms before each of
+// 20 all-reduces), rank 2's clock 5 ms ahead. Each window is wide (rank 3's late entries bound
+// little, and it holds the recorded offset), so the exits place the offset: within 200 us, the
+// straggler named in every all-reduce with its 20 ms, not the shift's 25 (issue 39).
+TEST(CommClockTorch, FourRanksWithAStragglerTheShiftIsFoundByTheExits) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  constexpr int64_t kShift = 5000000;
+  std::vector<std::map<std::string, std::string>> env(4);
+  std::vector<std::string> dirs;
+  for (int k = 0; k < 4; ++k) {
+    env[k] = {{"WORLD_SIZE", "4"},
+              {"MASTER_ADDR", "127.0.0.1"},
+              {"MASTER_PORT", "29543"},
+              {"RANK", std::to_string(k)},
+              {"LOCAL_RANK", std::to_string(k)},
+              {"TT_COMM_SLEEP_MS", "20"},
+              {"TT_COMM_SLEEP_RANK", "3"},
+              {"TT_COMM_SLEEP_AT", "every"},
+              {"TT_COMM_ALLREDUCES", "20"}};
+    dirs.push_back(d / ("r" + std::to_string(k)));
+  }
+  env[2]["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(kShift);
+  RECORD_EACH_OR_SKIP(dirs, "torch_collectives.py", env, d.path(), r);
+  json j = CommJson(dirs);
+  ASSERT_EQ(j["ranks"].size(), 4u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  ASSERT_EQ(j["clocks"].size(), 4u);
+  const json& c = j["clocks"][2];
+  EXPECT_EQ(c["method"], "causality") << c.dump();
+  int64_t off = c["offset_ns"];
+  EXPECT_NEAR(static_cast<double>(off), -kShift, 200000) << c.dump();
+  EXPECT_EQ(j["clocks"][1]["method"], "recorded") << j["clocks"].dump();
+  EXPECT_EQ(j["clocks"][3]["method"], "recorded") << j["clocks"].dump();
+  int stragglers = 0;
+  for (int64_t k = 0; k < 20; ++k) {
+    const json* in = test::Instance(j, "allreduce", k, nullptr);
+    ASSERT_TRUE(in);
+    stragglers += (*in)["straggler_index"] == 3;
+  }
+  EXPECT_GE(stragglers, 19);  // the first may wait for the group's start instead
+  std::printf(
+      "4 ranks, straggler 20 ms, shift %lld ns: offset %lld ns (error %lld ns), window "
+      "[%lld, %lld], %d of 20 all-reduces' straggler rank 3\n",
+      static_cast<long long>(kShift), static_cast<long long>(off),
+      static_cast<long long>(off + kShift), c["low_ns"].get<long long>(),
+      c["high_ns"].get<long long>(), stragglers);
+}
+
 }  // namespace
 }  // namespace tt
