@@ -88,15 +88,19 @@ class AtomScan {
     int64_t corr = corr_ && s.args.count ? model::ArgInt(s.args, corr_).value_or(-1) : -1;
     if (corr >= 0 && s.category == layout::Category::kRuntimeApi)
       out_->launches.push_back({s.start, corr});
-    if (seq_ && (f.inside || f.whole)) Autograd(s);
+    int64_t seq = seq_ && (f.inside || f.whole) ? Autograd(s) : -1;
     uint32_t module = module_ && s.args.count ? model::ArgStr(s.args, module_) : 0;
-    if (f.inner != kNoIndex) out_->inner[f.inner].end = s.end, out_->inner[f.inner].module = module;
+    if (f.inner != kNoIndex) {
+      InnerSlice& in = out_->inner[f.inner];
+      in.end = s.end, in.module = module, in.seq = seq;
+    }
     if (f.inside || f.step) return;
     if (f.whole || !f.has_child) {
       NodeKind k = KindOf(f.m, p_.Name(s.name));
       out_->atoms.push_back({s.start, s.end, s.name, k, k == NodeKind::kDevice ? corr : -1,
                              f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
       out_->atoms.back().module = module;
+      out_->atoms.back().seq = f.whole ? seq : -1;
       if (f.whole)
         out_->atoms.back().inner_begin = f.first_inner,
         out_->atoms.back().inner_end = static_cast<uint32_t>(out_->inner.size());
@@ -116,15 +120,21 @@ class AtomScan {
     return model::ArgInt(s.args, seq_).value_or(-1);
   }
   // Inside the current atom: a forward op's sequence number (ops a backward op runs have
-  // none), or a gradient accumulated into a parameter.
-  void Autograd(const model::Slice& s) {
-    if (!s.args.count) return;
+  // none), or a gradient accumulated into a parameter. Returns the forward op's sequence
+  // number, -1 for anything else.
+  int64_t Autograd(const model::Slice& s) {
+    if (!s.args.count) return -1;
+    int64_t forward = -1;
     if (backward_seq_ < 0 && model::ArgInt(s.args, fwd_tid_).value_or(0) == 0)
-      if (auto seq = model::ArgInt(s.args, seq_)) out_->forwards.push_back({*seq, whole_start_});
-    if (p_.Name(s.name) != "torch::autograd::AccumulateGrad") return;
+      if (auto seq = model::ArgInt(s.args, seq_)) {
+        out_->forwards.push_back({*seq, whole_start_});
+        forward = *seq;
+      }
+    if (p_.Name(s.name) != "torch::autograd::AccumulateGrad") return forward;
     int64_t b = FirstInputBytes(p_.Name(model::ArgStr(s.args, dims_)),
                                 p_.Name(model::ArgStr(s.args, types_)));
     if (b >= 0) grad_bytes_ = std::max<int64_t>(grad_bytes_, 0) + b;
+    return forward;
   }
 
   struct Frame {

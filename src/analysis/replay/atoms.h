@@ -26,6 +26,7 @@ struct Atom {
   // ids in its process (keys::kOpName, keys::kTfInputs); 0: none (no saved graph holds it).
   uint32_t tf_node = 0, tf_inputs = 0;
   uint32_t module = 0;  // PyTorch: its nn.Module path (keys::kModule), a name id; 0: none
+  int64_t seq = -1;     // PyTorch: a forward op's autograd sequence number (-1: none)
   // The slices that ran inside it: [inner_begin, inner_end) of its TrackWork::inner.
   uint32_t inner_begin = 0, inner_end = 0;
 };
@@ -35,6 +36,7 @@ struct InnerSlice {
   uint64_t start = 0, end = 0;
   uint32_t name = 0, module = 0;  // as Atom's
   uint32_t parent = kNoIndex;     // the inner slice around it (index in TrackWork::inner)
+  int64_t seq = -1;               // as Atom's
 };
 
 // A forward op's sequence number, and the start of the atom it ran in.

@@ -42,6 +42,7 @@ void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
   Node& n = g_.nodes[v];
   if (at.module) n.scope = Label(at.module);
   n.stack = Stack(at.name, track, at.start, at.end);
+  if (at.seq >= 0) AddForward(at.seq, at.start, v, kNoIndex);
   if (at.inner_end <= at.inner_begin) return;
   const std::vector<InnerSlice>& all = (*r_.atoms)[track].inner;
   std::vector<Inner>& out = g_.inner->slices;
@@ -56,9 +57,26 @@ void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
     x.scope = s.module ? Label(s.module) : kNoIndex;
     x.stack = Stack(s.name, track, s.start, s.end);
     x.share = static_cast<double>(s.end - s.start) / span;
+    if (s.seq >= 0) AddForward(s.seq, s.start, v, static_cast<uint32_t>(out.size()));
     out.push_back(x);
   }
   spans_[v] = {base, static_cast<uint32_t>(out.size()), &all[at.inner_begin]};
+}
+
+// The op that made a backward op is the last one with its sequence number: the ops before it
+// in the same call show the number it is about to take (aten::dropout's bernoulli_ and mul
+// share it; mul made MulBackward0).
+void InnerPlacer::AddForward(int64_t seq, uint64_t start, uint32_t node, uint32_t inner) {
+  auto [it, fresh] = forwards_.try_emplace(seq, Made{start, node, inner});
+  if (!fresh && start >= it->second.start) it->second = {start, node, inner};
+}
+
+void InnerPlacer::LinkBackwards(const std::vector<std::pair<uint32_t, int64_t>>& backwards) {
+  for (auto [v, seq] : backwards) {
+    auto it = forwards_.find(seq);
+    if (it != forwards_.end() && it->second.node != v)
+      g_.inner->backwards.push_back({it->second.node, it->second.inner, v});
+  }
 }
 
 uint32_t InnerPlacer::InnerAt(uint32_t v, uint64_t t) const {

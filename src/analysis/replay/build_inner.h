@@ -21,6 +21,8 @@ class InnerPlacer {
   void Place(const Atom& at, size_t track, uint32_t v);
   // The inner slice of node v running at t (the innermost), kNoIndex: none.
   uint32_t InnerAt(uint32_t v, uint64_t t) const;
+  // Links each backward op (its node, its sequence number) to the forward op that made it.
+  void LinkBackwards(const std::vector<std::pair<uint32_t, int64_t>>& backwards);
 
  private:
   uint32_t Label(uint32_t name);
@@ -35,6 +37,13 @@ class InnerPlacer {
     const InnerSlice* slices = nullptr;  // the track's, from at.inner_begin
   };
   std::unordered_map<uint32_t, Span> spans_;
+  // By sequence number: the last forward op placed with it (its start, node, inner slice).
+  struct Made {
+    uint64_t start = 0;
+    uint32_t node = 0, inner = kNoIndex;
+  };
+  std::unordered_map<int64_t, Made> forwards_;
+  void AddForward(int64_t seq, uint64_t start, uint32_t node, uint32_t inner);
 };
 
 // The index of each of a process's Python stacks in `names`'s stacks (interned).

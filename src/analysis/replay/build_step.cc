@@ -487,6 +487,7 @@ void StepBuilder::Run() {
     builds[i].rank = g_.AddRank(ranks_[i].label, Rel(s.start), s.end - s.start);
     g_.ranks[builds[i].rank].participant = ranks_[i].participant;
     Place(ranks_[i], &builds[i]);
+    builds[i].inner->LinkBackwards(builds[i].backwards);
     TfProducers(ranks_[i].m->processes[ranks_[i].process], &builds[i]);
   }
   Collectives();

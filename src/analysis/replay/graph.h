@@ -78,6 +78,14 @@ struct InnerSlices {
   std::vector<Inner> slices;
   // (inner slice, device node): the device work launched inside an inner slice
   std::vector<std::pair<uint32_t, uint32_t>> launches;
+  // PyTorch autograd: a backward op's node and the forward op that made it (the last op of the
+  // step with its sequence number: a node, or an inner slice of `node`), which a what-if that
+  // removes that op removes with it.
+  struct Backward {
+    uint32_t node = 0, inner = kNoIndex;  // the forward op
+    uint32_t backward = 0;                // the backward op's node
+  };
+  std::vector<Backward> backwards;
 };
 
 struct Edge {

@@ -1,9 +1,9 @@
 // The what-ifs that name work at any depth (whatif_match.h) on hand-built graphs: an op nested
 // in a node changes the node by the share it held; an op inside another matched one, or inside
 // a matched node, is counted once; device work launched inside a matched nested op changes with
-// it; scope: matches a node's nn.Module path or the name scope in its name; line: the Python
-// stacks behind ops, with a one-line error for a bad spec and the lines known when nothing
-// matched.
+// it; a forward op removed takes its backward op with it; scope: matches a node's nn.Module
+// path or the name scope in its name; line: the Python stacks behind ops, with a one-line error
+// for a bad spec and the lines known when nothing matched.
 #include <gtest/gtest.h>
 
 #include "analysis/replay/predict.h"
@@ -73,6 +73,34 @@ TEST(WhatIfNested, DeviceWorkLaunchedInsideANestedOpChangesWithIt) {
   c = l.g;
   analysis::replay::Apply(Parse("aten::t=0.5"), &c);
   EXPECT_EQ(c.nodes[l.kernel].duration, 400u);
+}
+
+// aten::dropout (a node) runs bernoulli_ and then mul, which made MulBackward0 (the last op with
+// the sequence number): removing dropout, or mul, removes its backward op; bernoulli_ does not,
+// and a factor other than 0 leaves it.
+TEST(WhatIfNested, ARemovedForwardOpTakesItsBackwardOpWithIt) {
+  Graph g;
+  g.AddRank("rank 0", 0, 1000);
+  uint32_t t = g.AddResource("thread", 0);
+  uint32_t drop = g.AddNode(t, g.AddLabel("aten::dropout"), NodeKind::kOp, 100);
+  uint32_t back = g.AddNode(t, g.AddLabel("MulBackward0"), NodeKind::kOp, 50);
+  for (const char* name : {"aten::bernoulli_", "aten::mul"}) {
+    Inner x;
+    x.node = drop;
+    x.label = g.AddLabel(name);
+    x.share = 0.4;
+    g.inner->slices.push_back(x);
+  }
+  g.inner->backwards.push_back({drop, 1, back});  // mul made it
+  for (auto [spec, kept] :
+       std::vector<std::pair<std::string, uint64_t>>{{"aten::dropout=0", 0},
+                                                     {"aten::mul=0", 0},
+                                                     {"aten::bernoulli_=0", 50},
+                                                     {"aten::dropout=0.5", 50}}) {
+    Graph c = g;
+    analysis::replay::Apply(Parse(spec), &c);
+    EXPECT_EQ(c.nodes[back].duration, kept) << spec;
+  }
 }
 
 TEST(WhatIfNested, ScopeMatchesModulePathsAndNameScopes) {
