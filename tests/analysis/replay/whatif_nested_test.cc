@@ -2,7 +2,9 @@
 // loop over an MLP whose blocks end in dropout (tests/programs/torch_dropout_loop.py), aten::mm
 // runs only nested (in autograd's backward ops) and used to match nothing; now `aten::mm=0.5`
 // moves the step, and `aten::dropout=0` predicts the loop with its dropout layers gone
-// (TT_NO_DROPOUT=1), median of 3 recorded runs, within 20%. scope: matches nn.Module paths.
+// (TT_NO_DROPOUT=1), median of 3 recorded runs against the median prediction of 3 recordings
+// of the unchanged loop, within 20%; removing aten::dropout removes its backward op
+// (MulBackward0) too. scope: matches nn.Module paths.
 #include <cmath>
 
 #include "whatif_real.h"
@@ -16,27 +18,33 @@ using whatif_test::Replay;
 TEST(WhatIfNestedOps, NestedOpsMatchAndDropoutZeroPredictsTheLoopWithout) {
   REQUIRE_MODULE("torch");
   test::TempDir d;
-  Record(d / "t", "torch_dropout_loop.py", {"30"}, {});
-  nlohmann::json j = Replay(d / "t", {"--what-if", "aten::mm=0.5", "--what-if", "aten::dropout=0",
-                                      "--what-if", "scope:Linear=0.5"});
-  ASSERT_EQ(j["what_ifs"].size(), 4u) << j.dump(1);
-  double with = j["measured_median_ns"].get<double>();
-  double mm = j["what_ifs"][0]["predicted_median_ns"].get<double>();
-  double predicted = j["what_ifs"][1]["predicted_median_ns"].get<double>();
-  EXPECT_LT(mm, with * 0.95);  // the backward ops around aten::mm moved
-  EXPECT_LT(j["what_ifs"][2]["predicted_median_ns"].get<double>(), with);
-  EXPECT_LT(predicted, with);
-
+  // Three recordings of the unchanged loop, as of the real change: a burst of load from the
+  // rest of the machine made one run's steps 1.45x the others'.
+  std::vector<double> with, mm, predicted;
+  for (int i = 0; i < 3; ++i) {
+    std::string dir = d / ("t" + std::to_string(i));
+    Record(dir, "torch_dropout_loop.py", {"30"}, {});
+    nlohmann::json j = Replay(dir, {"--what-if", "aten::mm=0.5", "--what-if", "aten::dropout=0",
+                                    "--what-if", "scope:Linear=0.5"});
+    ASSERT_EQ(j["what_ifs"].size(), 4u) << j.dump(1);
+    with.push_back(j["measured_median_ns"].get<double>());
+    mm.push_back(j["what_ifs"][0]["predicted_median_ns"].get<double>());
+    predicted.push_back(j["what_ifs"][1]["predicted_median_ns"].get<double>());
+    EXPECT_LT(mm.back(), with.back() * 0.95);  // the backward ops around aten::mm moved
+    EXPECT_LT(j["what_ifs"][2]["predicted_median_ns"].get<double>(), with.back());
+    EXPECT_LT(predicted.back(), with.back());
+  }
   double real =
       whatif_test::RealMedianNs(d, "torch_dropout_loop.py", {"30"}, {{"TT_NO_DROPOUT", "1"}});
   ASSERT_GT(real, 0);
-  double error = (predicted - real) / real;
-  std::cout << "aten::mm=0.5: " << with / 1e6 << " -> " << mm / 1e6
-            << " ms; aten::dropout=0: predicted " << predicted / 1e6 << " ms, real without "
-            << real / 1e6 << " ms, error " << 100 * error << "%\n";
+  double w = whatif_test::Median(with), p = whatif_test::Median(predicted);
+  double error = (p - real) / real;
+  std::cout << "aten::mm=0.5: " << w / 1e6 << " -> " << whatif_test::Median(mm) / 1e6
+            << " ms; aten::dropout=0: predicted " << p / 1e6 << " ms, real without " << real / 1e6
+            << " ms, error " << 100 * error << "%\n";
   EXPECT_LT(std::fabs(error), 0.20);
 
-  auto none = test::RunCmd({TT_CLI, "replay", d / "t", "--what-if", "scope:NoSuchModule=0"});
+  auto none = test::RunCmd({TT_CLI, "replay", d / "t0", "--what-if", "scope:NoSuchModule=0"});
   EXPECT_EQ(none.status, 2) << none.err;
   EXPECT_NE(none.err.find("no op in a name scope or nn.Module path matching"), std::string::npos)
       << none.err;
