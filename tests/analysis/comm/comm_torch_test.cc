@@ -178,5 +178,39 @@ TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
   EXPECT_EQ(gradients, said["steps"]) << j["instances"].dump().substr(0, 3000);
 }
 
+// A world all-reduce and pair subgroups on gloo (4 ranks by torch.multiprocessing.spawn): each
+// group's instances matched on its own ranks, named as torch names the group (issue 39: were
+// 31 instances, 10 unmatched, every group "").
+TEST(CommTorch, SubgroupsMatchedPerGroupOnTheirOwnRanks) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  RECORD_OR_SKIP(d / "t", "torch_subgroups.py", {}, r);
+  std::map<std::string, int64_t> said = Said(r.out);
+  ASSERT_EQ(said["world"], 5) << r.out;
+  json j = CommJson({d / "t"});
+  ASSERT_EQ(j["ranks"].size(), 4u) << j.dump().substr(0, 3000);
+  EXPECT_EQ(j["unmatched"], 0) << j["notes"].dump();
+  EXPECT_EQ(j["matched"], said["world"] + 2 * said["pair"] + 1);
+  std::map<std::string, int> per_group;
+  for (const auto& in : j["instances"]) {
+    EXPECT_TRUE(in["matched"].get<bool>()) << in.dump();
+    std::string g = in["group"];
+    per_group[g]++;
+    size_t want = g == "0" ? 4u : 2u;  // the world, else a pair
+    EXPECT_EQ(in["arrivals"].size(), want) << in.dump();
+    EXPECT_EQ(in["nranks"], static_cast<int>(want)) << in.dump();
+    if (g == "1" || g == "2") {
+      for (const auto& a : in["arrivals"]) {  // [0, 1] and [2, 3]
+        int rank = j["ranks"][a["rank_index"].get<size_t>()]["rank"];
+        EXPECT_EQ(rank / 2, g == "1" ? 0 : 1) << in.dump();
+      }
+    }
+  }
+  EXPECT_EQ(per_group["0"], said["world"] + 1) << j["instances"].dump().substr(0, 2000);
+  EXPECT_EQ(per_group["1"], said["pair"]);
+  EXPECT_EQ(per_group["2"], said["pair"]);
+}
+
 }  // namespace
 }  // namespace tt

@@ -2,6 +2,8 @@
 // arguments of c10d's ops, record_param_comms and backends' ranges, and the joining of a
 // collective's op, its record_param_comms and its backend's range into one.
 #include <algorithm>
+#include <map>
+#include <set>
 
 #include "format/import/kineto/importer_state.h"
 #include "format/keys.h"
@@ -20,6 +22,9 @@ void KinetoImporter::ReadDistributedInfo(const json& d) {
     dist_.group = FieldStr(groups[0], "pg_name");
     if (int64_t n = JsonInt(Field(groups[0], "pg_size")); n > 0) dist_.world = n;
   }
+  if (groups.is_array())
+    for (const json& g : groups)
+      dist_.groups.emplace_back(FieldStr(g, "pg_name"), JsonInt(Field(g, "pg_size")));
   dist_.known = true;
 }
 
@@ -30,6 +35,35 @@ void KinetoImporter::GroupArgs(Timeline* tl) {
   Str(tl, keys::kProcessGroup, dist_.group);
   if (dist_.rank >= 0) Int(tl, keys::kRank, dist_.rank);
   if (dist_.world > 0) Int(tl, keys::kNranks, dist_.world);
+}
+
+// Several process groups: gloo's ranges do not name theirs, but each group runs its work on
+// threads of its own (ProcessGroupGloo's run loops), made when the program made the group, so
+// the process's gloo threads in the order they were made (by thread id) are the groups' in
+// pg_config's order, as many each. Where the threads do not divide among the groups evenly
+// (some never ran a collective), the ranges stay without a group.
+void KinetoImporter::GlooGroups() {
+  const auto& groups = dist_.groups;
+  if (groups.size() < 2) return;
+  std::set<uint64_t> tids;
+  for (size_t i = file_comms_; i < comms_.size(); ++i)
+    if (comms_[i].name.starts_with("gloo:") && !comms_[i].tl->device) tids.insert(comms_[i].tl->id);
+  if (tids.empty() || tids.size() % groups.size()) return;
+  size_t per = tids.size() / groups.size();
+  std::map<uint64_t, size_t> group_of;
+  for (uint64_t t : tids) group_of[t] = group_of.size() / per;
+  const uint32_t group_key = t_->Name(keys::kProcessGroup);
+  for (size_t i = file_comms_; i < comms_.size(); ++i) {
+    const Comm& c = comms_[i];
+    if (!c.name.starts_with("gloo:") || c.tl->device) continue;
+    LineEvent& ev = c.tl->items[c.item];
+    if (HasArg(*c.tl, ev, group_key)) continue;
+    const auto& [name, size] = groups[group_of[c.tl->id]];
+    Reopen(c.tl, &ev);
+    Str(c.tl, keys::kProcessGroup, name);
+    if (size > 0) Int(c.tl, keys::kNranks, size);
+    ev.nargs = static_cast<uint32_t>(c.tl->args.size() - ev.args);
+  }
 }
 
 // record_param_comms (the collective, its sizes and its group), or a backend's range

@@ -56,11 +56,13 @@ void KinetoImporter::BeginFile(const json& header, int64_t first_step) {
     base_ns_ = b->get<uint64_t>();
   ReadDistributedInfo(Field(header, "distributedInfo"));
   flow_ends_.clear();
+  file_comms_ = comms_.size();
   profile_ = {UINT64_MAX, 0};
   extent_ = {UINT64_MAX, 0};
 }
 
 void KinetoImporter::EndFile() {
+  GlooGroups();
   WriteFlows();
   // The window this file covers: Kineto's own span of the profile, else its events' extent.
   auto w = profile_.first < profile_.second ? profile_ : extent_;

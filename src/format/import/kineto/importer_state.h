@@ -66,6 +66,8 @@ class KinetoImporter {
     bool known = false;
     std::string group;  // the name of the process's one process group
     int64_t rank = -1, world = -1;
+    // Every process group it is in (pg_config), in the order the program made them.
+    std::vector<std::pair<std::string, int64_t>> groups;  // name, size
   };
   struct FlowPoint {
     Timeline* tl = nullptr;
@@ -95,6 +97,7 @@ class KinetoImporter {
   void GroupArgs(Timeline* tl);
   void CommArgs(Timeline* tl, const std::string& name, const json& a);
   void InheritParamComms();
+  void GlooGroups();
   void PairCollectives();
   void AppendArgs(const Comm* c, const std::string& dtype, int64_t bytes);
   void AppendPeer(const Comm* c, int64_t peer);
@@ -124,6 +127,7 @@ class KinetoImporter {
   uint64_t flows_ = 0;
   std::pair<uint64_t, uint64_t> profile_, extent_;  // of the file being imported
   std::vector<Comm> comms_;
+  size_t file_comms_ = 0;  // the first of comms_ that the file being read added
 };
 
 }  // namespace tt::kineto
