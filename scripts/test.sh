@@ -42,7 +42,7 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # the interpreter and the frameworks do not free everything at exit, and LeakSanitizer,
   # preloaded into them with our library, would report their leaks as failures. ASan and UBSan
   # still check every access in those processes.
-  py_tests='^(Corpus|TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup)'
+  py_tests='^(Corpus|TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup|StatsOptions\.IncludeWarmup|KinetoStream\.Record|JobIdentity\.Gloo|WhatIfLine|WhatIfNestedOps)'
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" "-E $py_tests"
   # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of several
@@ -58,16 +58,20 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # kept here already run: TfMemory (TensorFlow twice, oneDNN on and off: 78 s without ASan),
   # the Keras CNN with its primitives and report (76 s), the tf.data pipeline (68 s), torch's
   # Python-tracer stacks (43 s) and torch.compile (25 s): the stage went from 8.0 to 5.8 minutes.
-  # The torchrun job is the DDP job's code of ours again, under a launcher process. Of replay,
+  # The torchrun job is the DDP job's code of ours again, under a launcher process. The what-ifs
+  # against real runs (WhatIfLine, WhatIfNestedOps) run replay's code, which whatif_match_test
+  # checks on hand-built graphs; the gloo jobs of JobIdentity the loader's checks, which its
+  # other tests run on recordings of `true`. Of replay,
   # the pipeline's send/receive links (ReplayPipeline) run: no synthetic trace has them.
-  asan_py_skip='^(Corpus|ReplayFidelity|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers)'
+  asan_py_skip='^(Corpus|ReplayFidelity|WhatIfLine|WhatIfNestedOps|JobIdentity\.Gloo|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log
   list_retried build-asan/ctest-python.log
   # ThreadSanitizer builds only the tests it runs (and what they run: the CLI, the library, the
-  # test programs).
-  run_suite build-tsan "-DTT_SANITIZE=thread -DTT_BUILD_BENCH=OFF" "-R ^(Runtime|Format|Stats)" \
+  # test programs); not those that record python3 (its runtime cannot be preloaded into it).
+  run_suite build-tsan "-DTT_SANITIZE=thread -DTT_BUILD_BENCH=OFF" \
+    "-R ^(Runtime|Format|Stats) -E ^StatsOptions\.IncludeWarmup" \
     "runtime_test format_test stats_test options_test"
   bash scripts/fuzz.sh "${TT_FUZZ_SECONDS:-60}"
   # The last word is the normal suite's, so that its count closes the log.
