@@ -60,7 +60,7 @@ void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
     if (s.seq >= 0) AddForward(s.seq, s.start, v, static_cast<uint32_t>(out.size()));
     out.push_back(x);
   }
-  spans_[v] = {base, static_cast<uint32_t>(out.size()), &all[at.inner_begin]};
+  spans_[v] = {base, static_cast<uint32_t>(out.size()), &all[at.inner_begin], at.inner_begin};
 }
 
 // The op that made a backward op is the last one with its sequence number: the ops before it
@@ -83,10 +83,16 @@ uint32_t InnerPlacer::InnerAt(uint32_t v, uint64_t t) const {
   auto it = spans_.find(v);
   if (it == spans_.end()) return kNoIndex;
   const Span& sp = it->second;
-  uint32_t best = kNoIndex;  // slices begin in order, so the last one holding t is innermost
-  for (uint32_t i = 0; i < sp.last - sp.first; ++i)
-    if (sp.slices[i].start <= t && t < sp.slices[i].end) best = sp.first + i;
-  return best;
+  // The last slice to begin before t, else the slices around it (by parent) that hold t. Before:
+  // the launch's own API call, which begins at t, is not what launched the kernel (a what-if on
+  // cudaLaunchKernel changes the call, not the kernel).
+  const InnerSlice* end = sp.slices + (sp.last - sp.first);
+  const InnerSlice* c = std::lower_bound(
+      sp.slices, end, t, [](const InnerSlice& s, uint64_t x) { return s.start < x; });
+  uint32_t i = c == sp.slices ? kNoIndex : static_cast<uint32_t>(c - sp.slices - 1);
+  while (i != kNoIndex && !(t < sp.slices[i].end))
+    i = sp.slices[i].parent == kNoIndex ? kNoIndex : sp.slices[i].parent - sp.begin;
+  return i == kNoIndex ? kNoIndex : sp.first + i;
 }
 
 }  // namespace tt::analysis::replay

@@ -19,7 +19,8 @@ class InnerPlacer {
   }
   // Node v is atom `at` of track `track`: its scope and stack, and its inner slices.
   void Place(const Atom& at, size_t track, uint32_t v);
-  // The inner slice of node v running at t (the innermost), kNoIndex: none.
+  // The innermost inner slice of node v that began before t and holds it (what ran a launch
+  // at t), kNoIndex: none.
   uint32_t InnerAt(uint32_t v, uint64_t t) const;
   // Links each backward op (its node, its sequence number) to the forward op that made it.
   void LinkBackwards(const std::vector<std::pair<uint32_t, int64_t>>& backwards);
@@ -35,6 +36,7 @@ class InnerPlacer {
   struct Span {
     uint32_t first = 0, last = 0;
     const InnerSlice* slices = nullptr;  // the track's, from at.inner_begin
+    uint32_t begin = 0;                  // at.inner_begin (InnerSlice::parent counts from 0)
   };
   std::unordered_map<uint32_t, Span> spans_;
   // By sequence number: the last forward op placed with it (its start, node, inner slice).
