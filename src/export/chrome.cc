@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "analysis/pass/correlate.h"
+#include "model/job/process_names.h"
 
 namespace tt::exporter {
 
@@ -26,17 +27,18 @@ std::string Micros(uint64_t ns) {
 
 class ChromeVisitor : public EventVisitor {
  public:
-  ChromeVisitor(Sink& out) : out_(out) {}
+  ChromeVisitor(const model::TraceModel& m, Sink& out)
+      : out_(out), m_(m), pids_(model::ExportPids(m)) {}
   uint64_t flows = 0;
 
   void BeginProcess(const model::Process& p) override {
-    Line("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + std::to_string(p.meta.pid) +
-         ",\"tid\":0,\"args\":{\"name\":" +
-         JsonString(p.meta.cmdline + " (" + p.meta.hostname + ")") + "}}");
+    pid_ = std::to_string(pids_[static_cast<size_t>(&p - m_.processes.data())]);
+    Line("{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" + pid_ +
+         ",\"tid\":0,\"args\":{\"name\":" + JsonString(model::ProcessLabel(p)) + "}}");
     keys_ = analysis::LinkKeysOf(p);
   }
-  void BeginTrack(const model::Process& p, const model::Track& t) override {
-    head_ = "\"pid\":" + std::to_string(p.meta.pid) + ",\"tid\":" + std::to_string(ChromeTid(t));
+  void BeginTrack(const model::Process&, const model::Track& t) override {
+    head_ = "\"pid\":" + pid_ + ",\"tid\":" + std::to_string(ChromeTid(t));
     std::string name = t.name.empty() ? "thread " + std::to_string(t.id) : t.name;
     Line("{\"ph\":\"M\",\"name\":\"thread_name\"," + head_ +
          ",\"args\":{\"name\":" + JsonString(name) + "}}");
@@ -51,7 +53,7 @@ class ChromeVisitor : public EventVisitor {
     analysis::LinkIds ids = analysis::IdsOf(keys_, s.args);
     bool device = t.kind == TrackKind::kDevice;
     if (device ? ids.corr >= 0 : analysis::IsLaunch(s, ids)) {
-      std::string id = "\"" + std::to_string(p.meta.pid) + ":" + std::to_string(ids.corr) + "\"";
+      std::string id = "\"" + pid_ + ":" + std::to_string(ids.corr) + "\"";
       Line(std::string("{\"ph\":\"") + (device ? "f\",\"bp\":\"e\"" : "s\"") + "," + head_ +
            ",\"ts\":" + Micros(s.start) + ",\"id\":" + id +
            ",\"name\":\"launch\",\"cat\":\"launch\"}");
@@ -72,12 +74,11 @@ class ChromeVisitor : public EventVisitor {
   }
   // A trace's own flow (a forward op to its backward node): "s" where it starts, "f" bound to
   // the slice it ends in; each whole flow counts once.
-  void OnFlow(const model::Process& p, const model::Track&, const model::Flow& f) override {
+  void OnFlow(const model::Process&, const model::Track&, const model::Flow& f) override {
     bool in = f.phase == layout::FlowPhase::kIn;
     const char* ph = in ? "f\",\"bp\":\"e\"" : (f.phase == layout::FlowPhase::kOut ? "s\"" : "t\"");
     Line(std::string("{\"ph\":\"") + ph + "," + head_ + ",\"ts\":" + Micros(f.ts) + ",\"id\":\"" +
-         std::to_string(p.meta.pid) + ":" + std::to_string(f.id) +
-         "\",\"name\":\"flow\",\"cat\":\"flow\"}");
+         pid_ + ":" + std::to_string(f.id) + "\",\"name\":\"flow\",\"cat\":\"flow\"}");
     flows += in;
   }
   void Start() { out_.Write("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"); }
@@ -107,6 +108,9 @@ class ChromeVisitor : public EventVisitor {
     return o + "}";
   }
   Sink& out_;
+  const model::TraceModel& m_;
+  std::vector<int64_t> pids_;  // model::ExportPids
+  std::string pid_;            // the process's, as shown
   std::string head_;
   bool first_ = true;
   analysis::LinkKeys keys_;
@@ -116,7 +120,7 @@ class ChromeVisitor : public EventVisitor {
 
 WalkResult WriteChrome(const model::TraceModel& m, const Selection& sel, Sink& out,
                        std::vector<Problem>* problems, uint64_t* flows) {
-  ChromeVisitor v(out);
+  ChromeVisitor v(m, out);
   v.Start();
   WalkResult r = Walk(m, sel, v, problems);
   v.End();

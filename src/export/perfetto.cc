@@ -11,6 +11,7 @@
 #include "export/proto_wire.h"
 #include "format/keys.h"
 #include "model/args.h"
+#include "model/job/process_names.h"
 
 namespace tt::exporter {
 
@@ -78,7 +79,8 @@ struct Open {
 
 class PerfettoVisitor : public EventVisitor {
  public:
-  PerfettoVisitor(const model::TraceModel& m, Sink& out) : m_(m), out_(out) {}
+  PerfettoVisitor(const model::TraceModel& m, Sink& out)
+      : m_(m), pids_(model::ExportPids(m)), out_(out) {}
   PerfettoCounts counts;
 
   void BeginProcess(const model::Process& p) override {
@@ -100,8 +102,8 @@ class PerfettoVisitor : public EventVisitor {
     std::string& d = Scratch(0);
     wire::Uint(d, desc::kUuid, proc_uuid_);
     std::string& pd = Scratch(1);
-    wire::Int(pd, desc::kPid, p.meta.pid);
-    wire::String(pd, desc::kProcessName, p.meta.cmdline);
+    wire::Int(pd, desc::kPid, pids_[pi_]);
+    wire::String(pd, desc::kProcessName, model::ProcessLabel(p));
     wire::Message(d, desc::kProcess, pd);
     Descriptor(d);
   }
@@ -118,7 +120,7 @@ class PerfettoVisitor : public EventVisitor {
       wire::String(d, desc::kName, t.name);
     } else {
       std::string& td = Scratch(1);
-      wire::Int(td, desc::kPid, p.meta.pid);
+      wire::Int(td, desc::kPid, pids_[pi_]);
       wire::Int(td, desc::kTid, static_cast<int64_t>(t.id));
       wire::String(td, desc::kThreadName,
                    t.name.empty() ? "thread " + std::to_string(t.id) : t.name);
@@ -442,6 +444,7 @@ class PerfettoVisitor : public EventVisitor {
   }
 
   const model::TraceModel& m_;
+  std::vector<int64_t> pids_;  // model::ExportPids
   Sink& out_;
   size_t pi_ = 0;
   uint64_t proc_uuid_ = 0, track_uuid_ = 0;
