@@ -8,3 +8,11 @@ importing, capture.py starts that framework's own profiler through the adapter f
 names for it (tf_adapter.py, jax_adapter.py) and writes $TENSORTRACE_DIR/xspace/<pid>/capture.json;
 record converts the XSpace files at the end.
 """
+
+
+def open(*paths):  # noqa: A001 (tensortrace.open: the job's tables, python/tensortrace/tables.py)
+    """The job's tables (slices, ops, steps, collectives, ...) of trace directories or a
+    Parquet dataset: see tables.py. Imported on first use only."""
+    from .tables import open as _open
+
+    return _open(*paths)

@@ -28,6 +28,10 @@ const std::vector<Command>& Commands() {
        "collectives matched across ranks: per collective and rank, each\ninstance's skew, "
        "waits, straggler and bus bandwidth",
        true, Comm},
+      {"sql", "DIR... \"SELECT ...\"",
+       "SQL (DuckDB) over the job's tables: slices, ops, steps,\ncollectives, allocations, "
+       "processes, threads, clocks",
+       true, Sql},
       {"diff", "A B",
        "what changed between two recordings: step time, each op type's\ncontribution to its "
        "difference, what is on one side only, memory",

@@ -32,6 +32,7 @@ int Export(const CommandArgs& args);
 int Report(const CommandArgs& args);
 int Memory(const CommandArgs& args);
 int Comm(const CommandArgs& args);
+int Sql(const CommandArgs& args);
 int Diff(const CommandArgs& args);
 int Replay(const CommandArgs& args);
 int Optimize(const CommandArgs& args);

@@ -15,7 +15,7 @@ namespace tt::cli {
 namespace {
 
 const char kExportUsage[] =
-    R"(usage: tensortrace export DIR... --format perfetto|chrome|csv|xspace -o PATH
+    R"(usage: tensortrace export DIR... --format perfetto|chrome|csv|xspace|parquet -o PATH
                           [--gzip] [--steps A:B] [--skip-warmup N | --include-warmup]
                           [--step-name NAME]... [--max-events N] [--pid P]...
 

@@ -1,0 +1,14 @@
+// The parquet format where this tensortrace was built without Apache Arrow.
+#include "core/error.h"
+#include "export/parquet.h"
+
+namespace tt::exporter {
+
+ExportOutcome WriteParquetDataset(const model::TraceModel&, const Selection&, const std::string&,
+                                  bool, std::vector<Problem>*) {
+  throw Error(
+      "--format parquet: unavailable, this tensortrace was built without Apache Arrow "
+      "(pip install pyarrow into the build's Python, then configure and build again)");
+}
+
+}  // namespace tt::exporter
