@@ -34,6 +34,7 @@ using nlohmann::json;
 
 const char kCommHelp[] =
     R"(usage: tensortrace comm DIR... [--json | --csv [--section S]] [--top N] [--by wait|duration]
+                           [--pid P]...
 
 The collectives of the job in DIR (several directories: one job, e.g. one recording per rank),
 matched across ranks: each process that ran collectives is a rank (its launcher's rank where
@@ -78,8 +79,11 @@ const OutputSpec kOutput{
     .top_default = 10,
     .top_min = 1};
 
+const SelectionSpec kSelection{.pid = true};
+
 struct CommArgs {
   std::vector<std::string> dirs;
+  SelectionOptions sel;
   bool json = false, csv = false, by_duration = false;
   size_t top = 10;
   std::string section = "instances";
@@ -92,8 +96,9 @@ bool ParseCommArgs(const std::vector<std::string>& argv, CommArgs* o) {
   while (!a.Done()) {
     if (ParseOutputOption(a, kOutput, &out)) {
       if (!out.help) continue;
-      std::cout << kCommHelp << OutputHelp(kOutput);
+      std::cout << kCommHelp << OutputHelp(kOutput) << SelectionHelp(kSelection);
       return false;
+    } else if (ParseSelectionOption(a, kSelection, &o->sel)) {
     } else if (a.Option("--by", &v)) {
       if (v != "wait" && v != "duration") throw Error("--by: '" + v + "' is not wait or duration");
       o->by_duration = v == "duration";
@@ -495,7 +500,7 @@ int Comm(const std::vector<std::string>& argv) {
   if (!ParseCommArgs(argv, &o)) return 0;
   // The job on its clock (model/job/clock.h): collectives and pairs read aligned times, and
   // the clocks shown are the ones every other command applies.
-  model::TraceModel m = LoadJob(o.dirs, {}, nullptr);
+  model::TraceModel m = LoadJob(o.dirs, o.sel.pids, nullptr);
   std::vector<Problem> problems = m.problems;
   CommView v = analysis::MatchCollectives(analysis::CollectCollectives({&m}, 0, &problems, true));
   analysis::ShowAppliedClocks(m, &v);
