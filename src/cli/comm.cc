@@ -323,18 +323,44 @@ std::string Bw(double bps) {
   return b;
 }
 
+// A collective's calls per rank in one cell: "N each" where every rank made as many, the counts
+// for a few ranks, else their range and median; the ranks below the median go to `below`.
+std::string CallsCell(const CommView& v, const analysis::CommCollective& c,
+                      std::vector<std::string>* below) {
+  std::vector<uint64_t> n;
+  for (size_t i = 0; i < v.ranks.size(); ++i) n.push_back(c.calls.count(i) ? c.calls.at(i) : 0);
+  if (n.empty()) return "-";
+  std::vector<uint64_t> sorted = n;
+  std::sort(sorted.begin(), sorted.end());
+  if (sorted.front() == sorted.back()) return std::to_string(n[0]) + " each";
+  std::string cell;
+  for (size_t i = 0; i < n.size() && n.size() <= 4; ++i)
+    cell += (i ? "," : "") + std::to_string(n[i]);
+  uint64_t median = sorted[sorted.size() / 2];
+  for (size_t i = 0; i < n.size(); ++i)
+    if (n[i] < median)
+      below->push_back(c.collective + ": " + v.ranks[i].Label() + " made " + std::to_string(n[i]) +
+                       " call(s), the median rank " + std::to_string(median));
+  if (!cell.empty()) return cell;
+  return std::to_string(sorted.front()) + ".." + std::to_string(sorted.back()) + " (med " +
+         std::to_string(median) + ")";
+}
+
 void PrintCollectives(const CommView& v) {
-  std::printf("per collective:\n  %-14s %9s %14s %12s %12s %12s %14s\n", "collective", "instances",
-              "calls/rank", "bytes", "time", "wait", "bus bw");
+  std::printf("per collective:\n  %-14s %9s %16s %12s %12s %12s %14s\n", "collective", "instances",
+              "calls per rank", "bytes", "time", "wait", "bus bw");
+  std::vector<std::string> below;
   for (const auto& c : v.collectives) {
-    std::string calls;
-    for (size_t i = 0; i < v.ranks.size(); ++i)
-      calls += (i ? "," : "") + std::to_string(c.calls.count(i) ? c.calls.at(i) : 0);
-    std::printf("  %-14s %9llu %14s %12s %12s %12s %14s\n", TerminalSafe(c.collective).c_str(),
+    std::string calls = CallsCell(v, c, &below);
+    std::printf("  %-14s %9llu %16s %12s %12s %12s %14s\n", TerminalSafe(c.collective).c_str(),
                 static_cast<unsigned long long>(c.instances), calls.c_str(),
                 HumanBytes(c.bytes).c_str(), HumanDuration(static_cast<double>(c.time)).c_str(),
                 HumanDuration(static_cast<double>(c.wait)).c_str(), Bw(c.busbw).c_str());
   }
+  for (size_t i = 0; i < below.size() && i < 8; ++i)
+    std::printf("  fewer calls: %s\n", TerminalSafe(below[i]).c_str());
+  if (below.size() > 8)
+    std::printf("  fewer calls: %zu more (--json lists each)\n", below.size() - 8);
 }
 
 void PrintRanks(const CommView& v) {

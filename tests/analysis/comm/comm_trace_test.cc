@@ -118,6 +118,9 @@ TEST(CommTrace, SyntheticJobAsOneTrace) {
       << text.out;
   EXPECT_NE(text.out.find("top 2 instances by wait"), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("note: 1 instance(s) seen on fewer ranks"), std::string::npos);
+  // Calls per rank: the lone all-reduce of group 1 makes rank 0's one more, said under the table.
+  EXPECT_NE(text.out.find("fewer calls: allreduce: rank 1 made"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(" each "), std::string::npos) << text.out;  // the all-gathers
 }
 
 TEST(CommTrace, OneRecordingPerRankIsOneJob) {
