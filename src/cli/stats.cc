@@ -46,7 +46,9 @@ fields (--select a,b,c; --order-by one of them):
   occurrence, micros (inclusive total), self_micros (exclusive), cpu_micros (host time),
   accelerator_micros (device time of the GPU work linked to it), bytes (allocated),
   peak_bytes, residual_bytes (allocated, not freed by the end), avg_micros, median_micros,
-  min_micros, max_micros, stddev_micros, share (% of the view's total), and per view:
+  min_micros, max_micros, stddev_micros, share (% of the view's total); the op views' float_ops
+  (floating-point operations; "unknown", null in JSON, where neither the framework nor a shape
+  formula gives them), flops_method (which did), flops_per_second, output_bytes; and per view:
 )";
 
 const OutputSpec kOutput{
@@ -276,6 +278,8 @@ struct Printer {
       analysis::ColumnKind kind = analysis::KindOf(view, f);
       if (c.is_text)
         j[f] = c.text;
+      else if (c.unknown)
+        j[f] = nullptr;
       else if (kind == analysis::ColumnKind::kBool)
         j[f] = c.num != 0;
       else if (kind == analysis::ColumnKind::kCount || kind == analysis::ColumnKind::kBytes)

@@ -109,6 +109,7 @@ uint64_t SelfNs(const Row& r) { return r.self_ns; }
 std::string ViewCell(const analysis::ViewDef& v, Row& r, const std::string& field) {
   analysis::Cell c;
   if (!analysis::RowField(r, field, &c)) return Td("");
+  if (c.unknown) return Td("unknown");
   switch (analysis::KindOf(v, field)) {
     case analysis::ColumnKind::kText:
       return TdName(c.text);

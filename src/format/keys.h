@@ -135,6 +135,14 @@ inline constexpr char kOutNelems[] = "out_nelems";
 // A point-to-point operation's other rank in its process group: a send's destination, a
 // receive's source.
 inline constexpr char kPeerRank[] = "peer_rank";
+// An op execution's floating-point operations (an integer), how they were found
+// (kFlopsFramework: the framework's own count, kFlopsShape: a formula over the op's shapes),
+// and the bytes of its outputs, where known (absent where not).
+inline constexpr char kFloatOps[] = "float_ops";
+inline constexpr char kFlopsMethod[] = "flops_method";
+inline constexpr char kFlopsFramework[] = "framework";
+inline constexpr char kFlopsShape[] = "shape formula";
+inline constexpr char kOutputBytes[] = "output_bytes";
 // The nn.Module path around a PyTorch op ("Sequential/Conv2d_0"): the scope view's hierarchy.
 inline constexpr char kModule[] = "module";
 // Bytes the allocator reserves after the event (PyTorch).
@@ -202,7 +210,7 @@ inline constexpr std::string_view kArgKeys[] = {
     kOutNelems, kPeerRank, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
     kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
     kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
-    kNetPlugin,
+    kNetPlugin, kFloatOps, kFlopsMethod, kOutputBytes,
 };
 // clang-format on
 

@@ -23,6 +23,7 @@ void Agg::Merge(const Agg& o) {
   peak = std::max(peak, o.peak);
   residual += o.residual;
   payload += o.payload;
+  costs.Merge(o.costs);
   for (auto& [k, v] : o.by) by[k] += v;
   if (grid.empty()) grid = o.grid;
   if (block.empty()) block = o.block;
@@ -53,6 +54,9 @@ NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_na
                             keys::kKind, keys::kOp, keys::kGrid, keys::kBlock, keys::kRegisters,
                             keys::kStaticShared, keys::kDynamicShared, keys::kDomain}));
   k.module = model::KeyIds(p, {keys::kModule})[0];
+  std::tie(k.float_ops, k.flops_method, k.output_bytes, k.by_framework, k.by_shape) =
+      std::tuple_cat(model::KeyIds(p, {keys::kFloatOps, keys::kFlopsMethod, keys::kOutputBytes,
+                                       keys::kFlopsFramework, keys::kFlopsShape}));
   for (uint32_t i = 1; i < p.names.size(); ++i)
     if (!p.names[i].empty() &&
         std::find(step_names.begin(), step_names.end(), p.names[i]) != step_names.end())

@@ -19,6 +19,7 @@
 #include "analysis/pass/code_index.h"
 #include "analysis/pass/correlate.h"
 #include "analysis/pass/intervals.h"
+#include "analysis/pass/op_costs.h"
 #include "analysis/pass/summary.h"
 #include "analysis/pass/thread_ops.h"
 #include "model/model.h"
@@ -68,6 +69,7 @@ struct Agg {
   std::string grid, block;
   int64_t registers = -1, shared_static = -1, shared_dynamic = -1;
   model::Meaning meaning = model::Meaning::kOp;  // runtime ranges: which kind
+  OpCosts costs;                                 // ops: FLOPs and output bytes
   void Merge(const Agg& o);
 };
 

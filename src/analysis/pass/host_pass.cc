@@ -194,6 +194,8 @@ class HostVisitor {
     g.incl.Add(s.Duration());
     g.self += self;
     g.cpu += s.Duration();
+    OpCosts costs = CostsOf(s);
+    g.costs.Merge(costs);
     if (c_.code) code_pending_.push_back(self);
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});
@@ -204,7 +206,24 @@ class HostVisitor {
       it->second.incl.Add(s.Duration());
       it->second.self += self;
       it->second.cpu += s.Duration();
+      it->second.costs.Merge(costs);
     }
+  }
+  // One execution's FLOPs and output bytes, where the importer found them.
+  OpCosts CostsOf(const Slice& s) const {
+    OpCosts c;
+    if (!k_.float_ops && !k_.output_bytes) return c;
+    if (int64_t f = ArgInt(s.args, k_.float_ops, -1); f >= 0) {
+      c.float_ops = static_cast<uint64_t>(f);
+      c.flops_known = 1;
+      uint32_t m = ArgStr(s.args, k_.flops_method);
+      c.methods = m && m == k_.by_framework ? kFlopsByFramework : kFlopsByShape;
+    }
+    if (int64_t b = ArgInt(s.args, k_.output_bytes, -1); b >= 0) {
+      c.output_bytes = static_cast<uint64_t>(b);
+      c.output_known = 1;
+    }
+    return c;
   }
   void OnRuntime(const Slice& s, model::Meaning meaning) {
     if (stacks_ && fw_open_ == 0) CodePhase(s, meaning);

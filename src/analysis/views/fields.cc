@@ -7,6 +7,48 @@
 
 namespace tt::analysis {
 
+namespace {
+
+// How an op's FLOPs were found: "shape formula", "framework", "unknown", with the share of
+// executions where only some had them ("shape formula, 3 of 4 executions").
+std::string FlopsMethod(const Row& r) {
+  const OpCosts& k = r.costs;
+  if (!k.flops_known) return "unknown";
+  std::string m = k.methods == kFlopsByFramework ? "framework"
+                  : k.methods == kFlopsByShape   ? "shape formula"
+                                                 : "framework and shape formula";
+  uint64_t n = r.incl.count();
+  if (n > k.flops_known)
+    m += ", " + std::to_string(k.flops_known) + " of " + std::to_string(n) + " executions";
+  return m;
+}
+
+// The cost fields (op_rows.h kOpCostColumns); achieved FLOP/s over the device's time where the
+// op ran work there, else over its own inclusive time.
+bool CostField(const Row& r, const std::string& f, Cell* c) {
+  const OpCosts& k = r.costs;
+  auto set = [&](bool known, double x) {
+    c->is_text = false;
+    c->unknown = !known;
+    c->num = known ? x : -1;
+    return true;
+  };
+  if (f == "float_ops") return set(k.flops_known > 0, static_cast<double>(k.float_ops));
+  if (f == "output_bytes") return set(k.output_known > 0, static_cast<double>(k.output_bytes));
+  if (f == "flops_per_second") {
+    double ns = static_cast<double>(r.accel_ns ? r.accel_ns : r.incl.total());
+    return set(k.flops_known > 0 && ns > 0, static_cast<double>(k.float_ops) / ns * 1e9);
+  }
+  if (f == "flops_method") {
+    c->is_text = true;
+    c->text = FlopsMethod(r);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 bool RowField(Row& r, const std::string& f, Cell* c) {
   auto num = [&](double x) {
     c->is_text = false;
@@ -34,6 +76,7 @@ bool RowField(Row& r, const std::string& f, Cell* c) {
   if (f == "max_micros") return num(us(static_cast<double>(r.incl.max())));
   if (f == "stddev_micros") return num(us(r.incl.stddev()));
   if (f == "share") return num(r.share * 100);
+  if (CostField(r, f, c)) return true;
   for (auto& [k, v] : r.numbers)
     if (k == f) return num(v);
   for (auto& [k, v] : r.text)
@@ -47,6 +90,7 @@ bool RowField(Row& r, const std::string& f, Cell* c) {
 
 std::string FormatCell(const Cell& c, ColumnKind kind) {
   if (c.is_text) return c.text;
+  if (c.unknown) return "unknown";
   char b[64];
   switch (kind) {
     case ColumnKind::kCount:
@@ -93,6 +137,7 @@ Row MakeRow(const std::string& name, const Agg& g) {
   r.bytes = g.bytes;
   r.peak_bytes = g.peak;
   r.residual_bytes = g.residual;
+  r.costs = g.costs;
   return r;
 }
 

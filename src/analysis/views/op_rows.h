@@ -17,12 +17,18 @@ inline const std::vector<const char*> kOpColumns = {
     "min_micros", "max_micros",         "stddev_micros", "share"};
 inline const std::vector<const char*> kOpMemoryColumns = {"bytes", "peak_bytes", "residual_bytes"};
 inline constexpr Needs kOpNeeds = {.op_samples = true};
+// What each op cost, where known (fields.cc): selectable, not shown by default.
+inline const std::vector<Column> kOpCostColumns = {{"float_ops", ColumnKind::kCount},
+                                                   {"flops_per_second", ColumnKind::kCount},
+                                                   {"flops_method", ColumnKind::kText},
+                                                   {"output_bytes", ColumnKind::kBytes}};
 
 // The definition of an op-like view: the op columns (memory ones when rows have memory).
 inline ViewDef OpLikeView(const char* name, const char* help,
                           void (*finish)(Aggregates&, Result*)) {
   return {.name = name,
           .help = help,
+          .fields = kOpCostColumns,
           .columns = kOpColumns,
           .memory_columns = kOpMemoryColumns,
           .memory_at = 6,

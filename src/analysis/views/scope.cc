@@ -27,6 +27,7 @@ void InsertScope(std::vector<Row>* level, const std::vector<std::string>& path, 
   it->bytes += leaf.bytes;
   it->peak_bytes = std::max(it->peak_bytes, leaf.peak_bytes);
   it->residual_bytes += leaf.residual_bytes;
+  it->costs.Merge(leaf.costs);
   InsertScope(&it->children, path, i + 1, leaf);
 }
 

@@ -71,6 +71,9 @@ struct Cell {
   bool is_text = false;
   double num = 0;
   std::string text;
+  // Not known (an op's FLOPs where no execution's were found): "unknown" in tables and CSV,
+  // null in JSON, and num -1, so that it orders below every known value.
+  bool unknown = false;
 };
 bool RowField(Row& r, const std::string& field, Cell* c);
 std::string FormatCell(const Cell& c, ColumnKind kind);

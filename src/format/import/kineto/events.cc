@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "format/import/kineto/importer_state.h"
+#include "format/import/kineto/op_cost.h"
 #include "format/keys.h"
 
 namespace tt::kineto {
@@ -178,6 +179,7 @@ void KinetoImporter::AddArgs(Timeline* tl, const KinetoKind& k, const std::strin
   num("correlation", keys::kCorrelationId);
   num("stream", keys::kStream);
   num("bytes", keys::kBytes);
+  if (k.op) CostArgs(tl, name, a);
   if (k.comm) CommArgs(tl, name, a);
   if (name.starts_with("c10d::")) {
     std::string coll = name.substr(6);
@@ -187,6 +189,16 @@ void KinetoImporter::AddArgs(Timeline* tl, const KinetoKind& k, const std::strin
     if (int64_t peer = PeerRank(coll, a); peer >= 0) Int(tl, keys::kPeerRank, peer);
     GroupArgs(tl);
   }
+}
+
+// The op's FLOPs and output bytes, where its shapes (or Kineto's "flops") tell them.
+void KinetoImporter::CostArgs(Timeline* tl, const std::string& name, const json& a) {
+  OpCost c = TorchOpCost(name, a);
+  if (c.float_ops >= 0) {
+    Int(tl, keys::kFloatOps, c.float_ops);
+    Str(tl, keys::kFlopsMethod, c.from_framework ? keys::kFlopsFramework : keys::kFlopsShape);
+  }
+  if (c.output_bytes >= 0) Int(tl, keys::kOutputBytes, c.output_bytes);
 }
 
 bool KinetoImporter::HasArg(const Timeline& tl, const LineEvent& ev, uint32_t key) {

@@ -89,6 +89,7 @@ class KinetoImporter {
   void Str(Timeline* tl, std::string_view key, std::string_view v);
   void Int(Timeline* tl, std::string_view key, int64_t v);
   void AddArgs(Timeline* tl, const KinetoKind& k, const std::string& name, const json& a);
+  void CostArgs(Timeline* tl, const std::string& name, const json& a);
   static bool HasArg(const Timeline& tl, const LineEvent& ev, uint32_t key);
   static void Reopen(Timeline* tl, LineEvent* ev);
 

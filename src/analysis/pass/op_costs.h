@@ -1,0 +1,24 @@
+// An op's floating-point operations and output bytes, summed over its executions (the
+// aggregation pass's Agg, a view's Row).
+#pragma once
+#include <cstdint>
+
+namespace tt::analysis {
+
+// An op's floating-point operations and output bytes over its executions that had them
+// (format/keys.h kFloatOps, kOutputBytes), and how many executions each sum covers.
+struct OpCosts {
+  uint64_t float_ops = 0, flops_known = 0;  // the sum, and the executions it covers
+  uint64_t output_bytes = 0, output_known = 0;
+  uint8_t methods = 0;  // kFlopsByFramework | kFlopsByShape
+  void Merge(const OpCosts& o) {
+    float_ops += o.float_ops;
+    flops_known += o.flops_known;
+    output_bytes += o.output_bytes;
+    output_known += o.output_known;
+    methods |= o.methods;
+  }
+};
+constexpr uint8_t kFlopsByFramework = 1, kFlopsByShape = 2;
+
+}  // namespace tt::analysis
