@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "analysis/comm/comm_missing.h"
 #include "analysis/comm/p2p.h"
 #include "analysis/comm/p2p_aligned.h"
 #include "analysis/job/job_clock.h"
@@ -283,6 +284,7 @@ json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string
           {"instances", inst},
           {"clocks", ClocksJson(v)},
           {"p2p", P2pJson(p)},
+          {"missing_ranks", v.missing},
           {"notes", v.notes}};
 }
 
@@ -530,6 +532,7 @@ int Comm(const std::vector<std::string>& argv) {
   std::vector<Problem> problems = m.problems;
   CommView v = analysis::MatchCollectives(analysis::CollectCollectives({&m}, 0, &problems, true));
   analysis::ShowAppliedClocks(m, &v);
+  if (o.sel.pids.empty()) analysis::NoteMissingRanks(m, &v);  // --pid leaves ranks out
   P2pView p = PointToPoint(m);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
   if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())

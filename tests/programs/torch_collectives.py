@@ -4,8 +4,12 @@ of a float32 tensor, BROADCASTS broadcasts and ALLGATHERS all-gathers, then a ba
 prints each collective's count and bytes (`allreduce 5`, `allreduce_bytes 4096`, `barrier 1`).
 With TT_COMM_SLEEP_MS=N, rank TT_COMM_SLEEP_RANK (default 1) sleeps N ms before all-reduce number
 TT_COMM_SLEEP_AT (from 0, default 2): it enters that all-reduce last; with TT_COMM_SLEEP_AT=every,
-before each (a straggler). TT_COMM_ALLREDUCES sets their number (default 5)."""
+before each (a straggler). TT_COMM_ALLREDUCES sets their number (default 5). With
+TT_COMM_KILL_AT=K, rank TT_COMM_SLEEP_RANK kills itself (SIGKILL) before all-reduce K, and the
+others give up on it after TT_COMM_TIMEOUT_S seconds (gloo's timeout)."""
+import datetime
 import os
+import signal
 import time
 
 import torch
@@ -18,12 +22,18 @@ NUMEL = {"allreduce": 1024, "broadcast": 256, "allgather": 128}
 
 
 def main():
-    dist.init_process_group("gloo")
+    timeout = float(os.environ.get("TT_COMM_TIMEOUT_S", "0"))
+    if timeout:
+        dist.init_process_group("gloo", timeout=datetime.timedelta(seconds=timeout))
+    else:
+        dist.init_process_group("gloo")
     rank = dist.get_rank()
     sleep_ms = int(os.environ.get("TT_COMM_SLEEP_MS", "0"))
     sleep_rank = int(os.environ.get("TT_COMM_SLEEP_RANK", "1"))
     sleep_at = os.environ.get("TT_COMM_SLEEP_AT", "2")
     for i in range(int(os.environ.get("TT_COMM_ALLREDUCES", ALLREDUCES))):
+        if rank == sleep_rank and os.environ.get("TT_COMM_KILL_AT") == str(i):
+            os.kill(os.getpid(), signal.SIGKILL)
         if sleep_ms and rank == sleep_rank and sleep_at in ("every", str(i)):
             time.sleep(sleep_ms / 1000)
         dist.all_reduce(torch.ones(NUMEL["allreduce"]))

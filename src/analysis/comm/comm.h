@@ -155,6 +155,9 @@ struct CommView {
   std::vector<CommClock> clocks;            // one per recording (and boot), the reference first
   uint64_t matched = 0, unmatched = 0;
   std::vector<std::string> notes;  // what could not be matched, and why
+  // The ranks of the launcher's world that ran no collective, or died before the others' last
+  // (comm_missing.h), one sentence each (also in notes).
+  std::vector<std::string> missing;
 };
 
 // "all_reduce", "AllReduce", "allreduce_", "_allgather_base" -> "allreduce", "allgather".

@@ -1,6 +1,7 @@
 #include "analysis/report/findings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "core/human.h"
@@ -340,10 +341,22 @@ void ExposedCommFinding(const FindingInputs& in, std::vector<Finding>* out) {
 
 }  // namespace
 
+// A rank that ran no collective, or died before the others' last: the job lost it.
+void MissingRankFinding(const CommView& v, std::vector<Finding>* out) {
+  if (v.missing.empty()) return;
+  std::string more = v.missing.size() > 1
+                         ? " (and " + std::to_string(v.missing.size() - 1) + " more rank(s))"
+                         : "";
+  std::string text = v.missing[0];
+  text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
+  Add(out, "missing_rank", text + more + ".");
+}
+
 std::vector<Finding> Findings(const FindingInputs& in) {
   std::vector<Finding> out;
   StepFindings(in, &out);
   if (in.comm) {
+    MissingRankFinding(*in.comm, &out);
     CommShareFinding(in, &out);
     StragglerFinding(*in.comm, &out);
     SmallMessagesFinding(*in.comm, &out);

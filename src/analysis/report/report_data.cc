@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "analysis/comm/comm_missing.h"
 #include "analysis/job/job_clock.h"
 #include "analysis/pass/aggregate.h"
 #include "core/parallel.h"
@@ -189,6 +190,7 @@ void ViewsFactsAndTimeline(const model::TraceModel& m, const model::TraceSummary
   std::vector<CommRank> ranks = comm.Finish(&steps);
   if (!ranks.empty()) d->comm = MatchCollectives(std::move(ranks));
   ShowAppliedClocks(m, &d->comm);
+  NoteMissingRanks(m, &d->comm);
   d->clocks = m.clocks;
   if (HasSocketCalls(m) || HasRendezvous(m)) d->p2p = AlignedPointToPoint(m);
   if (timeline) {

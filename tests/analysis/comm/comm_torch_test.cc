@@ -12,6 +12,7 @@
 #include <string>
 
 #include "comm_test_util.h"
+#include "core/files.h"
 #include "test_util.h"
 
 namespace tt {
@@ -210,6 +211,36 @@ TEST(CommTorch, SubgroupsMatchedPerGroupOnTheirOwnRanks) {
   EXPECT_EQ(per_group["0"], said["world"] + 1) << j["instances"].dump().substr(0, 2000);
   EXPECT_EQ(per_group["1"], said["pair"]);
   EXPECT_EQ(per_group["2"], said["pair"]);
+}
+
+// Two ranks, one recording each; rank 1 kills itself (SIGKILL) before its fourth all-reduce and
+// rank 0 gives up on it after gloo's timeout: rank 1's profile is lost with it, and comm and the
+// report name it, how it ended, and the collective rank 0 was left in (issue 39, item 3).
+TEST(CommTorch, AKilledRankIsNamedWithTheCollectiveTheOthersWereLeftIn) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  std::vector<std::map<std::string, std::string>> env(2);
+  for (int k = 0; k < 2; ++k)
+    env[k] = {
+        {"WORLD_SIZE", "2"},         {"MASTER_ADDR", "127.0.0.1"},      {"MASTER_PORT", "29544"},
+        {"RANK", std::to_string(k)}, {"LOCAL_RANK", std::to_string(k)}, {"TT_COMM_KILL_AT", "3"},
+        {"TT_COMM_TIMEOUT_S", "3"}};
+  std::vector<std::string> dirs = {d / "r0", d / "r1"};
+  if (!test::RecordEachRank(dirs, "torch_collectives.py", env, d.path(), &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  json j = CommJson(dirs);
+  ASSERT_EQ(j["missing_ranks"].size(), 1u) << j.dump().substr(0, 3000);
+  std::string said = j["missing_ranks"][0];
+  EXPECT_EQ(said.rfind("rank 1 (pid ", 0), 0u) << said;
+  EXPECT_NE(said.find("it died"), std::string::npos) << said;
+  EXPECT_NE(said.find("the last collective the others entered without it: allreduce #3"),
+            std::string::npos)
+      << said;
+  auto rep = test::RunCmd({TT_CLI, "report", dirs[0], dirs[1], "-o", d / "r.html"}, {}, 300);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(FindingText(ReadFile(d / "r.html"), "missing_rank").find("Rank 1 (pid "),
+            std::string::npos);
 }
 
 }  // namespace
