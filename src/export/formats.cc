@@ -99,12 +99,7 @@ start time). Host threads, GPU streams, ops, steps, kernels, copies, allocations
 An existing, non-empty RUN is refused. protobuf (and so xprof) reads at most 2 GiB
 per file: a larger selection is refused (choose part with --steps or --max-events).)",
        true, false, XSpace},
-      {"parquet",
-       R"(the job's meaning as tables, for SQL (tensortrace sql), pandas, DuckDB and Spark:
-PATH is a new directory holding one Parquet dataset per table (slices, steps,
-collectives, allocations, processes, threads, clocks), partitioned by rank
-(PATH/TABLE/rank=R/part-*.parquet). Times are integer ns; columns: docs/tables.md.)",
-       true, false, WriteParquetDataset},
+      {"parquet", ParquetHelp(), true, false, WriteParquetDataset},
   };
   return formats;
 }

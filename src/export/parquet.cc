@@ -25,6 +25,13 @@ struct TempDir {
 
 }  // namespace
 
+const char* ParquetHelp() {
+  return R"(the job's meaning as tables, for SQL (tensortrace sql), pandas, DuckDB and Spark:
+PATH is a new directory holding one Parquet dataset per table (slices, steps,
+collectives, allocations, processes, threads, clocks), partitioned by rank
+(PATH/TABLE/rank=R/part-*.parquet). Times are integer ns; columns: docs/tables.md.)";
+}
+
 ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& sel,
                                   const std::string& dir, bool, std::vector<Problem>* problems) {
   std::error_code ec;

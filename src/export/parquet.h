@@ -11,6 +11,9 @@
 
 namespace tt::exporter {
 
+// The format's paragraph of `export --help` (built without Arrow: that it is unavailable).
+const char* ParquetHelp();
+
 // Writes the dataset under a temporary name beside `dir` and renames it into place when whole;
 // an existing, non-empty `dir` is refused.
 ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& sel,

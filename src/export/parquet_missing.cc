@@ -4,6 +4,11 @@
 
 namespace tt::exporter {
 
+const char* ParquetHelp() {
+  return "unavailable: this tensortrace was built without Apache Arrow (pip install pyarrow\n"
+         "into the build's Python, then configure and build again)";
+}
+
 ExportOutcome WriteParquetDataset(const model::TraceModel&, const Selection&, const std::string&,
                                   bool, std::vector<Problem>*) {
   throw Error(

@@ -1,0 +1,215 @@
+// The job's tables (issue 37): `export --format parquet` and `tensortrace sql` (DuckDB) against
+// the views they must agree with. TablesTorch records a 4-rank gloo DDP job, a recording per
+// rank: totals per op type equal `stats --view op`, each step's breakdown equals
+// `stats --view step`, each collective's waits and each instance's straggler equal `comm`.
+// Tables.* : a damaged trace exports what is valid and says what it skipped; a dataset of
+// another schema version is refused in one line. Skipped where this tensortrace was built
+// without Apache Arrow, or python3 lacks duckdb or pyarrow.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "comm_test_util.h"
+#include "core/files.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::RunCmd;
+using test::TempDir;
+
+// Skips unless the parquet format and DuckDB are here.
+#define REQUIRE_TABLES()                                                         \
+  do {                                                                           \
+    REQUIRE_MODULE("duckdb");                                                    \
+    REQUIRE_MODULE("pyarrow");                                                   \
+    if (RunCmd({TT_CLI, "export", "--help"}).out.find("parquet  unavailable") != \
+        std::string::npos)                                                       \
+      GTEST_SKIP() << "built without Apache Arrow";                              \
+  } while (0)
+
+json Sql(const std::vector<std::string>& dirs, const std::string& query) {
+  std::vector<std::string> argv = {TT_CLI, "sql"};
+  argv.insert(argv.end(), dirs.begin(), dirs.end());
+  argv.push_back(query);
+  argv.push_back("--json");
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json::object({{"rows", json::array()}});
+}
+
+json Json(std::vector<std::string> argv) {
+  argv.insert(argv.begin(), TT_CLI);
+  argv.push_back("--json");
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  return r.status == 0 ? json::parse(r.out) : json::object();
+}
+
+// Microseconds of the views against integer ns of the tables (the views print 3 decimals).
+void ExpectMicros(const json& micros, const json& ns, const std::string& what) {
+  EXPECT_NEAR(micros.get<double>(), ns.get<double>() / 1000, 0.0015) << what;
+}
+
+// `argv` + the trace directories.
+json Json(std::vector<std::string> argv, const std::vector<std::string>& dirs) {
+  argv.insert(argv.begin() + 1, dirs.begin(), dirs.end());
+  return Json(argv);
+}
+
+void OpsEqualTheOpView(const std::string& out, const std::vector<std::string>& dirs) {
+  json view = Json({"stats", "--view", "op"}, dirs);
+  json q = Sql({out},
+               "SELECT op_type, count(*) AS n, sum(dur_ns) AS incl, sum(self_ns) AS self "
+               "FROM ops GROUP BY op_type");
+  std::map<std::string, json> got;
+  for (const auto& r : q["rows"]) got[r["op_type"]] = r;
+  ASSERT_FALSE(view["rows"].empty());
+  EXPECT_EQ(got.size(), view["rows"].size());
+  for (const auto& r : view["rows"]) {
+    std::string name = r["name"];
+    ASSERT_TRUE(got.count(name)) << name;
+    EXPECT_EQ(got[name]["n"], r["occurrence"]) << name;
+    ExpectMicros(r["micros"], got[name]["incl"], name);
+    ExpectMicros(r["self_micros"], got[name]["self"], name);
+  }
+}
+
+void StepsEqualTheStepView(const std::string& out, const std::vector<std::string>& dirs) {
+  json view = Json({"stats", "--view", "step"}, dirs);
+  json q = Sql({out}, "SELECT * FROM steps");
+  std::map<std::pair<int64_t, int64_t>, json> got;
+  for (const auto& r : q["rows"]) got[{r["pid"], r["step"]}] = r;
+  ASSERT_FALSE(view["rows"].empty());
+  EXPECT_EQ(got.size(), view["rows"].size());
+  for (const auto& r : view["rows"]) {
+    auto key = std::make_pair(r["pid"].get<int64_t>(), r["step"].get<int64_t>());
+    ASSERT_TRUE(got.count(key)) << r.dump();
+    for (const char* part : {"duration", "input", "compile", "host_compute", "runtime", "host_idle",
+                             "device_compute", "copies", "communication"})
+      ExpectMicros(r[std::string(part) + "_micros"], got[key][std::string(part) + "_ns"], part);
+    EXPECT_EQ(got[key]["warmup"], r["warmup"]);
+  }
+}
+
+void CollectivesEqualComm(const std::string& out, const std::vector<std::string>& dirs) {
+  json comm = test::CommJson(dirs);
+  json q = Sql({out},
+               "SELECT collective, sum(wait_ns) AS wait, count(DISTINCT instance) AS n "
+               "FROM collectives GROUP BY collective");
+  std::map<std::string, json> got;
+  for (const auto& r : q["rows"]) got[r["collective"]] = r;
+  ASSERT_FALSE(comm["collectives"].empty());
+  for (const auto& c : comm["collectives"]) {
+    std::string name = c["collective"];
+    ASSERT_TRUE(got.count(name)) << name;
+    EXPECT_EQ(got[name]["wait"], c["wait_ns"]) << name;
+    EXPECT_EQ(got[name]["n"], c["instances"]) << name;
+  }
+  // The straggler of each instance: the rank that arrived last.
+  json s = Sql({out},
+               "SELECT instance, any_value(straggler_rank) AS rank FROM collectives "
+               "GROUP BY instance ORDER BY instance");
+  ASSERT_EQ(s["rows"].size(), comm["instances"].size());
+  for (size_t i = 0; i < s["rows"].size(); ++i) {
+    const json& in = comm["instances"][i];
+    EXPECT_EQ(s["rows"][i]["rank"], comm["ranks"][in["straggler_index"].get<size_t>()]["rank"])
+        << in.dump();
+  }
+}
+
+TEST(TablesTorch, FourRankDdpTablesEqualTheViewsAndComm) {
+  REQUIRE_MODULE("torch");
+  REQUIRE_TABLES();
+  TempDir d;
+  test::RunResult r;
+  std::vector<std::map<std::string, std::string>> env(4);
+  std::vector<std::string> dirs;
+  for (int k = 0; k < 4; ++k) {
+    env[k] = {{"WORLD_SIZE", "4"},
+              {"MASTER_ADDR", "127.0.0.1"},
+              {"MASTER_PORT", "29571"},
+              {"RANK", std::to_string(k)},
+              {"LOCAL_RANK", std::to_string(k)}};
+    dirs.push_back(d / ("r" + std::to_string(k)));
+  }
+  RECORD_EACH_OR_SKIP(dirs, "torch_ddp.py", env, d.path(), r);
+  std::vector<std::string> argv = {TT_CLI, "export"};
+  argv.insert(argv.end(), dirs.begin(), dirs.end());
+  for (const char* a : {"--format", "parquet", "-o"}) argv.push_back(a);
+  argv.push_back(d / "tables");
+  auto e = RunCmd(argv, {}, 120);
+  ASSERT_EQ(e.status, 0) << e.err;
+  for (int k = 0; k < 4; ++k)
+    EXPECT_TRUE(IsDirectory(d / ("tables/slices/rank=" + std::to_string(k)))) << k;
+  OpsEqualTheOpView(d / "tables", dirs);
+  StepsEqualTheStepView(d / "tables", dirs);
+  CollectivesEqualComm(d / "tables", dirs);
+  // The trace directories themselves: exported for the query.
+  json n = Sql(dirs, "SELECT count(DISTINCT rank) AS ranks FROM steps");
+  ASSERT_EQ(n["rows"].size(), 1u);
+  EXPECT_EQ(n["rows"][0]["ranks"], 4);
+}
+
+// 64 zero bytes in the middle of a thread's stream: the export writes the events before and
+// after the damage, says what it skipped, and exits 3 (0 with --allow-damaged).
+TEST(Tables, DamagedTraceExportsWhatIsValidAndSaysWhatItSkipped) {
+  REQUIRE_TABLES();
+  TempDir d;
+  std::string t = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", t, "--", TT_PROGRAM, "leaf", "20000"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json whole = Sql({t}, "SELECT count(*) AS n FROM slices");
+  std::string stream;
+  for (const auto& p : ListDirectory(t))
+    if (p[0] == 'p' && IsDirectory(t + "/" + p))
+      for (const auto& f : ListDirectory(t + "/" + p))
+        if (f[0] == 't') stream = t + "/" + p + "/" + f;
+  ASSERT_FALSE(stream.empty());
+  std::string b = ReadFile(stream);
+  for (size_t i = b.size() / 2; i < b.size() / 2 + 64; ++i) b[i] = 0;
+  WriteFileAtomic(stream, b);
+  auto e = RunCmd({TT_CLI, "export", t, "--format", "parquet", "-o", d / "out"});
+  EXPECT_EQ(e.status, 3) << e.err;
+  EXPECT_NE(e.err.find("damaged part(s) skipped; the first: " + stream), std::string::npos)
+      << e.err;
+  json part = Sql({d / "out"}, "SELECT count(*) AS n FROM slices");
+  int64_t kept = part["rows"][0]["n"], all = whole["rows"][0]["n"];
+  EXPECT_GT(kept, all / 4) << e.err;
+  EXPECT_LT(kept, all) << e.err;
+}
+
+// A dataset whose files say another schema version is refused in one line, by `sql` and by
+// the Python package.
+TEST(Tables, OlderSchemaVersionIsRefusedInOneLine) {
+  REQUIRE_TABLES();
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", TT_PROGRAM, "leaf", "100"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto e = RunCmd({TT_CLI, "export", d / "t", "--format", "parquet", "-o", d / "out"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  std::string rewrite =
+      "import pathlib, pyarrow.parquet as pq\n"
+      "for f in pathlib.Path('" +
+      d / "out" +
+      "').rglob('*.parquet'):\n"
+      "    t = pq.read_table(f, partitioning=None)\n"
+      "    m = dict(t.schema.metadata); m[b'tensortrace.schema_version'] = b'0'\n"
+      "    pq.write_table(t.replace_schema_metadata(m), f)\n";
+  auto w = RunCmd({test::Python(), "-c", rewrite});
+  ASSERT_EQ(w.status, 0) << w.err;
+  auto q = RunCmd({TT_CLI, "sql", d / "out", "SELECT count(*) FROM slices"});
+  EXPECT_EQ(q.status, 2);
+  EXPECT_EQ(test::CountLines(q.err), 1u) << q.err;
+  EXPECT_NE(q.err.find("schema version 0; this tensortrace reads version 1"), std::string::npos)
+      << q.err;
+  EXPECT_TRUE(q.out.empty()) << q.out;
+}
+
+}  // namespace
+}  // namespace tt
