@@ -43,4 +43,9 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 "${pip[@]}" perfetto==0.59.1
 # pytest: the unit tests of the Python bootstrap (python/tests), which scripts/test.sh runs.
 "${pip[@]}" pytest==9.2.0
+# The job's tables (docs/tables.md): pyarrow's wheel ships Apache Arrow's C++ libraries and
+# headers, which `export --format parquet` is built against (CMake finds them through this
+# venv's python, so it is installed before the build); DuckDB runs `tensortrace sql`; pandas
+# holds tensortrace.open's DataFrames.
+"${pip[@]}" pyarrow==26.0.1 duckdb==2.0.1 pandas==3.1.1
 echo "install-deps: done"
