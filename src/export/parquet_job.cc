@@ -1,5 +1,6 @@
 #include "export/parquet_job.h"
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -79,6 +80,10 @@ void Steps(const model::TraceModel& m, const Selection& sel, const std::vector<m
       f->Int(static_cast<int64_t>(v));
     f->EndRow();
   }
+  // No steps: an empty file, so that the table is there to query.
+  if (files.empty())
+    files[SIZE_MAX] =
+        std::make_unique<ParquetTable>(PartPath(root, "steps", -1, "empty"), "steps", kStepColumns);
   for (auto& [p, f] : files) {
     counts->steps += f->rows();
     f->Close();
@@ -109,6 +114,9 @@ void Collectives(const model::TraceModel& m, const std::string& root,
       f->Int(static_cast<int64_t>(in.skew)).Int(static_cast<int64_t>(in.duration)).EndRow();
     }
   }
+  if (files.empty())  // no collectives: an empty file, so that the table is there to query
+    files[-1] = std::make_unique<ParquetTable>(PartPath(root, "collectives", -1, "empty"),
+                                               "collectives", kCollectiveColumns);
   for (auto& [r, f] : files) {
     counts->collectives += f->rows();
     f->Close();
