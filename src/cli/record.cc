@@ -33,6 +33,7 @@
 #include "core/ids.h"
 #include "core/time.h"
 #include "core/tsc.h"
+#include "format/hardware.h"
 #include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
 #include "format/launcher.h"
@@ -421,6 +422,7 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
                        "\",\n  \"exit_code\": " + std::to_string(exit_code) +
                        ",\n  \"duration_ns\": " + std::to_string(end_mono - session.start_mono) +
                        ",\n  \"finalised_by_record\": " + std::to_string(repaired) + "\n}\n";
+    WriteHardwareFile(dir);  // the peak MFU is measured against (format/hardware.h)
     try {
       WriteFileAtomic(dir + "/tensortrace.json", json);
     } catch (const Error& e) {

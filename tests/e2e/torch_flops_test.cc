@@ -79,6 +79,27 @@ TEST(TorchFlops, FloatOpsPerAtenOpEqualTorchProfilersWithFlops) {
         EXPECT_EQ(m["float_ops"], 3 * 2 * 16 * 512 * 32);
       }
   EXPECT_TRUE(seen) << scope.dump();
+
+  // The step view: each step's FLOPs, the textbook count of its ops, and its utilisation of
+  // the recording host's peak (hardware.json), the peak's source in a note.
+  json steps = RunJson({TT_CLI, "stats", d / "t", "--view", "step", "--json", "--select",
+                        "step,float_ops,flops_per_second,mfu,peak_flops_per_second"});
+  const int64_t conv = 2 * 16 * 8 * 8 * 8 * 3 * 3 * 3, fc1 = 2 * 16 * 512 * 32,
+                fc2 = 2 * 16 * 32 * 10;
+  const int64_t per_step = conv + fc1 + fc2            // forward
+                           + (conv + 16 * 8 * 8 * 8)   // the weight's and bias's gradients
+                           + 2 * fc1 + 2 * fc2         // the Linears' two gradients
+                           + 2 * (2 * 4 * 6 * 5 * 7);  // bmm, baddbmm
+  ASSERT_EQ(steps["rows"].size(), 3u) << steps.dump();
+  for (size_t i = 1; i < 3; ++i) {  // the first step holds no bmm before its marker
+    const json& row = steps["rows"][i];
+    EXPECT_EQ(row["float_ops"], per_step) << row.dump();
+    EXPECT_GT(row["mfu"].get<double>(), 0) << row.dump();
+    EXPECT_LT(row["mfu"].get<double>(), 1) << row.dump();
+    EXPECT_NEAR(row["flops_per_second"].get<double>() / row["peak_flops_per_second"].get<double>(),
+                row["mfu"].get<double>(), 1e-3);
+  }
+  EXPECT_NE(steps.dump().find("mfu against CPU"), std::string::npos) << steps.dump();
 }
 
 }  // namespace

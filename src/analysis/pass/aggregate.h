@@ -129,6 +129,7 @@ struct TrackAgg {
   uint64_t linked_corr = 0, linked_ext = 0, linked_nesting = 0, unlinked = 0, activities = 0;
   std::vector<AllocEvent> allocs;
   std::vector<Interval> host, comm, device, copy;    // the step view's intervals
+  std::vector<FlopsAt> flops;                        // ... and its ops' FLOPs
   std::vector<Interval> input, compile, runtime_iv;  // ... by meaning (host tracks)
   uint64_t busy = 0, events = 0, first = UINT64_MAX, last = 0;
   std::string thread_name;

@@ -196,6 +196,8 @@ class HostVisitor {
     g.cpu += s.Duration();
     OpCosts costs = CostsOf(s);
     g.costs.Merge(costs);
+    if (costs.flops_known && c_.needs.intervals)
+      a_->flops.push_back({s.start, costs.float_ops, costs.methods});
     if (c_.code) code_pending_.push_back(self);
     if (int64_t ext = ArgInt(s.args, k_.external, -1); ext >= 0)
       a_->externals.push_back({static_cast<uint64_t>(ext), s.name});

@@ -21,4 +21,10 @@ struct OpCosts {
 };
 constexpr uint8_t kFlopsByFramework = 1, kFlopsByShape = 2;
 
+// One op execution's FLOPs at its start (the step view's sum per step).
+struct FlopsAt {
+  uint64_t start, float_ops;
+  uint8_t methods;
+};
+
 }  // namespace tt::analysis

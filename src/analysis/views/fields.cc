@@ -36,7 +36,10 @@ bool CostField(const Row& r, const std::string& f, Cell* c) {
   if (f == "float_ops") return set(k.flops_known > 0, static_cast<double>(k.float_ops));
   if (f == "output_bytes") return set(k.output_known > 0, static_cast<double>(k.output_bytes));
   if (f == "flops_per_second") {
-    double ns = static_cast<double>(r.accel_ns ? r.accel_ns : r.incl.total());
+    // (a step's row: its duration, its self_ns)
+    double ns = static_cast<double>(r.accel_ns           ? r.accel_ns
+                                    : r.incl.count() > 0 ? r.incl.total()
+                                                         : r.self_ns);
     return set(k.flops_known > 0 && ns > 0, static_cast<double>(k.float_ops) / ns * 1e9);
   }
   if (f == "flops_method") {

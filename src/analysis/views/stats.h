@@ -55,6 +55,7 @@ struct StepBreakdown {
   uint64_t device_idle_host_bound = 0, device_idle_waiting = 0;
   bool has_device = false;
   bool warmup = false;  // it holds tracing or compilation
+  OpCosts costs;        // the FLOPs of the ops that started in the step, where known
 };
 
 struct Result {

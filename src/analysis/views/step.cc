@@ -1,6 +1,9 @@
 // The step view: per step, host compute, device compute, copies, communication and device idle
 // (host-bound or waiting), from the union of each kind's intervals within the step.
+#include <algorithm>
+
 #include "analysis/views/view.h"
+#include "format/hardware.h"
 
 namespace tt::analysis {
 
@@ -13,7 +16,19 @@ struct ProcessIntervals {
   // + runtime.
   SortedIntervals i, ic, ich, ichm, ichmr;
   bool has_device = false;
+  std::vector<FlopsAt> flops;  // by start
 };
+
+// The FLOPs of the ops that started in [from, to).
+void AddFlops(const std::vector<FlopsAt>& v, uint64_t from, uint64_t to, OpCosts* c) {
+  auto it = std::lower_bound(v.begin(), v.end(), from,
+                             [](const FlopsAt& f, uint64_t t) { return f.start < t; });
+  for (; it != v.end() && it->start < to; ++it) {
+    c->float_ops += it->float_ops;
+    c->flops_known++;
+    c->methods |= it->methods;
+  }
+}
 
 std::vector<ProcessIntervals> Gather(const Aggregates& a) {
   std::vector<ProcessIntervals> v(a.m->processes.size());
@@ -27,6 +42,7 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
     add(&p.i, t.input);
     add(&p.ic, t.compile);
     add(&p.ichmr, t.runtime_iv);
+    p.flops.insert(p.flops.end(), t.flops.begin(), t.flops.end());
   }
   for (auto& t : a.device) {
     ProcessIntervals& p = v[a.m->tracks[t.track].process];
@@ -36,6 +52,8 @@ std::vector<ProcessIntervals> Gather(const Aggregates& a) {
     add(&p.comm, t.comm);
   }
   for (auto& p : v) {
+    std::sort(p.flops.begin(), p.flops.end(),
+              [](const FlopsAt& x, const FlopsAt& y) { return x.start < y.start; });
     // The device is busy with kernels, copies or communication (built once per process).
     if (p.has_device) {
       p.busy.v = p.device.v;
@@ -71,6 +89,7 @@ void AddPart(const Window& w, const ProcessIntervals& p, StepBreakdown* b) {
   b->device_compute += UnionLength(p.device, from, to);
   b->copies += UnionLength(p.copy, from, to);
   b->communication += UnionLength(p.comm, from, to);
+  AddFlops(p.flops, from, to, &b->costs);
   if (!p.has_device) return;
   uint64_t dev_busy = UnionLength(p.busy, from, to);
   uint64_t idle = (to - from) - dev_busy;
@@ -96,12 +115,22 @@ StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
   return b;
 }
 
+// Model FLOP utilisation: the step's FLOP/s over the recording host's FP32 peak (hardware.json).
+void AddUtilisation(const StepBreakdown& b, const CpuPeak& peak, Row* r) {
+  if (peak.fp32 <= 0) return;
+  r->numbers.push_back({"peak_flops_per_second", peak.fp32});
+  if (b.costs.flops_known && b.Duration())
+    r->numbers.push_back(
+        {"mfu", static_cast<double>(b.costs.float_ops) / (b.Duration() / 1e9) / peak.fp32});
+}
+
 Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
   Row r;
   r.name = std::to_string(b.number);
   r.text = {{"source", StepSourceName(s.source)}};
   auto us = [](uint64_t ns) { return static_cast<double>(ns) / 1e3; };
   r.self_ns = b.Duration();
+  r.costs = b.costs;
   r.numbers = {{"step", static_cast<double>(b.number)},
                {"pid", static_cast<double>(m.processes[b.process].meta.pid)},
                {"start_ns", static_cast<double>(b.start)},
@@ -120,13 +149,37 @@ Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
   return r;
 }
 
+// Each recording's peak, and a note per process whose steps did floating-point work.
+std::vector<CpuPeak> Peaks(const Aggregates& a, const std::vector<ProcessIntervals>& iv,
+                           std::vector<std::string>* notes) {
+  std::map<std::string, CpuPeak> by_recording;
+  std::vector<CpuPeak> peaks;
+  for (size_t p = 0; p < a.m->processes.size(); ++p) {
+    const std::string& dir = a.m->processes[p].recording;
+    auto it = by_recording.find(dir);
+    if (it == by_recording.end()) it = by_recording.emplace(dir, ReadHardwareFile(dir)).first;
+    peaks.push_back(it->second);
+    if (iv[p].flops.empty()) continue;
+    std::string pid = std::to_string(a.m->processes[p].meta.pid);
+    notes->push_back(it->second.fp32 > 0
+                         ? "process " + pid + ": mfu against " + it->second.source + " (FP32)"
+                         : "process " + pid +
+                               ": no mfu (the recording names no peak: "
+                               "recorded before hardware.json)");
+  }
+  return peaks;
+}
+
 void Finish(Aggregates& a, Result* r) {
   std::vector<ProcessIntervals> iv = Gather(a);
+  std::vector<std::string> peak_notes;
+  std::vector<CpuPeak> peaks = Peaks(a, iv, &peak_notes);
   std::vector<bool> keep = SelectSteps(a.steps, a.sel.steps, a.sel.skip_warmup);
   for (size_t i = 0; i < a.steps.size(); ++i)
     if (keep[i]) {
       r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
       r->rows.push_back(StepRow(r->steps.back(), a.steps[i], *a.m));
+      AddUtilisation(r->steps.back(), peaks[a.steps[i].process], &r->rows.back());
     }
   if (r->steps.empty())
     r->notes.push_back(a.steps.empty() ? "no steps in this trace (name the annotation that marks "
@@ -137,6 +190,7 @@ void Finish(Aggregates& a, Result* r) {
   for (size_t p = 0; p < how.size(); ++p)
     if (!how[p].empty())
       r->notes.push_back("process " + std::to_string(a.m->processes[p].meta.pid) + ": " + how[p]);
+  r->notes.insert(r->notes.end(), peak_notes.begin(), peak_notes.end());
 }
 
 }  // namespace
@@ -161,7 +215,12 @@ extern const ViewDef kStepView = {
                {"copies_micros", ColumnKind::kMicros},
                {"communication_micros", ColumnKind::kMicros},
                {"device_idle_host_bound_micros", ColumnKind::kMicros},
-               {"device_idle_waiting_micros", ColumnKind::kMicros}},
+               {"device_idle_waiting_micros", ColumnKind::kMicros},
+               {"float_ops", ColumnKind::kCount},
+               {"flops_per_second", ColumnKind::kCount},
+               {"flops_method", ColumnKind::kText},
+               {"peak_flops_per_second", ColumnKind::kCount},
+               {"mfu", ColumnKind::kRatio}},
     .columns = {"step", "pid", "source", "warmup", "duration_micros", "input_micros",
                 "compile_micros", "host_compute_micros", "runtime_micros", "host_idle_micros",
                 "device_compute_micros", "copies_micros", "communication_micros",
