@@ -203,18 +203,43 @@ std::string Plural(const std::string& c) {
   return (it == kNames.end() ? c : it->second) + "s";
 }
 
+// The start of the job's first step on any rank (0: no rank has steps): collectives before it
+// set the job up (the process group's first all-gather, a model's broadcast), and a rank that
+// loads slower is last in them without slowing any step.
+uint64_t FirstStepStart(const CommView& v) {
+  uint64_t first = UINT64_MAX;
+  for (const auto& r : v.ranks)
+    if (!r.steps.empty()) first = std::min(first, r.steps.front().start);
+  return first == UINT64_MAX ? 0 : first;
+}
+
+// The time rank `i` waited for other ranks in collectives that started within its steps.
+uint64_t WaitInSteps(const CommView& v, size_t i) {
+  uint64_t wait = 0;
+  for (const auto& in : v.instances)
+    for (const auto& a : in.arrivals)
+      if (a.rank == i)
+        for (const CommStep& s : v.ranks[i].steps)
+          if (a.enter >= s.start && a.enter < s.end) wait += a.wait;
+  return wait;
+}
+
 // The rank whose late arrivals made the others wait most, when that waiting is a real part of
-// the communication time (at least 1 ms and a fifth of it, and most of all waiting).
+// the communication time (at least 1 ms and a fifth of it, and most of all waiting); the
+// collectives before the first step left out.
 void StragglerFinding(const CommView& v, std::vector<Finding>* out) {
   if (v.ranks.size() < 2) return;
-  uint64_t all_wait = 0, all_time = 0;
-  for (const auto& t : v.totals) all_wait += t.wait, all_time += t.time;
+  uint64_t first_step = FirstStepStart(v);
+  uint64_t all_wait = 0, all_time = 0;  // in the instances from the first step on
+  for (const auto& in : v.instances)
+    if (in.first_enter >= first_step)
+      for (const auto& a : in.arrivals) all_wait += a.wait, all_time += a.exit - a.enter;
   // Per straggler rank and collective: instances it was last in, and the waits they caused.
   std::map<size_t, std::map<std::string, std::pair<uint64_t, uint64_t>>> late;
   std::map<size_t, uint64_t> caused;
   std::map<std::string, uint64_t> matched;
   for (const auto& in : v.instances) {
-    if (!in.matched) continue;
+    if (!in.matched || in.first_enter < first_step) continue;  // start-up: not the steps'
     matched[in.collective]++;
     if (in.skew == 0) continue;
     auto& [n, wait] = late[in.straggler][in.collective];
@@ -233,7 +258,7 @@ void StragglerFinding(const CommView& v, std::vector<Finding>* out) {
   });
   const CommInstance* longest = nullptr;
   for (const auto& in : v.instances)
-    if (in.matched && in.skew && in.straggler == top->first &&
+    if (in.matched && in.skew && in.straggler == top->first && in.first_enter >= first_step &&
         (!longest || in.wait > longest->wait))
       longest = &in;
   std::string text = v.ranks[top->first].Label() + " arrived last in " +
@@ -322,11 +347,15 @@ void ExposedCommFinding(const FindingInputs& in, std::vector<Finding>* out) {
   const CommRank& r = v.ranks[top];
   uint64_t comm = 0, exposed = 0, time = 0;
   for (const CommStep& s : r.steps) comm += s.comm, exposed += s.exposed, time += s.end - s.start;
+  uint64_t waited = WaitInSteps(v, top);
   if (r.steps.empty()) {
     comm = static_cast<uint64_t>(v.totals[top].comm);
     exposed = static_cast<uint64_t>(v.totals[top].exposed);
     time = in.run_ns;
+    waited = v.totals[top].wait;
   }
+  // Waiting for a slower rank is that rank's time (the straggler finding), not the transfer's.
+  exposed -= std::min(exposed, waited);
   if (exposed < 1000000 || Share(exposed, comm) < 0.5 || Share(exposed, time) < 0.1) return;
   std::string where = r.steps.empty()
                           ? "over the run"
@@ -335,11 +364,10 @@ void ExposedCommFinding(const FindingInputs& in, std::vector<Finding>* out) {
   Add(out, "comm_not_overlapped",
       "communication not overlapped: on " + r.Label() + ", " + Ms(exposed) + " of its " + Ms(comm) +
           " in collectives (" + Percent(Share(exposed, comm)) +
-          ") ran with no compute on its other threads or streams, " + where + " (" +
-          Percent(Share(exposed, time)) + " of its time); " + OverlapAdvice(v));
+          ") ran with no compute on its other threads or streams" +
+          (waited ? ", waiting for other ranks (" + Ms(waited) + ") apart" : std::string()) + ", " +
+          where + " (" + Percent(Share(exposed, time)) + " of its time); " + OverlapAdvice(v));
 }
-
-}  // namespace
 
 // A rank that ran no collective, or died before the others' last: the job lost it.
 void MissingRankFinding(const CommView& v, std::vector<Finding>* out) {
@@ -351,6 +379,8 @@ void MissingRankFinding(const CommView& v, std::vector<Finding>* out) {
   text[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(text[0])));
   Add(out, "missing_rank", text + more + ".");
 }
+
+}  // namespace
 
 std::vector<Finding> Findings(const FindingInputs& in) {
   std::vector<Finding> out;
