@@ -36,15 +36,19 @@ void AddSymmetric(const CommInstance& in, const std::vector<size_t>& unit_of, Cl
     u.last_exit = std::max(u.last_exit, I(a.exit));
     anchor = std::min(anchor, k);
   }
-  bool all = e->units <= kAllPairsUnits;
-  for (size_t u = 0; u < e->units; ++u)
-    for (size_t v = 0; v < e->units; ++v) {
-      if (u == v || !s[u].seen || !s[v].seen || (!all && u != anchor && v != anchor)) continue;
-      // Every rank of v leaves after every rank of u entered: exit_v + d_v >= enter_u + d_u.
-      int64_t& low = e->low[u * e->units + v];
-      low = std::max(low, s[u].enter - s[v].first_exit);
-      if (u == anchor) e->exit_diffs[u * e->units + v].push_back(s[u].last_exit - s[v].last_exit);
-    }
+  auto pair = [&](size_t u, size_t v) {
+    if (u == v || !s[u].seen || !s[v].seen) return;
+    // Every rank of v leaves after every rank of u entered: exit_v + d_v >= enter_u + d_u.
+    int64_t& low = e->low[u * e->units + v];
+    low = std::max(low, s[u].enter - s[v].first_exit);
+    if (u == anchor) e->exit_diffs[u * e->units + v].push_back(s[u].last_exit - s[v].last_exit);
+  };
+  if (e->units <= kAllPairsUnits) {
+    for (size_t u = 0; u < e->units; ++u)
+      for (size_t v = 0; v < e->units; ++v) pair(u, v);
+    return;
+  }
+  for (size_t v = 0; v < e->units; ++v) pair(anchor, v), pair(v, anchor);
 }
 
 // A send's receive ends after the send began (its call where known).
@@ -138,27 +142,31 @@ std::optional<std::vector<OffsetWindow>> JointWindows(const ClockEvidence& e) {
 }
 
 std::vector<std::optional<ExitEstimate>> ExitEstimates(const ClockEvidence& e) {
-  // A tree from unit 0 over the pairs with the most shared exits (Prim's, by count).
+  // A tree from unit 0 over the pairs with the most shared exits (Prim's, by count: each unit
+  // keeps its best link to the tree, so O(units^2) in all).
   size_t n = e.units;
   std::vector<std::optional<ExitEstimate>> d(n);
   if (n == 0) return d;
+  std::vector<size_t> most(n, 0), from(n, n);
+  auto count = [&](size_t u, size_t v) {
+    return std::max(e.exit_diffs[u * n + v].size(), e.exit_diffs[v * n + u].size());
+  };
   d[0] = ExitEstimate{};
-  for (;;) {
-    size_t best_u = n, best_v = n, most = 0;
-    bool flip = false;  // the diffs stored are exit_v - exit_u (v the instances' first unit)
-    for (size_t u = 0; u < n; ++u)
-      for (size_t v = 0; v < n; ++v) {
-        if (!d[u] || d[v]) continue;
-        size_t ahead = e.exit_diffs[u * n + v].size(), back = e.exit_diffs[v * n + u].size();
-        if (std::max(ahead, back) > most)
-          most = std::max(ahead, back), best_u = u, best_v = v, flip = back > ahead;
-      }
-    if (best_v == n) return d;
-    // exit_u + d_u = exit_v + d_v at one true moment: d_v = d_u + (exit_u - exit_v).
-    ExitEstimate pair =
-        MedianAndSpread(e.exit_diffs[flip ? best_v * n + best_u : best_u * n + best_v]);
+  for (size_t added = 0;;) {
+    for (size_t v = 0; v < n; ++v)
+      if (!d[v] && count(added, v) > most[v]) most[v] = count(added, v), from[v] = added;
+    size_t next = n;
+    for (size_t v = 0; v < n; ++v)
+      if (!d[v] && most[v] && (next == n || most[v] > most[next])) next = v;
+    if (next == n) return d;
+    size_t u = from[next];
+    // exit_u + d_u = exit_v + d_v at one true moment: d_v = d_u + (exit_u - exit_v); the diffs
+    // are stored from the instances' first unit, either way round.
+    bool flip = e.exit_diffs[next * n + u].size() > e.exit_diffs[u * n + next].size();
+    ExitEstimate pair = MedianAndSpread(e.exit_diffs[flip ? next * n + u : u * n + next]);
     if (flip) pair.offset = -pair.offset;
-    d[best_v] = ExitEstimate{d[best_u]->offset + pair.offset, d[best_u]->spread + pair.spread};
+    d[next] = ExitEstimate{d[u]->offset + pair.offset, d[u]->spread + pair.spread};
+    added = next;
   }
 }
 
