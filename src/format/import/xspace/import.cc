@@ -20,6 +20,7 @@
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
 #include "format/import/xspace/hlo.h"
+#include "format/import/xspace/hlo_cost.h"
 #include "format/import/xspace/space_file.h"
 #include "format/import/xspace/tf_graph.h"
 #include "format/keys.h"
@@ -149,6 +150,7 @@ class SpaceImporter {
   void ReadHloPrograms(const xp::XSpace& space) {
     hlo_bytes_.clear();
     hlo_operands_.clear();
+    hlo_costs_.clear();
     xla_inputs_.clear();
     xla_ran_.clear();
     for (const auto& plane : space.planes()) {
@@ -162,7 +164,8 @@ class SpaceImporter {
               st.value_case() != xp::XStat::kBytesValue)
             continue;
           if (!ReadHloCollectives(st.bytes_value(), program, &hlo_bytes_) ||
-              !ReadHloOperands(st.bytes_value(), program, &hlo_operands_))
+              !ReadHloOperands(st.bytes_value(), program, &hlo_operands_) ||
+              !ReadHloCosts(st.bytes_value(), program, &hlo_costs_))
             out_->errors.push_back(ValidUtf8(file_) + ": the HLO of program " + md.name() +
                                    " is not a readable HloProto; its collectives have no size" +
                                    " and its ops no producers");
@@ -205,6 +208,29 @@ class SpaceImporter {
     XStatValue v;
     v.i = it->second;
     AddArg(args, keys::kBytes, v);
+  }
+
+  // An XLA op's FLOPs and output bytes, from its program's HLO (hlo_cost.h).
+  void HloCostArgs(const std::vector<XStatValue>& stats, std::vector<Arg>* args) {
+    int64_t program;
+    const XStatValue* op = FindStat(stats, keys::xstat::kHloOp);
+    if (hlo_costs_.empty() || !op || op->type != XStatValue::kString ||
+        !StatInt(stats, keys::xstat::kProgramId, &program))
+      return;
+    auto g = hlo_costs_.find(program);
+    if (g == hlo_costs_.end()) return;
+    auto it = g->second.find(std::string(op->s));
+    if (it == g->second.end()) return;
+    XStatValue v;
+    if (it->second.float_ops >= 0) {
+      v.i = it->second.float_ops;
+      AddArg(args, keys::kFloatOps, v);
+      AddStr(args, keys::kFlopsMethod, keys::kFlopsShape);
+    }
+    if (it->second.output_bytes >= 0) {
+      v.i = it->second.output_bytes;
+      AddArg(args, keys::kOutputBytes, v);
+    }
   }
 
   // The node names of the ops this file shows (and the files before it): a saved producer that
@@ -380,6 +406,7 @@ class SpaceImporter {
       if (!XlaInputs(stats, args)) GraphInputs(k.op_name, args);
       CollectiveArgs(k.op_type, stats, args);
       HloBytes(stats, args);
+      HloCostArgs(stats, args);
     }
     if (k.step && k.step_number >= 0) {
       XStatValue v;
@@ -493,8 +520,10 @@ class SpaceImporter {
   bool numbered_ = false;                            // the file has numbered step markers
   HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
   const xp::XSpace* space_ = nullptr;                // the file being imported
-  HloOperands hlo_operands_;                         // ... and its XLA instructions' operands
-  std::unordered_set<std::string> xla_ran_;          // ... and its events' names
+  HloOperands hlo_operands_;
+  HloCosts hlo_costs_;  // ... and its XLA instructions' FLOPs and output bytes // ... and its XLA
+                        // instructions' operands
+  std::unordered_set<std::string> xla_ran_;  // ... and its events' names
   std::map<std::pair<int64_t, std::string>, std::string>
       xla_inputs_;                          // (program, op) -> its producers
   uint64_t first_ = UINT64_MAX, last_ = 0;  // the file's imported events' extent
