@@ -10,14 +10,16 @@ $SUDO apt-get update -qq
 # sampler); bench: Google Benchmark, LTTng-UST and lttng-tools;
 # fuzz (scripts/fuzz.sh): clang with libFuzzer's runtime, llvm-symbolizer for its reports;
 # protobuf (XSpace and Perfetto schemas, protoc --decode in tests); libdnnl-dev (real oneDNN
-# reporting primitives through ITT); chromium (headless check of the HTML report).
+# reporting primitives through ITT); chromium (headless check of the HTML report); Java 17
+# (Spark's runtime, for the PySpark example over the job's tables).
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make git ca-certificates \
   nlohmann-json3-dev zlib1g-dev libre2-dev pkg-config libgtest-dev libgmock-dev \
   babeltrace2 python3 python3-venv python3-dev \
   libbenchmark-dev liblttng-ust-dev lttng-tools \
   clang libclang-rt-14-dev llvm \
-  libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core >/dev/null
+  libprotobuf-dev protobuf-compiler libdnnl-dev chromium fonts-dejavu-core \
+  openjdk-17-jre-headless >/dev/null
 # The Python packages go into a virtual environment at the repository root (.venv), never into
 # the system's Python, which Debian marks externally managed (PEP 668: its pip refuses).
 # --system-site-packages: the venv also sees the base interpreter's packages, so those already
@@ -48,4 +50,7 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # venv's python, so it is installed before the build); DuckDB runs `tensortrace sql`; pandas
 # holds tensortrace.open's DataFrames.
 "${pip[@]}" pyarrow==26.0.1 duckdb==2.0.1 pandas==3.1.1
+# PySpark (with Debian's Java 17 above): examples/spark_tables.py reads the same tables in
+# Spark's local mode, checked against stats and comm by TablesSpark.
+"${pip[@]}" pyspark==4.3.0
 echo "install-deps: done"

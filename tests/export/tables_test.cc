@@ -3,7 +3,8 @@
 // rank: totals per op type equal `stats --view op`, each step's breakdown equals
 // `stats --view step`, each collective's waits and each instance's straggler equal `comm`.
 // Tables.* : a damaged trace exports what is valid and says what it skipped; a dataset of
-// another schema version is refused in one line. Skipped where this tensortrace was built
+// another schema version is refused in one line. TablesSpark: the PySpark example's step
+// breakdown and straggler table against the same views. Skipped where this tensortrace was built
 // without Apache Arrow, or python3 lacks duckdb or pyarrow.
 #include <gtest/gtest.h>
 
@@ -154,6 +155,51 @@ TEST(TablesTorch, FourRankDdpTablesEqualTheViewsAndComm) {
   json n = Sql(dirs, "SELECT count(DISTINCT rank) AS ranks FROM steps");
   ASSERT_EQ(n["rows"].size(), 1u);
   EXPECT_EQ(n["rows"][0]["ranks"], 4);
+}
+
+// examples/spark_tables.py in Spark's local mode over the export of a 2-rank gloo DDP job: its
+// per-step breakdown equals `stats --view step`, its straggler table (per rank: instances it
+// entered last in, its waits) and per-collective waits equal `comm`. Skipped without pyspark
+// or java.
+TEST(TablesSpark, StepBreakdownAndStragglersEqualStatsAndComm) {
+  REQUIRE_MODULE("torch");
+  REQUIRE_MODULE("pyspark");
+  REQUIRE_TABLES();
+  if (RunCmd({"java", "-version"}).status != 0) GTEST_SKIP() << "no java";
+  TempDir d;
+  test::RunResult r;
+  std::map<std::string, std::string> env = {{"TT_DDP_PORT", "29572"}};
+  RECORD_OR_SKIP(d / "t", "torch_ddp.py", env, r);
+  auto e = RunCmd({TT_CLI, "export", d / "t", "--format", "parquet", "-o", d / "out"});
+  ASSERT_EQ(e.status, 0) << e.err;
+  auto s = RunCmd({test::Python(), std::string(TT_SOURCE_DIR) + "/examples/spark_tables.py",
+                   d / "out", "--json"},
+                  {}, 300);
+  ASSERT_EQ(s.status, 0) << s.err.substr(s.err.size() > 3000 ? s.err.size() - 3000 : 0);
+  json spark = json::parse(s.out);
+  json view = Json({"stats", d / "t", "--view", "step"});
+  std::map<std::pair<int64_t, int64_t>, json> got;
+  for (const auto& row : spark["steps"]) got[{row["pid"], row["step"]}] = row;
+  ASSERT_EQ(got.size(), view["rows"].size());
+  for (const auto& row : view["rows"]) {
+    const json& g = got[{row["pid"].get<int64_t>(), row["step"].get<int64_t>()}];
+    for (const char* part : {"duration_micros", "host_compute_micros", "communication_micros",
+                             "host_idle_micros", "runtime_micros", "device_compute_micros"})
+      EXPECT_NEAR(g[part].get<double>(), row[part].get<double>(), 0.0015) << part;
+  }
+  json comm = test::CommJson({d / "t"});
+  ASSERT_EQ(spark["stragglers"].size(), comm["ranks"].size());
+  for (size_t k = 0; k < comm["ranks"].size(); ++k) {
+    EXPECT_EQ(spark["stragglers"][k]["rank"], comm["ranks"][k]["rank"]);
+    EXPECT_EQ(spark["stragglers"][k]["straggler"], comm["ranks"][k]["straggler"]) << k;
+    EXPECT_EQ(spark["stragglers"][k]["wait_ns"], comm["ranks"][k]["wait_ns"]) << k;
+  }
+  std::map<std::string, json> by;
+  for (const auto& c : spark["collectives"]) by[c["collective"]] = c;
+  for (const auto& c : comm["collectives"]) {
+    EXPECT_EQ(by[c["collective"]]["wait_ns"], c["wait_ns"]) << c.dump();
+    EXPECT_EQ(by[c["collective"]]["instances"], c["instances"]) << c.dump();
+  }
 }
 
 // 64 zero bytes in the middle of a thread's stream: the export writes the events before and
