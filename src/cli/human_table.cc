@@ -131,4 +131,30 @@ std::vector<std::string> PrintHumanTable(HumanTable t, bool fit, size_t width) {
   return notes;
 }
 
+std::string Wrap(const std::string& text, size_t first_col, size_t indent, size_t width) {
+  std::string out, word;
+  size_t col = first_col;
+  auto flush = [&] {
+    if (word.empty()) return;
+    if (col > indent && col + 1 + word.size() > width) {
+      out += "\n" + std::string(indent, ' ');
+      col = indent;
+    } else if (col > first_col || (col > indent && !out.empty())) {
+      out += ' ';
+      ++col;
+    }
+    out += word;
+    col += word.size();
+    word.clear();
+  };
+  for (char ch : text) {
+    if (ch == ' ')
+      flush();
+    else
+      word += ch;
+  }
+  flush();
+  return out;
+}
+
 }  // namespace tt::cli

@@ -41,4 +41,8 @@ inline analysis::Cell TextCell(std::string text) {
 // defaults, so some may be left out to fit `width`.
 std::vector<std::string> PrintHumanTable(HumanTable t, bool fit, size_t width = kTerminalWidth);
 
+// `text` wrapped at `width` columns at its spaces, its first word at column `first_col` and
+// continuation lines indented by `indent`.
+std::string Wrap(const std::string& text, size_t first_col, size_t indent, size_t width = 95);
+
 }  // namespace tt::cli

@@ -3,6 +3,8 @@
 
 #include <climits>
 
+#include "cli/human_table.h"
+
 namespace tt::cli {
 
 namespace {
@@ -65,37 +67,10 @@ void CheckOutput(const OutputSpec& spec, const OutputOptions& o) {
 
 std::string OptionHelp(const std::string& option, const std::string& text) {
   std::string out = "  " + option;
-  size_t col = out.size();
-  if (col + 1 > kTextColumn) {
-    out += "\n";
-    col = 0;
-  }
-  std::string word;
-  auto flush = [&] {
-    if (word.empty()) return;
-    if (col > kTextColumn && col + 1 + word.size() > kHelpWidth) {
-      out += "\n";
-      col = 0;
-    }
-    if (col < kTextColumn) {
-      out += std::string(kTextColumn - col, ' ');
-      col = kTextColumn;
-    } else {
-      out += ' ';
-      ++col;
-    }
-    out += word;
-    col += word.size();
-    word.clear();
-  };
-  for (char ch : text) {
-    if (ch == ' ')
-      flush();
-    else
-      word += ch;
-  }
-  flush();
-  return out + "\n";
+  // The text at kTextColumn, on the next line where the option reaches it.
+  out += out.size() + 1 > kTextColumn ? "\n" + std::string(kTextColumn, ' ')
+                                      : std::string(kTextColumn - out.size(), ' ');
+  return out + Wrap(text, kTextColumn, kTextColumn, kHelpWidth) + "\n";
 }
 
 std::string OutputHelp(const OutputSpec& spec) {

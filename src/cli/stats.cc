@@ -74,33 +74,6 @@ std::string StatsOptionsHelp() {
          OptionHelp("--max-depth D", "the scope view: D levels of the tree") + OutputHelp(kOutput);
 }
 
-// Text wrapped at `width` columns, continuation lines indented by `indent`.
-std::string Wrap(const std::string& text, size_t first_col, size_t indent, size_t width = 95) {
-  std::string out, word;
-  size_t col = first_col;
-  auto flush = [&] {
-    if (word.empty()) return;
-    if (col > indent && col + 1 + word.size() > width) {
-      out += "\n" + std::string(indent, ' ');
-      col = indent;
-    } else if (col > first_col || (col > indent && !out.empty())) {
-      out += ' ';
-      ++col;
-    }
-    out += word;
-    col += word.size();
-    word.clear();
-  };
-  for (char ch : text) {
-    if (ch == ' ')
-      flush();
-    else
-      word += ch;
-  }
-  flush();
-  return out;
-}
-
 // The help, with the views and their fields from the table.
 std::string StatsHelp() {
   std::string h = kStatsUsage;
