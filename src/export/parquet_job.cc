@@ -59,26 +59,27 @@ const std::vector<ColumnDef> kClockColumns = {
     {"method", ColType::kText}};
 
 // The step view holds the intervals of every step it breaks down (1.6 GB for 475,000 steps of
-// 21 events); past kStepChunk steps it runs on chunks of step numbers, one pass each, so that
-// memory stays bounded. A step's breakdown reads only its own window, the same in a chunk.
-constexpr size_t kStepChunk = 50000;
+// 21 events); past kStepChunk steps it runs on chunks of the selected steps, one pass each, each
+// given only its own steps (the pass copies those it is given), so that memory stays bounded.
+// At most kMaxPasses passes: each scans the whole trace. A step's breakdown reads only its own
+// window, the same in a chunk.
+constexpr size_t kStepChunk = 50000, kMaxPasses = 16;
 
-std::vector<std::optional<analysis::StepRange>> StepChunks(
-    const std::vector<model::Step>& steps, const std::optional<analysis::StepRange>& range) {
-  if (steps.size() <= kStepChunk) return {range};
-  analysis::StepRange all = range.value_or(analysis::StepRange{});
+// The ranges of step numbers each pass breaks down; none: one pass over them all.
+std::vector<analysis::StepRange> StepChunks(const std::vector<model::Step>& steps,
+                                            const std::vector<bool>& keep) {
+  if (steps.size() <= kStepChunk) return {};
   std::vector<int64_t> numbers;
-  for (const model::Step& s : steps)
-    if (s.number >= all.first && s.number <= all.last) numbers.push_back(s.number);
+  for (size_t i = 0; i < steps.size(); ++i)
+    if (keep[i]) numbers.push_back(steps[i].number);
   std::sort(numbers.begin(), numbers.end());
   numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
-  std::vector<std::optional<analysis::StepRange>> chunks;
-  for (size_t i = 0; i < numbers.size(); i += kStepChunk) {
-    size_t next = i + kStepChunk;
-    chunks.push_back(analysis::StepRange{
-        numbers[i], next < numbers.size() ? numbers[next] - 1 : numbers.back()});
+  size_t per = std::max(kStepChunk, (numbers.size() + kMaxPasses - 1) / kMaxPasses);
+  std::vector<analysis::StepRange> chunks;
+  for (size_t i = 0; i < numbers.size(); i += per) {
+    size_t next = i + per;
+    chunks.push_back({numbers[i], next < numbers.size() ? numbers[next] - 1 : numbers.back()});
   }
-  if (chunks.empty()) chunks.push_back(range);  // the step view says what the range misses
   return chunks;
 }
 
@@ -107,12 +108,22 @@ void StepRows(const model::TraceModel& m, const analysis::Result& r, const std::
 void Steps(const model::TraceModel& m, const Selection& sel, const std::vector<model::Step>& steps,
            const std::string& root, std::vector<Problem>* problems, JobTablesCounts* counts) {
   analysis::Options o;
-  o.skip_warmup = sel.skip_warmup;
   o.step_names = sel.step_names;
   StepFiles files;
-  for (const auto& chunk : StepChunks(steps, sel.steps)) {
-    o.steps = chunk;
+  std::vector<bool> keep = analysis::SelectSteps(steps, sel.steps, sel.skip_warmup);
+  std::vector<analysis::StepRange> chunks = StepChunks(steps, keep);
+  if (chunks.empty()) {
+    o.steps = sel.steps;
+    o.skip_warmup = sel.skip_warmup;
     StepRows(m, analysis::ComputeViews(m, {"step"}, o, &steps, problems)[0], root, &files);
+  }
+  for (const analysis::StepRange& r : chunks) {
+    std::vector<model::Step> mine;  // the chunk's steps alone, chosen here (so no warm-up skip)
+    for (size_t k = 0; k < steps.size(); ++k)
+      if (keep[k] && steps[k].number >= r.first && steps[k].number <= r.last)
+        mine.push_back(steps[k]);
+    o.steps = r;
+    StepRows(m, analysis::ComputeViews(m, {"step"}, o, &mine, problems)[0], root, &files);
   }
   // No steps: an empty file, so that the table is there to query.
   if (files.empty())
