@@ -61,7 +61,7 @@ std::string XSpaceDirProblem(const std::string& dir) {
 
 std::string TraceEntryProblem(const std::string& dir) {
   static const std::regex kProcess(R"(p[0-9]+(\.[0-9]+)?)");
-  static const std::regex kJson(R"(tensortrace\.json(\.tmp.*)?|losses)");
+  static const std::regex kJson(R"((tensortrace|hardware)\.json(\.tmp.*)?|losses)");
   for (const auto& n : ListDirectory(dir)) {
     std::string p = dir + "/" + n;
     char k = Kind(p);
