@@ -143,6 +143,8 @@ inline constexpr char kFlopsMethod[] = "flops_method";
 inline constexpr char kFlopsFramework[] = "framework";
 inline constexpr char kFlopsShape[] = "shape formula";
 inline constexpr char kOutputBytes[] = "output_bytes";
+// ... and of its inputs (with output_bytes, the bytes it moved: its arithmetic intensity).
+inline constexpr char kInputBytes[] = "input_bytes";
 // The nn.Module path around a PyTorch op ("Sequential/Conv2d_0"): the scope view's hierarchy.
 inline constexpr char kModule[] = "module";
 // Bytes the allocator reserves after the event (PyTorch).
@@ -210,7 +212,7 @@ inline constexpr std::string_view kArgKeys[] = {
     kOutNelems, kPeerRank, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
     kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
     kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
-    kNetPlugin, kFloatOps, kFlopsMethod, kOutputBytes,
+    kNetPlugin, kFloatOps, kFlopsMethod, kOutputBytes, kInputBytes,
 };
 // clang-format on
 

@@ -48,10 +48,12 @@ TEST(JaxFlops, StepFloatOpsEqualXlasCostAnalysis) {
   }
   EXPECT_NE(steps.dump().find("mfu against CPU"), std::string::npos) << steps.dump();
   // The op view: the products have their FLOPs; a while loop's (the PRNG's) are unknown.
-  json ops = RunJson({TT_CLI, "stats", d / "t", "--view", "op", "--json", "--select",
-                      "name,float_ops,flops_method", "--order-by", "float_ops"});
+  json ops =
+      RunJson({TT_CLI, "stats", d / "t", "--view", "op", "--json", "--select",
+               "name,float_ops,flops_method,arithmetic_intensity", "--order-by", "float_ops"});
   ASSERT_FALSE(ops["rows"].empty());
   EXPECT_GT(ops["rows"][0]["float_ops"].get<double>(), 0) << ops.dump();
+  EXPECT_GT(ops["rows"][0]["arithmetic_intensity"].get<double>(), 1) << ops.dump();
   for (const json& row : ops["rows"]) {
     if (row["float_ops"].is_null()) {
       EXPECT_EQ(row["flops_method"], "unknown") << row.dump();

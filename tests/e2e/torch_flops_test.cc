@@ -56,6 +56,14 @@ TEST(TorchFlops, FloatOpsPerAtenOpEqualTorchProfilersWithFlops) {
   // needs none: output_mask [False, True, True]) and the bias's, one add per grad_output element.
   EXPECT_EQ(rows["aten::convolution_backward"]["float_ops"].get<int64_t>(),
             3 * (1327104 / 3 + 16 * 8 * 8 * 8));
+  // Its arithmetic intensity: FLOPs over the bytes read (bias, input, weight) and written.
+  auto rows_ai = RowsByName(RunJson({TT_CLI, "stats", d / "t", "--view", "op", "--json", "--select",
+                                     "name,arithmetic_intensity"}));
+  double addmm_bytes =
+      4.0 * ((32 + 16 * 512 + 512 * 32 + 16 * 32) + (10 + 16 * 32 + 32 * 10 + 16 * 10));
+  EXPECT_NEAR(rows_ai["aten::addmm"]["arithmetic_intensity"].get<double>(),
+              (2 * 16 * 512 * 32 + 2 * 16 * 32 * 10) / addmm_bytes, 1e-9);
+  EXPECT_TRUE(rows_ai["aten::relu"]["arithmetic_intensity"].is_null());
   ASSERT_TRUE(rows.count("aten::relu"));
   EXPECT_TRUE(rows["aten::relu"]["float_ops"].is_null());
   EXPECT_EQ(rows["aten::relu"]["flops_method"], "unknown");

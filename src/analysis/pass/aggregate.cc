@@ -54,9 +54,10 @@ NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_na
                             keys::kKind, keys::kOp, keys::kGrid, keys::kBlock, keys::kRegisters,
                             keys::kStaticShared, keys::kDynamicShared, keys::kDomain}));
   k.module = model::KeyIds(p, {keys::kModule})[0];
-  std::tie(k.float_ops, k.flops_method, k.output_bytes, k.by_framework, k.by_shape) =
-      std::tuple_cat(model::KeyIds(p, {keys::kFloatOps, keys::kFlopsMethod, keys::kOutputBytes,
-                                       keys::kFlopsFramework, keys::kFlopsShape}));
+  std::tie(k.float_ops, k.flops_method, k.output_bytes, k.input_bytes, k.by_framework, k.by_shape) =
+      std::tuple_cat(
+          model::KeyIds(p, {keys::kFloatOps, keys::kFlopsMethod, keys::kOutputBytes,
+                            keys::kInputBytes, keys::kFlopsFramework, keys::kFlopsShape}));
   for (uint32_t i = 1; i < p.names.size(); ++i)
     if (!p.names[i].empty() &&
         std::find(step_names.begin(), step_names.end(), p.names[i]) != step_names.end())

@@ -224,6 +224,11 @@ class HostVisitor {
     if (int64_t b = ArgInt(s.args, k_.output_bytes, -1); b >= 0) {
       c.output_bytes = static_cast<uint64_t>(b);
       c.output_known = 1;
+      int64_t in = ArgInt(s.args, k_.input_bytes, -1);
+      if (c.flops_known && in >= 0 && in + b > 0) {
+        c.moved_flops = c.float_ops;
+        c.moved_bytes = static_cast<uint64_t>(in + b);
+      }
     }
     return c;
   }

@@ -14,7 +14,8 @@ struct NameKeys {
   uint32_t correlation = 0, external = 0, bytes = 0, addr = 0, kind = 0, op = 0, grid = 0,
            block = 0, registers = 0, shared_static = 0, shared_dynamic = 0, domain = 0, module = 0;
   // An op's costs (format/keys.h): the keys, and the names of the two methods.
-  uint32_t float_ops = 0, flops_method = 0, output_bytes = 0, by_framework = 0, by_shape = 0;
+  uint32_t float_ops = 0, flops_method = 0, output_bytes = 0, input_bytes = 0, by_framework = 0,
+           by_shape = 0;
   std::set<uint32_t> step_names;
 };
 NameKeys KeysOf(const model::Process& p, const std::vector<std::string>& step_names);

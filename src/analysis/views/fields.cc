@@ -42,6 +42,9 @@ bool CostField(const Row& r, const std::string& f, Cell* c) {
                                                          : r.self_ns);
     return set(k.flops_known > 0 && ns > 0, static_cast<double>(k.float_ops) / ns * 1e9);
   }
+  if (f == "arithmetic_intensity")  // FLOPs per byte read or written: the roofline's x
+    return set(k.moved_bytes > 0,
+               static_cast<double>(k.moved_flops) / static_cast<double>(k.moved_bytes));
   if (f == "flops_method") {
     c->is_text = true;
     c->text = FlopsMethod(r);

@@ -21,7 +21,8 @@ inline constexpr Needs kOpNeeds = {.op_samples = true};
 inline const std::vector<Column> kOpCostColumns = {{"float_ops", ColumnKind::kCount},
                                                    {"flops_per_second", ColumnKind::kCount},
                                                    {"flops_method", ColumnKind::kText},
-                                                   {"output_bytes", ColumnKind::kBytes}};
+                                                   {"output_bytes", ColumnKind::kBytes},
+                                                   {"arithmetic_intensity", ColumnKind::kNumber}};
 
 // The definition of an op-like view: the op columns (memory ones when rows have memory).
 inline ViewDef OpLikeView(const char* name, const char* help,

@@ -18,6 +18,7 @@ TEST(KinetoOpCost, MatrixProductsAsTorchCountsThem) {
       "Input Dims": [[10], [8, 256], [256, 10], [], []]})");
   EXPECT_EQ(addmm.float_ops, 40960);
   EXPECT_EQ(addmm.output_bytes, 8 * 10 * 4);
+  EXPECT_EQ(addmm.input_bytes, (10 + 8 * 256 + 256 * 10) * 4);  // the Scalars are no tensors
   EXPECT_FALSE(addmm.from_framework);
   OpCost mm = Cost("aten::mm", R"({"Input type": ["float", "float"],
       "Input Dims": [[8, 10], [10, 256]]})");

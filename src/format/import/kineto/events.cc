@@ -199,6 +199,7 @@ void KinetoImporter::CostArgs(Timeline* tl, const std::string& name, const json&
     Str(tl, keys::kFlopsMethod, c.from_framework ? keys::kFlopsFramework : keys::kFlopsShape);
   }
   if (c.output_bytes >= 0) Int(tl, keys::kOutputBytes, c.output_bytes);
+  if (c.input_bytes >= 0) Int(tl, keys::kInputBytes, c.input_bytes);
 }
 
 bool KinetoImporter::HasArg(const Timeline& tl, const LineEvent& ev, uint32_t key) {

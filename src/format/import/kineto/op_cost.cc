@@ -183,6 +183,9 @@ OpCost FromShapes(std::string_view name, const json& args) {
 OpCost TorchOpCost(std::string_view name, const json& args) {
   if (!name.starts_with("aten::") || !args.is_object()) return {};
   OpCost c = FromShapes(name, args);
+  if (c.float_ops >= 0)  // the bytes it reads, for its arithmetic intensity
+    if (int64_t in = InputBytes(Field(args, "Input Dims"), Field(args, "Input type")); in > 0)
+      c.input_bytes = in;
   // Kineto's own count, when the program profiled with with_flops=True.
   if (int64_t f = JsonInt(Field(args, "flops"), -1); f >= 0) {
     c.float_ops = f;

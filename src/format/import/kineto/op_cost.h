@@ -15,6 +15,7 @@ struct OpCost {
   int64_t float_ops = -1;       // -1: unknown
   bool from_framework = false;  // Kineto's "flops" (else a shape formula)
   int64_t output_bytes = -1;    // -1: unknown
+  int64_t input_bytes = -1;     // its tensor inputs' (-1: unknown)
 };
 
 // name: the op's name ("aten::mm"); args: its event's "args" object.

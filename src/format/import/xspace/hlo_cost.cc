@@ -274,6 +274,18 @@ class Program {
   }
   const std::deque<Instruction>& instructions() const { return ins_; }
 
+  // The bytes of its operands (-1: one's unknown).
+  double OperandBytes(const Instruction& i) const {
+    double sum = 0;
+    for (size_t n = 0; n < i.operands.size(); ++n) {
+      const Instruction* o = Operand(i, n);
+      double b = o ? o->shape.Bytes() : -1;
+      if (b < 0) return -1;
+      sum += b;
+    }
+    return sum;
+  }
+
  private:
   const Instruction* Operand(const Instruction& i, size_t n) const {
     if (n >= i.operands.size()) return nullptr;
@@ -330,6 +342,7 @@ bool ReadHloCosts(std::string_view hlo_proto, int64_t program, HloCosts* out) {
     HloCost c;
     c.float_ops = Whole(p.Flops(i, 0));
     c.output_bytes = Whole(i.shape.Bytes());
+    c.input_bytes = Whole(p.OperandBytes(i));
     names[std::string(i.name)] = c;
   }
   return ok;

@@ -20,6 +20,7 @@ namespace tt {
 struct HloCost {
   int64_t float_ops = -1;     // -1: unknown
   int64_t output_bytes = -1;  // -1: unknown (a tuple: its elements')
+  int64_t input_bytes = -1;   // its operands' (-1: unknown)
 };
 
 // Per program id: instruction name -> its cost.

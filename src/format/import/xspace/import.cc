@@ -231,6 +231,10 @@ class SpaceImporter {
       v.i = it->second.output_bytes;
       AddArg(args, keys::kOutputBytes, v);
     }
+    if (it->second.input_bytes >= 0) {
+      v.i = it->second.input_bytes;
+      AddArg(args, keys::kInputBytes, v);
+    }
   }
 
   // The node names of the ops this file shows (and the files before it): a saved producer that
@@ -520,10 +524,9 @@ class SpaceImporter {
   bool numbered_ = false;                            // the file has numbered step markers
   HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
   const xp::XSpace* space_ = nullptr;                // the file being imported
-  HloOperands hlo_operands_;
-  HloCosts hlo_costs_;  // ... and its XLA instructions' FLOPs and output bytes // ... and its XLA
-                        // instructions' operands
-  std::unordered_set<std::string> xla_ran_;  // ... and its events' names
+  HloOperands hlo_operands_;                         // ... and its XLA instructions' operands
+  HloCosts hlo_costs_;                               // ... their FLOPs and output bytes
+  std::unordered_set<std::string> xla_ran_;          // ... and its events' names
   std::map<std::pair<int64_t, std::string>, std::string>
       xla_inputs_;                          // (program, op) -> its producers
   uint64_t first_ = UINT64_MAX, last_ = 0;  // the file's imported events' extent
