@@ -15,6 +15,7 @@ the steps asked for. Windows and --steps switch at the loop's next zero_grad() o
 fetch after a step ended (see when_ready)."""
 import functools
 import os
+import weakref
 
 
 def cuda_activity(env, cuda_available):
@@ -104,6 +105,7 @@ class Adapter:
         path = os.path.join(self._dir, "%d-s%d.pt.trace.json" % (self._window, self._first_step))
         self._window += 1
         prof.kineto_results.save(path)
+        save_module_params(self._dir)
 
     def watch_rank(self):
         watch_torch_rank()
@@ -296,6 +298,29 @@ def watch_torch_rank():
 
 
 MODULE_PREFIX = "nn.Module: "
+PARAMS_FILE = "params.tsv"
+_module_paths = {}  # path -> weak reference to the module mark_modules named so
+
+
+def save_module_params(logdir):
+    """Writes <logdir>/params.tsv: per module path mark_modules saw, "PATH<TAB>N", N the
+    trainable parameters (requires_grad) of the module and its submodules, as tfprof's scope
+    view counts them (the scope view's params). Atomic; never raises."""
+    try:
+        lines = []
+        for path, ref in list(_module_paths.items()):
+            mod = ref()
+            if mod is not None:
+                n = sum(p.numel() for p in mod.parameters() if p.requires_grad)
+                lines.append("%s\t%d\n" % (path, n))
+        if not lines:
+            return
+        tmp = os.path.join(logdir, "." + PARAMS_FILE + ".tmp")
+        with open(tmp, "w") as f:
+            f.writelines(lines)
+        os.replace(tmp, os.path.join(logdir, PARAMS_FILE))
+    except Exception:
+        pass
 
 
 def mark_modules(torch):
@@ -330,6 +355,10 @@ def mark_modules(torch):
                 attr = next((k for k, v in stack[-1][2]._modules.items() if v is mod), None)
                 name = caller + "/" + (name + "_" + attr if attr is not None else name)
             path = names[key] = name
+            try:
+                _module_paths.setdefault(path, weakref.ref(mod))
+            except TypeError:
+                pass
         return path
 
     def pre(mod, args):

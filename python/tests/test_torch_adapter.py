@@ -126,3 +126,33 @@ dist.destroy_process_group()
     assert r.returncode == 0, r.stderr[-4000:]
     assert "rank 0" in r.stdout
     assert set_rank_calls(r.stdout) == []  # torchrun's RANK names the rank already
+
+
+class _Param:
+    def __init__(self, n, trainable=True):
+        self.n, self.requires_grad = n, trainable
+
+    def numel(self):
+        return self.n
+
+
+class _Module:
+    def __init__(self, *params):
+        self._params = params
+
+    def parameters(self):
+        return iter(self._params)
+
+
+def test_save_module_params_counts_trainable_parameters_per_path(tmp_path, monkeypatch):
+    import weakref
+    root, fc = _Module(_Param(10), _Param(5, trainable=False), _Param(3)), _Module(_Param(3))
+    gone = _Module(_Param(7))
+    paths = {"Net": weakref.ref(root), "Net/Linear_fc": weakref.ref(fc),
+             "Net/Dropped_x": weakref.ref(gone)}
+    del gone  # a module no longer alive is left out
+    monkeypatch.setattr(torch_adapter, "_module_paths", paths)
+    torch_adapter.save_module_params(str(tmp_path))
+    text = (tmp_path / "params.tsv").read_text()
+    assert text == "Net\t13\nNet/Linear_fc\t3\n"
+    torch_adapter.save_module_params(str(tmp_path / "absent" / "dir"))  # never raises

@@ -2,7 +2,7 @@
 // op view's float_ops per aten op against torch.profiler(with_flops=True)'s key_averages on the
 // same loop run again on its own; rows whose FLOPs no formula gives say unknown (null in JSON,
 // "unknown" in CSV), never 0; --order-by float_ops puts the counted ops first; the scope view
-// sums them per nn.Module.
+// sums them per nn.Module and gives each module's trainable parameters.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -76,16 +76,24 @@ TEST(TorchFlops, FloatOpsPerAtenOpEqualTorchProfilersWithFlops) {
                 std::to_string(torch_counts["aten::mm"]["flops"].get<int64_t>()) + "\n");
   EXPECT_NE(csv.out.find("aten::relu,unknown\n"), std::string::npos) << csv.out;
 
-  // The scope view: each nn.Module's FLOPs, its ops' sum.
+  // The scope view: each nn.Module's FLOPs, its ops' sum, and its trainable parameters, as
+  // sum(p.numel()) counts them in the program.
+  auto said = test::Said(r.out);
   json scope = RunJson(
-      {TT_CLI, "stats", d / "t", "--view", "scope", "--json", "--select", "name,float_ops"});
+      {TT_CLI, "stats", d / "t", "--view", "scope", "--json", "--select", "name,params,float_ops"});
   bool seen = false;
-  for (const auto& top : scope["rows"])
+  for (const auto& top : scope["rows"]) {
+    if (top["name"] == "Sequential") {
+      EXPECT_EQ(top["params"], said["params"]) << top.dump();
+    }
     for (const auto& m : top.value("children", json::array()))
       if (m["name"] == "Linear_3") {
         seen = true;
         EXPECT_EQ(m["float_ops"], 3 * 2 * 16 * 512 * 32);
+        EXPECT_EQ(m["params"], said["params_linear_3"]);
+        EXPECT_EQ(m["params"], 512 * 32 + 32);
       }
+  }
   EXPECT_TRUE(seen) << scope.dump();
 
   // The step view: each step's FLOPs, the textbook count of its ops, and its utilisation of

@@ -30,6 +30,9 @@ def step():
     torch.baddbmm(bias, q, k)
 
 
+# The trainable parameters, as the scope view should count them per nn.Module.
+print("params %d" % sum(p.numel() for p in model.parameters() if p.requires_grad))
+print("params_linear_3 %d" % sum(p.numel() for p in model[3].parameters()))
 reference = os.environ.get("TT_TORCH_FLOPS_REFERENCE")
 if reference:
     with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU],

@@ -5,6 +5,7 @@
 
 #include "analysis/pass/op_names.h"
 #include "analysis/views/op_rows.h"
+#include "format/module_params.h"
 
 namespace tt::analysis {
 
@@ -62,11 +63,30 @@ bool ModuleRows(Aggregates& a, Result* r) {
   return true;
 }
 
+// Each module row's trainable parameters, as the bootstrap counted them (module_params.h).
+void SetParams(std::vector<Row>* rows, const std::string& prefix,
+               const std::map<std::string, int64_t>& params) {
+  for (Row& r : *rows) {
+    std::string path = prefix.empty() ? r.name : prefix + "/" + r.name;
+    if (auto it = params.find(path); it != params.end())
+      r.numbers.push_back({"params", static_cast<double>(it->second)});
+    SetParams(&r.children, path, params);
+  }
+}
+
 void Finish(Aggregates& a, Result* r) {
-  if (!ModuleRows(a, r)) FinishOpRows(a, r, FullName);
+  bool modules = ModuleRows(a, r);
+  if (!modules) FinishOpRows(a, r, FullName);
   std::vector<Row> tree;
   for (const auto& row : r->rows) InsertScope(&tree, ScopePath(row.name), 0, row);
   SetTreeShares(&tree, r->total_ns);
+  if (modules) {
+    std::map<std::string, int64_t> params;
+    for (const model::Process& p : a.m->processes)
+      for (auto& [path, n] : ReadModuleParams(p.recording, p.meta.pid))
+        params[path] = std::max(params[path], n);  // ranks hold replicas: one model's count
+    SetParams(&tree, "", params);
+  }
   r->rows = std::move(tree);
 }
 
@@ -78,6 +98,7 @@ ViewDef ScopeView() {
                          "\"Sequential/Conv2d_0/aten::conv2d\") as a tree; --max-depth D cuts it",
                          Finish);
   v.needs.scopes = true;
+  v.fields.push_back({"params", ColumnKind::kCount});
   return v;
 }
 
