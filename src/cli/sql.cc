@@ -114,9 +114,9 @@ int Sql(const CommandArgs& argv) {
   }
   CheckOutput(kOutput, out);
   if (dirs.empty()) throw Error("no trace directory given (usage: tensortrace sql DIR... QUERY)");
-  if (queries.size() != 1)
-    throw Error(queries.empty() ? "no query given (usage: tensortrace sql DIR... \"SELECT ...\")"
-                                : "'" + queries[0] + "' is not a directory, and one query only");
+  if (queries.empty()) throw Error("no query given (usage: tensortrace sql DIR... \"SELECT ...\")");
+  if (queries.size() > 1)  // the query is the one argument that is not a directory
+    throw Error(queries[0] + ": no such directory (give one query, after the directories)");
   if (dirs.size() == 1 && IsDataset(dirs[0])) return RunPython(dirs[0], queries[0], out);
   for (const auto& d : dirs)
     if (IsDataset(d)) throw Error(d + " is a Parquet dataset: give it alone, without traces");
