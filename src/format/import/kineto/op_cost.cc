@@ -20,6 +20,7 @@ using Shape = std::vector<int64_t>;
 bool ShapeOf(const json& dims, size_t i, Shape* out) {
   out->clear();
   if (!dims.is_array() || i >= dims.size() || !dims[i].is_array()) return false;
+  out->reserve(dims[i].size());
   for (const json& d : dims[i]) {
     if (!d.is_number_integer() || d.get<int64_t>() < 0 || d.get<int64_t>() > (int64_t{1} << 40))
       return false;
@@ -38,12 +39,10 @@ double Numel(const Shape& s) {
 bool IntsOf(const json& concrete, size_t i, Shape* out) {
   out->clear();
   if (!concrete.is_array() || i >= concrete.size() || !concrete[i].is_string()) return false;
-  std::string s = concrete[i].get<std::string>();
-  std::replace_if(
-      s.begin(), s.end(), [](char c) { return c == '[' || c == ']' || c == ','; }, ' ');
+  const std::string& s = concrete[i].get_ref<const std::string&>();
   const char *p = s.data(), *end = s.data() + s.size();
   while (p < end) {
-    if (*p == ' ') {
+    if (*p == ' ' || *p == '[' || *p == ']' || *p == ',') {
       ++p;
       continue;
     }
@@ -70,7 +69,27 @@ bool Spread(Shape* v, size_t n) {
 
 size_t ElemBytes(const json& types, size_t i) {
   if (!types.is_array() || i >= types.size() || !types[i].is_string()) return 0;
-  return DtypeBytes(types[i].get<std::string>());
+  const std::string& t = types[i].get_ref<const std::string&>();
+  if (t == "float") return 4;  // the common case, without DtypeBytes' search
+  return DtypeBytes(t);
+}
+
+// The bytes of the op's tensor inputs (json_args.h InputBytes, by ElemBytes); 0: unknown.
+int64_t TensorInputBytes(const json& dims, const json& types) {
+  if (!dims.is_array() || !types.is_array() || dims.size() != types.size()) return 0;
+  double total = 0;
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (!dims[i].is_array() || dims[i].empty()) continue;
+    size_t eb = ElemBytes(types, i);
+    double n = 1;
+    for (const json& d : dims[i]) {
+      if (!d.is_number_integer() || d.get<int64_t>() < 0) return 0;
+      n *= static_cast<double>(d.get<int64_t>());
+    }
+    if (!eb) return 0;
+    total += n * static_cast<double>(eb);
+  }
+  return std::isfinite(total) && total < 9e18 ? static_cast<int64_t>(total) : 0;
 }
 
 int64_t Whole(double v) { return std::isfinite(v) && v >= 0 && v < 9e18 ? std::llround(v) : -1; }
@@ -184,7 +203,7 @@ OpCost TorchOpCost(std::string_view name, const json& args) {
   if (!name.starts_with("aten::") || !args.is_object()) return {};
   OpCost c = FromShapes(name, args);
   if (c.float_ops >= 0)  // the bytes it reads, for its arithmetic intensity
-    if (int64_t in = InputBytes(Field(args, "Input Dims"), Field(args, "Input type")); in > 0)
+    if (int64_t in = TensorInputBytes(Field(args, "Input Dims"), Field(args, "Input type")); in > 0)
       c.input_bytes = in;
   // Kineto's own count, when the program profiled with with_flops=True.
   if (int64_t f = JsonInt(Field(args, "flops"), -1); f >= 0) {
