@@ -31,7 +31,7 @@ struct Row {
   Summary incl;  // inclusive duration of each instance, ns
   uint64_t self_ns = 0, cpu_ns = 0, accel_ns = 0;
   int64_t bytes = 0, peak_bytes = 0, residual_bytes = 0;
-  OpCosts costs;  // ops: FLOPs and output bytes where known
+  OpCosts costs;                                          // ops: FLOPs and output bytes where known
   double share = 0;                                       // of the view's total, 0..1
   std::vector<std::pair<std::string, std::string>> text;  // view-specific text columns
   std::vector<std::pair<std::string, double>> numbers;    // view-specific numeric columns
