@@ -89,7 +89,9 @@ def test_kineto_runs_from_step_a_to_step_b(torch_child):
     assert torch_child["available"]
     # Started at the first safe point after step 0 ended, stopped at the first after step 2.
     assert torch_child["events"] == ["start after step 1", "stop after step 3"]
-    assert torch_child["files"] == ["0-s1.pt.trace.json"]  # window 0, its first step 1
+    # One Kineto file, window 0, its first step 1; beside it the module tree's parameter
+    # counts written at the stop (params.tsv, for the scope view's params).
+    assert torch_child["files"] == ["0-s1.pt.trace.json", "params.tsv"]
     assert torch_child["optimizer_steps"] == 2  # steps 1 and 2
 
 
