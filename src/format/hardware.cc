@@ -89,6 +89,52 @@ CpuPeak CpuPeakOf(std::string_view cpuinfo, double max_mhz) {
   return p;
 }
 
+GpuPeak GpuPeakOf(std::string_view model) {
+  struct Sheet {
+    const char* name;   // matched as a substring, most specific first
+    double fp32, bf16;  // TFLOP/s, dense
+  };
+  static constexpr Sheet kSheets[] = {
+      {"H100 PCIe", 51.2, 756}, {"H100 NVL", 0, 0},   {"H100", 67, 989.4}, {"H200", 67, 989.4},
+      {"GH200", 67, 989.4},     {"A100", 19.5, 312},  {"A10", 31.2, 125},  {"L40S", 91.6, 362},
+      {"L4", 30.3, 121},        {"V100-PCIE", 14, 0}, {"V100", 15.7, 0},   {"T4", 8.1, 0},
+  };
+  GpuPeak p;
+  for (const Sheet& s : kSheets)
+    if (model.find(s.name) != std::string_view::npos) {
+      if (s.fp32 <= 0) break;  // a model whose sheet this does not hold
+      p.fp32 = s.fp32 * 1e12;
+      p.bf16 = s.bf16 * 1e12;
+      p.source = "GPU " + std::string(model) + ": the data sheet's " + Fixed(s.fp32, 1) +
+                 " TFLOP/s FP32" + (s.bf16 > 0 ? ", " + Fixed(s.bf16, 1) + " BF16 (dense)" : "");
+      break;
+    }
+  return p;
+}
+
+namespace {
+
+// The first GPU's model name from the NVIDIA driver's /proc files ("" when none).
+std::string FirstGpuModel() {
+  for (int i = 0; i < 64; ++i) {
+    std::ifstream f("/proc/driver/nvidia/gpus/" + std::to_string(i) + "/information");
+    std::stringstream text;
+    text << f.rdbuf();
+    std::string_view model = Field(text.str(), "Model");
+    if (!model.empty()) return std::string(model);
+  }
+  return "";
+}
+
+std::string JsonSafe(const std::string& s) {
+  std::string out;
+  for (char c : s)
+    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) out.push_back(c);
+  return out;
+}
+
+}  // namespace
+
 bool WriteHardwareFile(const std::string& dir) {
   std::ifstream f("/proc/cpuinfo");
   std::stringstream text;
@@ -97,37 +143,56 @@ bool WriteHardwareFile(const std::string& dir) {
   std::ifstream freq("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
   freq >> khz;
   CpuPeak p = CpuPeakOf(text.str(), khz / 1e3);
-  if (p.fp32 <= 0) return false;
-  std::string src;
-  for (char c : p.source)
-    if (c != '"' && c != '\\' && static_cast<unsigned char>(c) >= 0x20) src.push_back(c);
+  GpuPeak g = GpuPeakOf(FirstGpuModel());
+  if (p.fp32 <= 0 && g.fp32 <= 0) return false;
+  std::string gpu = g.fp32 <= 0 ? ""
+                                : ",\n  \"gpu_fp32_flops_per_second\": " + Fixed(g.fp32, 0) +
+                                      ",\n  \"gpu_bf16_flops_per_second\": " + Fixed(g.bf16, 0) +
+                                      ",\n  \"gpu_peak_source\": \"" + JsonSafe(g.source) + "\"";
   try {
     WriteFileAtomic(dir + "/hardware.json",
                     "{\n  \"cpu_fp32_flops_per_second\": " + Fixed(p.fp32, 0) +
                         ",\n  \"cpu_bf16_flops_per_second\": " + Fixed(p.bf16, 0) +
-                        ",\n  \"cpu_peak_source\": \"" + src + "\"\n}\n");
+                        ",\n  \"cpu_peak_source\": \"" + JsonSafe(p.source) + "\"" + gpu + "\n}\n");
   } catch (...) {
     return false;
   }
   return true;
 }
 
-CpuPeak ReadHardwareFile(const std::string& dir) {
-  CpuPeak p;
+namespace {
+
+// A peak's fields in hardware.json: "<prefix>_fp32_flops_per_second", ..._bf16_...,
+// "<prefix>_peak_source"; false where the file has none.
+bool ReadPeak(const std::string& dir, const std::string& prefix, double* fp32, double* bf16,
+              std::string* source) {
   std::ifstream f(dir + "/hardware.json");
   std::stringstream s;
   s << f.rdbuf();
   std::string text = s.str();
-  auto after = [&](std::string_view key) -> std::string_view {
-    size_t at = text.find("\"" + std::string(key) + "\": ");
+  auto after = [&](const std::string& key) -> std::string_view {
+    size_t at = text.find("\"" + key + "\": ");
     return at == std::string::npos ? std::string_view()
                                    : std::string_view(text).substr(at + key.size() + 4);
   };
-  p.fp32 = Number(after("cpu_fp32_flops_per_second"));
-  p.bf16 = Number(after("cpu_bf16_flops_per_second"));
-  std::string_view src = after("cpu_peak_source");
-  if (src.starts_with('"')) p.source = std::string(src.substr(1, src.find('"', 1) - 1));
-  if (p.fp32 <= 0 || p.source.empty()) p = {};
+  *fp32 = Number(after(prefix + "_fp32_flops_per_second"));
+  *bf16 = Number(after(prefix + "_bf16_flops_per_second"));
+  std::string_view src = after(prefix + "_peak_source");
+  if (src.starts_with('"')) *source = std::string(src.substr(1, src.find('"', 1) - 1));
+  return *fp32 > 0 && !source->empty();
+}
+
+}  // namespace
+
+CpuPeak ReadHardwareFile(const std::string& dir) {
+  CpuPeak p;
+  if (!ReadPeak(dir, "cpu", &p.fp32, &p.bf16, &p.source)) p = {};
+  return p;
+}
+
+GpuPeak ReadGpuPeak(const std::string& dir) {
+  GpuPeak p;
+  if (!ReadPeak(dir, "gpu", &p.fp32, &p.bf16, &p.source)) p = {};
   return p;
 }
 

@@ -18,9 +18,20 @@ struct CpuPeak {
 // amx_bf16 (a tile multiply of 512 multiply-adds a cycle), 128 with avx512_bf16, else FP32's.
 CpuPeak CpuPeakOf(std::string_view cpuinfo, double max_mhz);
 
+// An NVIDIA GPU's data-sheet peak (dense, boost clock) by its model name as the driver gives
+// it (/proc/driver/nvidia/gpus/*/information: "NVIDIA H200", "NVIDIA A100-SXM4-80GB"): FP32
+// (CUDA cores) and BF16 (tensor cores; 0 where it has none). Unknown models: fp32 0.
+struct GpuPeak {
+  double fp32 = 0, bf16 = 0;
+  std::string source;
+};
+GpuPeak GpuPeakOf(std::string_view model);
+
 // Writes <dir>/hardware.json for this machine; false where it could not.
 bool WriteHardwareFile(const std::string& dir);
 // The peak a recording's hardware.json holds; fp32 0 where it has none.
 CpuPeak ReadHardwareFile(const std::string& dir);
+// ... and its first GPU's; fp32 0 where it has none.
+GpuPeak ReadGpuPeak(const std::string& dir);
 
 }  // namespace tt

@@ -44,6 +44,31 @@ TEST(CpuPeak, FlopsPerCycleFromTheIsaFlags) {
   EXPECT_EQ(CpuPeakOf("", 0).fp32, 0);
 }
 
+// NVIDIA GPUs: the data sheet's dense peaks by the driver's model name, the most specific
+// name first (an A10 is no A100, an H100 PCIe no SXM part); a model the table lacks has none.
+TEST(GpuPeak, DataSheetPeaksByModelName) {
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H200").fp32, 67e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H200").bf16, 989.4e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H100 80GB HBM3").fp32, 67e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H100 PCIe").fp32, 51.2e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA A100-SXM4-80GB").bf16, 312e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA A10").fp32, 31.2e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("Tesla V100-PCIE-16GB").fp32, 14e12);
+  EXPECT_EQ(GpuPeakOf("Tesla V100-SXM2-16GB").bf16, 0);  // no BF16 tensor cores
+  EXPECT_EQ(GpuPeakOf("NVIDIA H100 NVL").fp32, 0);
+  EXPECT_EQ(GpuPeakOf("NVIDIA GeForce RTX 4090").fp32, 0);
+  EXPECT_EQ(GpuPeakOf("").fp32, 0);
+  EXPECT_NE(GpuPeakOf("NVIDIA H200").source.find("data sheet"), std::string::npos);
+  test::TempDir d;
+  std::ofstream(d / "hardware.json")
+      << "{\n  \"cpu_fp32_flops_per_second\": 100,\n  \"cpu_bf16_flops_per_second\": 200,\n"
+         "  \"cpu_peak_source\": \"CPU x\",\n  \"gpu_fp32_flops_per_second\": 67000000000000,\n"
+         "  \"gpu_bf16_flops_per_second\": 989400000000000,\n  \"gpu_peak_source\": \"GPU y\"\n}\n";
+  EXPECT_DOUBLE_EQ(ReadGpuPeak(d.path()).fp32, 67e12);
+  EXPECT_EQ(ReadGpuPeak(d.path()).source, "GPU y");
+  EXPECT_DOUBLE_EQ(ReadHardwareFile(d.path()).fp32, 100);
+}
+
 // This machine's cpuinfo: the peak is its cores x clock x the FLOPs a cycle its flags give.
 TEST(CpuPeak, ThisMachineBothWays) {
   std::ifstream f("/proc/cpuinfo");

@@ -149,20 +149,25 @@ Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
   return r;
 }
 
-// Each recording's peak, and a note per process whose steps did floating-point work.
+// The peak a process's steps are measured against: its recording's GPU's where it ran device
+// work and the recording names the GPU, else the CPU's (hardware.json); and a note per process
+// whose steps did floating-point work.
 std::vector<CpuPeak> Peaks(const Aggregates& a, const std::vector<ProcessIntervals>& iv,
                            std::vector<std::string>* notes) {
-  std::map<std::string, CpuPeak> by_recording;
+  std::map<std::string, std::pair<CpuPeak, GpuPeak>> by_recording;
   std::vector<CpuPeak> peaks;
   for (size_t p = 0; p < a.m->processes.size(); ++p) {
     const std::string& dir = a.m->processes[p].recording;
     auto it = by_recording.find(dir);
-    if (it == by_recording.end()) it = by_recording.emplace(dir, ReadHardwareFile(dir)).first;
-    peaks.push_back(it->second);
+    if (it == by_recording.end())
+      it = by_recording.emplace(dir, std::pair(ReadHardwareFile(dir), ReadGpuPeak(dir))).first;
+    const GpuPeak& gpu = it->second.second;
+    peaks.push_back(iv[p].has_device && gpu.fp32 > 0 ? CpuPeak{gpu.fp32, gpu.bf16, gpu.source}
+                                                     : it->second.first);
     if (iv[p].flops.empty()) continue;
     std::string pid = std::to_string(a.m->processes[p].meta.pid);
-    notes->push_back(it->second.fp32 > 0
-                         ? "process " + pid + ": mfu against " + it->second.source + " (FP32)"
+    notes->push_back(peaks.back().fp32 > 0
+                         ? "process " + pid + ": mfu against " + peaks.back().source + " (FP32)"
                          : "process " + pid +
                                ": no mfu (the recording names no peak: "
                                "recorded before hardware.json)");
