@@ -190,12 +190,13 @@ void Finish(Aggregates& a, Result* r) {
     r->notes.push_back(a.steps.empty() ? "no steps in this trace (name the annotation that marks "
                                          "a step with --step-name NAME)"
                                        : "no step matches the selection");
-  // How each process's steps were found (after the reason for none, which the report shows).
+  // The peaks, then how each process's steps were found, last (after the reason for none,
+  // which the report shows first).
+  r->notes.insert(r->notes.end(), peak_notes.begin(), peak_notes.end());
   std::vector<std::string> how = DescribeStepSources(*a.m, a.steps);
   for (size_t p = 0; p < how.size(); ++p)
     if (!how[p].empty())
       r->notes.push_back("process " + std::to_string(a.m->processes[p].meta.pid) + ": " + how[p]);
-  r->notes.insert(r->notes.end(), peak_notes.begin(), peak_notes.end());
 }
 
 }  // namespace
