@@ -9,20 +9,14 @@
 #include <vector>
 
 #include "format/import/xspace/tf_graph.h"
+#include "proto_bytes.h"
 
 namespace tt {
 namespace {
 
-std::string Varint(uint64_t v) {
-  std::string s;
-  for (; v >= 0x80; v >>= 7) s.push_back(static_cast<char>((v & 0x7f) | 0x80));
-  s.push_back(static_cast<char>(v));
-  return s;
-}
-std::string Field(uint32_t field, const std::string& bytes) {  // length-delimited
-  return Varint(uint64_t{field} << 3 | 2) + Varint(bytes.size()) + bytes;
-}
-std::string Int(uint32_t field, uint64_t v) { return Varint(uint64_t{field} << 3) + Varint(v); }
+using test::Field;
+using test::Int;
+using test::Varint;
 
 // xla.ShapeProto: element_type (2), dimensions (3, packed), tuple_shapes (4).
 std::string Shape(uint64_t type, const std::vector<uint64_t>& dims) {
