@@ -65,7 +65,11 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # (TorchFlops, JaxFlops) the imports' op costs, which KinetoOpCost and HloCost check on made
   # events. Of replay,
   # the pipeline's send/receive links (ReplayPipeline) run: no synthetic trace has them.
-  asan_py_skip='^(Corpus|ReplayFidelity|WhatIfLine|WhatIfNestedOps|JobIdentity\.Gloo|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers|TablesTorch|TablesSpark|TorchFlops|JaxFlops)'
+  # Torch's own Python tracer (its events are imported as any Kineto event; our C profile hook
+  # runs under ASan in CodeView.TfPythonTracerIsOursAndExact: 124 s under ASan), a large Kineto
+  # profile (KinetoStream's other tests stream one under ASan) and the DDP job's bytes (the
+  # other CommTorch jobs run the same matching) are left to the normal stage.
+  asan_py_skip='^(Corpus|ReplayFidelity|WhatIfLine|WhatIfNestedOps|JobIdentity\.Gloo|ReplayTfGraph|CommTf|CommClockTorch|CommOverlapTorch|DiffTorch|TfP2p\.SendRecvPairedAndReplayedAcrossOneRecordingPerWorker|TfMemory|TfWorkloads\.KerasCnnFitWithPrimitivesInItsOpsAndAReport|TfWorkloads\.TfDataPipelineFeedingFit|CodeView\.TorchPythonTracerGivesExactStacks|TorchWorkloads\.TorchCompileStepIsWarmUp|TorchWorkloads\.TorchrunWorkers|TablesTorch|TablesSpark|TorchFlops|JaxFlops|TorchWorkloads\.PythonTracerAddsPythonFunctions|KinetoStream\.Record|CommTorch\.DdpAllReducesCarryTheGradientBytes)'
   (cd build-asan && ASAN_OPTIONS=detect_leaks=0:abort_on_error=0 \
     ctest --output-on-failure $retry -j"$jobs" -R "$py_tests" -E "$asan_py_skip") 2>&1 |
     tee build-asan/ctest-python.log
