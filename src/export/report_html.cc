@@ -201,8 +201,8 @@ std::string WarmupNote(const ReportData& d) {
   return "<p class=\"note\" id=\"warmup-note\">" +
          Escape(WithCommas(d.run.warmup_steps) + " warm-up step" +
                 (d.run.warmup_steps == 1 ? "" : "s") +
-                " (holding tf.function tracing or XLA/JAX "
-                "compilation, " +
+                " (holding the framework's tracing or compilation: a tf.function, XLA, "
+                "torch.compile; " +
                 HumanDuration(static_cast<double>(d.run.warmup_ns)) +
                 " in all) left out of this chart, its averages and the findings; "
                 "--include-warmup keeps them.") +
