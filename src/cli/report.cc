@@ -59,9 +59,9 @@ recording per rank or host) are reported as one job.
   timeline           the step of median duration, one row per thread and GPU stream (with no
                      steps: the first process's whole run)
 
-Warm-up steps (those holding tracing or compilation: a tf.function, XLA, torch.compile) are left out of the
-step chart, averages and findings, with a note of their number and time, unless
---include-warmup; memory over time always covers the whole trace.
+Warm-up steps (those holding tracing or compilation: a tf.function, XLA, torch.compile)
+are left out of the step chart, averages and findings, with a note of their number and
+time, unless --include-warmup; memory over time always covers the whole trace.
 
 options:
   -o, --output PATH  the HTML file (required); it appears only when complete
