@@ -528,11 +528,11 @@ int Comm(const std::vector<std::string>& argv) {
   if (!ParseCommArgs(argv, &o)) return 0;
   // The job on its clock (model/job/clock.h): collectives and pairs read aligned times, and
   // the clocks shown are the ones every other command applies.
-  model::TraceModel m = LoadJob(o.dirs, o.sel.pids, nullptr);
+  model::TraceModel m = LoadJob(o.dirs, o.sel.Chosen(), nullptr);
   std::vector<Problem> problems = m.problems;
   CommView v = analysis::MatchCollectives(analysis::CollectCollectives({&m}, 0, &problems, true));
   analysis::ShowAppliedClocks(m, &v);
-  if (o.sel.pids.empty()) analysis::NoteMissingRanks(m, &v);  // --pid leaves ranks out
+  if (o.sel.Chosen().Empty()) analysis::NoteMissingRanks(m, &v);  // --pid, --rank: left out
   P2pView p = PointToPoint(m);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
   if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())

@@ -31,7 +31,7 @@ using nlohmann::json;
 
 const char kDiffHelp[] =
     R"(usage: tensortrace diff A B [--json | --csv] [--top N] [--include-warmup]
-                         [--skip-warmup N] [--step-name NAME]
+                         [--skip-warmup N] [--step-name NAME] [--rank R]
        tensortrace diff A1 A2... -- B1 B2... [options]
 
 What changed from recording A to recording B (before and after a change, batch 32 against 64,
@@ -45,6 +45,8 @@ collectives found on one side only, and each allocator's memory peak on both.
 
 A side recorded as several directories (one per rank or host) is given as all of them, the
 sides split by `--`: each side is read as one job on one clock, as `tensortrace stats` reads it.
+With --rank R, each side is only its rank R (one rank of two runs); memory peaks are paired by
+allocator and rank.
 
 Warm-up steps (those holding tracing or compilation, at the start of each process) are left
 out unless --include-warmup.
@@ -58,7 +60,7 @@ const OutputSpec kOutput{
     .top_default = 15,
     .top_min = 1};
 const SelectionSpec kSelection{
-    .step_name = true, .skip_warmup = true, .warmup = WarmupDefault::kLeftOut};
+    .step_name = true, .rank_only = true, .skip_warmup = true, .warmup = WarmupDefault::kLeftOut};
 
 std::string DiffHelp() { return kDiffHelp + SelectionHelp(kSelection) + OutputHelp(kOutput); }
 
@@ -244,7 +246,7 @@ int Diff(const std::vector<std::string>& args) {
   auto split = o.dirs.begin() + static_cast<long>(o.split);
   for (auto dirs : {std::vector<std::string>(o.dirs.begin(), split),
                     std::vector<std::string>(split, o.dirs.end())}) {
-    model::TraceModel m = LoadJob(dirs, {});  // several: one job on one clock
+    model::TraceModel m = LoadJob(dirs, o.sel.Chosen());  // several: one job on one clock
     std::vector<Problem> problems = m.problems;
     sides.push_back(analysis::MeasureSide(m, o.opt, &problems));
   }

@@ -103,7 +103,7 @@ int Export(const std::vector<std::string>& argv) {
     if (e.path.size() > 3 && e.path.compare(e.path.size() - 3, 3, ".gz") == 0) e.gzip = true;
   }
   RemoveTemporaryFilesOnSignal();  // killed part-way, export leaves no X.tmp<pid>.* behind
-  model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.chosen.pids);
+  model::TraceModel m = LoadJob(DirList(e.dir, e.more), e.chosen.Chosen());
   std::vector<Problem> problems = m.problems;
   for (const auto& n : analysis::ClockNotes(m)) std::cerr << "tensortrace export: " << n << "\n";
   exporter::ExportOutcome o = f->write(m, e.sel, e.path, e.gzip, &problems);

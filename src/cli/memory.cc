@@ -145,6 +145,7 @@ json AllocatorJson(const AllocatorView& a, uint64_t first) {
   return {{"name", m.name},
           {"allocator", m.allocator},
           {"pid", a.pid},
+          {"rank", a.rank >= 0 ? json(a.rank) : json(nullptr)},
           {"allocations", m.allocations},
           {"frees", m.frees},
           {"unmatched_frees", m.unmatched_frees},
@@ -249,12 +250,15 @@ void PrintGlance(const AllocatorView& a, uint64_t first) {
 void PrintText(const MemoryView& v, size_t top) {
   for (const auto& a : v.allocators) {
     const auto& m = a.memory;
-    // The name carries the pid already where several processes allocate (memory.h).
-    std::string pid = "(pid " + std::to_string(a.pid) + ")";
-    if (m.name.ends_with(pid))
-      std::printf("allocator %s\n", TerminalSafe(m.name).c_str());
-    else
-      std::printf("allocator %s %s\n", TerminalSafe(m.name).c_str(), pid.c_str());
+    // The name carries its process already where several processes allocate (memory.h): its
+    // rank ("cpu (rank 2)", the pid added: "cpu (rank 2, pid 3)"), else its pid.
+    std::string pid = "pid " + std::to_string(a.pid);
+    std::string name = m.name;
+    if (name == m.allocator)
+      name += " (" + pid + ")";
+    else if (!name.ends_with(pid + ")"))
+      name.insert(name.size() - 1, ", " + pid);
+    std::printf("allocator %s\n", TerminalSafe(name).c_str());
     std::printf("  peak %s at %s into the trace, during %s on %s\n", HumanBytes(m.peak).c_str(),
                 Seconds(m.peak_ts > v.first ? m.peak_ts - v.first : 0).c_str(),
                 m.peak_op.empty() ? "no op" : TerminalSafe(m.peak_op).c_str(),
@@ -297,7 +301,7 @@ void PrintCsv(const json& allocators, const std::string& section) {
 int Memory(const std::vector<std::string>& argv) {
   MemoryArgs o;
   if (!ParseMemoryArgs(argv, &o)) return 0;
-  model::TraceModel m = LoadJob(DirList(o.dir, o.more), o.sel.pids);
+  model::TraceModel m = LoadJob(DirList(o.dir, o.more), o.sel.Chosen());
   std::vector<Problem> problems = m.problems;
   MemoryView v = analysis::ComputeMemoryView(m, o.points / 2, 0, &problems);
   std::string note = v.allocators.empty() ? MemoryMissingNote(o.dir, o.sel.pids) : "";

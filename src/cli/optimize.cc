@@ -129,7 +129,7 @@ int Optimize(const std::vector<std::string>& argv) {
   OptimizeArgs o;
   if (!ParseOptimizeArgs(argv, &o)) return 0;
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.sel.pids, o.build, &problems);
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems);
   rp::Plan plan = rp::Optimize(job.steps, o.search);
   if (o.out.json)
     PrintCommandJson(PlanJson(plan, o.dirs));

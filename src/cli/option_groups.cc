@@ -1,6 +1,7 @@
 // The output and selection groups (option_groups.h): parsed and worded here only.
 #include "cli/option_groups.h"
 
+#include <algorithm>
 #include <climits>
 
 #include "cli/human_table.h"
@@ -41,6 +42,20 @@ bool ParseTop(ArgReader& a, const OutputSpec& spec, OutputOptions* o) {
   o->top = ParseUint("--top", v, spec.top_max);
   if (o->top < spec.top_min) throw Error("--top: must be at least " + Count(spec.top_min));
   return true;
+}
+
+// --rank R[,R...]: each a rank, added to `ranks` once.
+void ParseRanks(const std::string& v, std::vector<int64_t>* ranks) {
+  size_t from = 0;
+  while (true) {
+    size_t comma = v.find(',', from);
+    std::string one = v.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+    if (one.empty()) throw Error("--rank: '" + v + "' is not a list of ranks (R or R,R,...)");
+    auto r = static_cast<int64_t>(ParseUint("--rank", one, INT32_MAX));
+    if (std::find(ranks->begin(), ranks->end(), r) == ranks->end()) ranks->push_back(r);
+    if (comma == std::string::npos) return;
+    from = comma + 1;
+  }
 }
 
 }  // namespace
@@ -116,6 +131,8 @@ bool ParseSelectionOption(ArgReader& a, const SelectionSpec& spec, SelectionOpti
     o->step_names.push_back(v);
   } else if (spec.pid && a.Option("--pid", &v)) {
     o->pids.push_back(static_cast<int64_t>(ParseUint("--pid", v, INT32_MAX)));
+  } else if ((spec.pid || spec.rank_only) && a.Option("--rank", &v)) {
+    ParseRanks(v, &o->ranks);
   } else {
     return false;
   }
@@ -159,6 +176,12 @@ std::string SelectionHelp(const SelectionSpec& spec) {
                     "found without it");
   if (spec.pid)
     h += OptionHelp("--pid P", "only process P (each of its exec images); repeat for several");
+  if (spec.pid || spec.rank_only)
+    h += OptionHelp("--rank R[,R...]",
+                    std::string("only the processes of rank R (as their launcher numbered them: "
+                                "RANK, OMPI_COMM_WORLD_RANK, SLURM_PROCID...); repeat or list "
+                                "for several") +
+                        (spec.pid ? "; with --pid, the processes of both" : ""));
   return h;
 }
 

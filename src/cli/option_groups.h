@@ -1,7 +1,8 @@
 // The options several commands share, each declared and worded here once (DESIGN.md: options
 // shared by commands are declared once):
 //   output:    --json, --csv [--section S], --top N, -h/--help
-//   selection: --steps A:B, --skip-warmup N, --include-warmup, --step-name NAME, --pid P
+//   selection: --steps A:B, --skip-warmup N, --include-warmup, --step-name NAME, --pid P,
+//              --rank R[,R...]
 // A command says which of them it takes, and its defaults, in an OutputSpec and a
 // SelectionSpec; its ArgReader loop calls ParseOutputOption and ParseSelectionOption, and its
 // --help includes OutputHelp and SelectionHelp, so that every command words them alike.
@@ -13,6 +14,7 @@
 #include <vector>
 
 #include "cli/args.h"
+#include "model/job/load.h"
 
 namespace tt::cli {
 
@@ -63,7 +65,9 @@ enum class WarmupDefault {
 };
 
 struct SelectionSpec {
-  bool steps = false, step_name = false, pid = false;
+  bool steps = false, step_name = false;
+  bool pid = false;          // --pid P and --rank R: the command reads only those processes
+  bool rank_only = false;    // --rank R alone (diff: its two sides' pids differ)
   bool skip_warmup = false;  // --skip-warmup N and --include-warmup
   uint64_t skip_default = 0;
   WarmupDefault warmup = WarmupDefault::kKept;
@@ -75,6 +79,9 @@ struct SelectionOptions {
   bool include_warmup = false;
   std::vector<std::string> step_names;
   std::vector<int64_t> pids;
+  std::vector<int64_t> ranks;  // --rank, in the order given
+  // The processes --pid and --rank name (model/job/load.h), none: every process.
+  model::ProcessChoice Chosen() const { return {pids, ranks}; }
   // The steps left out at each process's start: --skip-warmup N as given, else 0 with
   // --include-warmup, else the command's default.
   uint64_t SkipWarmup(const SelectionSpec& spec) const {

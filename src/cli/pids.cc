@@ -14,10 +14,10 @@ std::vector<std::string> DirList(const std::string& first, const std::vector<std
   return dirs;
 }
 
-model::TraceModel LoadJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+model::TraceModel LoadJob(const std::vector<std::string>& dirs, const model::ProcessChoice& chosen,
                           model::TraceSummary* inventory) {
-  model::TraceModel m = model::LoadJobModel(dirs, pids, inventory);
-  std::string note = pids.empty() ? model::MissingRanksNote(m) : "";  // --pid: left out
+  model::TraceModel m = model::LoadJobModel(dirs, chosen, inventory);
+  std::string note = chosen.Empty() ? model::MissingRanksNote(m) : "";  // --pid: left out
   if (!note.empty()) std::cerr << "tensortrace: note: " << note << "\n";
   model::JobClock clock = analysis::SolveJobClock(m, 0);
   return model::Aligned(std::move(m), clock);

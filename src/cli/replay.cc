@@ -170,11 +170,11 @@ void SetBuildOptions(const SelectionOptions& sel, rp::BuildOptions* b) {
   b->step_names = sel.step_names;
 }
 
-rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const model::ProcessChoice& chosen,
                       const rp::BuildOptions& build, std::vector<Problem>* problems) {
   // Several recordings as one job on one clock (job_clock.h): each rank's ops and its arrivals
   // at the collectives must be read on the same clock, or a step's collective lands elsewhere.
-  model::TraceModel m = LoadJob(dirs, pids);
+  model::TraceModel m = LoadJob(dirs, chosen);
   problems->insert(problems->end(), m.problems.begin(), m.problems.end());
   rp::Job job = rp::BuildJob({&m}, build, problems);
   std::vector<std::string> clocks = analysis::ClockNotes(m);
@@ -189,7 +189,7 @@ int Replay(const std::vector<std::string>& argv) {
   for (const auto& s : o.what_ifs)
     ws.push_back(rp::ParseWhatIf(s, rp::WhatIfNumbers{WhatIfFactor, WhatIfBytes}));
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.sel.pids, o.build, &problems);
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems);
   size_t replayed = job.steps.size();
   if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;

@@ -38,8 +38,8 @@ struct ReplayOutput {
 // The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference
 // to them).
 // Consumes one of the options replay and optimize share if it is next: the selection group
-// (--steps A:B, --skip-warmup N (default 1), --include-warmup, --step-name NAME, --pid P;
-// option_groups.h) into *sel, --no-graph-edges and --no-cpu-sharing into *b.
+// (--steps A:B, --skip-warmup N (default 1), --include-warmup, --step-name NAME, --pid P,
+// --rank R; option_groups.h) into *sel, --no-graph-edges and --no-cpu-sharing into *b.
 bool ParseBuildOption(ArgReader& a, SelectionOptions* sel, analysis::replay::BuildOptions* b);
 // After the loop: the selection's steps into *b.
 void SetBuildOptions(const SelectionOptions& sel, analysis::replay::BuildOptions* b);
@@ -47,7 +47,7 @@ void SetBuildOptions(const SelectionOptions& sel, analysis::replay::BuildOptions
 std::string BuildOptionsHelp();
 
 analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
-                                    const std::vector<int64_t>& pids,
+                                    const model::ProcessChoice& chosen,
                                     const analysis::replay::BuildOptions& build,
                                     std::vector<Problem>* problems);
 

@@ -145,7 +145,7 @@ int Report(const std::vector<std::string>& argv) {
   RemoveTemporaryFilesOnSignal();  // killed part-way, report leaves no PATH.tmp<pid>.* behind
   // The model and the inventory from one read of each stream file (opened once: StreamFiles).
   TraceSummary sum;
-  model::TraceModel m = LoadJob(DirList(dir, r.more), r.sel.pids, &sum);
+  model::TraceModel m = LoadJob(DirList(dir, r.more), r.sel.Chosen(), &sum);
   // Names, thread names and clock records alone say nothing about the run.
   uint64_t records = 0;
   for (const auto& p : sum.processes)

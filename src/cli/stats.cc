@@ -149,8 +149,8 @@ bool ParseStatsArgs(const std::vector<std::string>& argv, StatsArgs* s) {
 }
 
 // The columns to print: the view's defaults, or the selected ones after the key.
-std::vector<std::string> Columns(const StatsArgs& s, bool any_memory) {
-  std::vector<std::string> cols = analysis::DefaultColumns(*s.view, any_memory);
+std::vector<std::string> Columns(const StatsArgs& s, bool any_memory, bool any_rank) {
+  std::vector<std::string> cols = analysis::DefaultColumns(*s.view, any_memory, any_rank);
   std::vector<std::string> valid = analysis::ValidFields(*s.view, any_memory);
   auto known = [&](const std::string& f) {
     return std::find(valid.begin(), valid.end(), f) != valid.end();
@@ -363,7 +363,7 @@ int Stats(const std::vector<std::string>& argv) {
   StatsArgs s;
   if (!ParseStatsArgs(argv, &s)) return 0;
   Shaper shaper(s);
-  model::TraceModel m = LoadJob(DirList(s.dir, s.more), s.sel.pids);
+  model::TraceModel m = LoadJob(DirList(s.dir, s.more), s.sel.Chosen());
   std::vector<Problem> problems = m.problems;
   analysis::Result res = analysis::Compute(m, s.opt, &problems);
   std::vector<Row> rows = std::move(res.rows);
@@ -376,7 +376,7 @@ int Stats(const std::vector<std::string>& argv) {
 
   bool any_memory = false;
   for (const auto& r : rows) any_memory |= r.bytes != 0 || r.peak_bytes != 0;
-  Printer pr{*s.view, Columns(s, any_memory), s};
+  Printer pr{*s.view, Columns(s, any_memory, analysis::AnyRank(rows)), s};
   shaper.Shape(&rows);
   if (rows.size() > s.out.top) rows.resize(s.out.top);
   pr.Add(rows, 0);

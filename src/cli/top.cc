@@ -121,7 +121,7 @@ analysis::LiveSnapshot Snapshot(const TopArgs& t) {
   // Until then `record` may cut and compact stream files (as processes end) and processes
   // define names and classes: read copies, threads' streams first (format/live_read.h).
   SetStreamFilesCopied(o.recording);
-  TraceDir dir = model::OpenJob(dirs, t.sel.pids);
+  TraceDir dir = model::OpenJob(dirs, t.sel.Chosen());
   model::TraceSummary inv;
   model::TraceModel m = model::LoadModel(dir, &inv);
   // Our clock is the trace's only where every process ran on this boot of this machine.

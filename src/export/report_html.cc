@@ -566,6 +566,7 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
   out.Write(Findings(d.findings));
   out.Write(report::SuggestionsSection(d));
   out.Write(Steps(d));
+  out.Write(report::RankHeatmapSection(d));
   out.Write(Ops(d));
   out.Write(HotLines(d));
   out.Write(Kernels(d));

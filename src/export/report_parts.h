@@ -46,6 +46,10 @@ std::string CommSection(const analysis::ReportData& d);
 std::string P2pPart(const analysis::P2pView& p);
 std::string ClocksPart(const std::vector<model::RecordingClock>& clocks);
 
+// The ranks x steps heat maps (report_heatmap.cc): step time, and time waiting in collectives,
+// per rank and step; "" for a job of fewer than two ranks with steps.
+std::string RankHeatmapSection(const analysis::ReportData& d);
+
 // "What would help most" (report_suggest.cc): replay's what-ifs ranked by predicted gain.
 std::string SuggestionsSection(const analysis::ReportData& d);
 

@@ -419,7 +419,8 @@ TEST(StatsOptions, IncludeWarmupIsTheDefault) {
 }
 
 // The groups' errors are one line (exit 2) in every command: --json with --csv, --section
-// without --csv or naming no table, --top out of range, a bad --pid or --skip-warmup.
+// without --csv or naming no table, --top out of range, a bad --pid, --rank or --skip-warmup, a
+// --rank of a job without ranks.
 TEST_F(OptionGroups, BadOptionsAreOneLine) {
   std::string a = *dir_ / "a";
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
@@ -432,6 +433,8 @@ TEST_F(OptionGroups, BadOptionsAreOneLine) {
       {{"memory", a, "--top", "0"}, "--top: must be at least 1"},
       {{"top", a, "--once", "--top", "1001"}, "too large (at most 1000)"},
       {{"replay", a, "--pid", "x"}, "--pid: 'x' is not a non-negative whole number"},
+      {{"comm", a, "--rank", "1"}, "--rank 1: " + a + " holds no ranks (no launcher gave"},
+      {{"stats", a, "--rank", "0,"}, "--rank: '0,' is not a list of ranks"},
       {{"stats", a, "--skip-warmup", "-1"}, "--skip-warmup: '-1' is not"},
       {{"diff", a, a, "--steps", "1:2"}, "unknown option '--steps'"},
       {{"info", a, "--top", "3"}, "unknown option '--top'"},

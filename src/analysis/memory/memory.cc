@@ -8,6 +8,7 @@
 #include "core/parallel.h"
 #include "format/keys.h"
 #include "model/args.h"
+#include "model/job/process_names.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
@@ -224,12 +225,15 @@ MemoryResult MemoryScans::Fold(size_t max_points) {
     FoldProcess(m_, p, ev, first, span, max_points, &r, &by);
     if (details_) kept[p] = std::move(ev);
   }
+  std::vector<size_t> allocating;
+  for (const auto& [key, x] : by)
+    if (allocating.empty() || allocating.back() != key.first) allocating.push_back(key.first);
+  std::vector<std::string> tags = model::ProcessTags(m_, allocating);
   for (auto& [key, x] : by) {
     x.Flush();
     x.a.process = key.first;
     x.a.name = x.a.allocator = key.second;
-    if (processes_with_allocs > 1)
-      x.a.name += " (pid " + std::to_string(m_.processes[key.first].meta.pid) + ")";
+    if (processes_with_allocs > 1) x.a.name += " (" + tags[key.first] + ")";
     x.a.final_bytes = x.cur;
     r.allocators.push_back(std::move(x.a));
   }

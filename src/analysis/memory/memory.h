@@ -22,8 +22,9 @@ struct MemorySample {
 };
 
 struct AllocatorMemory {
-  std::string name;       // the "allocator" argument, else "default"; "(pid N)" added when the
-                          // trace holds several processes with allocations
+  std::string name;       // the "allocator" argument, else "default"; its process added when
+                          // the trace holds several with allocations: "(rank R)" where the
+                          // launcher gave it a rank (model::ProcessTags), else "(pid N)"
   std::string allocator;  // the allocator's own name ("default" when the events give none)
   size_t process = 0;
   std::vector<MemorySample> series;  // in time order, at most about 2 * max_points samples

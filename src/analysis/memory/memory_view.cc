@@ -233,6 +233,7 @@ MemoryView ComputeMemoryView(const model::TraceModel& m, size_t max_points, unsi
   for (auto& a : r.allocators) {
     AllocatorView av;
     av.pid = m.processes[a.process].meta.pid;
+    av.rank = m.processes[a.process].meta.rank;
     av.memory = std::move(a);
     v.allocators.push_back(std::move(av));
   }

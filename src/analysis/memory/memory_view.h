@@ -65,6 +65,7 @@ struct AllocatorReport {
 struct AllocatorView {
   AllocatorMemory memory;        // name, series, peak and its time, counts, final bytes
   int64_t pid = 0;               // of its process
+  int64_t rank = -1;             // of its process, as its launcher gave it (-1: none)
   std::vector<MemoryLive> live;  // at the peak, by op, biggest first
   std::vector<MemoryOpRow> ops;  // by bytes allocated, biggest first
   std::vector<MemoryBin> bins;   // bins with allocations, in bin order

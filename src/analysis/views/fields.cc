@@ -1,6 +1,7 @@
 // A row's fields and how they print, shared by every view and every output (table, JSON, CSV,
 // the report).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "analysis/views/view.h"
@@ -84,7 +85,10 @@ bool RowField(Row& r, const std::string& f, Cell* c) {
   if (f == "share") return num(r.share * 100);
   if (CostField(r, f, c)) return true;
   for (auto& [k, v] : r.numbers)
-    if (k == f) return num(v);
+    if (k == f) {
+      c->unknown = std::isnan(v);  // not known (a process's rank where none was given)
+      return num(c->unknown ? -1 : v);
+    }
   for (auto& [k, v] : r.text)
     if (k == f) {
       c->is_text = true;

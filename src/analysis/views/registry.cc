@@ -51,12 +51,24 @@ ColumnKind KindOf(const ViewDef& v, const std::string& field) {
   return ColumnKind::kText;
 }
 
-std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory) {
+std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory, bool any_rank) {
   std::vector<std::string> cols(v.columns.begin(), v.columns.end());
+  bool has_rank = std::any_of(v.fields.begin(), v.fields.end(),
+                              [](const Column& c) { return std::string(c.name) == "rank"; });
+  if (any_rank && has_rank && !cols.empty() &&
+      std::find(cols.begin(), cols.end(), "rank") == cols.end())
+    cols.insert(cols.begin() + 1, "rank");
   if (any_memory && !v.memory_columns.empty())
     cols.insert(cols.begin() + static_cast<long>(v.memory_at), v.memory_columns.begin(),
                 v.memory_columns.end());
   return cols;
+}
+
+bool AnyRank(std::vector<Row>& rows) {
+  Cell c;
+  for (auto& r : rows)
+    if (RowField(r, "rank", &c) && !c.unknown) return true;
+  return false;
 }
 
 std::vector<std::string> ValidFields(const ViewDef& v, bool any_memory) {

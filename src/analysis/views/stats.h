@@ -41,6 +41,7 @@ struct Row {
 struct StepBreakdown {
   int64_t number = 0;
   size_t process = 0;
+  int64_t rank = -1;  // its process's rank, as its launcher gave it (-1: none)
   uint64_t start = 0, end = 0;
   // The step's own time: end - start, less (JAX) the time between its call's end and the start
   // of the XLA execution it caused, when the host ran other steps' calls.

@@ -133,6 +133,7 @@ Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
   r.costs = b.costs;
   r.numbers = {{"step", static_cast<double>(b.number)},
                {"pid", static_cast<double>(m.processes[b.process].meta.pid)},
+               {"rank", RankNumber(m.processes[b.process])},
                {"start_ns", static_cast<double>(b.start)},
                {"duration_micros", us(b.Duration())},
                {"warmup", b.warmup ? 1.0 : 0.0},
@@ -175,14 +176,26 @@ std::vector<CpuPeak> Peaks(const Aggregates& a, const std::vector<ProcessInterva
   return peaks;
 }
 
+// The steps' indices, each process's in rank order (the processes without one first, in the
+// job's order), so that the rows of one step number list the ranks in order.
+std::vector<size_t> InRankOrder(const model::TraceModel& m, const std::vector<Step>& steps) {
+  std::vector<size_t> order(steps.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+    return m.processes[steps[x].process].meta.rank < m.processes[steps[y].process].meta.rank;
+  });
+  return order;
+}
+
 void Finish(Aggregates& a, Result* r) {
   std::vector<ProcessIntervals> iv = Gather(a);
   std::vector<std::string> peak_notes;
   std::vector<CpuPeak> peaks = Peaks(a, iv, &peak_notes);
   std::vector<bool> keep = SelectSteps(a.steps, a.sel.steps, a.sel.skip_warmup);
-  for (size_t i = 0; i < a.steps.size(); ++i)
+  for (size_t i : InRankOrder(*a.m, a.steps))
     if (keep[i]) {
       r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
+      r->steps.back().rank = a.m->processes[a.steps[i].process].meta.rank;
       r->rows.push_back(StepRow(r->steps.back(), a.steps[i], *a.m));
       AddUtilisation(r->steps.back(), peaks[a.steps[i].process], &r->rows.back());
     }
@@ -209,6 +222,7 @@ extern const ViewDef kStepView = {
         "warm-up steps (holding tracing or compilation) marked",
     .fields = {{"step", ColumnKind::kCount},
                {"pid", ColumnKind::kCount},
+               {"rank", ColumnKind::kCount},
                {"source", ColumnKind::kText},
                {"warmup", ColumnKind::kBool},
                {"duration_micros", ColumnKind::kMicros},

@@ -25,12 +25,14 @@ void Finish(Aggregates& a, Result* r) {
     Row row = TrackRow(t, pid + "/" + std::to_string(track.id) +
                               (t.thread_name.empty() ? "" : " " + t.thread_name));
     row.cpu_ns = t.busy;
+    row.numbers.push_back({"rank", RankNumber(m.processes[track.process])});
     r->rows.push_back(std::move(row));
   }
   for (auto& t : a.device) {
     const model::Track& track = m.tracks[t.track];
     Row row = TrackRow(t, std::to_string(m.processes[track.process].meta.pid) + "/" + track.name);
     row.accel_ns = t.busy;
+    row.numbers.push_back({"rank", RankNumber(m.processes[track.process])});
     r->rows.push_back(std::move(row));
   }
   uint64_t total = 0;
@@ -46,7 +48,8 @@ extern const ViewDef kThreadView = {
     .help = "busy time per thread and per GPU stream",
     .fields = {{"events", ColumnKind::kCount},
                {"span_micros", ColumnKind::kMicros},
-               {"busy_share", ColumnKind::kRatio}},
+               {"busy_share", ColumnKind::kRatio},
+               {"rank", ColumnKind::kCount}},
     .columns = {"name", "events", "micros", "span_micros", "busy_share"},
     .common_fields = false,
     .finish = Finish,

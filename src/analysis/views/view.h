@@ -6,6 +6,7 @@
 // To add a view: write views/<name>.cc defining a `const ViewDef k<Name>View` (see thread.cc
 // for a small one) and add it to the list in registry.cc (docs/views.md walks through it).
 #pragma once
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -61,8 +62,9 @@ void RegisterView(const ViewDef* v);
 const std::vector<Column>& CommonColumns();
 // How a field of view v prints ("name" and unknown fields: text).
 ColumnKind KindOf(const ViewDef& v, const std::string& field);
-// The default columns; with memory columns when any_memory.
-std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory);
+// The default columns; with memory columns when any_memory, and with "rank" after the key when
+// any_rank and the view has a rank field (a row per process's step or thread).
+std::vector<std::string> DefaultColumns(const ViewDef& v, bool any_memory, bool any_rank = false);
 // The fields --select and --order-by accept.
 std::vector<std::string> ValidFields(const ViewDef& v, bool any_memory);
 
@@ -83,6 +85,14 @@ std::string FormatCell(const Cell& c, ColumnKind kind);
 // time, so that by inclusive time one piece of work would lead several rows. False for a tree
 // (rows with children), which shows the nesting itself.
 bool RowsNest(const std::vector<Row>& rows);
+// A row's "rank": the process's rank from its launcher; NaN where none was given (not known:
+// "unknown" in tables and CSV, null in JSON).
+inline double RankNumber(const model::Process& p) {
+  return p.meta.rank >= 0 ? static_cast<double>(p.meta.rank) : std::nan("");
+}
+// Whether some row has a known rank.
+bool AnyRank(std::vector<Row>& rows);
+
 // Sets each row's share of total and the result's denominator.
 void SetShares(std::vector<Row>* rows, uint64_t total, Result* r);
 // A row from a name's numbers.

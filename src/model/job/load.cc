@@ -126,9 +126,54 @@ void Merge(TraceDir* t, TraceDir more) {
   t->path += " + " + more.path;
 }
 
+// "0, 1, 3" (or `none`).
+std::string ListOf(const std::set<int64_t>& held, const char* none) {
+  std::string list;
+  for (int64_t h : held) list += (list.empty() ? "" : ", ") + std::to_string(h);
+  return list.empty() ? none : list;
+}
+
+// Throws when `t` holds no process of one of `wanted` (its pids, or its ranks).
+void CheckHeld(const TraceDir& t, const std::vector<int64_t>& wanted, bool ranks,
+               const std::string& first_dir) {
+  std::set<int64_t> held;
+  for (const auto& p : t.processes)
+    if (!ranks || p.meta.rank >= 0) held.insert(ranks ? p.meta.rank : p.meta.pid);
+  const std::string info = "`tensortrace info " + first_dir + "` lists them)";
+  for (int64_t w : wanted) {
+    if (held.count(w)) continue;
+    std::string n = std::to_string(w);
+    if (!ranks)
+      throw Error("--pid " + n + ": " + t.path + " holds no process " + n +
+                  " (its processes: " + ListOf(held, "none") + "; " + info);
+    if (held.empty())
+      throw Error("--rank " + n + ": " + t.path +
+                  " holds no ranks (no launcher gave its processes one: RANK, "
+                  "OMPI_COMM_WORLD_RANK, SLURM_PROCID...; --pid P selects a process)");
+    throw Error("--rank " + n + ": no recording of " + t.path + " holds rank " + n +
+                " (its ranks: " + ListOf(held, "none") + "; " + info);
+  }
+}
+
+// `t` narrowed to the processes `chosen` names.
+void Narrow(TraceDir* t, const ProcessChoice& chosen, const std::string& first_dir) {
+  if (chosen.Empty()) return;
+  CheckHeld(*t, chosen.pids, false, first_dir);
+  CheckHeld(*t, chosen.ranks, true, first_dir);
+  auto in = [](const std::vector<int64_t>& v, int64_t x) {
+    return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+  };
+  std::erase_if(t->processes, [&](const ProcessTrace& p) {
+    return !in(chosen.pids, p.meta.pid) || !in(chosen.ranks, p.meta.rank);
+  });
+  if (t->processes.empty())
+    throw Error("--pid and --rank: " + t->path + " holds no process of both (`tensortrace info " +
+                first_dir + "` lists its processes and their ranks)");
+}
+
 }  // namespace
 
-TraceDir OpenJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids) {
+TraceDir OpenJob(const std::vector<std::string>& dirs, const ProcessChoice& chosen) {
   RefuseTheSameDirectory(dirs);
   TraceDir t = OpenTrace(dirs.at(0));
   std::vector<RecordingJob> jobs{JobOf(t)};
@@ -139,26 +184,13 @@ TraceDir OpenJob(const std::vector<std::string>& dirs, const std::vector<int64_t
     for (size_t j = 0; j + 1 < jobs.size(); ++j) CheckOneJob(jobs[j], jobs.back());
     Merge(&t, std::move(more));
   }
-  if (pids.empty()) return t;
-  std::set<int64_t> held;
-  for (const auto& p : t.processes) held.insert(p.meta.pid);
-  for (int64_t pid : pids) {
-    if (held.count(pid)) continue;
-    std::string list;
-    for (int64_t h : held) list += (list.empty() ? "" : ", ") + std::to_string(h);
-    throw Error("--pid " + std::to_string(pid) + ": " + t.path + " holds no process " +
-                std::to_string(pid) + " (its processes: " + (list.empty() ? "none" : list) +
-                "; `tensortrace info " + dirs[0] + "` lists them)");
-  }
-  std::erase_if(t.processes, [&](const ProcessTrace& p) {
-    return std::find(pids.begin(), pids.end(), p.meta.pid) == pids.end();
-  });
+  Narrow(&t, chosen, dirs[0]);
   return t;
 }
 
-TraceModel LoadJobModel(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+TraceModel LoadJobModel(const std::vector<std::string>& dirs, const ProcessChoice& chosen,
                         TraceSummary* inventory) {
-  return LoadModel(OpenJob(dirs, pids), inventory);
+  return LoadModel(OpenJob(dirs, chosen), inventory);
 }
 
 std::vector<int64_t> MissingRanks(const TraceModel& m) {

@@ -12,8 +12,18 @@
 
 namespace tt::model {
 
+// The processes a command reads (--pid, --rank): those of `pids` (every exec image of each)
+// and of `ranks` (every process whose launcher gave it one of them); a process must match both
+// where both are given (--rank 1 --pid 2: rank 1's pid 2, where every rank runs a pid 2 in a
+// pid namespace of its own). Empty: every process.
+struct ProcessChoice {
+  std::vector<int64_t> pids;
+  std::vector<int64_t> ranks;
+  bool Empty() const { return pids.empty() && ranks.empty(); }
+};
+
 // The trace directories `dirs` opened as one (their processes together, the path "A + B"),
-// keeping only the processes (every exec image) of `pids`, all of them when `pids` is empty.
+// keeping only the processes `chosen` names, all of them when it is empty.
 // Throws tt::Error with one line for
 // - a directory given twice, however spelled (a link to it, ./a/ for a);
 // - the same recording twice (a copy): a process image, by its trace UUID, in both;
@@ -21,13 +31,14 @@ namespace tt::model {
 //   metadata `job`, format/launcher.h), their ranks' world sizes differ, or they name one job
 //   but did not run at the same time (the first ended, by record's tensortrace.json, before
 //   the other's first process started: two runs of one rendezvous address);
-// - a pid the job does not hold (listing those it holds).
+// - a pid the job does not hold (listing those it holds);
+// - a rank no process of the job holds (listing those it holds, or saying it has none).
 // Recordings for which no launcher named a job (older ones, programs started without one) are
 // read together as before, unless their world sizes differ.
-TraceDir OpenJob(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids);
+TraceDir OpenJob(const std::vector<std::string>& dirs, const ProcessChoice& chosen);
 
-// The model of OpenJob(dirs, pids), with its inventory when asked (not yet aligned).
-TraceModel LoadJobModel(const std::vector<std::string>& dirs, const std::vector<int64_t>& pids,
+// The model of OpenJob(dirs, chosen), with its inventory when asked (not yet aligned).
+TraceModel LoadJobModel(const std::vector<std::string>& dirs, const ProcessChoice& chosen,
                         TraceSummary* inventory = nullptr);
 
 // The ranks of the job's world that none of its processes holds, in order: only for a job of

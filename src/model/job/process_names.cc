@@ -25,4 +25,17 @@ std::string ProcessLabel(const Process& p) {
   return p.meta.rank >= 0 ? "rank " + std::to_string(p.meta.rank) + ": " + label : label;
 }
 
+std::vector<std::string> ProcessTags(const TraceModel& m, const std::vector<size_t>& shown) {
+  std::map<int64_t, size_t> of_rank;
+  for (size_t p : shown) of_rank[m.processes[p].meta.rank]++;
+  std::vector<std::string> out(m.processes.size());
+  for (size_t p : shown) {
+    const ProcessMeta& meta = m.processes[p].meta;
+    std::string pid = "pid " + std::to_string(meta.pid);
+    std::string rank = meta.rank >= 0 ? "rank " + std::to_string(meta.rank) : "";
+    out[p] = rank.empty() ? pid : of_rank[meta.rank] > 1 ? rank + ", " + pid : rank;
+  }
+  return out;
+}
+
 }  // namespace tt::model

@@ -18,4 +18,10 @@ std::vector<int64_t> ExportPids(const TraceModel& m);
 // "rank 2: CMDLINE (HOST)" where the launcher gave a rank, else "CMDLINE (HOST)".
 std::string ProcessLabel(const Process& p);
 
+// How each of `shown` (indices in m.processes) is named where a table lists them side by side
+// ("allocator cpu (rank 2)"): "rank R" where its launcher gave it a rank no other of them has,
+// "rank R, pid P" where two share the rank (a rank's worker processes), else "pid P". Indexed
+// like m.processes; "" for those not shown.
+std::vector<std::string> ProcessTags(const TraceModel& m, const std::vector<size_t>& shown);
+
 }  // namespace tt::model

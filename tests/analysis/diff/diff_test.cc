@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "core/files.h"
 #include "test_json.h"
 #include "test_util.h"
 
@@ -98,6 +99,113 @@ TEST(Diff, BadInputIsOneLine) {
   auto help = RunCmd({TT_CLI, "diff", "--help"});
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("usage: tensortrace diff A B"), std::string::npos);
+}
+
+// Ranks as identity (issue 39, item 4): two ranks recorded each in a pid namespace of its own,
+// both running the diff job as pid 3, rank 1 at twice the scale (MatMul 400 us a step, 2 MiB
+// held). The step view has a rank column with each step's ranks in order and --rank keeps one
+// rank's steps; memory names each allocator by its rank; diff pairs the allocators by rank
+// (by pid, the two sides' "pid 3" were one); the report's heat map has a row per rank and names
+// rank 1 as the longest in every step.
+TEST(Ranks, PidNamespacesApartByRankInStepsMemoryDiffAndReport) {
+  TempDir d;
+  if (RunCmd({"unshare", "-p", "-f", "true"}).status != 0)
+    GTEST_SKIP() << "cannot make a pid namespace (unshare -p)";
+  std::vector<std::string> dirs;
+  for (int k = 0; k < 2; ++k) {
+    dirs.push_back(d / ("r" + std::to_string(k)));
+    auto r = RunCmd({"unshare", "-p", "-f", TT_CLI, "record", "--quiet", "-o", dirs.back(), "--",
+                     TT_DIFF_JOB, std::to_string(k + 1)},
+                    {{"RANK", std::to_string(k)}, {"WORLD_SIZE", "2"}});
+    ASSERT_EQ(r.status, 0) << r.err;
+  }
+  json steps = RunJson({TT_CLI, "stats", dirs[0], dirs[1], "--view", "step", "--json"});
+  ASSERT_EQ(steps["rows"].size(), 12u) << steps.dump().substr(0, 2000);
+  EXPECT_EQ(steps["columns"][1], "rank") << steps["columns"];
+  for (size_t i = 0; i < 12; ++i) {
+    const json& row = steps["rows"][i];
+    EXPECT_EQ(row["step"], static_cast<int>(i / 2)) << row;
+    EXPECT_EQ(row["rank"], static_cast<int>(i % 2)) << row;  // rank order within a step
+    EXPECT_EQ(row["pid"], steps["rows"][0]["pid"]) << row;   // one pid on both ranks
+  }
+  json one =
+      RunJson({TT_CLI, "stats", dirs[0], dirs[1], "--view", "step", "--rank", "1", "--json"});
+  ASSERT_EQ(one["rows"].size(), 6u);
+  for (const auto& row : one["rows"]) {
+    EXPECT_EQ(row["rank"], 1) << row;
+    EXPECT_GT(row["duration_micros"].get<double>(), 400.0) << row;  // its MatMul: 400 us
+  }
+  auto csv = RunCmd({TT_CLI, "stats", dirs[0], "--view", "step", "--csv", "--rank", "0"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(csv.out.rfind("step,rank,pid,", 0), 0u) << csv.out.substr(0, 200);
+  for (const std::vector<std::string>& bad :
+       {std::vector<std::string>{"stats", dirs[0], dirs[1], "--rank", "2"},
+        {"memory", dirs[0], "--rank", "0,x"},
+        {"diff", dirs[0], "--", dirs[1], "--rank", "1"}}) {
+    std::vector<std::string> argv{TT_CLI};
+    argv.insert(argv.end(), bad.begin(), bad.end());
+    auto r = RunCmd(argv);
+    EXPECT_EQ(r.status, 2) << r.err;
+    EXPECT_EQ(test::CountLines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("--rank"), std::string::npos) << r.err;
+  }
+  EXPECT_NE(RunCmd({TT_CLI, "stats", dirs[0], dirs[1], "--rank", "2"}).err.find("its ranks: 0, 1"),
+            std::string::npos);
+
+  json mem = RunJson({TT_CLI, "memory", dirs[0], dirs[1], "--json"});
+  ASSERT_EQ(mem["allocators"].size(), 2u) << mem.dump().substr(0, 2000);
+  std::map<int, json> by_rank;
+  for (const auto& a : mem["allocators"]) by_rank[a["rank"].get<int>()] = a;
+  ASSERT_EQ(by_rank.size(), 2u);
+  EXPECT_EQ(by_rank[0]["name"], by_rank[0]["allocator"].get<std::string>() + " (rank 0)");
+  EXPECT_EQ(by_rank[1]["name"], by_rank[1]["allocator"].get<std::string>() + " (rank 1)");
+  EXPECT_EQ(by_rank[1]["peak_bytes"], 2 << 20);
+  auto text = RunCmd({TT_CLI, "memory", dirs[0], dirs[1]});
+  EXPECT_NE(text.out.find(" (rank 1, pid " + std::to_string(by_rank[1]["pid"].get<int>()) + ")"),
+            std::string::npos)
+      << text.out;
+
+  // Rank 1 against itself and rank 0 against itself: the peaks paired by rank on both sides.
+  json j = RunJson({TT_CLI, "diff", dirs[0], dirs[1], "--", dirs[1], dirs[0], "--json"});
+  const json& pa = j["a"]["memory_peak_bytes"];
+  ASSERT_EQ(pa.size(), 2u) << j.dump().substr(0, 2000);
+  EXPECT_EQ(pa, j["b"]["memory_peak_bytes"]);
+  EXPECT_EQ(pa[by_rank[1]["name"].get<std::string>()], 2 << 20) << pa;
+  json r1 =
+      RunJson({TT_CLI, "diff", dirs[0], dirs[1], "--", dirs[0], dirs[1], "--rank", "1", "--json"});
+  EXPECT_EQ(r1["a"]["steps"], 6);
+  EXPECT_GT(r1["a"]["step_ns"].get<double>(), 400e3);
+
+  auto rep = RunCmd({TT_CLI, "report", dirs[0], dirs[1], "-o", d / "r.html"}, {}, 300);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  std::string html = ReadFile(d / "r.html");
+  size_t at = html.find("<section id=\"rank-heatmap\">");
+  ASSERT_NE(at, std::string::npos);
+  std::string map = html.substr(at, html.find("</section>", at) - at);
+  for (const char* row : {">rank 0</text>", ">rank 1</text>"})
+    EXPECT_NE(map.find(row), std::string::npos) << row;
+  EXPECT_EQ(map.find(">rank 2</text>"), std::string::npos);
+  size_t cells = 0;
+  for (size_t p = map.find("<title>rank "); p != std::string::npos;
+       p = map.find("<title>rank ", p + 1))
+    ++cells;
+  EXPECT_EQ(cells, 12u);  // 2 ranks x 6 steps
+  for (int step = 0; step < 6; ++step)
+    for (int rank = 0; rank < 2; ++rank)
+      EXPECT_NE(map.find("<title>rank " + std::to_string(rank) + ", step " + std::to_string(step) +
+                         ": step time "),
+                std::string::npos)
+          << rank << " " << step;
+  // The rank with the longest step most often, as the step view's durations give it (rank 1,
+  // unless the machine delayed rank 0's steps).
+  int longer = 0;
+  for (size_t i = 0; i < 12; i += 2)
+    longer += steps["rows"][i + 1]["duration_micros"] > steps["rows"][i]["duration_micros"];
+  std::string said = longer > 3 ? "Rank 1 has the longest step in " + std::to_string(longer)
+                                : "Rank 0 has the longest step in " + std::to_string(6 - longer);
+  EXPECT_NE(map.find(said + " of the 6 steps shown."), std::string::npos)
+      << said << "\n"
+      << map.substr(map.size() > 1500 ? map.size() - 1500 : 0);
 }
 
 // A real PyTorch loop at two batch sizes, B with a GELU added: the contributions add up, the
