@@ -72,9 +72,10 @@ class Adapter:
 
     def stop(self):
         self._stop(save=True)
-        from _tensortrace import tf_graphs
+        from _tensortrace import tf_costs, tf_graphs
 
         tf_graphs.save(getattr(self, "_logdir", None))
+        tf_costs.save(getattr(self, "_logdir", None))
 
     def when_ready(self, start, on_error):
         try:

@@ -23,6 +23,7 @@
 #include "format/import/xspace/hlo_cost.h"
 #include "format/import/xspace/space_file.h"
 #include "format/import/xspace/tf_graph.h"
+#include "format/import/xspace/tf_op_cost.h"
 #include "format/keys.h"
 #include "format/name_space.h"
 #include "format/proto/xplane.pb.h"
@@ -52,8 +53,15 @@ class SpaceImporter {
  public:
   SpaceImporter(ImportTarget* t, const std::string& file,
                 const std::optional<XSpaceStepFilter>& steps, SharedStreams* shared,
-                XSpaceImport* out, const TfGraphInputs* graph = nullptr)
-      : t_(t), file_(file), steps_(steps), shared_(shared), out_(out), graph_(graph) {}
+                XSpaceImport* out, const TfGraphInputs* graph = nullptr,
+                const TfOpCosts* tf_costs = nullptr)
+      : t_(t),
+        file_(file),
+        steps_(steps),
+        shared_(shared),
+        out_(out),
+        graph_(graph),
+        tf_costs_(tf_costs) {}
 
   void Import(const xp::XSpace& space) {
     space_ = &space;
@@ -74,6 +82,7 @@ class SpaceImporter {
     if (steps_) FindKeptSteps(space, base);
     ReadHloPrograms(space);
     if (graph_ && !graph_->empty()) OpsThatRan(space);
+    if (tf_costs_ && !tf_costs_->row_bytes.empty()) FindTfStepRows(space, base);
     for (const auto& plane : space.planes()) {
       bool device = plane.name().rfind("/device:", 0) == 0;
       uint32_t device_index = 0;
@@ -237,6 +246,24 @@ class SpaceImporter {
     }
   }
 
+  // A TensorFlow op's FLOPs and bytes, from the bootstrap's costs of its graph's nodes.
+  void TfCostArgs(const XEventKind& k, uint64_t start, std::vector<Arg>* args) {
+    if (!tf_costs_ || tf_costs_->empty()) return;
+    TfOpCost c = TfCostOf(*tf_costs_, graph_, &shared_->ran, k.op_name, k.op_type,
+                          tf_rows_.At(start));
+    if (c.float_ops < 0) return;
+    XStatValue v;
+    v.i = c.float_ops;
+    AddArg(args, keys::kFloatOps, v);
+    AddStr(args, keys::kFlopsMethod, c.framework ? keys::kFlopsFramework : keys::kFlopsShape);
+    for (auto [key, n] : {std::pair{keys::kOutputBytes, c.output_bytes},
+                          std::pair{keys::kInputBytes, c.input_bytes}})
+      if (n >= 0) {
+        v.i = n;
+        AddArg(args, key, v);
+      }
+  }
+
   // The node names of the ops this file shows (and the files before it): a saved producer that
   // is not one of them was fused away (TfProducersOf looks through it).
   void OpsThatRan(const xp::XSpace& space) {
@@ -359,6 +386,28 @@ class SpaceImporter {
     }
     std::sort(kept_.begin(), kept_.end());
   }
+  // The rows of the input elements the steps read (IteratorGetNextOp::DoCompute events'
+  // element_size), by time, for the TensorFlow ops' counts per row (tf_op_cost.h).
+  void FindTfStepRows(const xp::XSpace& space, int64_t base) {
+    tf_rows_.clear();
+    for (const auto& plane : space.planes()) {
+      int64_t get_next = -1, size = -1;  // the ids of the event's name and of the stat
+      for (const auto& [id, md] : plane.event_metadata())
+        if (md.name() == "IteratorGetNextOp::DoCompute") get_next = id;
+      for (const auto& [id, sm] : plane.stat_metadata())
+        if (sm.name() == "element_size") size = id;
+      if (get_next < 0 || size < 0) continue;
+      for (const auto& line : plane.lines())
+        for (const auto& ev : line.events())
+          for (const auto& st : ev.stats()) {
+            int64_t bytes = static_cast<int64_t>(st.uint64_value()) + st.int64_value();
+            if (ev.metadata_id() == get_next && st.metadata_id() == size &&
+                TfRowsOf(*tf_costs_, bytes) > 0)
+              tf_rows_.Add(At(LineStart(line, base), ev.offset_ps()), TfRowsOf(*tf_costs_, bytes));
+          }
+    }
+    tf_rows_.Sort();
+  }
   // Whether an event starting at `start` stays under the step filter: inside a kept step, or
   // an allocation (bytes in use need every one), or no numbered step to filter by.
   bool KeptByStepFilter(const XEventKind& k, uint64_t start) const {
@@ -411,6 +460,7 @@ class SpaceImporter {
       CollectiveArgs(k.op_type, stats, args);
       HloBytes(stats, args);
       HloCostArgs(stats, args);
+      TfCostArgs(k, start, args);
     }
     if (k.step && k.step_number >= 0) {
       XStatValue v;
@@ -519,6 +569,8 @@ class SpaceImporter {
   SharedStreams* shared_;
   XSpaceImport* out_;
   const TfGraphInputs* graph_;  // the process's tf.function graphs (may be null)
+  const TfOpCosts* tf_costs_;   // ... their nodes' FLOPs (may be null)
+  TfStepRows tf_rows_;          // ... and the rows of the steps' input elements
   size_t arg_begin_ = 0;        // where the current item's arguments start
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
@@ -537,7 +589,7 @@ class SpaceImporter {
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
                           const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes,
-                          const TfGraphInputs* graph) {
+                          const TfGraphInputs* graph, const TfOpCosts* tf_costs) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "XSpace", &t);
   XSpaceImport out;
@@ -570,7 +622,7 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                            " bytes; truncated or not an .xplane.pb); skipped");
       continue;
     }
-    SpaceImporter imp(&t, BaseName(f), steps, &shared, &out, graph);
+    SpaceImporter imp(&t, BaseName(f), steps, &shared, &out, graph, tf_costs);
     imp.Import(space);
     out_of_time += imp.out_of_time_;
     out.files++;

@@ -12,6 +12,7 @@
 #include "format/import/target.h"
 #include "format/import/untrusted.h"
 #include "format/import/xspace/tf_graph.h"
+#include "format/import/xspace/tf_op_cost.h"
 
 namespace tt {
 
@@ -33,11 +34,13 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
 // files are the traced program's, so only regular files are read, never through a symbolic
 // link, each of at most `max_file_bytes` (format/import/untrusted.h). `graph`: the process's
 // tf.function graphs (tf_graph.h); each op event of a node it holds gets its producers.
+// `tf_costs`: their nodes' FLOPs and bytes (tf_op_cost.h), which those op events get.
 // Throws tt::Error when the trace holds no process `pid`.
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
                           const std::optional<XSpaceStepFilter>& steps,
                           uint64_t max_file_bytes = kImportMaxBytes,
-                          const TfGraphInputs* graph = nullptr);
+                          const TfGraphInputs* graph = nullptr,
+                          const TfOpCosts* tf_costs = nullptr);
 
 }  // namespace tt

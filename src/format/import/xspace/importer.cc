@@ -9,6 +9,7 @@
 #include "format/import/untrusted.h"
 #include "format/import/xspace/import.h"
 #include "format/import/xspace/tf_graph.h"
+#include "format/import/xspace/tf_op_cost.h"
 
 namespace tt {
 
@@ -42,8 +43,10 @@ std::vector<std::string> WithinBudget(const ImportRequest& r, std::vector<std::s
 
 ImportResult Run(const ImportRequest& r, std::vector<std::string>* problems) {
   TfGraphInputs graph = ReadTfGraph(r.logdir + "/" + kTfGraphFile, r.max_file_bytes, problems);
+  TfOpCosts costs = ReadTfOpCosts(r.logdir + "/" + kTfOpCostFile, r.max_file_bytes, problems);
   std::vector<std::string> files = WithinBudget(r, problems);
-  ImportResult out = ImportXSpace(r.trace_dir, r.pid, files, r.steps, r.max_file_bytes, &graph);
+  ImportResult out =
+      ImportXSpace(r.trace_dir, r.pid, files, r.steps, r.max_file_bytes, &graph, &costs);
   out.format = "XSpace";
   return out;
 }

@@ -60,11 +60,7 @@ TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad) {
   return out;
 }
 
-namespace {
-
-// The node's own producers, or those of the longest tail of its name the graphs hold, each with
-// the same call prefix (see TfProducersOf).
-std::vector<std::string> Direct(const TfGraphInputs& g, std::string_view node) {
+std::vector<std::string> TfDirectProducers(const TfGraphInputs& g, std::string_view node) {
   std::vector<std::string> out;
   auto split = [&](std::string_view prefix, std::string_view list) {
     for (size_t at = 0; at < list.size();) {
@@ -87,11 +83,9 @@ std::vector<std::string> Direct(const TfGraphInputs& g, std::string_view node) {
   return out;
 }
 
-}  // namespace
-
 std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
                           const std::unordered_set<std::string>* ran) {
-  std::vector<std::string> todo = Direct(g, node), found;
+  std::vector<std::string> todo = TfDirectProducers(g, node), found;
   std::reverse(todo.begin(), todo.end());  // taken from the back: in the graph's order
   std::unordered_set<std::string> seen = {std::string(node)};
   size_t hops = 0;
@@ -104,7 +98,8 @@ std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
       continue;
     }
     if (++hops > kMaxHops) break;
-    std::vector<std::string> next = Direct(g, p);  // it did not run: its producers instead
+    // It did not run: its producers instead.
+    std::vector<std::string> next = TfDirectProducers(g, p);
     todo.insert(todo.end(), next.rbegin(), next.rend());
   }
   std::string out;

@@ -31,6 +31,10 @@ std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
                           const std::unordered_set<std::string>* ran = nullptr);
 inline constexpr size_t kMaxHops = 256;
 
+// The node's own producers, or those of the longest tail of its name the graphs hold, each with
+// the same call prefix (as TfProducersOf finds them, looking through nothing).
+std::vector<std::string> TfDirectProducers(const TfGraphInputs& g, std::string_view node);
+
 // Parses the file's text: "# function NAME" lines, and "NODE<TAB>OP<TAB>PRODUCER..." lines.
 // Lines of another shape are counted in `*bad` and skipped.
 TfGraphInputs ParseTfGraph(std::string_view text, size_t* bad);

@@ -1,0 +1,71 @@
+// A Keras model.fit's FLOPs (issue 36): tests/programs/tf_keras_flops.py (Conv2D, Flatten,
+// two Dense) recorded unchanged; its matrix products' and convolutions' float_ops per node
+// (forward, fused by TensorFlow with their bias and activation, and gradients) against the
+// textbook formula for their shapes and against TensorFlow's own count
+// (ops.get_stats_for_node_def "flops") of the same layers; three steps, the last of 4 rows,
+// which Keras traces with its batch unknown (the rows of its input element then count).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "core/files.h"
+#include "test_json.h"
+#include "test_util.h"
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+using test::Program;
+using test::Python;
+using test::RunCmd;
+using test::RunJson;
+using test::TempDir;
+
+bool Has(const std::string& s, const char* part) { return s.find(part) != std::string::npos; }
+
+TEST(TfFlops, KerasMatMulAndConvFloatOpsEqualTheFormulaAndTensorFlowsCount) {
+  REQUIRE_MODULE("tensorflow");
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", Python(), Program("tf_keras_flops.py")},
+                  {{"TT_TF_FLOPS_REFERENCE", d / "reference.json"}}, 300);
+  ASSERT_EQ(r.status, 0) << r.err;
+  json ref = json::parse(ReadFile(d / "reference.json"));
+  // TensorFlow's own count for a batch of 8 is the textbook one.
+  EXPECT_EQ(ref["flops"]["conv"], 2 * 8 * 8 * 8 * 8 * 3 * 3 * 3);
+  EXPECT_EQ(ref["flops"]["hidden"], 2 * 8 * 512 * 16);
+  EXPECT_EQ(ref["flops"]["logits"], 2 * 8 * 16 * 5);
+
+  json names = RunJson({TT_CLI, "stats", d / "t", "--view", "name", "--json", "--select",
+                        "name,occurrence,float_ops,flops_method"});
+  const int64_t rows = 8 + 8 + 4;  // three steps
+  std::map<std::string, int64_t> forward, gradient;
+  int64_t total = 0, unknown = 0;
+  for (const json& row : names["rows"]) {
+    std::string n = row["name"];
+    if (row["float_ops"].is_null()) {
+      EXPECT_EQ(row["flops_method"], "unknown") << row.dump();
+      unknown++;
+      continue;
+    }
+    int64_t f = row["float_ops"].get<int64_t>();
+    total += f;
+    for (const char* layer : {"conv", "hidden", "logits"})
+      if (Has(n, (std::string("/") + layer).c_str()))
+        (Has(n, "gradient_tape") ? gradient : forward)[layer] += f;
+  }
+  EXPECT_GT(unknown, 0);  // the other ops: unknown, not 0
+  // Forward: TensorFlow's count for 8 rows, per row, times the rows of the three steps.
+  for (const char* layer : {"conv", "hidden", "logits"})
+    EXPECT_EQ(forward[layer], ref["flops"][layer].get<int64_t>() / 8 * rows) << layer << "\n"
+                                                                             << names.dump();
+  // Gradients: the kernel's of each layer (2*M*N*K, the filter's 2*out*Kh*Kw*Cin) and the
+  // inputs' of both Dense layers (the images need none).
+  EXPECT_EQ(gradient["conv"], 2 * rows * 8 * 8 * 8 * 3 * 3 * 3) << names.dump();
+  EXPECT_EQ(gradient["hidden"], 2 * (2 * rows * 512 * 16)) << names.dump();
+  EXPECT_EQ(gradient["logits"], 2 * (2 * rows * 16 * 5)) << names.dump();
+  EXPECT_EQ(total, rows * (2 * 27648 + 3 * 16384 + 3 * 160)) << names.dump();
+}
+
+}  // namespace
+}  // namespace tt
