@@ -40,6 +40,12 @@ pip=("$venv/bin/python3" -m pip install -q --disable-pip-version-check)
 # The ecosystem corpus (tests/corpus/): Flax NNX with optax, written as Flax's own tutorial
 # trains (Keras 3 comes with TensorFlow).
 "${pip[@]}" flax==0.12.8 optax==0.2.8
+# The corpus's libraries above the frameworks: Hugging Face transformers' Trainer (accelerate is
+# its dependency for Trainer), torchvision (its wheel for torch 2.15 is built on torch's stable
+# ABI), PyTorch Lightning, and TensorBoard (tf.summary writes through it). No model weights or
+# data sets are downloaded: the programs build their models from configs on synthetic data.
+"${pip[@]}" transformers==5.24.0 accelerate==1.15.0 torchvision==0.29.2 lightning==2.6.6 \
+  tensorboard==2.21.0
 # perfetto: Perfetto's own compiled trace schema (perfetto.protos), the second reader of our
 # Perfetto exports in tests/export/perfetto_test.cc (its trace processor, which downloads, is not used).
 "${pip[@]}" perfetto==0.59.1

@@ -141,11 +141,13 @@ Meaning OfAnnotation(std::string_view n) {
   return Meaning::kAnnotation;
 }
 
-// torch.compile's machinery around the compiled code, which Kineto records as ops: the
-// dispatcher mode and AOTAutograd's runtime wrappers (their time is the code's they run).
+// The dispatcher's machinery, which Kineto records as ops: its Python keys (a dispatch mode's
+// and a tensor subclass's __torch_dispatch__, DTensor's under FSDP2 and tensor parallelism: the
+// subclass's Python around the aten ops it runs) and torch.compile's AOTAutograd runtime
+// wrappers (their time is the code's they run).
 bool IsTorchRuntimeOp(std::string_view n) {
-  return StartsWithAny(
-      n, {"AOTDispatcher Runtime Wrapper", "PythonDispatchMode", "TorchDynamo Cache Lookup"});
+  return StartsWithAny(n, {"AOTDispatcher Runtime Wrapper", "PythonDispatchMode", "PythonSubclass",
+                           "TorchDynamo Cache Lookup"});
 }
 
 Meaning OfFrameworkOp(std::string_view name) {

@@ -100,6 +100,7 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
       {Category::kUser, "TorchDynamo Cache Lookup", Meaning::kRuntime},
       {Category::kFrameworkOp, "AOTDispatcher Runtime Wrapper Prologue", Meaning::kRuntime},
       {Category::kFrameworkOp, "PythonDispatchMode", Meaning::kRuntime},
+      {Category::kFrameworkOp, "PythonSubclass", Meaning::kRuntime},
       {Category::kFrameworkOp, "Torch-Compiled Region: 0/0", Meaning::kOp},
       {Category::kUser, "Optimizer.step#SGD.step", Meaning::kAnnotation},
       // The program's own ranges stay annotations; other categories by category.
