@@ -15,7 +15,7 @@ namespace {
 
 using analysis::StepBreakdown;
 
-constexpr double kWidth = 1000, kLeft = 70, kRight = 120, kTop = 30;
+constexpr double kWidth = 1000, kLeft = 70, kRight = 150, kTop = 30;
 constexpr size_t kMaxColumns = 150;  // an even sample of the steps beyond it
 constexpr char kFont[] = "font-family=\"sans-serif\" font-size=\"12\"";
 
@@ -190,23 +190,28 @@ std::string Draw(const Grid& g, const std::string& what, const std::string& titl
   return s + Key(lo, hi, kTop + h + 30, what) + "</svg>\n";
 }
 
-// "rank 3 is the slowest in 29 of 30 steps": the rank slowest most often, and how often.
-std::string Slowest(const Grid& g) {
-  std::map<int64_t, size_t> slowest;
+// The rank with the highest value (`most`), else the lowest, in the most steps, as "rank 3 ...
+// in 29 of the 30 steps shown" after `what`; "" where no step has two ranks.
+std::string Extreme(const Grid& g, bool most, const std::string& what) {
+  std::map<int64_t, size_t> times;
   size_t columns = 0;
   for (size_t c = 0; c < g.steps.size(); ++c) {
-    size_t best = SIZE_MAX;
-    for (size_t r = 0; r < g.ranks.size(); ++r)
-      if (!std::isnan(g.v[r][c]) && (best == SIZE_MAX || g.v[r][c] > g.v[best][c])) best = r;
-    if (best == SIZE_MAX) continue;
+    size_t best = SIZE_MAX, known = 0;
+    for (size_t r = 0; r < g.ranks.size(); ++r) {
+      if (std::isnan(g.v[r][c])) continue;
+      ++known;
+      if (best == SIZE_MAX || (most ? g.v[r][c] > g.v[best][c] : g.v[r][c] < g.v[best][c]))
+        best = r;
+    }
+    if (known < 2) continue;
     ++columns;
-    slowest[g.ranks[best]]++;
+    times[g.ranks[best]]++;
   }
-  auto top = std::max_element(slowest.begin(), slowest.end(),
+  auto top = std::max_element(times.begin(), times.end(),
                               [](auto& a, auto& b) { return a.second < b.second; });
-  if (top == slowest.end()) return "";
-  return " Rank " + std::to_string(top->first) + " has the longest step in " +
-         std::to_string(top->second) + " of the " + std::to_string(columns) + " steps shown.";
+  if (top == times.end()) return "";
+  return " Rank " + std::to_string(top->first) + " " + what + " in " + std::to_string(top->second) +
+         " of the " + std::to_string(columns) + " steps shown.";
 }
 
 }  // namespace
@@ -224,7 +229,7 @@ std::string RankHeatmapSection(const analysis::ReportData& d) {
            "One row per rank, one cell per step: the darker, the longer the step (each "
            "cell's exact time in its tooltip; each rank's median and longest step at "
            "the right)." +
-           sample + Slowest(times)) +
+           sample + Extreme(times, true, "has the longest step")) +
        "</figcaption></figure>\n";
   Grid waits = Waits(d.steps.steps, d.comm);
   bool any = false;
@@ -237,7 +242,8 @@ std::string RankHeatmapSection(const analysis::ReportData& d) {
          svg::Escape(
              "The time each rank waited in its collectives during the step for the "
              "others to arrive (from its entry until the last rank entered): the ranks "
-             "that wait are not the slow one; the light row among dark ones is.") +
+             "that wait are not the slow one; the light row among dark ones is." +
+             Extreme(waits, false, "waits the least")) +
          "</figcaption></figure>\n";
   return s + "</section>\n";
 }

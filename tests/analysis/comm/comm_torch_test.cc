@@ -161,7 +161,10 @@ TEST(CommTorch, SendsArePairedWithTheirPeersReceives) {
   EXPECT_NE(f.find(" send/receive pairs"), std::string::npos) << f;
 }
 
-TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
+// Also ranks as identity there (issue 39, items 4 and 7): the step view's rank column, each
+// step's ranks in order, --rank 1 its steps alone; the report's heat map, a row per rank, the
+// waits in collectives per step as comm measured them.
+TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanksStepsByRank) {
   REQUIRE_MODULE("torch");
   TempDir d;
   test::RunResult r;
@@ -177,6 +180,39 @@ TEST(CommTorch, DdpAllReducesCarryTheGradientBytesOnBothRanks) {
     gradients += in["collective"] == "allreduce" && in["bytes"] == said["grad_bytes"];
   }
   EXPECT_EQ(gradients, said["steps"]) << j["instances"].dump().substr(0, 3000);
+
+  auto step_view = [&](std::vector<std::string> more) {
+    std::vector<std::string> argv = {TT_CLI, "stats", d / "t", "--view", "step", "--json"};
+    argv.insert(argv.end(), more.begin(), more.end());
+    auto s = test::RunCmd(argv);
+    EXPECT_EQ(s.status, 0) << s.err;
+    return s.status == 0 ? json::parse(s.out) : json::object();
+  };
+  json steps = step_view({});
+  ASSERT_EQ(steps["rows"].size(), 2u * said["steps"]) << steps.dump().substr(0, 3000);
+  EXPECT_EQ(steps["columns"][1], "rank");
+  for (size_t i = 0; i < steps["rows"].size(); ++i)
+    EXPECT_EQ(steps["rows"][i]["rank"], static_cast<int>(i % 2)) << steps["rows"][i];
+  json one = step_view({"--rank", "1"});
+  ASSERT_EQ(one["rows"].size(), static_cast<size_t>(said["steps"]));
+  for (const auto& row : one["rows"]) EXPECT_EQ(row["rank"], 1) << row;
+
+  std::string html = ReportOf(d / "t", d / "r.html");
+  size_t at = html.find("<section id=\"rank-heatmap\">");
+  ASSERT_NE(at, std::string::npos);
+  std::string map = html.substr(at, html.find("</section>", at) - at);
+  for (int rank : {0, 1})
+    for (int64_t step = 0; step < said["steps"]; ++step)
+      EXPECT_NE(
+          map.find("<title>rank " + std::to_string(rank) + ", step " +
+                   std::to_string(steps["rows"][0]["step"].get<int64_t>() + step) + ": step time "),
+          std::string::npos)
+          << rank << " " << step << "\n"
+          << map.substr(0, 3000);
+  // The ranks wait for each other in the steps' all-reduces (by ns at least: comm measures
+  // each rank's wait from its entry until the last rank entered).
+  EXPECT_NE(map.find("Time waiting in collectives per rank and step"), std::string::npos);
+  EXPECT_EQ(map.find(">rank 2</text>"), std::string::npos);
 }
 
 // A world all-reduce and pair subgroups on gloo (4 ranks by torch.multiprocessing.spawn): each
