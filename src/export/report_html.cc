@@ -398,9 +398,9 @@ std::string HotLines(const ReportData& d) {
        "graph node was created, else the Python stack of the thread that ran or launched it; "
        "library frames folded, `stats --view code --all-frames` unfolds them). Share is of all "
        "op time." +
-       (phases > 0 ? " Tracing, compilation and waits for input (" + Us(phases) +
-                         " us, the code view's (compile) and (input wait)) are not op time and "
-                         "left out."
+       (phases > 0 ? " Tracing, compilation and input (" + Us(phases) +
+                         " us, the code view's (compile), (input wait) and (input work)) are "
+                         "not op time and left out."
                    : std::string()) +
        "</p>\n<div class=\"wide\"><table id=\"hot-lines\">" +
        Header({"line", "function", "file", "op time (us)", "share"}) + "<tbody>\n";

@@ -241,6 +241,51 @@ TEST(CodeView, TorchLoopSampledByDefault) {
   EXPECT_TRUE(ThreadNames(trace, "code_torch.py").count("tensortrace-pysample"));
 }
 
+// The input pipeline's own work in a DataLoader worker process (its "DataLoader fetch" ranges)
+// goes to the line the worker's samples were in: the Dataset's __getitem__, which sleeps 10 ms a
+// sample here. Each worker's code view (--pid) puts most of its fetch time there, as
+// "(input work)" under that line (it said "no Python stacks in this trace").
+void FindInputWork(const json& rows, bool under_getitem, double* at_getitem, double* all) {
+  for (const auto& r : rows) {
+    bool here = under_getitem || r.value("function", "").ends_with("__getitem__");
+    if (r.value("name", "") == "(input work)") {
+      *all += r.value("micros", 0.0);
+      if (here) *at_getitem += r.value("micros", 0.0);
+    }
+    if (r.contains("children")) FindInputWork(r["children"], here, at_getitem, all);
+  }
+}
+
+TEST(CodeView, DataLoaderWorkersFetchGoesToTheDatasetsLine) {
+  if (!HaveModule("torch")) GTEST_SKIP() << "no torch";
+  if (!NativeSampler()) GTEST_SKIP() << "no native sampler (CPython 3.11 only)";
+  TempDir d;
+  std::string trace = Record(d, "torch_cnn.py", {{"TT_TORCH_FETCH_SLEEP", "0.01"}});
+  json info = RunJson({TT_CLI, "info", trace, "--json"});
+  int workers = 0;
+  for (const auto& p : info["processes"]) {
+    bool worker = false;
+    for (const auto& t : p.value("threads", json::array()))
+      worker |= t.value("name", "") == "pt_data_worker";
+    if (!worker) continue;
+    ++workers;
+    std::string pid = std::to_string(p["pid"].get<int64_t>());
+    json code = RunJson({TT_CLI, "stats", trace, "--view", "code", "--pid", pid, "--json",
+                         "--all-frames", "--select", "name,micros,file,function,line"});
+    json rt = RunJson({TT_CLI, "stats", trace, "--view", "runtime", "--pid", pid, "--json"});
+    double fetch = 0;
+    for (const auto& r : rt["rows"])
+      if (r.value("name", "") == "DataLoader fetch") fetch += r.value("micros", 0.0);
+    double at_getitem = 0, all = 0;
+    FindInputWork(code.value("rows", json::array()), false, &at_getitem, &all);
+    // 3 batches of 8 samples at 10 ms each per worker: at least 240 ms of fetching.
+    EXPECT_GE(fetch, 200e3) << "worker " << pid;
+    EXPECT_GE(at_getitem, 0.7 * fetch) << "worker " << pid << ": " << code.dump().substr(0, 2000);
+    EXPECT_LE(all, fetch * 1.001) << "worker " << pid;
+  }
+  EXPECT_EQ(workers, 2);
+}
+
 // JAX: the XLA computations run on XLA's threads; each goes to the stack of the Python thread
 // that called it (sampled while the call waits for its result). The ranking only: with the
 // machine's CPUs all busy (the tests run two at a time) the sampler's looks come late, and a

@@ -3,7 +3,8 @@ no profiler call, no step marker. Prints `steps N` and `weight_bytes B`. TT_TORC
 see torch_reference.py. With TT_TORCH_CRASH_AT=K the loop raises an uncaught RuntimeError in
 step K, after its forward pass; with TT_TORCH_STEP_SLEEP=S each step also sleeps S seconds.
 TT_TORCH_BATCH sets the batch size (default 8); TT_TORCH_GELU=1 adds a GELU after the ReLU (an
-op the default program does not run). TT_SAY_STARTED=1 prints "started 1" after the first step."""
+op the default program does not run). TT_SAY_STARTED=1 prints "started 1" after the first step.
+TT_TORCH_FETCH_SLEEP=S makes the Dataset sleep S seconds per sample (in the DataLoader's workers)."""
 import os
 import time
 
@@ -13,6 +14,7 @@ import torch_reference
 
 STEPS = int(os.environ.get("TT_TORCH_STEPS", "6"))
 BATCH = int(os.environ.get("TT_TORCH_BATCH", "8"))
+FETCH_SLEEP = float(os.environ.get("TT_TORCH_FETCH_SLEEP", "0"))
 
 
 class Synthetic(torch.utils.data.Dataset):
@@ -20,6 +22,7 @@ class Synthetic(torch.utils.data.Dataset):
         return STEPS * BATCH
 
     def __getitem__(self, i):
+        time.sleep(FETCH_SLEEP)
         g = torch.Generator().manual_seed(i)
         return torch.randn(1, 28, 28, generator=g), i % 10
 

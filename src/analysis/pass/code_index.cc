@@ -330,6 +330,26 @@ uint32_t OpStacks::Of(uint32_t name, uint64_t tid, uint64_t start, uint64_t end)
   return it->second != kNoStack ? it->second : StackOfOp(pc_, {}, tid, start, end);
 }
 
+std::vector<std::pair<uint32_t, uint64_t>> OpStacks::Split(uint64_t tid, uint64_t start,
+                                                           uint64_t end) {
+  auto own = pc_.samples.find(tid);
+  if (own == pc_.samples.end() || own->second.empty()) return {};
+  const auto& v = own->second;
+  auto first = std::lower_bound(v.begin(), v.end(), CodeSample{start, 0, 0});
+  auto last = std::upper_bound(first, v.end(), CodeSample{end, 0, 0});
+  if (first == last) return {{At(v, start, end), end - start}};
+  std::map<uint32_t, uint64_t> looks;
+  for (auto it = first; it != last; ++it) ++looks[it->stack];
+  uint64_t n = static_cast<uint64_t>(last - first), given = 0;
+  std::vector<std::pair<uint32_t, uint64_t>> out;
+  for (const auto& [stack, k] : looks) {
+    out.push_back({stack, (end - start) * k / n});
+    given += out.back().second;
+  }
+  out.back().second += end - start - given;  // the rounding's remainder
+  return out;
+}
+
 // Where a tracer gave exact stacks, they replace the sampler's looks (which name the line a
 // function was at, not the function's own, and could only mix with them): the tracer's
 // busiest thread is then the main one.

@@ -57,6 +57,10 @@ class OpStacks {
  public:
   OpStacks(const ProcessCode& pc, const model::Process& proc) : pc_(pc), proc_(proc) {}
   uint32_t Of(uint32_t name, uint64_t tid, uint64_t start, uint64_t end);
+  // A long interval of thread `tid` (the input pipeline's work in a DataLoader worker, many
+  // samples long) split among the stacks its samples saw, each sample an equal share of it;
+  // with no sample inside, whole to Of's stack. Empty when the thread has no samples.
+  std::vector<std::pair<uint32_t, uint64_t>> Split(uint64_t tid, uint64_t start, uint64_t end);
 
  private:
   const ProcessCode& pc_;

@@ -78,7 +78,10 @@ class HostVisitor {
           open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
     if (s.category == Category::kFrameworkOp)  // the eager ops around it run a graph
       for (Open& o : open_) o.holds_op |= o.meaning == model::Meaning::kEagerOp;
-    open_.push_back({m, op_like, in_compile, ancestor, 0, false});
+    // Busy time is the outermost slices' below the steps: a step marker (Kineto's
+    // ProfilerStep#N around every op of the iteration) is not work of its own.
+    bool busy_root = !IsStep(s, k_) && busy_open_++ == 0;
+    open_.push_back({m, op_like, in_compile, ancestor, 0, false, busy_root});
     if (s.category == Category::kFrameworkOp) ++fw_open_;
     if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
   }
@@ -108,7 +111,7 @@ class HostVisitor {
     model::Meaning meaning = model::Meaning::kAnnotation;
     uint64_t op_self = CloseOpen(s, &outermost_op, &meaning);
     if (IsStep(s, k_)) return;  // steps are found by FindSteps
-    if (s.depth == 0) a_->busy += s.Duration();
+    if (closed_busy_root_) a_->busy += s.Duration();
     if (shared_ && s.category == Category::kFrameworkOp) a_->op_spans.Add(s.start, s.end, s.name);
     if (w_ && !w_->empty() && !InWindows(*w_, s.start)) return;
     if (c_.needs.intervals) AddInterval(s, meaning, outermost_op);
@@ -173,6 +176,7 @@ class HostVisitor {
   uint64_t CloseOpen(const Slice& s, bool* outermost_op, model::Meaning* meaning) {
     if (open_.empty()) {
       closed_holds_op_ = false;
+      closed_busy_root_ = s.depth == 0 && !IsStep(s, k_);
       *meaning = MeaningIn(s);
       return s.Self();
     }
@@ -180,12 +184,16 @@ class HostVisitor {
     open_.pop_back();
     *meaning = o.meaning;
     closed_holds_op_ = o.holds_op;
+    closed_busy_root_ = o.busy_root;
+    if (!IsStep(s, k_) && busy_open_ > 0) --busy_open_;
     *outermost_op = o.op_like && o.ancestor < 0;
     // A compilation inside an op (torch.compile's backward compiled on its first call) is
-    // not the op's own time either.
+    // not the op's own time either, nor a collective or the wait for one inside a range (a
+    // library's "FSDP::all_gather" inside its "FSDP::pre_forward").
     bool outer_compile =
         o.meaning == model::Meaning::kCompile && (open_.empty() || !open_.back().in_compile);
-    if ((o.op_like || outer_compile) && o.ancestor >= 0)
+    bool comm = o.meaning == model::Meaning::kCommunication;
+    if ((o.op_like || outer_compile || comm) && o.ancestor >= 0)
       open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
     return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
   }
@@ -294,13 +302,21 @@ class HostVisitor {
       a_->code_compile.push_back({s.start, s.end, stack});
       return;
     }
-    if (meaning != Meaning::kInput || parent == Meaning::kInput ||
-        !model::IsInputWait(proc_.Name(s.name)))
+    if (meaning != Meaning::kInput || parent == Meaning::kInput) return;
+    // A wait for input goes to the line that waited; the input pipeline's own work (a
+    // DataLoader worker's fetch) to the line its thread's samples were in (the Dataset's
+    // __getitem__), where its thread has Python samples.
+    if (!model::IsInputWait(proc_.Name(s.name))) {
+      for (const auto& [at, ns] : stacks_->Split(t_.id, s.start, s.end))
+        AddPhase(at, "(input work)", ns);
       return;
-    stack = stacks_->Of(s.name, t_.id, s.start, s.end);
-    Summary& sum = a_->code_phase[{stack, "(input wait)"}];
+    }
+    AddPhase(stacks_->Of(s.name, t_.id, s.start, s.end), "(input wait)", s.Duration());
+  }
+  void AddPhase(uint32_t stack, const char* phase, uint64_t ns) {
+    Summary& sum = a_->code_phase[{stack, phase}];
     if (sum.count() == 0) sum.KeepSamples(false);
-    sum.Add(s.Duration());
+    sum.Add(ns);
   }
   // The code view: an eager op (TensorFlow's dispatch of one op, whose kernel runs inside it)
   // is the op time of the line that called it, whole: eager TensorFlow writes no op event, so
@@ -339,8 +355,11 @@ class HostVisitor {
     int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
     uint64_t op_child;  // time of its nearest op-like descendants
     bool holds_op;      // an eager op that ran a framework op (a graph function's call)
+    bool busy_root;     // not a step, and no slice around it but steps
   };
-  bool closed_holds_op_ = false;  // of the slice CloseOpen closed last
+  bool closed_holds_op_ = false;   // of the slice CloseOpen closed last
+  bool closed_busy_root_ = false;  // of the slice CloseOpen closed last
+  size_t busy_open_ = 0;           // open slices that are not steps
   std::vector<Open> open_;
 };
 

@@ -1,8 +1,9 @@
 // The code view (tfprof's code view): op time by the Python line behind each op, as a tree of
 // the program's frames (file:line:function), outermost first. Each op's own time (as the op
 // view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
-// the stack its launching thread was sampled on. Waits for input and compilations outside ops
-// go to their thread's stack as leaves "(input wait)" and "(compile)". By default a run of library
+// the stack its launching thread was sampled on. Waits for input, the input pipeline's own work
+// on a sampled thread (a DataLoader worker's fetch) and compilations outside ops go to their
+// thread's stack as leaves "(input wait)", "(input work)" and "(compile)". By default a run of library
 // frames (the interpreter's, installed packages') is folded into one node "[package]"; --all-frames
 // keeps every frame.
 #include <algorithm>
