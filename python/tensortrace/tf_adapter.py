@@ -72,10 +72,11 @@ class Adapter:
 
     def stop(self):
         self._stop(save=True)
-        from _tensortrace import tf_costs, tf_graphs
+        from _tensortrace import tf_costs, tf_graphs, tf_params
 
         tf_graphs.save(getattr(self, "_logdir", None))
         tf_costs.save(getattr(self, "_logdir", None))
+        tf_params.save(getattr(self, "_logdir", None))
 
     def when_ready(self, start, on_error):
         try:
@@ -138,6 +139,9 @@ class Adapter:
 
             @functools.wraps(orig)
             def maker(self, *args, **kwargs):
+                from _tensortrace import tf_params
+
+                tf_params.remember_model(self)  # its layers' weights (the scope view's params)
                 fn = orig(self, *args, **kwargs)
                 f = getattr(self, attr, None)
                 if callable(f) and not getattr(f, "_tensortrace_step", False):

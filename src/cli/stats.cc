@@ -49,8 +49,9 @@ fields (--select a,b,c; --order-by one of them):
   min_micros, max_micros, stddev_micros, share (% of the view's total); the op views' float_ops
   (floating-point operations; "unknown", null in JSON, where neither the framework nor a shape
   formula gives them), flops_method (which did), flops_per_second, output_bytes,
-  arithmetic_intensity (FLOPs per byte read and written); the scope view's params (a module's
-  trainable parameters); the step view's mfu (against the recording host's peak); and per view:
+  arithmetic_intensity (FLOPs per byte read and written); the scope view's params (an
+  nn.Module's trainable parameters, a Keras layer's count_params()); the step view's mfu
+  (against the recording host's peak); and per view:
 )";
 
 const OutputSpec kOutput{

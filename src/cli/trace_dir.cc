@@ -38,13 +38,13 @@ std::string ProcessDirProblem(const std::string& dir) {
 }
 
 // xspace/<pid>/: what the framework profiler wrote (plugins/; PyTorch's torch/), the capture
-// and import summaries and the TensorFlow graphs and their ops' costs the bootstrap saved
-// (tf_graph.tsv, tf_op_cost.tsv), with the temporary names the bootstrap and record write them
-// under.
+// and import summaries and the TensorFlow graphs, their ops' costs and the Keras or Flax
+// parameters the bootstrap saved (tf_graph.tsv, tf_op_cost.tsv, params.tsv), with the temporary
+// names the bootstrap and record write them under.
 std::string XSpaceDirProblem(const std::string& dir) {
   static const std::regex kPid("[0-9]+");
   static const std::regex kEntry(
-      R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?|\.?tf_(graph|op_cost)\.tsv(\.tmp)?)");
+      R"(\.?capture\.json(\.tmp)?|import\.json(\.tmp.*)?|\.?(tf_graph|tf_op_cost|params)\.tsv(\.tmp)?)");
   for (const auto& pid : ListDirectory(dir)) {
     std::string pd = dir + "/" + pid;
     if (Kind(pd) != 'd' || !std::regex_match(pid, kPid)) return pd + " is not a profiler capture";

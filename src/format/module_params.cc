@@ -22,12 +22,17 @@ std::map<std::string, int64_t> ParseModuleParams(const std::string& text) {
 }
 
 std::map<std::string, int64_t> ReadModuleParams(const std::string& recording, int64_t pid) {
-  std::ifstream f(recording + "/xspace/" + std::to_string(pid) + "/torch/params.tsv");
-  if (!f) return {};
-  std::string text(1 << 20, '\0');  // bounded: a file past 1 MiB is read as far as that
-  f.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<size_t>(f.gcount()));
-  return ParseModuleParams(text);
+  std::map<std::string, int64_t> out;
+  std::string dir = recording + "/xspace/" + std::to_string(pid);
+  for (const char* file : {"/torch/params.tsv", "/params.tsv"}) {
+    std::ifstream f(dir + file);
+    if (!f) continue;
+    std::string text(1 << 20, '\0');  // bounded: a file past 1 MiB is read as far as that
+    f.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(f.gcount()));
+    out.merge(ParseModuleParams(text));
+  }
+  return out;
 }
 
 }  // namespace tt

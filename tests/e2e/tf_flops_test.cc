@@ -3,9 +3,12 @@
 // (forward, fused by TensorFlow with their bias and activation, and gradients) against the
 // textbook formula for their shapes and against TensorFlow's own count
 // (ops.get_stats_for_node_def "flops") of the same layers; three steps, the last of 4 rows,
-// which Keras traces with its batch unknown (the rows of its input element then count).
+// which Keras traces with its batch unknown (the rows of its input element then count). The
+// scope view's params: each Keras layer's count_params().
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "core/files.h"
@@ -65,6 +68,30 @@ TEST(TfFlops, KerasMatMulAndConvFloatOpsEqualTheFormulaAndTensorFlowsCount) {
   EXPECT_EQ(gradient["hidden"], 2 * (2 * rows * 512 * 16)) << names.dump();
   EXPECT_EQ(gradient["logits"], 2 * (2 * rows * 16 * 5)) << names.dump();
   EXPECT_EQ(total, rows * (2 * 27648 + 3 * 16384 + 3 * 160)) << names.dump();
+
+  // The scope view's params: each Keras layer's count_params() on its name scope's row (Keras
+  // made them unique: "sequential_1/conv_1"), the model's count_params() on the model's.
+  json scope =
+      RunJson({TT_CLI, "stats", d / "t", "--view", "scope", "--json", "--select", "name,params"});
+  std::map<std::string, int64_t> params;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& rows,
+                                                                  const std::string& at) {
+    for (const json& row : rows) {
+      std::string path =
+          at.empty() ? row["name"].get<std::string>() : at + "/" + row["name"].get<std::string>();
+      if (row.contains("params") && row["params"].is_number() && !Has(path, "gradient_tape"))
+        params[path] = row["params"].get<int64_t>();
+      walk(row.value("children", json::array()), path);
+    }
+  };
+  walk(scope["rows"], "");
+  const std::string model = "StatefulPartitionedCall/sequential_1";
+  EXPECT_EQ(params[model], ref["total"]) << scope.dump();
+  EXPECT_EQ(params[model + "/conv_1"], ref["params"]["conv"]);
+  EXPECT_EQ(params[model + "/hidden_1"], ref["params"]["hidden"]);
+  EXPECT_EQ(params[model + "/logits_1"], ref["params"]["logits"]);
+  EXPECT_EQ(params[model + "/conv_1"], 3 * 3 * 3 * 8 + 8);
+  EXPECT_EQ(params.size(), 4u) << scope.dump();  // the layers with weights and the model
 }
 
 }  // namespace

@@ -63,13 +63,26 @@ bool ModuleRows(Aggregates& a, Result* r) {
   return true;
 }
 
+// The parameters of the scope `path`: its own, or, where TensorFlow inlined a function call
+// ("StatefulPartitionedCall/sequential_1/conv_1"), those of the path after its call nodes.
+const int64_t* ParamsOf(std::string_view path, const std::map<std::string, int64_t>& params) {
+  while (true) {
+    if (auto it = params.find(std::string(path)); it != params.end()) return &it->second;
+    size_t slash = path.find('/');
+    if (slash == std::string_view::npos ||
+        path.substr(0, slash).find("PartitionedCall") == std::string_view::npos)
+      return nullptr;
+    path.remove_prefix(slash + 1);
+  }
+}
+
 // Each module row's trainable parameters, as the bootstrap counted them (module_params.h).
 void SetParams(std::vector<Row>* rows, const std::string& prefix,
                const std::map<std::string, int64_t>& params) {
   for (Row& r : *rows) {
     std::string path = prefix.empty() ? r.name : prefix + "/" + r.name;
-    if (auto it = params.find(path); it != params.end())
-      r.numbers.push_back({"params", static_cast<double>(it->second)});
+    if (const int64_t* n = ParamsOf(path, params))
+      r.numbers.push_back({"params", static_cast<double>(*n)});
     SetParams(&r.children, path, params);
   }
 }
@@ -80,13 +93,11 @@ void Finish(Aggregates& a, Result* r) {
   std::vector<Row> tree;
   for (const auto& row : r->rows) InsertScope(&tree, ScopePath(row.name), 0, row);
   SetTreeShares(&tree, r->total_ns);
-  if (modules) {
-    std::map<std::string, int64_t> params;
-    for (const model::Process& p : a.m->processes)
-      for (auto& [path, n] : ReadModuleParams(p.recording, p.meta.pid))
-        params[path] = std::max(params[path], n);  // ranks hold replicas: one model's count
-    SetParams(&tree, "", params);
-  }
+  std::map<std::string, int64_t> params;
+  for (const model::Process& p : a.m->processes)
+    for (auto& [path, n] : ReadModuleParams(p.recording, p.meta.pid))
+      params[path] = std::max(params[path], n);  // ranks hold replicas: one model's count
+  if (!params.empty()) SetParams(&tree, "", params);
   r->rows = std::move(tree);
 }
 
