@@ -423,8 +423,14 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
   if (std::string note = MemoryNote(s); !note.empty())
     std::printf("memory     %s\n", TerminalSafe(note).c_str());
   if (windows) std::printf("captured   %s\n", CapturesText(*windows).c_str());
-  for (size_t pi = 0; pi < s.processes.size(); ++pi)
-    PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
+  // The ranks in rank order (after the processes without one: a launcher, its helpers), not in
+  // the order of their pids.
+  std::vector<size_t> order(s.processes.size());
+  for (size_t pi = 0; pi < order.size(); ++pi) order[pi] = pi;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return s.processes[a].meta.rank < s.processes[b].meta.rank;
+  });
+  for (size_t pi : order) PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
   PrintLost(s);
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",

@@ -21,11 +21,12 @@ void AddVersion(RunSummary* run, std::pair<std::string, std::string> e) {
     run->versions.push_back(std::move(e));
 }
 
-// " (rank R of N)" where the launcher gave the process a rank.
-std::string RankNote(const ProcessMeta& m) {
-  if (m.rank < 0) return "";
-  return " (rank " + std::to_string(m.rank) +
-         (m.world_size >= 0 ? " of " + std::to_string(m.world_size) : "") + ")";
+// "rank R of N (pid P)" where the launcher gave the process a rank, else "pid P".
+std::string ProcessName(const ProcessMeta& m) {
+  std::string pid = "pid " + std::to_string(m.pid);
+  if (m.rank < 0) return pid;
+  return "rank " + std::to_string(m.rank) +
+         (m.world_size >= 0 ? " of " + std::to_string(m.world_size) : "") + " (" + pid + ")";
 }
 
 // A command line as the summary shows it: a long one (a framework's `python -c ...` helper)
@@ -34,15 +35,26 @@ std::string Shortened(const std::string& cmd) {
   return cmd.size() <= 160 ? cmd : cmd.substr(0, 157) + "...";
 }
 
-// The processes' commands, the busiest (most events) first: the first kShown in full, the
-// rest (torch.compile's and DataLoader's workers, a launcher's helpers) counted in one line.
-void ListCommands(std::vector<std::pair<uint64_t, std::string>> listed, RunSummary* run) {
+// A process the summary lists: its events, its rank (-1: none) and its line.
+struct Listed {
+  uint64_t records = 0;
+  int64_t rank = -1;
+  std::string line;
+};
+
+// The processes' commands: the kShown busiest (most events) in full, ranks in rank order, then
+// the others by events; the rest (torch.compile's and DataLoader's workers, a launcher's
+// helpers) counted in one line.
+void ListCommands(std::vector<Listed> listed, RunSummary* run) {
   constexpr size_t kShown = 4;
   std::stable_sort(listed.begin(), listed.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  for (size_t i = 0; i < listed.size() && i < kShown; ++i)
-    run->commands.push_back(listed[i].second);
+                   [](const auto& a, const auto& b) { return a.records > b.records; });
   if (listed.size() > kShown) run->unlisted_processes = listed.size() - kShown;
+  listed.resize(std::min(listed.size(), kShown));
+  std::stable_sort(listed.begin(), listed.end(), [](const auto& a, const auto& b) {
+    return a.rank >= 0 && (b.rank < 0 || a.rank < b.rank);
+  });
+  for (const auto& l : listed) run->commands.push_back(l.line);
 }
 
 RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
@@ -54,15 +66,15 @@ RunSummary Summarise(const model::TraceModel& m, const model::TraceSummary& sum,
   // A chain of exec'ing shims (pyenv, env, wrapper scripts) is the one process it became, and
   // helpers that traced nothing are only counted.
   model::NewestImages images(sum.processes);
-  std::vector<std::pair<uint64_t, std::string>> listed;  // (records, line)
+  std::vector<Listed> listed;
   for (const auto& p : sum.processes) {
     uint64_t records = 0;
     for (uint64_t n : p.by_category) records += n;
     if (records == 0 || !images.IsNewest(p.meta))
       run.quiet_processes++;
     else
-      listed.push_back({records, "pid " + std::to_string(p.meta.pid) + RankNote(p.meta) + ": " +
-                                     Shortened(p.meta.cmdline)});
+      listed.push_back(
+          {records, p.meta.rank, ProcessName(p.meta) + ": " + Shortened(p.meta.cmdline)});
     if (!p.meta.hostname.empty()) hosts.insert(p.meta.hostname);
     for (const auto& [src, details] : p.source_details)
       for (const auto& detail : details) AddVersion(&run, {src, detail});

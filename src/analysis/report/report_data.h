@@ -25,7 +25,8 @@ namespace tt::analysis {
 struct RunSummary {
   std::string title;
   std::string trace;
-  std::vector<std::string> commands;  // "pid N: command line", per process that traced events
+  std::vector<std::string> commands;  // "rank R of N (pid P): command line" ("pid P: ..." where
+                                      // no launcher gave a rank), per process that traced events
                                       // (a pid that exec'd: the image it became)
   size_t quiet_processes = 0;     // left out of commands: exec'd shims and helpers with no events
   size_t unlisted_processes = 0;  // ... and those with fewer events than the listed few

@@ -105,8 +105,8 @@ TEST(Diff, BadInputIsOneLine) {
 // both running the diff job as pid 3, rank 1 at twice the scale (MatMul 400 us a step, 2 MiB
 // held). The step view has a rank column with each step's ranks in order and --rank keeps one
 // rank's steps; memory names each allocator by its rank; diff pairs the allocators by rank
-// (by pid, the two sides' "pid 3" were one); the report's heat map has a row per rank and names
-// rank 1 as the longest in every step.
+// (by pid, the two sides' "pid 3" were one); the report's run summary lists the ranks in rank
+// order, its heat map has a row per rank and names the rank with the longest steps.
 TEST(Ranks, PidNamespacesApartByRankInStepsMemoryDiffAndReport) {
   TempDir d;
   if (RunCmd({"unshare", "-p", "-f", "true"}).status != 0)
@@ -179,6 +179,10 @@ TEST(Ranks, PidNamespacesApartByRankInStepsMemoryDiffAndReport) {
   auto rep = RunCmd({TT_CLI, "report", dirs[0], dirs[1], "-o", d / "r.html"}, {}, 300);
   ASSERT_EQ(rep.status, 0) << rep.err;
   std::string html = ReadFile(d / "r.html");
+  // The run summary names the ranks, in rank order (was by events: rank 1's first).
+  size_t s0 = html.find("<dd>rank 0 of 2 (pid "), s1 = html.find("<dd>rank 1 of 2 (pid ");
+  ASSERT_NE(s1, std::string::npos) << html.substr(0, 3000);
+  EXPECT_LT(s0, s1);
   size_t at = html.find("<section id=\"rank-heatmap\">");
   ASSERT_NE(at, std::string::npos);
   std::string map = html.substr(at, html.find("</section>", at) - at);
