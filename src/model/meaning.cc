@@ -138,6 +138,11 @@ Meaning OfAnnotation(std::string_view n) {
   if (IsCompileName(n)) return Meaning::kCompile;
   if (IsInputName(n)) return Meaning::kInput;
   if (IsRuntimeName(n) || IsJaxRuntimeName(n)) return Meaning::kRuntime;
+  // A library's range of one collective, "Library::collective" ("FSDP::all_gather (0)"): the
+  // ops inside it copy in and out, and its own time is the wait for the collective that the
+  // backend runs on its worker thread.
+  if (size_t c = n.rfind("::"); c != n.npos && IsCommunicationOpType(n.substr(c + 2)))
+    return Meaning::kCommunication;
   return Meaning::kAnnotation;
 }
 

@@ -106,6 +106,10 @@ TEST(Meaning, TensorFlowHostEventsByKind) {
       // The program's own ranges stay annotations; other categories by category.
       {Category::kUser, "my training phase", Meaning::kAnnotation},
       {Category::kUser, "Trainer::step", Meaning::kAnnotation},
+      // A library's range of one collective: its own time waits for the backend's.
+      {Category::kUser, "FSDP::all_gather (0)", Meaning::kCommunication},
+      {Category::kUser, "FSDP::reduce_scatter", Meaning::kCommunication},
+      {Category::kUser, "FSDP::post_backward_reduce", Meaning::kAnnotation},
       {Category::kPrimitive, "convolution", Meaning::kPrimitive},
       {Category::kStep, "train", Meaning::kStep},
       {Category::kGpuKernel, "volta_sgemm", Meaning::kDevice},
