@@ -239,7 +239,14 @@ TEST(CorpusEcosystem, TorchvisionResnetWithDataLoaderWorkers) {
   Recorded r = Record(d, "torchvision_dataloader.py", {"10"});
   ExpectTorchProgram(d, r, "torchvision_dataloader.py");
   json info = RunJson({TT_CLI, "info", r.trace, "--json"});
-  EXPECT_EQ(info["processes"].size(), 3u) << "the program and its two DataLoader workers";
+  ASSERT_EQ(info["processes"].size(), 3u) << "the program and its two DataLoader workers";
+  // Each worker's fetching goes to the Dataset's __getitem__, the program's own line.
+  for (size_t i = 1; i < 3; ++i) {
+    std::string pid = std::to_string(info["processes"][i]["pid"].get<int64_t>());
+    json code = RunJson({TT_CLI, "stats", r.trace, "--view", "code", "--pid", pid, "--json"});
+    EXPECT_NE(code.dump().find("torchvision_dataloader.py:"), std::string::npos) << pid;
+    EXPECT_NE(code.dump().find(":Images.__getitem__"), std::string::npos) << pid;
+  }
 }
 
 TEST(CorpusEcosystem, LightningTrainerFitSteps) {
