@@ -47,7 +47,10 @@ recording per rank or host) are reported as one job.
                      straggler rank, many small collectives, ...)
   step time          per step: host compute, device compute, copies, communication, device
                      idle (host-bound or waiting), as stacked bars
-  top ops, kernels   as in `tensortrace stats --view op` and `--view kernel`
+  top ops, kernels   as in `tensortrace stats --view op` and `--view kernel` (the ops' float_ops
+                     and flops_per_second where some op's FLOPs are known)
+  roofline           each op type whose FLOPs and bytes are known: arithmetic intensity
+                     against achieved FLOP/s, under the recording host's FP32 peak
   hottest lines      op time by the innermost line of the program's own files behind each op
                      (`tensortrace stats --view code`; library frames folded)
   memory over time   bytes in use per allocator, the peak and the op running at it (with

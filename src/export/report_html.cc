@@ -340,6 +340,9 @@ std::string Ops(const ReportData& d) {
                                    "self_micros", "cpu_micros",    "accelerator_micros",
                                    "avg_micros",  "median_micros", "share"};
   if (memory) cols.insert(cols.end(), {"bytes", "peak_bytes", "residual_bytes"});
+  bool flops = false;
+  for (const auto& r : d.ops.rows) flops |= r.costs.flops_known > 0;
+  if (flops) cols.insert(cols.end(), {"float_ops", "flops_per_second"});  // unknown where unknown
   s += std::string("<p>By op type, ordered by ") +
        (nest ? "self time (self_micros: the ops nest in one another, so by inclusive time one "
                "piece of work would lead several rows)"
@@ -568,6 +571,7 @@ void WriteReportHtml(const ReportData& d, Sink& out) {
   out.Write(Steps(d));
   out.Write(report::RankHeatmapSection(d));
   out.Write(Ops(d));
+  out.Write(report::RooflineSection(d));
   out.Write(HotLines(d));
   out.Write(Kernels(d));
   out.Write(Memory(d));

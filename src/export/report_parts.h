@@ -50,6 +50,10 @@ std::string ClocksPart(const std::vector<model::RecordingClock>& clocks);
 // per rank and step; "" for a job of fewer than two ranks with steps.
 std::string RankHeatmapSection(const analysis::ReportData& d);
 
+// The roofline (report_roofline.cc): op types by arithmetic intensity and achieved FLOP/s under
+// the recording host's peak; a one-line note where no op has its FLOPs and bytes known.
+std::string RooflineSection(const analysis::ReportData& d);
+
 // "What would help most" (report_suggest.cc): replay's what-ifs ranked by predicted gain.
 std::string SuggestionsSection(const analysis::ReportData& d);
 

@@ -92,6 +92,26 @@ TEST(TfFlops, KerasMatMulAndConvFloatOpsEqualTheFormulaAndTensorFlowsCount) {
   EXPECT_EQ(params[model + "/logits_1"], ref["params"]["logits"]);
   EXPECT_EQ(params[model + "/conv_1"], 3 * 3 * 3 * 8 + 8);
   EXPECT_EQ(params.size(), 4u) << scope.dump();  // the layers with weights and the model
+
+  // The report: the top ops' float_ops and FLOP/s columns, and the roofline, a point per op
+  // type whose FLOPs and bytes are known (MatMul, fused MatMul, fused Conv2D, the filter's
+  // gradient), under the host's FP32 peak.
+  auto rep = RunCmd({TT_CLI, "report", d / "t", "-o", d / "r.html"});
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  std::string html = ReadFile(d / "r.html");
+  size_t ops = html.find("<table id=\"top-ops\">");
+  ASSERT_NE(ops, std::string::npos);
+  std::string head = html.substr(ops, html.find("</thead>", ops) - ops);
+  EXPECT_TRUE(Has(head, ">float_ops<") && Has(head, ">flops_per_second<")) << head;
+  size_t roof = html.find("<section id=\"roofline\">");
+  ASSERT_NE(roof, std::string::npos);
+  std::string section = html.substr(roof, html.find("</section>", roof) - roof);
+  size_t points = 0;
+  for (size_t at = 0; (at = section.find("class=\"roofline-op\"", at)) != std::string::npos; ++at)
+    ++points;
+  EXPECT_EQ(points, 4u) << section;
+  EXPECT_TRUE(Has(section, "FP32 peak")) << section;
+  EXPECT_TRUE(Has(section, ">_MklNativeFusedConv2D<")) << section;
 }
 
 }  // namespace
