@@ -2,13 +2,16 @@
 // events, each event in order, damage as one line; and record's import of a large one, whole
 // or stopped at its memory budget (--import-max-memory) with the program's status and the trace
 // kept (issue 40: a 500 MB Kineto JSON once took 5.18 GB).
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 #include <regex>
 
 #include "core/error.h"
 #include "core/files.h"
+#include "format/import/kineto/header_scan.h"
 #include "format/import/kineto/stream.h"
 #include "test_util.h"
 
@@ -46,6 +49,36 @@ TEST(KinetoStream, HeaderAroundTheEventsAndEachEventInOrder) {
   kineto::json only;
   kineto::ReadKinetoFile(d / "a.json", 1 << 20, &only, nullptr);
   EXPECT_EQ(only, header);
+}
+
+// The header found by a scan of the bytes (header_scan.h) is the full parser's: strings with
+// brackets, quotes and escapes inside and outside the events, a key "traceEvents" inside an
+// event, fields before and after; where the scan cannot tell (two traceEvents arrays, the
+// array open at the end), it says so and the full parser decides.
+TEST(KinetoStream, HeaderScanAgreesWithTheFullParse) {
+  TempDir d;
+  const std::string texts[] = {
+      R"({"a": "x]\"[{", "traceEvents": [{"name": "]\\\"}", "traceEvents": [1]}, "[["],
+         "b": {"c": ["]"]}, "baseTimeNanoseconds": 5})",
+      R"( {"traceEvents":[],"z":[{"traceEvents":{}}]} )",
+      R"({"traceEvents": [{"name": "a"}], "traceEvents": [], "k": 1})",
+      R"({"traceEvents": [{"name": "a"}, )",
+  };
+  const bool scanned[] = {true, true, false, false};
+  for (size_t i = 0; i < std::size(texts); ++i) {
+    SCOPED_TRACE(texts[i]);
+    WriteFileAtomic(d / "h.json", texts[i], false);
+    kineto::json scan;
+    int fd = open((d / "h.json").c_str(), O_RDONLY);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(kineto::ScanKinetoHeader(fd, 1 << 20, &scan), scanned[i]);
+    close(fd);
+    if (!scanned[i]) continue;
+    kineto::json full;
+    kineto::EventFn none = [](const kineto::json&) {};
+    kineto::ReadKinetoFile(d / "h.json", 1 << 20, &full, &none);  // the full parser's header
+    EXPECT_EQ(scan, full);
+  }
 }
 
 TEST(KinetoStream, DamageIsOneLine) {

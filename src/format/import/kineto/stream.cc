@@ -2,10 +2,13 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 #include "core/error.h"
+#include "format/import/kineto/header_scan.h"
 #include "format/import/untrusted.h"
 
 namespace tt::kineto {
@@ -132,21 +135,80 @@ class KinetoSax {
   std::string top_key_;
 };
 
+// A file read through a 1 MiB buffer, as the parser's input iterator: nlohmann's FILE* input
+// takes the stream's lock for every character (fgetc was 44% of a 97 MB profile's import).
+class BufferedFile {
+ public:
+  explicit BufferedFile(int fd) : fd_(fd), buf_(size_t{1} << 20) {}
+  bool AtEnd() { return pos_ == len_ && !Fill(); }
+  char Get() const { return buf_[pos_]; }
+  void Next() { ++pos_; }
+  uint64_t Consumed() const { return done_ + pos_; }
+
+ private:
+  bool Fill() {
+    if (eof_) return false;
+    done_ += len_;
+    pos_ = len_ = 0;
+    ssize_t n;
+    do n = read(fd_, buf_.data(), buf_.size());
+    while (n < 0 && errno == EINTR);
+    if (n <= 0) return !(eof_ = true);
+    len_ = static_cast<size_t>(n);
+    return true;
+  }
+  int fd_;
+  std::vector<char> buf_;
+  size_t pos_ = 0, len_ = 0;
+  uint64_t done_ = 0;
+  bool eof_ = false;
+};
+
+// An input iterator over a BufferedFile; a null file is the end.
+struct FileIterator {
+  using iterator_category = std::input_iterator_tag;
+  using value_type = char;
+  using difference_type = std::ptrdiff_t;
+  using pointer = const char*;
+  using reference = char;
+  BufferedFile* f = nullptr;
+  char operator*() const { return f->Get(); }
+  FileIterator& operator++() {
+    f->Next();
+    return *this;
+  }
+  bool operator==(const FileIterator& o) const { return Ended() == o.Ended(); }
+  bool operator!=(const FileIterator& o) const { return !(*this == o); }
+  bool Ended() const { return !f || f->AtEnd(); }
+};
+
 }  // namespace
 
 void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
                     const EventFn* on_event) {
   int fd = OpenUntrustedFile(path, max_bytes);
-  std::FILE* f = fdopen(fd, "rb");
-  if (!f) {
+  // The header alone: found by a scan of the bytes where it can be (the full parse otherwise).
+  constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
+  if (!on_event && ScanKinetoHeader(fd, kMaxHeaderBytes, header)) {
+    close(fd);
+    return;
+  }
+  if (!on_event && lseek(fd, 0, SEEK_SET) != 0) {
     close(fd);
     throw Error("cannot read " + ValidUtf8(path) + "; skipped");
   }
+  BufferedFile file(fd);
   *header = json::object();
   KinetoSax sax(header, on_event);
-  bool ok = json::sax_parse(f, &sax);
-  bool empty = ok ? false : std::ftell(f) <= 0;
-  std::fclose(f);
+  bool ok;
+  try {
+    ok = json::sax_parse(FileIterator{&file}, FileIterator{}, &sax);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  bool empty = !ok && file.Consumed() == 0;
+  close(fd);
   if (empty) throw Error(ValidUtf8(path) + ": empty file; skipped");
   if (!ok)
     throw Error(ValidUtf8(path) + ": not a readable Kineto trace (" +

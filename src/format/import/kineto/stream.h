@@ -1,7 +1,8 @@
 // A Kineto trace file read as a stream (nlohmann's SAX parser): memory in proportion to one
 // event, never to the file. Kineto writes its header fields (baseTimeNanoseconds,
 // distributedInfo, ...) around the traceEvents array, some after it, so a file is read twice:
-// once for the header (events skipped), once for the events, each handed over as it ends.
+// once for the header (a scan of the bytes for the array's extent, header_scan.h; the full
+// parser where the scan cannot tell), once for the events, each handed over as it ends.
 #pragma once
 #include <cstdint>
 #include <functional>
