@@ -19,7 +19,7 @@ jobs=$(nproc)
 if [ -f "$dir/CMakeCache.txt" ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' "$dir/CMakeCache.txt"; then
   rm -rf "$dir"
 fi
-echo "== $dir: configure and build (clang, libFuzzer, ASan+UBSan)"
+echo "== $dir: configure and build (clang, libFuzzer, ASan+UBSan; $(date -u +%T) UTC)"
 CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTT_FUZZ=ON \
   -DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF >/dev/null
 cmake --build "$dir" -j"$jobs" --target trace_fuzzer xspace_fuzzer tt_synthetic_job \

@@ -20,10 +20,10 @@ list_retried() {  # ctest log
 
 run_suite() {  # build dir, cmake options, ctest options[, targets to build: default all]
   local dir=$1 opts=$2 filter=$3 targets=${4:-}
-  echo "== $dir: configure and build"
+  echo "== $dir: configure and build ($(date -u +%T) UTC)"
   cmake -S . -B "$dir" $opts >/dev/null
   cmake --build "$dir" -j"$jobs" ${targets:+--target $targets} >/dev/null
-  echo "== $dir: tests"
+  echo "== $dir: tests ($(date -u +%T) UTC)"
   (cd "$dir" && ctest --output-on-failure $retry -j"$jobs" $filter) 2>&1 | tee "$dir/ctest.log"
   list_retried "$dir/ctest.log"
 }
@@ -31,7 +31,7 @@ run_suite() {  # build dir, cmake options, ctest options[, targets to build: def
 # The Python bootstrap's unit tests (python/tests: pytest, in the venv's python3 first on PATH);
 # run before the normal suite, whose count closes the log. A failure stops the script, as a
 # failed suite does.
-echo "== python: unit tests"
+echo "== python: unit tests ($(date -u +%T) UTC)"
 python3 -m pytest -q -p no:cacheprovider python/tests
 run_suite build "-DCMAKE_BUILD_TYPE=RelWithDebInfo" ""
 if [ "${TT_QUICK:-0}" != 1 ]; then
