@@ -535,8 +535,9 @@ int Comm(const std::vector<std::string>& argv) {
   if (o.sel.Chosen().Empty())
     analysis::NoteMissingRanks(m, &v);
   else if (v.unmatched)  // --pid, --rank: the others' arrivals are left out, not missing
-    v.notes.push_back("only the processes --pid and --rank chose are read: a collective of a "
-                      "group with other ranks is unmatched for want of theirs");
+    v.notes.push_back(
+        "only the processes --pid and --rank chose are read: a collective of a "
+        "group with other ranks is unmatched for want of theirs");
   P2pView p = PointToPoint(m);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
   if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())
