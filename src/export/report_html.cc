@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <map>
 
-#include "core/human.h"
 #include "analysis/views/view.h"
+#include "core/human.h"
 #include "export/report_parts.h"
 #include "export/svg_chart.h"
 
@@ -382,11 +382,28 @@ void OwnLineTimes(const std::vector<Row>& rows, std::vector<std::pair<double, co
   }
 }
 
+// One entry per line: a line reached along several call paths (a layer's forward called from
+// each block of a model) is one row with their times summed.
+std::vector<std::pair<double, const Row*>> MergeSameLines(
+    std::vector<std::pair<double, const Row*>> lines) {
+  std::vector<std::pair<double, const Row*>> out;
+  std::map<std::string, size_t> at;
+  for (const auto& [ns, r] : lines) {
+    auto [it, fresh] = at.try_emplace(r->name, out.size());
+    if (fresh)
+      out.push_back({ns, r});
+    else
+      out[it->second].first += ns;
+  }
+  return out;
+}
+
 std::string HotLines(const ReportData& d) {
   std::string s = "<section id=\"code\"><h2>Hottest lines of the program</h2>\n";
   std::vector<std::pair<double, const Row*>> lines;
   double under = 0, phases = 0;
   OwnLineTimes(d.code.rows, &lines, &under, &phases);
+  lines = MergeSameLines(std::move(lines));
   if (lines.empty())
     return s +
            None(
@@ -397,7 +414,8 @@ std::string HotLines(const ReportData& d) {
                    [](const auto& a, const auto& b) { return a.first > b.first; });
   if (lines.size() > d.top) lines.resize(d.top);
   double total = static_cast<double>(d.code.total_ns) - phases;
-  s += "<p>Op time by the innermost line of the program's own files behind each op (where its "
+  s += "<p>Op time by the innermost line of the program's own files, or of a model layer's "
+       "method in a library (a module's forward, a layer's call), behind each op (where its "
        "graph node was created, else the Python stack of the thread that ran or launched it; "
        "library frames folded, `stats --view code --all-frames` unfolds them). Share is of all "
        "op time." +

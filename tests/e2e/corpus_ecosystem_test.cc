@@ -229,6 +229,12 @@ TEST(CorpusEcosystem, HfTrainerGpt2StepsAndOpsAsTorchProfiler) {
   TempDir d;
   Recorded r = Record(d, "hf_trainer_gpt2.py", {"10"});
   ExpectTorchProgram(d, r, "hf_trainer_gpt2.py");
+  // The loop runs in the library (trainer.train()): the code view shows the model's forward
+  // methods under that line (was one [transformers] node with all of it), each block's.
+  json code = RunJson({TT_CLI, "stats", r.trace, "--view", "code", "--json"});
+  for (const char* layer : {":GPT2LMHeadModel.forward", ":GPT2Block.forward",
+                            ":GPT2Attention.forward"})
+    EXPECT_NE(code.dump().find(layer), std::string::npos) << layer;
 }
 
 // resnet18 fed by a DataLoader with two worker processes: the steps are the main process's (the

@@ -3,9 +3,9 @@
 // view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
 // the stack its launching thread was sampled on. Waits for input, the input pipeline's own work
 // on a sampled thread (a DataLoader worker's fetch) and compilations outside ops go to their
-// thread's stack as leaves "(input wait)", "(input work)" and "(compile)". By default a run of library
-// frames (the interpreter's, installed packages') is folded into one node "[package]"; --all-frames
-// keeps every frame.
+// thread's stack as leaves "(input wait)", "(input work)" and "(compile)". By default a run of
+// library frames (the interpreter's, installed packages') is folded into one node "[package]";
+// --all-frames keeps every frame.
 #include <algorithm>
 
 #include "analysis/views/op_rows.h"
@@ -21,12 +21,23 @@ struct Node {
 
 std::string Base(const std::string& file) { return file.substr(file.rfind('/') + 1); }
 
+// A model's layer in a library: a method `Class.forward` (torch.nn.Module's) or `Class.call`
+// (a Keras layer's). Shown among folded library frames, so that a program whose loop runs in
+// a library (Hugging Face's trainer.train()) shows the model's forward methods under that line,
+// not one [transformers] node holding all its time.
+bool IsLayerMethod(const std::string& function) {
+  size_t dot = function.rfind('.');
+  if (dot == std::string::npos || dot == 0) return false;
+  std::string_view m = std::string_view(function).substr(dot + 1);
+  return m == "forward" || m == "call";
+}
+
 std::vector<Node> PathOf(const std::vector<const CodeFrame*>& frames, bool all_frames) {
   std::vector<Node> path;
   bool in_library = false;
   for (const CodeFrame* f : frames) {
     const CodeFrame& fr = *f;
-    if (fr.library && !all_frames) {
+    if (fr.library && !all_frames && !IsLayerMethod(fr.function)) {
       if (!in_library) path.push_back({"[" + LibraryPackage(fr.file) + "]", "", "", 0});
       in_library = true;
       continue;
