@@ -33,8 +33,11 @@ the replay predicts best, each step with its predicted step time and speedup and
 it: the gradient bucket size (tensor-fusion=1M..256M, where the job's collectives give their
 bytes: PyTorch DDP's bucket_cap_mb, Horovod's HOROVOD_FUSION_THRESHOLD), then fusing chains of
 element-wise ops (op-fusion=auto: XLA through jit_compile, JAX's jit, torch.compile). Each is
-kept when it shortens the predicted step by at least 0.5%. The predictions are replay's (see
-docs/replay.md for what each what-if assumes and how far it was checked).
+kept when it shortens the predicted step by at least 0.5%. Then the changes that would help
+most, as `replay --suggest 5` names them (the input pipeline, a line's side work, a straggler,
+the bucket size, mixed precision, fusion), each with its gain, uncertainty and how to make it.
+The predictions are replay's (see docs/replay.md for what each what-if assumes and how far it
+was checked).
 
 options (the steps replayed as in `tensortrace replay`):
 )";
@@ -51,7 +54,8 @@ const char kOptimizeSearchHelp[] =
 const OutputSpec kOutput{.schema = "docs/replay.md",
                          .csv_rows = "",
                          .sections = {{"plan", "one row per setting of the plan, in its order"},
-                                      {"tried", "one row per plan replayed"}}};
+                                      {"tried", "one row per plan replayed"},
+                                      {"suggestions", "one row per change that would help most"}}};
 
 struct OptimizeArgs {
   std::vector<std::string> dirs;
@@ -90,6 +94,21 @@ bool ParseOptimizeArgs(const std::vector<std::string>& argv, OptimizeArgs* o) {
   CheckOutput(kOutput, o->out);
   SetBuildOptions(o->sel, &o->build);
   return true;
+}
+
+// The changes replay's suggestions name (analysis/replay/suggest.h), as optimize's JSON lists
+// them: each one's kind, what-if, predicted step, gain, uncertainty and how to make it.
+json SuggestionsJson(const std::vector<WhatIfResult>& s) {
+  json out = json::array();
+  auto ns = [](double x) { return static_cast<int64_t>(std::llround(x)); };
+  for (const auto& w : s)
+    out.push_back({{"kind", w.change},
+                   {"what_if", w.spec},
+                   {"predicted_ns", ns(w.p.predicted)},
+                   {"gain_ns", ns(w.gain)},
+                   {"uncertainty_ns", ns(w.uncertainty)},
+                   {"how", w.how}});
+  return out;
 }
 
 json PlanJson(const rp::Plan& p, const std::vector<std::string>& dirs) {
@@ -131,13 +150,17 @@ int Optimize(const std::vector<std::string>& argv) {
   std::vector<Problem> problems;
   rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems);
   rp::Plan plan = rp::Optimize(job.steps, o.search);
-  if (o.out.json)
-    PrintCommandJson(PlanJson(plan, o.dirs));
-  else if (o.out.csv)
-    PrintCsvRows(PlanJson(plan, o.dirs)[o.out.section],
-                 {"spec", "predicted_ns", "speedup", "setting"});
-  else
+  std::vector<WhatIfResult> changes = SuggestionResults(job, rp::Predict(job.steps), 5);
+  json j = PlanJson(plan, o.dirs);
+  j["suggestions"] = SuggestionsJson(changes);
+  if (o.out.json) {
+    PrintCommandJson(j);
+  } else if (o.out.csv) {
+    PrintCsvRows(j[o.out.section], {"spec", "what_if", "predicted_ns", "speedup", "setting"});
+  } else {
     PrintPlan(plan);
+    if (!changes.empty()) PrintSuggestions(changes, plan.base);
+  }
   if (!problems.empty())
     std::cerr << "tensortrace optimize: warning: " << problems.size()
               << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";

@@ -52,10 +52,13 @@ label's time and share), and each resource's utilisation.
 )";
 
 const char kReplayHelpOptions[] =
-    R"(  --suggest N       what would help most: replays the N heaviest ops (or kernels, or
-                    collectives) of the critical path each twice as fast, and input=0, comm=0.5
-                    and overlap=comm where the job has what they change, and ranks them by the
-                    predicted gain
+    R"(  --suggest N       what would help most: the N changes a user can make with the largest
+                    predicted gain, each with its uncertainty (the spread of the steps' gains)
+                    and how to make it: the input pipeline (input=0) where steps wait for input,
+                    the hottest side work of the program's own lines (line:FILE:LINE=0), a
+                    straggler like the other ranks (rank=R:like=0), the gradient bucket size
+                    where communication is exposed, mixed precision where the recording host
+                    has BF16, element-wise ops fused; an op twice as fast only where none helps
   --typical         replay one typical step instead of each: the median step's graph with each
                     node's duration and each edge's gap the mean of its label's over the steps
                     (its error against the mean measured step is the model's)
@@ -170,6 +173,23 @@ void SetBuildOptions(const SelectionOptions& sel, rp::BuildOptions* b) {
   b->step_names = sel.step_names;
 }
 
+std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Prediction& base,
+                                            size_t n) {
+  std::vector<WhatIfResult> out;
+  for (rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n)) {
+    WhatIfResult r;
+    r.spec = s.what_if.spec;
+    r.moved = rp::MovedOnPath(base, s.p, 5);
+    r.p = std::move(s.p);
+    r.change = s.change;
+    r.how = s.how;
+    r.gain = s.gain;
+    r.uncertainty = s.uncertainty;
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
 rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const model::ProcessChoice& chosen,
                       const rp::BuildOptions& build, std::vector<Problem>* problems) {
   // Several recordings as one job on one clock (job_clock.h): each rank's ops and its arrivals
@@ -208,13 +228,7 @@ int Replay(const std::vector<std::string>& argv) {
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));
   if (ws.size() > 1) out.what_ifs.push_back(RunWhatIf("all together", ws, job, out.base));
-  if (o.suggest) {
-    for (const auto& w : rp::Candidates(out.base, job.steps, o.suggest))
-      out.suggestions.push_back(RunWhatIf(w.spec, {w}, job, out.base));
-    std::stable_sort(
-        out.suggestions.begin(), out.suggestions.end(),
-        [](const WhatIfResult& a, const WhatIfResult& b) { return a.p.predicted < b.p.predicted; });
-  }
+  if (o.suggest) out.suggestions = SuggestionResults(job, out.base, o.suggest);
   if (o.out.json)
     PrintCommandJson(ReplayJson(out));
   else if (o.out.csv)

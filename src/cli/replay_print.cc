@@ -68,7 +68,15 @@ json ReplayJson(const ReplayOutput& o) {
     resources.push_back({{"name", r.name}, {"utilisation", r.utilisation}});
   for (const auto& w : o.what_ifs) what_ifs.push_back(WhatIfJson(w, p));
   json suggestions = json::array();
-  for (const auto& w : o.suggestions) suggestions.push_back(WhatIfJson(w, p));
+  for (const auto& w : o.suggestions) {
+    json s = WhatIfJson(w, p);
+    s["kind"] = w.change;
+    s["what_if"] = w.spec;
+    s["gain_ns"] = Ns(w.gain);
+    s["uncertainty_ns"] = Ns(w.uncertainty);
+    s["how"] = w.how;
+    suggestions.push_back(s);
+  }
   return {{"schema", "tensortrace.replay/1"},
           {"traces", o.dirs},
           {"skip_warmup", o.skip_warmup},
@@ -144,15 +152,30 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
                 HumanDuration(m.after).c_str());
 }
 
-void PrintSuggestions(const std::vector<WhatIfResult>& s, const Prediction& base) {
-  std::printf("\nwhat would help most:\n");
+}  // namespace
+
+void PrintSuggestions(const std::vector<WhatIfResult>& s, double base) {
+  std::printf(
+      "\nwhat would help most (each change replayed; gain +/- its spread over the "
+      "steps):\n");
   HumanTable t;
-  t.cols = {{"spec", K::kText}, {"predicted_micros", K::kMicros}, {"speedup", K::kNumber}};
+  t.cols = {{"change", K::kText},
+            {"what_if", K::kText},
+            {"predicted_micros", K::kMicros},
+            {"gain_micros", K::kMicros},
+            {"uncertainty_micros", K::kMicros},
+            {"speedup", K::kNumber}};
   for (const auto& w : s)
-    t.rows.push_back({TextCell(w.spec), NumberCell(Micros(w.p.predicted)),
-                      NumberCell(w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0)});
+    t.rows.push_back({TextCell(w.change), TextCell(w.spec), NumberCell(Micros(w.p.predicted)),
+                      NumberCell(Micros(w.gain)), NumberCell(Micros(w.uncertainty)),
+                      NumberCell(w.p.predicted > 0 ? base / w.p.predicted : 0.0)});
   PrintHumanTable(std::move(t), false);
+  for (size_t i = 0; i < s.size(); ++i)
+    std::printf("  %zu. %s: %s\n", i + 1, TerminalSafe(s[i].spec).c_str(),
+                TerminalSafe(s[i].how).c_str());
 }
+
+namespace {
 
 // Each rank's measured and predicted step, and the ranks' helpers (no steps of their own).
 void PrintRanks(const ReplayOutput& o) {
@@ -200,7 +223,7 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
     std::printf("\n");
     PrintWhatIf(w, p);
   }
-  if (!o.suggestions.empty()) PrintSuggestions(o.suggestions, p);
+  if (!o.suggestions.empty()) PrintSuggestions(o.suggestions, p.predicted);
 }
 
 }  // namespace tt::cli

@@ -16,6 +16,10 @@ struct WhatIfResult {
   std::string spec;
   analysis::replay::Prediction p;
   std::vector<analysis::replay::Moved> moved;
+  // A suggestion's (analysis/replay/suggest.h): its kind of change, the gain (ns per step)
+  // and its uncertainty, and how to make it; change is empty for a --what-if.
+  std::string change, how;
+  double gain = 0, uncertainty = 0;
 };
 
 struct ReplayOutput {
@@ -31,7 +35,7 @@ struct ReplayOutput {
   size_t steps = 0;      // steps selected per rank
   analysis::replay::Prediction base;
   std::vector<WhatIfResult> what_ifs;
-  std::vector<WhatIfResult> suggestions;  // --suggest: by predicted step, shortest first
+  std::vector<WhatIfResult> suggestions;  // --suggest: the largest predicted gain first
   std::vector<std::string> notes;
 };
 
@@ -53,6 +57,12 @@ analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
 
 nlohmann::json ReplayJson(const ReplayOutput& o);
 void PrintReplay(const ReplayOutput& o, size_t top);
+// The suggestions' table (change, what-if, predicted step, gain, uncertainty, speedup against
+// `base`, the unchanged prediction) and how to make each; optimize prints them too.
+void PrintSuggestions(const std::vector<WhatIfResult>& s, double base);
+// The suggestions of `steps` (analysis/replay/suggest.h) as results.
+std::vector<WhatIfResult> SuggestionResults(const analysis::replay::Job& job,
+                                            const analysis::replay::Prediction& base, size_t n);
 // --csv: the rows of one section of the JSON (ranks, steps, critical_path, resources,
 // what_ifs, suggestions) as CSV.
 void PrintReplayCsv(const ReplayOutput& o, const std::string& section);

@@ -428,7 +428,7 @@ TEST_F(OptionGroups, BadOptionsAreOneLine) {
       {{"info", a, "--csv", "--json"}, "--json and --csv exclude each other"},
       {{"memory", a, "--section", "ops"}, "--section goes with --csv"},
       {{"replay", a, "--csv", "--section", "nope"}, "--section: 'nope' is not ranks, steps,"},
-      {{"optimize", a, "--csv", "--section", "plans"}, "is not plan or tried"},
+      {{"optimize", a, "--csv", "--section", "plans"}, "is not plan, tried or suggestions"},
       {{"top", a, "--csv"}, "--csv goes with --once"},
       {{"memory", a, "--top", "0"}, "--top: must be at least 1"},
       {{"top", a, "--once", "--top", "1001"}, "too large (at most 1000)"},

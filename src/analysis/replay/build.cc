@@ -235,6 +235,7 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   size_t n = SIZE_MAX;
   for (const auto& r : ranks) n = std::min(n, r.steps.size());
   Job job;
+  job.hardware = HardwareOf(*traces[0]);
   for (auto& p : g.participants) {
     job.participants.push_back(p.label);
     ranks.push_back(std::move(p));

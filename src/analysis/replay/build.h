@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "analysis/replay/graph.h"
 #include "analysis/job/steps.h"
+#include "analysis/replay/graph.h"
 #include "model/model.h"
 
 namespace tt::analysis::replay {
@@ -41,6 +41,16 @@ struct StepGraph {
   uint64_t measured = 0;
 };
 
+// What the recording hosts can do that a what-if assumes (format/hardware.h's hardware.json).
+struct Hardware {
+  bool gpu_half = false;  // a GPU with BF16/FP16 tensor cores
+  double cpu_half = 0;    // CPU: the BF16 peak's time over FP32's (0.5: twice as fast); 0: none
+  std::string source;     // what said so
+};
+// The hardware of the recordings of m's processes (the first that says; none where none does;
+// suggest.cc).
+Hardware HardwareOf(const model::TraceModel& m);
+
 struct Job {
   std::vector<StepGraph> steps;
   std::vector<std::string> notes;
@@ -58,6 +68,7 @@ struct Job {
   size_t graph_edges = 0;
   std::vector<std::pair<std::string, std::string>> graph_links;
   static constexpr size_t kMaxLinks = 1000;
+  Hardware hardware;  // the first trace's
 };
 
 // Throws tt::Error when no trace has steps, or the selection keeps none.

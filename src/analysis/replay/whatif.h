@@ -26,6 +26,9 @@ struct WhatIf {
   int64_t bucket = 0;
   double alpha = 0, beta = 0;
   int64_t first = 0, last = 0;  // line:: the lines of `pattern` (a file), inclusive
+  // rank=R:SPEC: the rank (as its launcher numbered it) and SPEC's what-if (none for like=0).
+  int64_t rank = -1;
+  std::shared_ptr<const WhatIf> inner;
   // What the graphs held near a what-if that matched nothing (line:: the lines known in the
   // file), for its no-match message; set by its apply.
   mutable std::shared_ptr<std::string> near;

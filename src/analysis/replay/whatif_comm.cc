@@ -28,12 +28,6 @@ bool ParseComm(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w)
 
 std::string NoComm(const WhatIf&) { return "no communication"; }
 
-std::vector<WhatIf> SuggestComm(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
-  if (!AnyNode(steps, [](const Graph&, const Node& n) { return n.kind == NodeKind::kComm; }))
-    return {};
-  return {MakeWhatIf("comm", "comm=0.5", "comm", 0.5)};
-}
-
 }  // namespace
 
 const WhatIfKind& CommWhatIf() {
@@ -44,7 +38,6 @@ const WhatIfKind& CommWhatIf() {
       .parse = ParseComm,
       .apply = ApplyComm,
       .nothing = NoComm,
-      .suggest = SuggestComm,
   };
   return k;
 }

@@ -32,12 +32,30 @@ bool ParseInput(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w
 
 std::string NoInput(const WhatIf&) { return "no input wait or input pipeline work"; }
 
-std::vector<WhatIf> SuggestInput(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
-  if (!AnyNode(steps, [](const Graph&, const Node& n) {
+std::vector<WhatIf> SuggestInputs(const SuggestInput& in) {
+  if (!AnyNode(in.steps, [](const Graph&, const Node& n) {
         return n.kind == NodeKind::kInputWait || n.kind == NodeKind::kInput;
       }))
     return {};
   return {MakeWhatIf("input", "input=0", "input", 0)};
+}
+
+// How to have the data ready when the step asks for it, in the job's framework.
+std::string HowInput(const WhatIf&, const SuggestInput& in) {
+  std::string f = FrameworkOf(in.steps);
+  std::string common = "the steps wait for their input: ";
+  if (f == "pytorch")
+    return common +
+           "load batches in parallel and ahead: DataLoader(num_workers=N, pin_memory=True, "
+           "persistent_workers=True, prefetch_factor=2), and cache what every epoch recomputes";
+  if (f == "tensorflow")
+    return common +
+           "tf.data: map(f, num_parallel_calls=tf.data.AUTOTUNE), .cache() after the costly map, "
+           ".prefetch(tf.data.AUTOTUNE) at the end; move tf.py_function work into TensorFlow ops "
+           "or do it once ahead";
+  return common +
+         "prepare batches ahead of the step and in parallel (tf.data's num_parallel_calls, "
+         "cache and prefetch; a DataLoader's num_workers and pin_memory), or cache them";
 }
 
 }  // namespace
@@ -50,7 +68,9 @@ const WhatIfKind& InputWhatIf() {
       .parse = ParseInput,
       .apply = ApplyInput,
       .nothing = NoInput,
-      .suggest = SuggestInput,
+      .suggest = SuggestInputs,
+      .change = "input",
+      .how = HowInput,
   };
   return k;
 }

@@ -9,9 +9,19 @@
 #include <vector>
 
 #include "analysis/replay/predict.h"
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
 
 namespace tt::analysis::replay {
+
+// What a kind's suggestions are made from (suggest.h): the unchanged replay, the steps' graphs,
+// the recording host's hardware, and how many of its own a kind may give.
+struct SuggestInput {
+  const Prediction& base;
+  const std::vector<StepGraph>& steps;
+  const Hardware& hw;
+  size_t top = 3;
+};
 
 struct WhatIfKind {
   const char* name;    // the word before '=' ("input"); "" for REGEX=FACTOR
@@ -25,9 +35,12 @@ struct WhatIfKind {
   std::string (*nothing)(const WhatIf& w);
   // Optional: set from the measured graphs before applying (tensor-fusion's cost model).
   void (*prepare)(const std::vector<const Graph*>& measured, WhatIf* w) = nullptr;
-  // Optional: `replay --suggest`'s candidates of this kind, given the unchanged replay.
-  std::vector<WhatIf> (*suggest)(const Prediction& base, const std::vector<StepGraph>& steps,
-                                 size_t top) = nullptr;
+  // Optional: the changes of this kind a user can make that replay's suggestions try
+  // (suggest.h), given the unchanged replay; `change` names them ("input", "line",
+  // "straggler", "bucket", "precision", "fusion", "op") and `how` says how to make one.
+  std::vector<WhatIf> (*suggest)(const SuggestInput& in) = nullptr;
+  const char* change = "";
+  std::string (*how)(const WhatIf& w, const SuggestInput& in) = nullptr;
   // Optional: the settings `optimize` tries, each a what-if, and how a user applies one.
   std::vector<WhatIf> (*settings)() = nullptr;
   std::string (*setting_of)(const WhatIf& w) = nullptr;

@@ -5,6 +5,8 @@
 // the program's lines, not its ops ("the two summary lines of my loop").
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <regex>
 #include <set>
 
 #include "analysis/pass/code_index.h"
@@ -110,6 +112,82 @@ std::string NoLine(const WhatIf& w) {
          (w.last > w.first ? "-" + std::to_string(w.last) : "");
 }
 
+// Work the model's own computation is made of (a layer's products, the backward pass): a line
+// that holds it is the model, not side work a user could drop from the step.
+bool ModelWork(const std::string& label, const std::string& type) {
+  static const std::regex re(
+      "matmul|gemm|conv|einsum|addmm|(^|[^a-z])mm($|[^a-z])|linear|backward|gradient|"
+      "optimizer|autograd|DistributedDataParallel",
+      std::regex::ECMAScript | std::regex::icase);
+  return std::regex_search(label, re) || std::regex_search(type, re);
+}
+
+// The innermost frame of a stack in the program's own files; nullptr: none.
+const LabelTable::Frame* OwnFrame(const LabelTable& t, uint32_t stack) {
+  const auto& frames = t.stacks[stack];
+  for (size_t i = frames.size(); i-- > 0;)
+    if (!IsLibraryFile(t.files[frames[i].file])) return &frames[i];
+  return nullptr;
+}
+
+struct LineWork {
+  double ns = 0;
+  bool model = false;
+};
+
+// Per (file, line) of the program's own files, the work of the ranks' nodes whose innermost own
+// frame it is, over all steps.
+std::map<std::pair<uint32_t, int64_t>, LineWork> WorkByLine(const std::vector<StepGraph>& steps) {
+  std::map<std::pair<uint32_t, int64_t>, LineWork> by;
+  for (const StepGraph& sg : steps) {
+    const Graph& g = sg.graph;
+    const LabelTable& t = *g.names;
+    for (const Node& n : g.nodes) {
+      if (n.stack == kNoIndex || g.resources[n.resource].rank < 0) continue;
+      const LabelTable::Frame* f = OwnFrame(t, n.stack);
+      if (!f) continue;
+      LineWork& w = by[{f->file, f->line}];
+      w.ns += static_cast<double>(n.duration);
+      w.model |= ModelWork(g.Label(n.label), g.Type(n.label));
+    }
+  }
+  return by;
+}
+
+// The hottest lines of the program's own files that hold side work (no layer, no backward
+// pass): summaries, .item(), metrics, a copy to the host; each removed (line:FILE:LINE=0).
+std::vector<WhatIf> SuggestLines(const SuggestInput& in) {
+  if (in.steps.empty() || in.steps[0].graph.names->stacks.empty()) return {};
+  const LabelTable& t = *in.steps[0].graph.names;
+  std::vector<std::pair<double, std::pair<uint32_t, int64_t>>> hot;
+  for (const auto& [at, w] : WorkByLine(in.steps))
+    if (!w.model) hot.push_back({w.ns, at});
+  std::sort(hot.begin(), hot.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<WhatIf> out;
+  for (size_t i = 0; i < hot.size() && out.size() < in.top; ++i) {
+    std::string file = t.files[hot[i].second.first];
+    file = file.substr(file.rfind('/') + 1);
+    std::string at = file + ":" + std::to_string(hot[i].second.second);
+    WhatIf w = MakeWhatIf("line", "line:" + at + "=0", file, 0);
+    w.first = w.last = hot[i].second.second;
+    out.push_back(w);
+  }
+  return out;
+}
+
+std::string HowLine(const WhatIf& w, const SuggestInput& in) {
+  std::set<std::string> labels;
+  for (const Node& n : in.steps[0].graph.nodes)
+    if (n.stack != kNoIndex && StackHas(*in.steps[0].graph.names, n.stack, w) && labels.size() < 3)
+      labels.insert(in.steps[0].graph.Label(n.label));
+  std::string ops;
+  for (const auto& l : labels) ops += (ops.empty() ? "" : ", ") + l;
+  return "the work of " + w.pattern + ":" + std::to_string(w.first) +
+         (ops.empty() ? "" : " (" + ops + ")") +
+         " runs in every step: run it every N steps, after the loop, or off the step's thread "
+         "(a summary writer, a .item() or print that waits for the device, a metric)";
+}
+
 }  // namespace
 
 const WhatIfKind& LineWhatIf() {
@@ -123,6 +201,9 @@ const WhatIfKind& LineWhatIf() {
       .parse = ParseLine,
       .apply = ApplyLine,
       .nothing = NoLine,
+      .suggest = SuggestLines,
+      .change = "line",
+      .how = HowLine,
   };
   return k;
 }

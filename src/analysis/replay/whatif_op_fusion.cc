@@ -92,6 +92,8 @@ std::string FusionSetting(const WhatIf& w) {
          "torch.compile";
 }
 
+std::string HowFusion(const WhatIf& w, const SuggestInput&) { return FusionSetting(w); }
+
 }  // namespace
 
 const WhatIfKind& OpFusionWhatIf() {
@@ -105,6 +107,9 @@ const WhatIfKind& OpFusionWhatIf() {
       .parse = ParseOpFusion,
       .apply = ApplyOpFusion,
       .nothing = NoChain,
+      .suggest = [](const SuggestInput&) { return FuseElementWise(); },
+      .change = "fusion",
+      .how = HowFusion,
       .settings = FuseElementWise,
       .setting_of = FusionSetting,
   };

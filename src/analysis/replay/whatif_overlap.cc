@@ -35,12 +35,6 @@ bool ParseOverlap(const std::string& spec, const WhatIfNumbers&, WhatIf* w) {
 
 std::string NoOverlap(const WhatIf&) { return "no collective joining ranks"; }
 
-std::vector<WhatIf> SuggestOverlap(const Prediction&, const std::vector<StepGraph>& steps, size_t) {
-  if (!AnyNode(steps, [](const Graph& g, const Node& n) { return IsCollectiveTransfer(g, n); }))
-    return {};
-  return {MakeWhatIf("overlap", "overlap=comm", "overlap", 1)};
-}
-
 }  // namespace
 
 const WhatIfKind& OverlapWhatIf() {
@@ -53,7 +47,6 @@ const WhatIfKind& OverlapWhatIf() {
       .parse = ParseOverlap,
       .apply = ApplyOverlap,
       .nothing = NoOverlap,
-      .suggest = SuggestOverlap,
   };
   return k;
 }

@@ -2,8 +2,10 @@
 // GPU kernels by their name: gemm, conv, matmul, dot) x factor. Without a factor, GPU kernels
 // only, x kGpuHalfPrecision: how much faster a CPU's ops would be depends on its instructions
 // (AMX, AVX-512 BF16 or none), which the trace does not say.
+#include <cstdio>
 #include <regex>
 
+#include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
 #include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
@@ -60,6 +62,32 @@ std::string NoMatrixWork(const WhatIf& w) {
                           : "no matrix product or convolution";
 }
 
+// BF16 where the recording host has it: a GPU's tensor cores (its kernels x 0.5), else a
+// CPU's BF16 instructions (its ops x the FP32 peak over BF16's, at most twice as fast).
+std::vector<WhatIf> SuggestPrecision(const SuggestInput& in) {
+  if (in.hw.gpu_half) {
+    WhatIf w = MakeWhatIf("precision", "precision=bf16", "bf16", kGpuHalfPrecision);
+    w.default_factor = true;  // GPU kernels only
+    return {w};
+  }
+  if (in.hw.cpu_half <= 0) return {};
+  char f[16];
+  std::snprintf(f, sizeof f, "%.2g", in.hw.cpu_half);
+  return {MakeWhatIf("precision", std::string("precision=bf16:") + f, "bf16", in.hw.cpu_half)};
+}
+
+std::string HowPrecision(const WhatIf&, const SuggestInput& in) {
+  std::string f = FrameworkOf(in.steps), why = " (" + in.hw.source + ")";
+  if (f == "pytorch")
+    return "mixed precision: with torch.autocast(device_type=..., dtype=torch.bfloat16) around "
+           "the forward pass" +
+           why;
+  if (f == "tensorflow")
+    return "mixed precision: tf.keras.mixed_precision.set_global_policy('mixed_bfloat16')" + why;
+  if (f == "jax") return "mixed precision: parameters and inputs as jnp.bfloat16" + why;
+  return "mixed precision (BF16) for matrix products and convolutions" + why;
+}
+
 }  // namespace
 
 const WhatIfKind& PrecisionWhatIf() {
@@ -72,6 +100,9 @@ const WhatIfKind& PrecisionWhatIf() {
       .parse = ParsePrecision,
       .apply = ApplyPrecision,
       .nothing = NoMatrixWork,
+      .suggest = SuggestPrecision,
+      .change = "precision",
+      .how = HowPrecision,
   };
   return k;
 }

@@ -56,17 +56,22 @@ std::string NoScaled(const WhatIf& w) {
 }
 
 // The `top` heaviest op, device or communication labels of the critical path, twice as fast.
-std::vector<WhatIf> SuggestScale(const Prediction& base, const std::vector<StepGraph>&,
-                                 size_t top) {
+std::vector<WhatIf> SuggestScale(const SuggestInput& in) {
   std::vector<WhatIf> out;
-  for (const PathItem& it : base.path) {
-    if (out.size() >= top) break;
+  for (const PathItem& it : in.base.path) {
+    if (out.size() >= in.top) break;
     if (it.kind != NodeKind::kOp && it.kind != NodeKind::kDevice && it.kind != NodeKind::kComm)
       continue;
     std::string re = "^" + RegexQuote(it.label) + "$";
     out.push_back(MakeWhatIf("", re + "=0.5", re, 0.5));
   }
   return out;
+}
+
+std::string HowScale(const WhatIf& w, const SuggestInput&) {
+  return "make the ops " + w.pattern +
+         " twice as fast: fewer calls, smaller shapes or a faster implementation (stats --view "
+         "op shows their calls and shapes)";
 }
 
 }  // namespace
@@ -83,6 +88,8 @@ const WhatIfKind& ScaleWhatIf() {
       .apply = ApplyScale,
       .nothing = NoScaled,
       .suggest = SuggestScale,
+      .change = "op",
+      .how = HowScale,
   };
   return k;
 }

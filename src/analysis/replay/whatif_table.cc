@@ -14,11 +14,12 @@ const WhatIfKind& OverlapWhatIf();       // whatif_overlap.cc
 const WhatIfKind& TensorFusionWhatIf();  // whatif_tensor_fusion.cc
 const WhatIfKind& OpFusionWhatIf();      // whatif_op_fusion.cc
 const WhatIfKind& PrecisionWhatIf();     // whatif_precision.cc
+const WhatIfKind& RankWhatIf();          // whatif_rank.cc
 
 const std::vector<const WhatIfKind*>& WhatIfKinds() {
   static const std::vector<const WhatIfKind*> table = {
       &ScaleWhatIf(),   &ScopeWhatIf(),        &LineWhatIf(),     &InputWhatIf(),     &CommWhatIf(),
-      &OverlapWhatIf(), &TensorFusionWhatIf(), &OpFusionWhatIf(), &PrecisionWhatIf(),
+      &OverlapWhatIf(), &TensorFusionWhatIf(), &OpFusionWhatIf(), &PrecisionWhatIf(), &RankWhatIf(),
   };
   return table;
 }

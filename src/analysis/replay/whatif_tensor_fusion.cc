@@ -213,6 +213,22 @@ std::string BucketSetting(const WhatIf& w) {
          "); Horovod: HOROVOD_FUSION_THRESHOLD=" + std::to_string(w.bucket);
 }
 
+// The bucket sizes, where the collectives carry their bytes and their time shows on the
+// critical path (2% of the step or more): communication exposed.
+std::vector<WhatIf> SuggestBuckets(const SuggestInput& in) {
+  double exposed = 0;
+  for (const PathItem& it : in.base.path)
+    if (it.kind == NodeKind::kComm) exposed += it.share;
+  if (exposed < 0.02 ||
+      !AnyNode(in.steps, [](const Graph& g, const Node& n) { return IsTransfer(g, n); }))
+    return {};
+  return BucketSizes();
+}
+
+std::string HowBucket(const WhatIf& w, const SuggestInput&) {
+  return "the gradient bucket size: " + BucketSetting(w);
+}
+
 }  // namespace
 
 const WhatIfKind& TensorFusionWhatIf() {
@@ -227,6 +243,9 @@ const WhatIfKind& TensorFusionWhatIf() {
       .apply = ApplyTensorFusion,
       .nothing = NoSizedCollective,
       .prepare = FitCost,
+      .suggest = SuggestBuckets,
+      .change = "bucket",
+      .how = HowBucket,
       .settings = BucketSizes,
       .setting_of = BucketSetting,
   };

@@ -40,13 +40,6 @@ struct RunSummary {
   std::string selection;    // how steps were selected, "" for all
 };
 
-// One what-if of replay's "what would help most" (analysis/replay/suggest.h), as the report
-// shows it: the change and the step time replay predicts with it.
-struct ReportSuggestion {
-  std::string spec;
-  double predicted_ns = 0;
-};
-
 struct ReportData {
   RunSummary run;
   Result steps, ops, kernels, copies;

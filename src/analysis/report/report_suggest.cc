@@ -1,9 +1,7 @@
 // The report's "what would help most": the job's steps replayed (analysis/replay/), then the
-// candidates replay's --suggest tries (the critical path's heaviest labels twice as fast, the
-// input pipeline gone, communication faster or overlapped), each replayed, best first.
+// changes replay's --suggest tries (analysis/replay/suggest.h), each replayed, the largest
+// predicted gain first.
 #include "analysis/report/report_suggest.h"
-
-#include <algorithm>
 
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
@@ -32,18 +30,11 @@ void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, Re
   rp::Prediction base = rp::Predict(job.steps);
   d->replay_measured_ns = base.measured;
   d->replay_predicted_ns = base.predicted;
-  for (const rp::WhatIf& w : rp::Candidates(base, job.steps, n)) {
-    try {
-      d->suggestions.push_back({w.spec, rp::Predict(rp::Changed(job.steps, {w})).predicted});
-    } catch (const Error&) {
-      // A candidate that matches nothing in some step: not a suggestion.
-    }
-  }
-  std::stable_sort(d->suggestions.begin(), d->suggestions.end(),
-                   [](const ReportSuggestion& a, const ReportSuggestion& b) {
-                     return a.predicted_ns < b.predicted_ns;
-                   });
-  if (d->suggestions.empty()) d->suggestions_note = "replay found nothing to try";
+  for (const rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n))
+    d->suggestions.push_back(
+        {s.change, s.what_if.spec, s.p.predicted, s.gain, s.uncertainty, s.how});
+  if (d->suggestions.empty())
+    d->suggestions_note = "replay found no change that shortens the step by 0.5% or more";
 }
 
 }  // namespace tt::analysis

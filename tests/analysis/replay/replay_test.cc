@@ -582,16 +582,27 @@ TEST_F(ReplaySynthetic, WhatIfPredictsAShorterStep) {
   EXPECT_NEAR(j["what_ifs"][1]["predicted_ns"].get<double>(), base, 1);  // factor 1
 }
 
-// What would help most: the heaviest labels of the critical path each twice as fast, ranked by
-// the predicted step; each suggestion is a what-if the command takes back.
+// What would help most: changes a user can make, the largest predicted gain first, each a
+// what-if the command takes back with its kind, gain (the unchanged prediction less its own),
+// uncertainty and how. Here no change of another kind gains 0.5% (no input, no collectives, no
+// Python lines; the fused BiasAdd and Relu less): the heaviest ops twice as fast.
 TEST_F(ReplaySynthetic, SuggestionsAreRankedWhatIfs) {
   json j = Replay({"--suggest", "2"});
   const json& s = j["suggestions"];
-  ASSERT_EQ(s.size(), 2u) << j["critical_path"].dump(1);  // no input or communication here
-  EXPECT_LE(s[0]["predicted_ns"].get<double>(), s[1]["predicted_ns"].get<double>());
-  for (const auto& w : s) {
+  ASSERT_FALSE(s.empty()) << j["critical_path"].dump(1);
+  double base = j["predicted_ns"].get<double>();
+  for (size_t i = 0; i < s.size(); ++i) {
+    const json& w = s[i];
     std::string spec = w["spec"];
+    EXPECT_EQ(w["kind"], "op") << spec;
     EXPECT_EQ(spec.substr(spec.size() - 4), "=0.5");
+    EXPECT_EQ(w["what_if"], spec);
+    EXPECT_NEAR(w["gain_ns"].get<double>(), base - w["predicted_ns"].get<double>(), 2);
+    EXPECT_GE(w["uncertainty_ns"].get<double>(), 0);
+    EXPECT_FALSE(w["how"].get<std::string>().empty());
+    if (i) {
+      EXPECT_LE(w["gain_ns"].get<double>(), s[i - 1]["gain_ns"].get<double>());
+    }
     json again = Replay({"--what-if", spec});
     EXPECT_EQ(again["what_ifs"][0]["predicted_ns"], w["predicted_ns"]) << spec;
   }
