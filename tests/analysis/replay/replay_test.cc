@@ -717,7 +717,8 @@ TEST(WhatIfTable, EachEntryIsInTheHelpAndParsesAsItself) {
   const std::vector<std::pair<std::string, std::string>> examples = {
       {"REGEX|auto", "auto"}, {"bf16|fp16[:FACTOR]", "bf16"},
       {"REGEX", "MatMul"},    {"FACTOR", "0.5"},
-      {"BYTES", "4M"},        {"FILE:FIRST[-LAST]", "a.py:3"}};
+      {"BYTES", "4M"},        {"FILE:FIRST[-LAST]", "a.py:3"},
+      {"R:SPEC", "3:like=0"}};
   ASSERT_GE(analysis::replay::WhatIfKinds().size(), 7u);
   for (const auto* k : analysis::replay::WhatIfKinds()) {
     EXPECT_NE(help.out.find(std::string("  ") + k->syntax + " "), std::string::npos) << k->syntax;
