@@ -118,6 +118,9 @@ class StepBuilder {
   std::vector<std::vector<Split>> splits_;  // by instance
   // Nodes that waited for a transfer: collectives' exits, receives' completions.
   std::unordered_set<uint32_t> waited_;
+  // By rank: the transfers of the collectives it joined (their nodes).
+  std::map<size_t, std::vector<uint32_t>> transfers_;
+  const replay::Node* WokeBy(const RankBuild& rb, uint64_t p, uint64_t s, uint32_t* t) const;
   std::vector<uint32_t> labels_;  // the current rank's name id -> label
   // Shared resources (communicators, links) by name: their lanes, each busy until a time.
   std::map<std::string, std::vector<std::pair<uint32_t, uint64_t>>> shared_;
@@ -248,6 +251,7 @@ void StepBuilder::Collectives() {
                             Rel(in.last_enter));
     g_.nodes[c].bytes = in.bytes;
     for (const Split& s : splits_[i]) {
+      transfers_[s.rank].push_back(c);
       g_.AddEdge(s.a, c, 0, EdgeKind::kCollective);
       g_.AddEdge(c, s.e, 0, EdgeKind::kCollective);
       waited_.insert(s.e);
@@ -373,6 +377,23 @@ const Launched* LaunchOf(const RankBuild& rb, uint32_t v) {
   return l == rb.launched.end() ? nullptr : &l->second;
 }
 
+// The transfer of a collective rank rb joined that ended last in (p, s] (absolute times): the
+// end of a wait that no node of the rank shows (the thread resumed before its collective's
+// range on another thread ended); nullptr when none.
+const replay::Node* StepBuilder::WokeBy(const RankBuild& rb, uint64_t p, uint64_t s,
+                                        uint32_t* t) const {
+  auto it = transfers_.find(rb.rank);
+  const replay::Node* best = nullptr;
+  if (it == transfers_.end()) return nullptr;
+  for (uint32_t c : it->second) {
+    const replay::Node& n = g_.nodes[c];
+    uint64_t end = n.measured + n.duration;
+    if (end > Rel(p) && end <= Rel(s) && (!best || end > best->measured + best->duration))
+      best = &n, *t = c;
+  }
+  return best;
+}
+
 // A lane's edges: its order, with the gap before each node, or no gap where the node waited
 // for another resource's node (inferred), for its launch (a kernel that started within
 // kWakeNs of it), or for a collective's transfer; and each kernel's launch, from the start of
@@ -391,8 +412,13 @@ void StepBuilder::LaneEdges(const RankBuild& rb, const Lane& lane) {
     // times are not the device's own, or a clock off, shows it ending before; it would be a cycle).
     if (const Launched* ml = m ? LaunchOf(rb, m->node) : nullptr; ml && ml->ts >= n.start)
       m = nullptr;
-    if (!graph) g_.AddEdge(prev, n.node, m || waited ? 0 : gap);
+    uint32_t t = 0;
+    const replay::Node* woke =
+        gap > kWakeNs && !waited && !graph && !m ? WokeBy(rb, p, n.start, &t) : nullptr;
+    if (!graph) g_.AddEdge(prev, n.node, m || waited || woke ? 0 : gap);
     if (m) g_.AddEdge(m->node, n.node, n.start - m->end, EdgeKind::kInferred);
+    if (woke)
+      g_.AddEdge(t, n.node, Rel(n.start) - (woke->measured + woke->duration), EdgeKind::kInferred);
     if (l) {
       g_.AddEdge(l->node, n.node, n.start > l->node_start ? n.start - l->node_start : 0,
                  EdgeKind::kFlow, true);

@@ -273,7 +273,7 @@ std::vector<WhatIf> SuggestLike(const SuggestInput& in) {
   return {w};
 }
 
-// The work rank r had in step 0 that the median rank had none of, its heaviest labels.
+// The work rank r had in a step that the median rank had none of, its heaviest labels.
 std::string ExtraWork(const Graph& g, int64_t rank) {
   uint32_t r = RankIndex(g, rank);
   std::vector<uint32_t> in = ResourceEdgeInto(g);
@@ -292,7 +292,9 @@ std::string ExtraWork(const Graph& g, int64_t rank) {
 
 std::string HowLike(const WhatIf& w, const SuggestInput& in) {
   std::string r = std::to_string(w.rank);
-  std::string extra = in.steps.empty() ? "" : ExtraWork(in.steps[0].graph, w.rank);
+  std::string extra;  // from the first step that has some
+  for (size_t i = 0; i < in.steps.size() && i < 8 && extra.empty(); ++i)
+    extra = ExtraWork(in.steps[i].graph, w.rank);
   return "rank " + r + " is the straggler: the others wait for it at each collective. " +
          (extra.empty() ? "Its work takes longer than theirs"
                         : "It runs work the others do not (" + extra + ")") +
