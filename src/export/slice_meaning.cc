@@ -35,9 +35,12 @@ SliceMeaning::Closed SliceMeaning::End(const model::Slice& s) {
     Open o = open_.back();
     open_.pop_back();
     c.meaning = o.meaning;
+    // As the aggregation pass (analysis/pass/host_pass.cc) has it: a compilation, a collective
+    // or the wait for one inside an op is not that op's own time.
     bool outer_compile =
         o.meaning == Meaning::kCompile && (open_.empty() || !open_.back().in_compile);
-    if ((o.op_like || outer_compile) && o.ancestor >= 0)
+    bool comm = o.meaning == Meaning::kCommunication;
+    if ((o.op_like || outer_compile || comm) && o.ancestor >= 0)
       open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
     c.self = !o.op_like ? s.Self() : s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
   }

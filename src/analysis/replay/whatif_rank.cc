@@ -249,6 +249,9 @@ int64_t Straggler(const std::vector<StepGraph>& steps, double* over) {
     std::vector<double> others;
     for (size_t i = 0; i < t.size(); ++i)
       if (i != r && !sg.graph.ranks[i].participant) others.push_back(t[i]);
+    // A step with one rank of its own (the others only a device's participants, as two
+    // TensorFlow workers' send/receive pairs give) has no straggler.
+    if (others.empty() || sg.graph.ranks[r].participant) continue;
     std::sort(others.begin(), others.end());
     auto& s = slowest[RankNumber(sg.graph.ranks[r])];
     ++s.first;
