@@ -1,6 +1,6 @@
 #include "format/import/xspace/import.h"
 
-#include <google/protobuf/stubs/logging.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <bit>
@@ -16,6 +16,7 @@
 #include "core/files.h"
 #include "core/time.h"
 #include "format/import/target.h"
+#include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
 #include "format/import/xspace/classify.h"
 #include "format/import/xspace/clock.h"
@@ -26,7 +27,6 @@
 #include "format/import/xspace/tf_op_cost.h"
 #include "format/keys.h"
 #include "format/name_space.h"
-#include "format/proto/xplane.pb.h"
 #include "format/reader.h"
 #include "format/slice_order.h"
 #include "format/stream_file.h"
@@ -35,7 +35,11 @@ namespace tt {
 
 using layout::ArgType;
 using layout::Category;
-namespace xp = tensorflow::profiler;
+using xspace::EventMetadataView;
+using xspace::EventView;
+using xspace::LineView;
+using xspace::PlaneView;
+using xspace::StatView;
 
 namespace {
 
@@ -63,39 +67,43 @@ class SpaceImporter {
         graph_(graph),
         tf_costs_(tf_costs) {}
 
-  void Import(const xp::XSpace& space) {
-    space_ = &space;
+  // `space`: the bytes of a checked XSpace (xspace::CheckSpace), read plane by plane.
+  void Import(std::string_view space) {
+    space_ = space;
     // Newer profilers store line times relative to the session start (Task Environment).
     int64_t base = 0, stop = 0;
-    for (const auto& plane : space.planes()) {
-      if (plane.name() != "Task Environment") continue;
-      for (const auto& s : plane.stats()) {
-        auto it = plane.stat_metadata().find(s.metadata_id());
-        if (it == plane.stat_metadata().end()) continue;
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      if (xspace::PlaneName(msg) != "Task Environment") return;
+      PlaneView plane(msg);
+      xspace::ForEachStat(msg, 6, [&](const StatView& s) {
+        const std::string_view* name = plane.StatName(s.metadata_id);
+        if (!name) return;
         int64_t v = static_cast<int64_t>(s.uint64_value() ? s.uint64_value() : s.int64_value());
-        if (it->second.name() == keys::xstat::kProfileStartTime) base = v;
-        if (it->second.name() == keys::xstat::kProfileStopTime) stop = v;
-      }
-    }
+        if (*name == keys::xstat::kProfileStartTime) base = v;
+        if (*name == keys::xstat::kProfileStopTime) stop = v;
+      });
+    });
     first_ = UINT64_MAX;
     last_ = 0;
     if (steps_) FindKeptSteps(space, base);
     ReadHloPrograms(space);
     if (graph_ && !graph_->empty()) OpsThatRan(space);
     if (tf_costs_ && !tf_costs_->row_bytes.empty()) FindTfStepRows(space, base);
-    for (const auto& plane : space.planes()) {
-      bool device = plane.name().rfind("/device:", 0) == 0;
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      PlaneView plane(msg);
+      std::string_view n = plane.name();
+      bool device = n.starts_with("/device:");
       uint32_t device_index = 0;
-      if (device) {
-        const std::string& n = plane.name();
-        size_t c = n.rfind(':');
-        std::from_chars(n.data() + c + 1, n.data() + n.size(), device_index);
-      }
-      for (const auto& line : plane.lines())
-        if (line.events_size() > 0) ImportLine(plane, line, device, device_index, base);
-    }
-    for (const auto& e : space.errors())
-      out_->errors.push_back(ValidUtf8(file_) + ": profiler error: " + e);
+      if (device) std::from_chars(n.data() + n.rfind(':') + 1, n.data() + n.size(), device_index);
+      xspace::ForEachMessage(msg, 3, [&](std::string_view l) {
+        LineView line = xspace::ParseLine(l);
+        if (line.has_events) ImportLine(plane, line, device, device_index, base);
+      });
+    });
+    xspace::ForEachField(space, [&](const xspace::Field& x) {
+      if (x.number == 2 && x.type == 2)
+        out_->errors.push_back(ValidUtf8(file_) + ": profiler error: " + std::string(x.bytes));
+    });
     // The window this file covers (record's info reports the gaps between windows).
     if (base > 0 && stop > base)
       out_->windows.emplace_back(t_->clock.Convert(base), t_->clock.Convert(stop));
@@ -156,31 +164,31 @@ class SpaceImporter {
 
   // The collective instructions' sizes and every instruction's operands of the programs the
   // metadata plane holds (JAX, XLA).
-  void ReadHloPrograms(const xp::XSpace& space) {
+  void ReadHloPrograms(std::string_view space) {
     hlo_bytes_.clear();
     hlo_operands_.clear();
     hlo_costs_.clear();
     xla_inputs_.clear();
     xla_ran_.clear();
-    for (const auto& plane : space.planes()) {
-      if (plane.name() != "/host:metadata") continue;
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      if (xspace::PlaneName(msg) != "/host:metadata") return;
+      PlaneView plane(msg);
       for (const auto& [id, md] : plane.event_metadata()) {
-        int64_t program = HloProgramOfName(md.name());
-        for (const auto& st : md.stats()) {
-          auto sm = plane.stat_metadata().find(st.metadata_id());
-          if (program < 0 || sm == plane.stat_metadata().end() ||
-              sm->second.name() != keys::xstat::kHloProto ||
-              st.value_case() != xp::XStat::kBytesValue)
-            continue;
-          if (!ReadHloCollectives(st.bytes_value(), program, &hlo_bytes_) ||
-              !ReadHloOperands(st.bytes_value(), program, &hlo_operands_) ||
-              !ReadHloCosts(st.bytes_value(), program, &hlo_costs_))
-            out_->errors.push_back(ValidUtf8(file_) + ": the HLO of program " + md.name() +
+        int64_t program = HloProgramOfName(md.name);
+        xspace::ForEachStat(md.msg, 5, [&](const StatView& st) {
+          const std::string_view* sm = plane.StatName(st.metadata_id);
+          if (program < 0 || !sm || *sm != keys::xstat::kHloProto || st.value != StatView::kBytes)
+            return;
+          if (!ReadHloCollectives(st.s, program, &hlo_bytes_) ||
+              !ReadHloOperands(st.s, program, &hlo_operands_) ||
+              !ReadHloCosts(st.s, program, &hlo_costs_))
+            out_->errors.push_back(ValidUtf8(file_) + ": the HLO of program " +
+                                   std::string(md.name) +
                                    " is not a readable HloProto; its collectives have no size" +
                                    " and its ops no producers");
-        }
+        });
       }
-    }
+    });
   }
   // An XLA op's producers in its program's HLO (keys::kTfInputs, as a TensorFlow graph's): its
   // operands, looking through those that ran as no op of this file (parameters, bitcasts,
@@ -194,9 +202,11 @@ class SpaceImporter {
     auto g = hlo_operands_.find(program);
     if (g == hlo_operands_.end()) return false;
     if (xla_ran_.empty())  // the names of this file's events: the instructions that ran
-      for (const auto& plane : space_->planes())
-        if (plane.name() != "/host:metadata")
-          for (const auto& [id, md] : plane.event_metadata()) xla_ran_.insert(md.name());
+      xspace::ForEachPlane(space_, [&](std::string_view msg) {
+        if (xspace::PlaneName(msg) == "/host:metadata") return;
+        PlaneView plane(msg);
+        for (const auto& [id, md] : plane.event_metadata()) xla_ran_.emplace(md.name);
+      });
     auto key = std::make_pair(program, std::string(op->s));
     auto it = xla_inputs_.find(key);
     if (it == xla_inputs_.end())
@@ -266,11 +276,13 @@ class SpaceImporter {
 
   // The node names of the ops this file shows (and the files before it): a saved producer that
   // is not one of them was fused away (TfProducersOf looks through it).
-  void OpsThatRan(const xp::XSpace& space) {
+  void OpsThatRan(std::string_view space) {
     std::string_view op, type;
-    for (const auto& plane : space.planes())
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      PlaneView plane(msg);
       for (const auto& [id, md] : plane.event_metadata())
-        if (SplitTfOpName(md.name(), &op, &type)) shared_->ran.emplace(op);
+        if (SplitTfOpName(md.name, &op, &type)) shared_->ran.emplace(op);
+    });
   }
 
   // An op of a saved tf.function or Session graph: its producers' node names
@@ -300,46 +312,44 @@ class SpaceImporter {
     }
   }
 
-  void Resolve(const xp::XPlane& plane, const google::protobuf::RepeatedPtrField<xp::XStat>& in,
-               std::vector<XStatValue>* out) {
-    for (const auto& s : in) {
-      auto md = plane.stat_metadata().find(s.metadata_id());
-      if (md == plane.stat_metadata().end()) continue;
+  // The stats (field `field` of message `msg`) with their names, appended to *out.
+  static void Resolve(const PlaneView& plane, std::string_view msg, uint32_t field,
+                      std::vector<XStatValue>* out) {
+    xspace::ForEachStat(msg, field, [&](const StatView& s) {
+      const std::string_view* key = plane.StatName(s.metadata_id);
+      if (!key) return;
       XStatValue v;
-      v.key = md->second.name();
-      switch (s.value_case()) {
-        case xp::XStat::kInt64Value:
+      v.key = *key;
+      switch (s.value) {
+        case StatView::kInt64:
           v.type = XStatValue::kInt;
           v.i = s.int64_value();
           break;
-        case xp::XStat::kUint64Value:
+        case StatView::kUint64:
           v.type = XStatValue::kUint;
           v.u = s.uint64_value();
           break;
-        case xp::XStat::kDoubleValue:
+        case StatView::kDouble:
           v.type = XStatValue::kFloat;
           v.f = s.double_value();
           break;
-        case xp::XStat::kStrValue:
-          v.type = XStatValue::kString;
-          v.s = s.str_value();
+        case StatView::kStr:
+        case StatView::kBytes:
+          v.type = s.value == StatView::kStr ? XStatValue::kString : XStatValue::kBytes;
+          v.s = s.s;
           break;
-        case xp::XStat::kRefValue: {
-          auto ref = plane.stat_metadata().find(static_cast<int64_t>(s.ref_value()));
-          if (ref == plane.stat_metadata().end()) continue;
+        case StatView::kRef: {
+          const std::string_view* ref = plane.StatName(static_cast<int64_t>(s.ref_value()));
+          if (!ref) return;
           v.type = XStatValue::kString;
-          v.s = ref->second.name();
+          v.s = *ref;
           break;
         }
-        case xp::XStat::kBytesValue:
-          v.type = XStatValue::kBytes;
-          v.s = s.bytes_value();
-          break;
         default:
-          continue;
+          return;
       }
       out->push_back(v);
-    }
+    });
   }
 
   // A time of a line's event on the trace clock. Rounding the ends (not the durations) down
@@ -349,8 +359,8 @@ class SpaceImporter {
     __int128 ns = line_ns + ps / 1000;
     return t_->clock.Convert(static_cast<int64_t>(std::clamp<__int128>(ns, 0, INT64_MAX)));
   }
-  static __int128 LineStart(const xp::XLine& line, int64_t base) {
-    __int128 line_ns = line.timestamp_ns();
+  static __int128 LineStart(const LineView& line, int64_t base) {
+    __int128 line_ns = line.timestamp_ns;
     if (base > 0 && line_ns < base) line_ns += base;
     return line_ns;
   }
@@ -358,54 +368,58 @@ class SpaceImporter {
   // record --steps A:B: the time windows of the kept (numbered) step markers of this file,
   // on every host line. A file whose steps carry no number keeps everything (only its
   // numbered markers would be filtered).
-  void FindKeptSteps(const xp::XSpace& space, int64_t base) {
+  void FindKeptSteps(std::string_view space, int64_t base) {
     kept_.clear();
     numbered_ = false;
     std::vector<XStatValue> stats;
-    for (const auto& plane : space.planes()) {
-      if (plane.name().rfind("/device:", 0) == 0) continue;
-      for (const auto& line : plane.lines()) {
-        const std::string& ln = line.display_name().empty() ? line.name() : line.display_name();
-        for (const auto& ev : line.events()) {
-          auto md = plane.event_metadata().find(ev.metadata_id());
-          if (md == plane.event_metadata().end()) continue;
-          std::string_view name = md->second.name();
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      if (xspace::PlaneName(msg).starts_with("/device:")) return;
+      PlaneView plane(msg);
+      xspace::ForEachMessage(msg, 3, [&](std::string_view l) {
+        LineView line = xspace::ParseLine(l);
+        std::string_view ln = line.display_name.empty() ? line.name : line.display_name;
+        xspace::ForEachMessage(l, 4, [&](std::string_view e) {
+          EventView ev = xspace::ParseEvent(e);
+          const EventMetadataView* md = plane.EventMetadata(ev.metadata_id);
+          if (!md) return;
+          std::string_view name = md->name;
           stats.clear();
-          Resolve(plane, md->second.stats(), &stats);
-          Resolve(plane, ev.stats(), &stats);
+          Resolve(plane, md->msg, 5, &stats);
+          Resolve(plane, ev.msg, 4, &stats);
           SplitTraceMeName(&name, &stats);
           XEventKind k = ClassifyXEvent(PlaneKind::kHost, ln, name, stats);
-          if (!k.step || k.step_number < 0) continue;
+          if (!k.step || k.step_number < 0) return;
           numbered_ = true;
-          if (k.step_number < steps_->first || k.step_number > steps_->last) continue;
+          if (k.step_number < steps_->first || k.step_number > steps_->last) return;
           __int128 line_ns = LineStart(line, base);
-          kept_.push_back({At(line_ns, ev.offset_ps()),
-                           At(line_ns, ev.offset_ps() + std::max<int64_t>(ev.duration_ps(), 0))});
-        }
-      }
-    }
+          kept_.push_back({At(line_ns, ev.offset_ps),
+                           At(line_ns, ev.offset_ps + std::max<int64_t>(ev.duration_ps, 0))});
+        });
+      });
+    });
     std::sort(kept_.begin(), kept_.end());
   }
   // The rows of the input elements the steps read (IteratorGetNextOp::DoCompute events'
   // element_size), by time, for the TensorFlow ops' counts per row (tf_op_cost.h).
-  void FindTfStepRows(const xp::XSpace& space, int64_t base) {
+  void FindTfStepRows(std::string_view space, int64_t base) {
     tf_rows_.clear();
-    for (const auto& plane : space.planes()) {
-      int64_t get_next = -1, size = -1;  // the ids of the event's name and of the stat
-      for (const auto& [id, md] : plane.event_metadata())
-        if (md.name() == "IteratorGetNextOp::DoCompute") get_next = id;
-      for (const auto& [id, sm] : plane.stat_metadata())
-        if (sm.name() == "element_size") size = id;
-      if (get_next < 0 || size < 0) continue;
-      for (const auto& line : plane.lines())
-        for (const auto& ev : line.events())
-          for (const auto& st : ev.stats()) {
-            int64_t bytes = static_cast<int64_t>(st.uint64_value()) + st.int64_value();
-            if (ev.metadata_id() == get_next && st.metadata_id() == size &&
-                TfRowsOf(*tf_costs_, bytes) > 0)
-              tf_rows_.Add(At(LineStart(line, base), ev.offset_ps()), TfRowsOf(*tf_costs_, bytes));
-          }
-    }
+    xspace::ForEachPlane(space, [&](std::string_view msg) {
+      PlaneView plane(msg);
+      xspace::ForEachMessage(msg, 3, [&](std::string_view l) {
+        LineView line = xspace::ParseLine(l);
+        xspace::ForEachMessage(l, 4, [&](std::string_view e) {
+          EventView ev = xspace::ParseEvent(e);
+          const EventMetadataView* md = plane.EventMetadata(ev.metadata_id);
+          if (!md || md->name != "IteratorGetNextOp::DoCompute") return;
+          xspace::ForEachStat(ev.msg, 4, [&](const StatView& s) {
+            const std::string_view* name = plane.StatName(s.metadata_id);
+            int64_t bytes = static_cast<int64_t>(s.uint64_value()) + s.int64_value();
+            if (name && *name == "element_size" && TfRowsOf(*tf_costs_, bytes) > 0)
+              tf_rows_.Add(At(LineStart(line, base), ev.offset_ps), TfRowsOf(*tf_costs_, bytes));
+          });
+        });
+      });
+    });
     tf_rows_.Sort();
   }
   // Whether an event starting at `start` stays under the step filter: inside a kept step, or
@@ -418,9 +432,9 @@ class SpaceImporter {
 
   // The line being imported, as its events need it.
   struct LineContext {
-    const xp::XPlane& plane;
+    const PlaneView& plane;
     PlaneKind kind;
-    const std::string& name;  // its display name, else its name
+    std::string_view name;  // its display name, else its name
     __int128 ns;              // its start (LineStart)
   };
 
@@ -452,7 +466,7 @@ class SpaceImporter {
   // An item's arguments: an op's names, inputs and collective, a step's number, an instant's
   // memory stats, then every stat as it is and the display name where it differs from the name.
   void ItemArgs(const XEventKind& k, const std::vector<XStatValue>& stats,
-                const xp::XEventMetadata* md, uint64_t start, std::vector<Arg>* args) {
+                const EventMetadataView* md, uint64_t start, std::vector<Arg>* args) {
     if (k.op) {
       AddStr(args, keys::kOpName, k.op_name);
       AddStr(args, keys::kOpType, k.op_type);
@@ -469,30 +483,28 @@ class SpaceImporter {
     }
     if (k.instant) MemoryArgs(stats, start, args);
     for (const auto& s : stats) AddArg(args, s.key, s);
-    if (md && !md->display_name().empty() && md->display_name() != md->name())
-      AddStr(args, keys::kDisplayName, md->display_name());
+    if (md && !md->display_name.empty() && md->display_name != md->name)
+      AddStr(args, keys::kDisplayName, md->display_name);
   }
 
   // One event of the line as an item, its arguments appended to *args (`stats` is scratch);
   // false where it is left out: aggregated (no time), outside the step filter or the process's
   // lifetime, or its name cannot be kept.
-  bool LineItem(const LineContext& line, const xp::XEvent& ev, std::vector<XStatValue>& stats,
+  bool LineItem(const LineContext& line, const EventView& ev, std::vector<XStatValue>& stats,
                 std::vector<Arg>* args, LineEvent* it) {
-    if (ev.data_case() == xp::XEvent::kNumOccurrences) return false;  // aggregated, no time
-    auto found = line.plane.event_metadata().find(ev.metadata_id());
-    const xp::XEventMetadata* md =
-        found != line.plane.event_metadata().end() ? &found->second : nullptr;
-    std::string_view name = md ? std::string_view(md->name()) : std::string_view();
+    if (ev.occurrences) return false;  // aggregated, no time
+    const EventMetadataView* md = line.plane.EventMetadata(ev.metadata_id);
+    std::string_view name = md ? md->name : std::string_view();
     if (name.empty()) name = "(unnamed XSpace event)";
     stats.clear();
-    if (md) Resolve(line.plane, md->stats(), &stats);
-    Resolve(line.plane, ev.stats(), &stats);
+    if (md) Resolve(line.plane, md->msg, 5, &stats);
+    Resolve(line.plane, ev.msg, 4, &stats);
     SplitTraceMeName(&name, &stats);
     XEventKind k = ClassifyXEvent(line.kind, line.name, name, stats);
     if (k.step && steps_ && k.step_number >= 0 &&
         (k.step_number < steps_->first || k.step_number > steps_->last))
       return false;
-    __int128 off = ev.offset_ps(), dur = std::max<int64_t>(ev.duration_ps(), 0);
+    __int128 off = ev.offset_ps, dur = std::max<int64_t>(ev.duration_ps, 0);
     it->start = At(line.ns, off);
     it->end = k.instant ? it->start : At(line.ns, off + dur);
     if (!KeptByStepFilter(k, it->start)) return false;
@@ -515,45 +527,45 @@ class SpaceImporter {
   }
 
   // The track of a line's stream: a device's queue, or a host thread.
-  uint64_t LineTrack(const xp::XLine& line, bool device, uint32_t device_index,
+  uint64_t LineTrack(const LineView& line, bool device, uint32_t device_index,
                      layout::TrackKind* kind) const {
     if (device) {
       *kind = layout::TrackKind::kDevice;
-      return (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id());
+      return (uint64_t{device_index} << 32) | static_cast<uint32_t>(line.id);
     }
     *kind = layout::TrackKind::kImported;
     // Host lines of real threads carry the tid (at most pid_max, 2^22), or (TensorFlow 2.2x)
     // std::hash of the thread's id, which the runtime kept for the threads it traced; others
     // get a made-up id.
-    uint64_t track = line.id() > 0 && line.id() <= (1 << 22) ? static_cast<uint64_t>(line.id()) : 0;
-    if (auto it = t_->tid_of_hash.find(line.id()); !track && it != t_->tid_of_hash.end())
+    uint64_t track = line.id > 0 && line.id <= (1 << 22) ? static_cast<uint64_t>(line.id) : 0;
+    if (auto it = t_->tid_of_hash.find(line.id); !track && it != t_->tid_of_hash.end())
       track = it->second;
     return track;
   }
 
-  void ImportLine(const xp::XPlane& plane, const xp::XLine& line, bool device,
+  void ImportLine(const PlaneView& plane, const LineView& line, bool device,
                   uint32_t device_index, int64_t base) {
-    const std::string& line_name = line.display_name().empty() ? line.name() : line.display_name();
+    std::string_view line_name = line.display_name.empty() ? line.name : line.display_name;
     LineContext context{plane, device ? PlaneKind::kDevice : PlaneKind::kHost, line_name,
                         LineStart(line, base)};
     std::vector<LineEvent> items;
     std::vector<Arg> args;  // every item's arguments, one after the other
     std::vector<XStatValue> stats;
-    for (const auto& ev : line.events()) {
+    xspace::ForEachMessage(line.msg, 4, [&](std::string_view e) {
       LineEvent it;
-      if (LineItem(context, ev, stats, &args, &it)) items.push_back(it);
-    }
+      if (LineItem(context, xspace::ParseEvent(e), stats, &args, &it)) items.push_back(it);
+    });
     if (items.empty()) return;
     layout::TrackKind kind;
     uint64_t track = LineTrack(line, device, device_index, &kind);
     // The same thread in a later window (file) continues its stream.
-    auto key = std::make_tuple(device, device_index, line.id(), line_name);
+    auto key = std::make_tuple(device, device_index, line.id, std::string(line_name));
     auto at = shared_->lines.find(key);
     if (at == shared_->lines.end()) {
       at = shared_->lines.emplace(key, t_->NewStream(device ? "xd" : "x", track, kind)).first;
       uint64_t first = UINT64_MAX;
       for (const auto& it : items) first = std::min(first, it.start);
-      PutThreadName(at->second, first, line_name);
+      PutThreadName(at->second, first, std::string(line_name));
     }
     WriteLineEvents(at->second, items, args, &t_->classes);
     out_->events += items.size();
@@ -575,7 +587,7 @@ class SpaceImporter {
   std::vector<std::pair<uint64_t, uint64_t>> kept_;  // kept steps' windows (FindKeptSteps)
   bool numbered_ = false;                            // the file has numbered step markers
   HloCollectiveBytes hlo_bytes_;                     // this file's XLA collectives' sizes
-  const xp::XSpace* space_ = nullptr;                // the file being imported
+  std::string_view space_;                           // the file being imported
   HloOperands hlo_operands_;                         // ... and its XLA instructions' operands
   HloCosts hlo_costs_;                               // ... their FLOPs and output bytes
   std::unordered_set<std::string> xla_ran_;          // ... and its events' names
@@ -584,12 +596,56 @@ class SpaceImporter {
   uint64_t first_ = UINT64_MAX, last_ = 0;  // the file's imported events' extent
 };
 
+// The bytes of file `f` if they are an XSpace the budget can import; else an error entry.
+std::optional<std::string> ReadSpace(const std::string& f, uint64_t max_file_bytes,
+                                     uint64_t max_memory, XSpaceImport* out) {
+  std::string data;
+  struct stat st {};
+  if (max_memory && lstat(f.c_str(), &st) == 0 &&
+      ResidentBytes() + static_cast<uint64_t>(st.st_size) > max_memory) {
+    out->errors.push_back(ValidUtf8(f) + ": not imported: reading it needs at least " +
+                          BudgetText(st.st_size) + " (the file), over record's memory budget of " +
+                          BudgetText(max_memory) + " (record --import-max-memory)");
+    return std::nullopt;
+  }
+  try {
+    data = ReadUntrustedFile(f, max_file_bytes);
+  } catch (const Error& e) {
+    out->errors.push_back(e.what());
+    return std::nullopt;
+  }
+  if (data.empty()) {
+    out->errors.push_back(ValidUtf8(f) + ": empty file; skipped");
+    return std::nullopt;
+  }
+  xspace::SpaceShape shape;
+  if (!xspace::CheckSpace(data, &shape)) {
+    out->errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
+                          std::to_string(data.size()) +
+                          " bytes; truncated or not an .xplane.pb); skipped");
+    return std::nullopt;
+  }
+  // Read where it lies: the import holds the file (already read), one plane's metadata and
+  // the names of its events beside what it keeps.
+  uint64_t need = shape.plane_metadata_bytes + shape.name_bytes;
+  if (max_memory && ResidentBytes() + need > max_memory) {
+    out->errors.push_back(ValidUtf8(f) + ": not imported: reading it needs " +
+                          BudgetText(data.size() + need) + " (the file, " +
+                          BudgetText(data.size()) + ", and its metadata, " + BudgetText(need) +
+                          "), over record's memory budget of " + BudgetText(max_memory) +
+                          " (record --import-max-memory)");
+    return std::nullopt;
+  }
+  return data;
+}
+
 }  // namespace
 
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
                           const std::optional<XSpaceStepFilter>& steps, uint64_t max_file_bytes,
-                          const TfGraphInputs* graph, const TfOpCosts* tf_costs) {
+                          const TfGraphInputs* graph, uint64_t max_memory,
+                          const TfOpCosts* tf_costs) {
   ImportTarget t;
   LoadImportTarget(trace_dir, pid, "XSpace", &t);
   XSpaceImport out;
@@ -597,33 +653,10 @@ XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
   uint64_t out_of_time = 0;
   SharedStreams shared;
   for (const auto& f : files) {
-    std::string data;
-    try {
-      data = ReadUntrustedFile(f, max_file_bytes);
-    } catch (const Error& e) {
-      out.errors.push_back(e.what());
-      continue;
-    }
-    xp::XSpace space;
-    if (data.empty()) {
-      out.errors.push_back(ValidUtf8(f) + ": empty file; skipped");
-      continue;
-    }
-    bool parsed;
-    {
-      // A bad file is our one line in import.json, not also protobuf's log on stderr (it logs
-      // each string field that is not UTF-8).
-      google::protobuf::LogSilencer quiet;
-      parsed = ParseSpaceSkippingEmpty(data, &space);
-    }
-    if (!parsed) {
-      out.errors.push_back(ValidUtf8(f) + ": not a readable XSpace (" +
-                           std::to_string(data.size()) +
-                           " bytes; truncated or not an .xplane.pb); skipped");
-      continue;
-    }
+    std::optional<std::string> data = ReadSpace(f, max_file_bytes, max_memory, &out);
+    if (!data) continue;
     SpaceImporter imp(&t, BaseName(f), steps, &shared, &out, graph, tf_costs);
-    imp.Import(space);
+    imp.Import(*data);
     out_of_time += imp.out_of_time_;
     out.files++;
     imported.push_back(f);

@@ -35,12 +35,14 @@ std::vector<std::string> FindXSpaceFiles(const std::string& logdir,
 // link, each of at most `max_file_bytes` (format/import/untrusted.h). `graph`: the process's
 // tf.function graphs (tf_graph.h); each op event of a node it holds gets its producers.
 // `tf_costs`: their nodes' FLOPs and bytes (tf_op_cost.h), which those op events get.
-// Throws tt::Error when the trace holds no process `pid`.
+// `max_memory` (0: none): record's resident size past which a file is not imported; the file
+// is read where it lies (space_file.h), so it needs its size and its metadata's, which its one
+// line in the errors names. Throws tt::Error when the trace holds no process `pid`.
 XSpaceImport ImportXSpace(const std::string& trace_dir, int64_t pid,
                           const std::vector<std::string>& files,
                           const std::optional<XSpaceStepFilter>& steps,
                           uint64_t max_file_bytes = kImportMaxBytes,
-                          const TfGraphInputs* graph = nullptr,
+                          const TfGraphInputs* graph = nullptr, uint64_t max_memory = 0,
                           const TfOpCosts* tf_costs = nullptr);
 
 }  // namespace tt
