@@ -210,6 +210,42 @@ std::string NamesEnum(const std::vector<std::string>& names) {
   return "enum name_t : uint32_t {\n" + out + "};\n";
 }
 
+// babeltrace2 (2.0) copies an enumeration into every field that uses it, looking each label up
+// among those copied so far: reading the metadata costs about (fields of type name_t) x (names)^2
+// label comparisons, some 1.4e8 a second (a Keras fit's 4,418 names in 641 fields: 92 s before
+// the first event). Within this budget (a few seconds) every name field is an enumeration;
+// past it the classes' string fields stay ids, and past it with the fixed fields alone, all do.
+constexpr double kLabelCopyBudget = 5e8;
+
+struct NamedFields {
+  std::string names_enum;  // NamesEnum's text, empty: names stay ids
+  bool classes = false;    // the classes' string fields use it
+};
+
+static size_t Occurrences(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = s.find(what); at != std::string::npos; at = s.find(what, at + 1)) ++n;
+  return n;
+}
+
+static NamedFields NameFieldsWithinBudget(const ProcessMeta& m) {
+  NamedFields out;
+  std::string names = NamesEnum(m.names);
+  if (names.empty()) return out;
+  double n = static_cast<double>(std::count(names.begin(), names.end(), '\n') - 2);
+  std::string fixed = StreamDeclarations(m.layout_version, names);
+  // The name fields of the fixed declarations, and struct arg_t's two again in each event
+  // that holds one (a copy of the struct); the enumeration's own declaration aside.
+  size_t refs = Occurrences(fixed, "enum name_t ") - 1 + 2 * Occurrences(fixed, "struct arg_t args");
+  size_t class_refs = 0;
+  for (const EventClass& c : m.classes)
+    for (uint32_t i = 0; i < c.nargs; ++i) class_refs += c.shape[i * layout::kArgHeadSize + 4] == 3;
+  if (static_cast<double>(refs) * n * n > kLabelCopyBudget) return out;
+  out.names_enum = std::move(names);
+  out.classes = static_cast<double>(refs + class_refs) * n * n <= kLabelCopyBudget;
+  return out;
+}
+
 // A TSDL identifier for an argument key; babeltrace2 shows it without the leading underscore.
 static std::string FieldName(const std::string& key, std::vector<std::string>* used) {
   std::string f = "_";
@@ -290,9 +326,9 @@ std::string GenerateMetadata(const ProcessMeta& m) {
   o << "clock {\n  name = \"monotonic\";\n  uuid = \"" << m.clock_uuid << "\";\n"
     << "  description = \"CLOCK_MONOTONIC\";\n  freq = 1000000000;\n  precision = 1;\n"
     << "  offset_s = " << off_s << ";\n  offset = " << off_ns << ";\n  absolute = FALSE;\n};\n";
-  std::string names = NamesEnum(m.names);
-  o << StreamDeclarations(m.layout_version, names);
-  for (const EventClass& c : m.classes) o << ClassDeclaration(c, !names.empty());
+  NamedFields named = NameFieldsWithinBudget(m);
+  o << StreamDeclarations(m.layout_version, named.names_enum);
+  for (const EventClass& c : m.classes) o << ClassDeclaration(c, named.classes);
   return o.str();
 }
 
