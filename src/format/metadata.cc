@@ -236,7 +236,8 @@ static NamedFields NameFieldsWithinBudget(const ProcessMeta& m) {
   std::string fixed = StreamDeclarations(m.layout_version, names);
   // The name fields of the fixed declarations, and struct arg_t's two again in each event
   // that holds one (a copy of the struct); the enumeration's own declaration aside.
-  size_t refs = Occurrences(fixed, "enum name_t ") - 1 + 2 * Occurrences(fixed, "struct arg_t args");
+  size_t refs =
+      Occurrences(fixed, "enum name_t ") - 1 + 2 * Occurrences(fixed, "struct arg_t args");
   size_t class_refs = 0;
   for (const EventClass& c : m.classes)
     for (uint32_t i = 0; i < c.nargs; ++i) class_refs += c.shape[i * layout::kArgHeadSize + 4] == 3;

@@ -194,12 +194,12 @@ TEST(XSpaceStream, ViewsReadWhatTheGeneratedClassesRead) {
 TEST(XSpaceStream, UnusualEncodingsReadAsProtobufReadsThem) {
   auto field = [](uint32_t n, uint32_t type, const std::string& body) {
     std::string out;
-    for (uint64_t v = (uint64_t{n} << 3) | type; ; v >>= 7) {
+    for (uint64_t v = (uint64_t{n} << 3) | type;; v >>= 7) {
       out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
       if (v <= 0x7f) break;
     }
     if (type == 2) {
-      for (uint64_t v = body.size(); ; v >>= 7) {
+      for (uint64_t v = body.size();; v >>= 7) {
         out += static_cast<char>((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
         if (v <= 0x7f) break;
       }
@@ -214,7 +214,8 @@ TEST(XSpaceStream, UnusualEncodingsReadAsProtobufReadsThem) {
   std::string line = field(4, 2, event) + field(2, 2, "late name") + field(1, 0, "\x03") +
                      field(1, 2, "wrong type: unknown");
   std::string md1 = field(1, 0, "\x02") + field(2, 2, field(2, 2, "first"));
-  std::string md2 = field(1, 0, "\x02") + field(2, 2, field(2, 2, "second") + field(6, 2, "\x01\x02"));
+  std::string md2 =
+      field(1, 0, "\x02") + field(2, 2, field(2, 2, "second") + field(6, 2, "\x01\x02"));
   std::string plane = field(3, 2, line) + field(4, 2, md1) + field(4, 2, md2) +
                       field(5, 2, field(1, 0, "\x05") + field(2, 2, field(2, 2, "k"))) +
                       field(2, 2, "p");
@@ -355,7 +356,8 @@ TEST(XSpaceStream, StructuredProfileImportsWholeInBoundedMemory) {
   TempDir d;
   Made m = StructuredSpace(60 << 20, ReadClockNs(CLOCK_REALTIME));
   WriteFileAtomic(d / "made.pb", m.bytes, false);
-  if (const char* keep = std::getenv("TT_XSPACE_STREAM_KEEP")) WriteFileAtomic(keep, m.bytes, false);
+  if (const char* keep = std::getenv("TT_XSPACE_STREAM_KEEP"))
+    WriteFileAtomic(keep, m.bytes, false);
   long file_kib = static_cast<long>(m.bytes.size() >> 10);
   m.bytes = {};
   Recorded r = RecordWithProfile(d, d / "made.pb", rlim_t{2} << 30);
