@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "core/error.h"
 
 namespace tt {
 
@@ -33,5 +36,29 @@ int OpenUntrustedFile(const std::string& path, uint64_t max_bytes,
 // `text` with every byte that is not part of valid UTF-8 written as the four characters \xNN,
 // so that it is valid UTF-8 (and valid in JSON and CTF text) and still shows what was there.
 std::string ValidUtf8(std::string_view text);
+
+// A table the bootstrap left in the trace (tab-separated lines), parsed by `parse(text, &bad)`
+// (T's rows, `bad` counting lines it could not take); T{} where no file is at `path`. A file
+// that cannot be read is one line in `errors` with `unread` after it ("; replay infers ..."),
+// lines skipped one line naming `shape`, the form each line must have.
+template <typename T, typename Parse>
+T ReadUntrustedTable(const std::string& path, uint64_t max_bytes,
+                     std::vector<std::string>* errors, Parse parse, std::string_view unread,
+                     std::string_view shape) {
+  if (!EntryExists(path)) return {};
+  std::string text;
+  try {
+    text = ReadUntrustedFile(path, max_bytes);
+  } catch (const Error& e) {
+    errors->push_back(std::string(e.what()) + std::string(unread));
+    return {};
+  }
+  size_t bad = 0;
+  T out = parse(text, &bad);
+  if (bad)
+    errors->push_back(ValidUtf8(path) + ": " + std::to_string(bad) + " line(s) not " +
+                      std::string(shape) + "; skipped");
+  return out;
+}
 
 }  // namespace tt

@@ -4,6 +4,10 @@
 #include "format/import/xspace/tf_op_cost.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "core/files.h"
+#include "test_util.h"
 
 namespace tt {
 namespace {
@@ -27,6 +31,28 @@ TEST(TfOpCost, ParsesFixedAndPerRowCountsAndRowSizes) {
   EXPECT_EQ(c.per_row.size(), 2u);
   EXPECT_EQ(TfRowsOf(c, 8 * 1204), 8);
   EXPECT_EQ(TfRowsOf(c, 1205), -1);
+}
+
+// The file as record reads it: absent is no costs and no line; bad lines one line; a link or
+// a file over the cap one line saying what is lost.
+TEST(TfOpCost, FileReadAsUntrustedWithOneLinePerProblem) {
+  test::TempDir d;
+  std::vector<std::string> errors;
+  EXPECT_TRUE(ReadTfOpCosts(d / "none.tsv", 1 << 20, &errors).fixed.empty());
+  EXPECT_TRUE(errors.empty());
+  WriteFileAtomic(d / "c.tsv", kText, false);
+  EXPECT_EQ(ReadTfOpCosts(d / "c.tsv", 1 << 20, &errors).fixed.size(), 2u);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("c.tsv: 3 line(s) not NODE<TAB>OP<TAB>FLOPS"), std::string::npos)
+      << errors[0];
+  errors.clear();
+  EXPECT_TRUE(ReadTfOpCosts(d / "c.tsv", 16, &errors).fixed.empty());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("; its ops' FLOPs are unknown"), std::string::npos) << errors[0];
+  errors.clear();
+  ASSERT_EQ(symlink((d / "c.tsv").c_str(), (d / "l.tsv").c_str()), 0);
+  EXPECT_TRUE(ReadTfOpCosts(d / "l.tsv", 1 << 20, &errors).fixed.empty());
+  EXPECT_EQ(errors.size(), 1u);
 }
 
 TEST(TfOpCost, CountsPerRowWhereTheRowsAreKnownFixedOtherwise) {

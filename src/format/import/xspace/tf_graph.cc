@@ -109,20 +109,9 @@ std::string TfProducersOf(const TfGraphInputs& g, std::string_view node,
 
 TfGraphInputs ReadTfGraph(const std::string& path, uint64_t max_bytes,
                           std::vector<std::string>* errors) {
-  if (!EntryExists(path)) return {};
-  std::string text;
-  try {
-    text = ReadUntrustedFile(path, max_bytes);
-  } catch (const Error& e) {
-    errors->push_back(std::string(e.what()) + "; replay infers the order of its ops instead");
-    return {};
-  }
-  size_t bad = 0;
-  TfGraphInputs g = ParseTfGraph(text, &bad);
-  if (bad)
-    errors->push_back(ValidUtf8(path) + ": " + std::to_string(bad) +
-                      " line(s) not NODE<TAB>OP<TAB>INPUT...; skipped");
-  return g;
+  return ReadUntrustedTable<TfGraphInputs>(path, max_bytes, errors, ParseTfGraph,
+                                           "; replay infers the order of its ops instead",
+                                           "NODE<TAB>OP<TAB>INPUT...");
 }
 
 }  // namespace tt

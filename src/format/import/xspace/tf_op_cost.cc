@@ -129,21 +129,9 @@ TfOpCosts ParseTfOpCosts(std::string_view text, size_t* bad) {
 
 TfOpCosts ReadTfOpCosts(const std::string& path, uint64_t max_bytes,
                         std::vector<std::string>* errors) {
-  if (!EntryExists(path)) return {};
-  std::string text;
-  try {
-    text = ReadUntrustedFile(path, max_bytes);
-  } catch (const Error& e) {
-    errors->push_back(std::string(e.what()) + "; its ops' FLOPs are unknown");
-    return {};
-  }
-  size_t bad = 0;
-  TfOpCosts c = ParseTfOpCosts(text, &bad);
-  if (bad)
-    errors->push_back(ValidUtf8(path) + ": " + std::to_string(bad) +
-                      " line(s) not NODE<TAB>OP<TAB>FLOPS<TAB>OUTPUT<TAB>INPUT<TAB>METHOD" +
-                      " or # rows BYTES; skipped");
-  return c;
+  return ReadUntrustedTable<TfOpCosts>(
+      path, max_bytes, errors, ParseTfOpCosts, "; its ops' FLOPs are unknown",
+      "NODE<TAB>OP<TAB>FLOPS<TAB>OUTPUT<TAB>INPUT<TAB>METHOD or # rows BYTES");
 }
 
 int64_t TfRowsOf(const TfOpCosts& c, int64_t element_bytes) {
