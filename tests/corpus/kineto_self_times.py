@@ -3,10 +3,11 @@ profiler wrote in that run (kept in the trace at xspace/<pid>/torch/*.pt.trace.j
 torch.profiler's key_averages() folds it: per op name, calls and self CPU time (an event's
 duration less its direct children's on the same thread). Used by tests/e2e/corpus_ecosystem_test.cc.
 The dispatcher's Python keys are folded into the op they dispatch for (DISPATCH below).
-Also each name's outer calls: those not directly inside a call of the same name (an op that
-redispatches to its own overload, aten::mul(Tensor, Scalar) to aten::mul(Tensor, Tensor), is
-two calls to key_averages and one piece of work).
-Usage: kineto_self_times.py TRACE_DIR; prints {name: [calls, self_us, outer_calls]}."""
+Also each name's calls as key_averages counts them: a call that is the only child of a call
+of its own name (an op redispatching to its own overload, aten::mul(Tensor, Scalar) to
+aten::mul(Tensor, Tensor)) is merged into it, as EventList._remove_dup_nodes does in
+torch/autograd/profiler_util.py; the JSON holds both events.
+Usage: kineto_self_times.py TRACE_DIR; prints {name: [events, self_us, key_averages_calls]}."""
 import glob
 import json
 import sys
@@ -27,31 +28,33 @@ def self_times(events):
     out = defaultdict(lambda: [0, 0.0, 0])
     for evs in by_thread.values():
         evs.sort(key=lambda e: (float(e["ts"]), -float(e.get("dur", 0))))
-        stack = []  # [end, event, children's time, outer]
+        stack, done = [], []  # [end, event, children's time, direct parent, direct children]
         for e in evs:
             ts, dur = float(e["ts"]), float(e.get("dur", 0))
             while stack and stack[-1][0] <= ts:
-                close(stack.pop(), out)
+                done.append(stack.pop())
             # The child's time is its nearest parent's, through the dispatcher's keys.
             for parent in reversed(stack):
                 if e["name"] not in DISPATCH and parent[1]["name"] not in DISPATCH:
                     parent[2] += dur
                     break
-            outer = not stack or stack[-1][1]["name"] != e["name"]
-            stack.append([ts + dur, e, 0.0, outer])
-        while stack:
-            close(stack.pop(), out)
+            if stack:
+                stack[-1][4] += 1
+            stack.append([ts + dur, e, 0.0, stack[-1] if stack else None, 0])
+        done.extend(reversed(stack))
+        for entry in done:
+            close(entry, out)
     return out
 
 
 def close(entry, out):
-    end, e, children, outer = entry
+    end, e, children, parent, _ = entry
     if e["name"] in DISPATCH:
         return
     row = out[e["name"]]
     row[0] += 1
     row[1] += float(e.get("dur", 0)) - children
-    row[2] += outer
+    row[2] += not (parent and parent[1]["name"] == e["name"] and parent[4] == 1)
 
 
 def main():

@@ -124,9 +124,9 @@ std::map<std::string, json> ByName(const json& ops) {
 }
 
 // The aten ops against torch.profiler's own profile of the same run: the five with the most
-// self time there, each in the op view with the same self time (1%) and its calls (outer ones:
-// an op redispatching to its own overload is one row's call), and the same five first among the
-// op view's aten rows.
+// self time there, each in the op view with the same self time (1%) and its calls as
+// key_averages counts them (an op redispatching to its own overload as its only child is one
+// call), and the same five first among the op view's aten rows.
 void ExpectTopAtenOpsAsTorchProfiler(const std::string& trace, const json& ops) {
   auto k = RunCmd({Python(), Corpus("kineto_self_times.py"), trace}, {}, 120);
   ASSERT_EQ(k.status, 0) << k.err;
@@ -144,7 +144,7 @@ void ExpectTopAtenOpsAsTorchProfiler(const std::string& trace, const json& ops) 
     ASSERT_TRUE(rows.count(name)) << name << " is not in the op view";
     std::cout << "torch.profiler " << name << ": self " << self / 1000 << " ms, op view "
               << rows[name]["self_micros"].get<double>() / 1000 << " ms; calls " << ref[name][0]
-              << " (outer " << ref[name][2] << "), op view " << rows[name]["occurrence"] << "\n";
+              << " events (key_averages " << ref[name][2] << "), op view " << rows[name]["occurrence"] << "\n";
     EXPECT_NEAR(rows[name]["self_micros"].get<double>(), self, 0.01 * self) << name;
     EXPECT_EQ(rows[name]["occurrence"], ref[name][2]) << name;
   }
