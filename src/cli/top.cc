@@ -292,7 +292,7 @@ std::string FrameworkAge(const analysis::LiveFramework& f) {
   if (!f.age_s)
     return "-";
   else if (f.name.empty())
-    std::snprintf(b, sizeof b, "none yet, %.1f s behind (imported when a capture ends)", *f.age_s);
+    std::snprintf(b, sizeof b, "none yet, %.1f s behind (imported when record ends)", *f.age_s);
   else
     std::snprintf(b, sizeof b, "%s, %.1f s old%s", f.name.c_str(), *f.age_s,
                   f.pending ? ", more pending" : "");

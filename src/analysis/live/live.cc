@@ -229,10 +229,17 @@ LiveSnapshot TakeSnapshot(const model::TraceModel& m, const model::TraceSummary&
   // Ranks step together: the job's rate is a process's (their mean), not their sum.
   if (stepping > 1) s.steps.steps_per_s = rates / stepping;
   Memory(m, o, &s);
-  if (steps.empty())
+  if (steps.empty()) {
+    // A framework's steps and ops come with its profiler's capture, imported only at record's
+    // end: say so rather than let 0 steps read as a job that does not step.
+    bool pending = false;
+    for (const LiveProcess& p : s.processes) pending |= p.framework.pending;
     s.notes.push_back(
-        "no complete step yet (framework step markers, or name the annotation "
-        "that marks one with --step-name)");
+        pending ? "no complete step yet: the framework's steps and ops are in its profiler's "
+                  "captures, imported when record ends (`tensortrace info` lists the windows)"
+                : "no complete step yet (framework step markers, or name the annotation "
+                  "that marks one with --step-name)");
+  }
   // The inventory read every stream whole (its damage is there); the passes may meet the same.
   std::set<std::string> seen;
   for (const std::vector<Problem>* list : {&inv.problems, &std::as_const(problems)})
