@@ -244,7 +244,7 @@ extern const ViewDef kStepView = {
     .columns = {"step", "pid", "source", "warmup", "duration_micros", "input_micros",
                 "compile_micros", "host_compute_micros", "runtime_micros", "host_idle_micros",
                 "device_compute_micros", "copies_micros", "communication_micros",
-                "device_idle_host_bound_micros", "device_idle_waiting_micros"},
+                "device_idle_host_bound_micros", "device_idle_waiting_micros", "mfu"},
     .common_fields = false,
     .order_by = "step",
     .needs = {.intervals = true, .steps = true},
