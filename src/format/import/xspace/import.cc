@@ -173,7 +173,8 @@ class SpaceImporter {
     xspace::ForEachPlane(space, [&](std::string_view msg) {
       if (xspace::PlaneName(msg) != "/host:metadata") return;
       PlaneView plane(msg);
-      for (const auto& [id, md] : plane.event_metadata()) {
+      for (const auto& entry : plane.event_metadata()) {
+        const xspace::EventMetadataView& md = entry.second;  // a lambda may not capture a binding
         int64_t program = HloProgramOfName(md.name);
         xspace::ForEachStat(md.msg, 5, [&](const StatView& st) {
           const std::string_view* sm = plane.StatName(st.metadata_id);
