@@ -150,9 +150,9 @@ std::string BuildOptionsHelp() {
                     "leave the TensorFlow graphs out: ops ordered by the trace alone (inferred), "
                     "for comparison") +
          OptionHelp("--no-cpu-sharing",
-                    "where the collectives ran on the CPU, the ranks' threads and transfers share "
-                    "their hosts' cores (each node's work, replayed at its share of a core); this "
-                    "leaves that out, for comparison");
+                    "where a step has no GPU work (a CPU-only job, or collectives on the CPU), "
+                    "its threads (and transfers) share their hosts' cores (each node's work, "
+                    "replayed at its share of a core); this leaves that out, for comparison");
 }
 
 bool ParseBuildOption(ArgReader& a, SelectionOptions* sel, rp::BuildOptions* b) {

@@ -30,6 +30,11 @@ NodeKind KindOf(Meaning m, std::string_view name) {
   }
 }
 
+// A thread of TensorFlow's input pipeline (tf.data names its threads tf_data_...): the ops it
+// runs are the map functions' (a py_function's EagerPyFunc, under ExecutorState::Process), the
+// pipeline's own work, which input=FACTOR scales and which frees the cores it took.
+bool InputThread(std::string_view thread) { return thread.rfind("tf_data", 0) == 0; }
+
 // Work that is one node with everything inside it.
 bool Whole(Meaning m) {
   return model::IsOpLike(m) || m == Meaning::kCommunication || m == Meaning::kDevice;
@@ -165,6 +170,9 @@ std::vector<TrackWork> CollectAtoms(const model::TraceModel& m, const std::vecto
     if (!wanted[t.process]) return;
     AtomScan scan(m.processes[t.process], step_names[t.process], &atoms[i]);
     model::ScanTrack(m, t, &probs[i], scan);
+    if (InputThread(t.name))
+      for (Atom& a : atoms[i].atoms)
+        if (a.kind == NodeKind::kOp || a.kind == NodeKind::kRuntime) a.kind = NodeKind::kInput;
     std::sort(atoms[i].atoms.begin(), atoms[i].atoms.end(), [](const Atom& a, const Atom& b) {
       return a.start != b.start ? a.start < b.start : a.end < b.end;
     });

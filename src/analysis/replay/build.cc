@@ -197,24 +197,32 @@ std::vector<Host> Hosts(const std::vector<RankInput>& ranks, std::vector<uint32_
   return hosts;
 }
 
-// CPU sharing (cpu_share.h) for a step whose collectives ran on the CPU (transfers that
-// joined ranks, and no device work); returns whether it shared.
-bool ShareCpusOfCollectives(const std::vector<Host>& hosts,
-                            const std::vector<uint32_t>& host_of_rank, StepGraph* sg) {
+// Why a step's threads share their hosts' cores (cpu_share.h): none (device work in the step, or
+// no host's CPUs known), its collectives ran on the CPU (transfers that joined ranks), or the
+// job ran on the CPU only (no device work, no collective).
+enum class Sharing { kNone, kCollectives, kCpuOnly };
+
+Sharing ShareCpusOfStep(const std::vector<Host>& hosts, const std::vector<uint32_t>& host_of_rank,
+                        StepGraph* sg) {
   bool transfers = false;
   for (const Node& n : sg->graph.nodes) {
-    if (n.kind == NodeKind::kDevice) return false;
+    if (n.kind == NodeKind::kDevice) return Sharing::kNone;
     transfers |= IsCollectiveTransfer(sg->graph, n);
   }
-  if (!transfers || hosts.empty()) return false;
+  if (hosts.empty()) return Sharing::kNone;
   ShareCpus(&sg->graph, hosts, host_of_rank);
-  return true;
+  return transfers ? Sharing::kCollectives : Sharing::kCpuOnly;
 }
 
-std::string SharingNote(const Graph& g, size_t steps) {
+std::string SharingNote(const Graph& g, Sharing why, size_t steps) {
   std::string hosts;
   for (const Host& h : g.hosts)
     hosts += (hosts.empty() ? "" : ", ") + h.name + " (" + std::to_string(h.cores) + " CPUs)";
+  if (why == Sharing::kCpuOnly)
+    return "CPU sharing: no GPU work; in " + std::to_string(steps) +
+           " step(s), the threads' ops and input work share the cores of " + hosts +
+           ", so work a what-if removes gives its core back (--no-cpu-sharing: as measured; "
+           "docs/replay.md)";
   return "CPU sharing: the collectives ran on the CPU; in " + std::to_string(steps) +
          " step(s), ranks' threads and transfers share the cores of " + hosts + " (docs/replay.md)";
 }
@@ -252,12 +260,15 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   std::vector<uint32_t> host_of_rank;
   std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
   size_t shared = 0, first_shared = 0;
+  Sharing why = Sharing::kNone;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
-    if (ShareCpusOfCollectives(hosts, host_of_rank, &job.steps.back()) && !shared++)
-      first_shared = k;
+    Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps.back());
+    if (s == Sharing::kNone) continue;
+    if (!shared++) first_shared = k;
+    if (why != Sharing::kCollectives) why = s;
   }
-  if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, shared));
+  if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, why, shared));
   for (const auto& who : job.participants)
     job.notes.push_back(who +
                         ": no steps of its own; its work within the ranks' steps is replayed with "

@@ -30,7 +30,7 @@ struct BuildOptions {
   std::vector<std::string> step_names;
   unsigned threads = 0;
   bool graph_edges = true;  // TensorFlow graphs' edges (false: inferred ones instead)
-  bool cpu_sharing = true;  // CPU sharing where collectives ran on the CPU (cpu_share.h)
+  bool cpu_sharing = true;  // CPU sharing in steps with no device work (cpu_share.h)
 };
 
 struct StepGraph {

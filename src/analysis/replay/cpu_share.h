@@ -1,6 +1,7 @@
-// Replay's CPU sharing: where a job's collectives run on the CPU (gloo, no GPU work in the
-// step), each collective's transfer takes a core on each of its ranks' hosts, beside the ranks'
-// own threads, and a host runs no more work at once than it has cores. What a node measured is
+// Replay's CPU sharing, in a step with no GPU work (a CPU-only job; collectives on the CPU, as
+// gloo's): each thread's node takes a core of its rank's host while it runs, each collective's
+// transfer a core on each of its ranks' hosts, and a host runs no more work at once than it has
+// cores. What a node measured is
 // then its work slowed by what shared the host's cores with it: its work, the time it would
 // take with a core to itself, is the integral of its share of a core over its measured time
 // (a host's running work asking for k cores of C: C/k each when k > C, else 1). The simulation

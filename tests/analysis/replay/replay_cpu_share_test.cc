@@ -116,5 +116,45 @@ TEST(ReplayCpuShare, ATransferOnTheCpuTakesACoreOfEachRank) {
   EXPECT_EQ(two_hosts.resources[comm].cpus, (Cores{{0, 1}, {1, 1}}));
 }
 
+// A CPU-only job (no GPU work, no collective): every thread's node asks for a core of its host.
+// Two threads on a host of 1 core: op a and op b at once, 20 measured each (10 of work each at
+// half a core), then op c on thread 0, 10 alone; thread 1 then waits for its input (a wait
+// takes no core). Replayed unchanged: 30, as measured. Without b, a has the core to itself:
+// 10, then c: 20. Without sharing the same what-if keeps a's contended 20: 30.
+TEST(ReplayCpuShare, TwoThreadsOnOneCoreStretchAndARemovedNodeGivesItsCoreBack) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 30);
+  uint32_t t0 = g.AddResource("thread 0", 0), t1 = g.AddResource("thread 1", 0);
+  uint32_t a = g.AddNode(t0, g.AddLabel("a"), NodeKind::kOp, 20, 0);
+  uint32_t c = g.AddNode(t0, g.AddLabel("c"), NodeKind::kRuntime, 10, 20);
+  uint32_t b = g.AddNode(t1, g.AddLabel("b"), NodeKind::kInput, 20, 0);
+  uint32_t w = g.AddNode(t1, g.AddLabel("wait"), NodeKind::kInputWait, 10, 20);
+  g.AddEdge(g.ranks[r].source, a, 0);
+  g.AddEdge(g.ranks[r].source, b, 0);
+  g.AddEdge(a, c, 0);
+  g.AddEdge(b, w, 0);
+  g.AddEdge(c, g.ranks[r].sink, 0);
+  g.AddEdge(w, g.ranks[r].sink, 0);
+  Graph shared = g;
+  ShareCpus(&shared, {{"h", 1}}, {0});
+  EXPECT_EQ(shared.nodes[a].duration, 10u) << "20 measured at half a core";
+  EXPECT_EQ(shared.nodes[b].duration, 10u);
+  EXPECT_EQ(shared.nodes[c].duration, 10u) << "alone: its work is its time";
+  EXPECT_EQ(shared.nodes[w].duration, 10u) << "a wait takes no core";
+  auto s = Simulate(shared);
+  EXPECT_EQ(s.end[a], 20u) << "stretched: b beside it";
+  EXPECT_EQ(s.predicted[0], 30u) << "unchanged: as measured";
+  auto without = [](const Graph& graph) {
+    StepGraph sg{graph, {0}};
+    auto changed =
+        analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "b=0", "b", 0)});
+    return Simulate(changed[0].graph);
+  };
+  auto freed = without(shared);
+  EXPECT_EQ(freed.end[a], 10u) << "b's core given back";
+  EXPECT_EQ(freed.predicted[0], 20u);
+  EXPECT_EQ(without(g).predicted[0], 30u) << "without sharing: a as measured, beside b";
+}
+
 }  // namespace
 }  // namespace tt
