@@ -3,7 +3,8 @@
 // loop, a Keras fit, DDP on two ranks; each step replayed, and one typical step of the JAX
 // loop); the known-cost check: in a tf.function loop with a py_function that takes 50 ms, the
 // what-if that removes it predicts, within 10%, the step time measured when the same loop runs
-// without it; and input=0 on an input-bound loop against the loop fed from a cache, within 25%.
+// without it; and input=0 on an input-bound loop against the loop fed from a cache, within 25%
+// (and, pinned to one core, within 15% with CPU sharing).
 // Also TensorFlow's graph edges (a tf.function's, a tf.compat.v1 Session's).
 #include <gtest/gtest.h>
 #include <sched.h>
