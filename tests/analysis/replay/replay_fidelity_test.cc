@@ -386,10 +386,10 @@ TEST(ReplayFidelity, InputZeroOnOneCoreGivesTheStepItsCoreBack) {
   if (RunCmd({"taskset", "-c", core, "true"}).status != 0) GTEST_SKIP() << "no taskset";
   TempDir d;
   std::string trace = d / "t";
-  auto r = RunCmd({"taskset", "-c", core, TT_CLI, "record", "-o", trace, "--", Python(),
-                   std::string(TT_SOURCE_DIR) + "/tests/programs/tf_input_cached_loop.py", "10",
-                   "20", "spin"},
-                  {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, 280);
+  auto r = RunCmd(
+      {"taskset", "-c", core, TT_CLI, "record", "-o", trace, "--", Python(),
+       std::string(TT_SOURCE_DIR) + "/tests/programs/tf_input_cached_loop.py", "10", "20", "spin"},
+      {{"TF_ENABLE_ONEDNN_OPTS", "1"}}, 280);
   ASSERT_EQ(r.status, 0) << r.err;
   json j = Replay(trace, {"--what-if", "input=0"});
   ExpectFaithful(j, 19, 0.01);  // an unchanged step replays as measured
