@@ -267,13 +267,26 @@ nlohmann::json ClockJson(const ProcessSummary& p) {
           {"offsets", offsets}};
 }
 
+// The processes' indices: the ranks in rank order, then the processes without one (a launcher,
+// its helpers) in the order they were recorded; not in the order of their pids. As the report's
+// run summary lists them.
+std::vector<size_t> RankOrder(const TraceSummary& s) {
+  std::vector<size_t> order(s.processes.size());
+  for (size_t pi = 0; pi < order.size(); ++pi) order[pi] = pi;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    int64_t ra = s.processes[a].meta.rank, rb = s.processes[b].meta.rank;
+    return ra >= 0 && (rb < 0 || ra < rb);
+  });
+  return order;
+}
+
 nlohmann::json ToJson(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
                       const std::vector<ProcessSteps>& steps, const CaptureWindows* windows) {
   using nlohmann::json;
   std::vector<const FrameworkCapture*> unmatched;
   auto by_proc = MatchCaptures(s, caps, &unmatched);
   json procs = json::array();
-  for (size_t pi = 0; pi < s.processes.size(); ++pi) {
+  for (size_t pi : RankOrder(s)) {
     const auto& p = s.processes[pi];
     json frameworks = json::array();
     for (const auto* c : by_proc[pi]) frameworks.push_back(FrameworkCaptureJson(*c));
@@ -423,14 +436,7 @@ void PrintText(const TraceSummary& s, const std::vector<FrameworkCapture>& caps,
   if (std::string note = MemoryNote(s); !note.empty())
     std::printf("memory     %s\n", TerminalSafe(note).c_str());
   if (windows) std::printf("captured   %s\n", CapturesText(*windows).c_str());
-  // The ranks in rank order (after the processes without one: a launcher, its helpers), not in
-  // the order of their pids.
-  std::vector<size_t> order(s.processes.size());
-  for (size_t pi = 0; pi < order.size(); ++pi) order[pi] = pi;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return s.processes[a].meta.rank < s.processes[b].meta.rank;
-  });
-  for (size_t pi : order) PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
+  for (size_t pi : RankOrder(s)) PrintProcess(s.processes[pi], by_proc[pi], steps[pi]);
   PrintLost(s);
   for (const auto* c : unmatched) {
     std::printf("\nframework capture of pid %lld (no process stream):\n",

@@ -78,6 +78,36 @@ TEST(JobIdentity, InfoShowsTheJobItsLauncherNamed) {
   EXPECT_EQ(RunCmd({TT_CLI, "info", d / "plain"}).out.find("  job "), std::string::npos);
 }
 
+// Ranks started out of rank order (2, 0, 1) under one launcher: info lists them in rank order,
+// in the JSON as in the text, and the launcher, which has no rank, after them.
+TEST(JobIdentity, InfoListsRanksInRankOrderThenTheProcessesWithout) {
+  TempDir d;
+  std::string ranks;
+  for (const char* k : {"2", "0", "1"})
+    ranks += std::string("RANK=") + k + " WORLD_SIZE=3 sh -c 'true; true'; ";
+  RunResult r =
+      RunCmd({TT_CLI, "record", "--quiet", "-o", d / "t", "--", "sh", "-c", ranks}, Launched({}));
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = test::RunJson({TT_CLI, "info", d / "t", "--json"});
+  ASSERT_EQ(j["processes"].size(), 4u) << j.dump().substr(0, 2000);
+  std::vector<int64_t> pids;
+  for (int k = 0; k < 3; ++k) {
+    const json& p = j["processes"][k];
+    EXPECT_EQ(p["rank"]["rank"], k) << p["rank"];
+    pids.push_back(p["pid"].get<int64_t>());
+  }
+  EXPECT_TRUE(j["processes"][3]["rank"].is_null());
+  EXPECT_GT(pids[0], pids[2]);  // recorded (and numbered) 2, 0, 1
+  std::string text = RunCmd({TT_CLI, "info", d / "t"}).out;
+  size_t at = 0;
+  for (int64_t pid : pids) {
+    at = text.find("\nprocess " + std::to_string(pid) + " ", at);
+    EXPECT_NE(at, std::string::npos) << pid << ": " << text;
+  }
+  EXPECT_NE(text.find("\nprocess " + j["processes"][3]["pid"].dump() + " ", at), std::string::npos)
+      << text;
+}
+
 // Launchers that named different jobs, world sizes that differ, and two runs of one rendezvous
 // address (the first ended before the second began): each refused in one line naming both.
 TEST(JobIdentity, RecordingsOfDifferentJobsOrRunsAreRefused) {
