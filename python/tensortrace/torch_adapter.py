@@ -104,7 +104,9 @@ class Adapter:
         # Kineto's own JSON, without torch's Python-side parsing of every event.
         path = os.path.join(self._dir, "%d-s%d.pt.trace.json" % (self._window, self._first_step))
         self._window += 1
-        prof.kineto_results.save(path)
+        # Under another name until whole: a process killed while saving leaves no cut file.
+        prof.kineto_results.save(path + ".part")
+        os.replace(path + ".part", path)
         save_module_params(self._dir)
 
     def watch_rank(self):
@@ -134,6 +136,13 @@ class Adapter:
 
         first, last = _step_range(steps)
         window_start = [time.monotonic()]
+        rank_window_s = rank_window_seconds(os.environ) if windows is None else 0
+
+        def window_due():
+            """--window-s's windows, else a rank's (rank_window_seconds) once the job's
+            process group has more than one rank."""
+            w = window_s or (rank_window_s if (self._dist or {}).get("world_size", 0) > 1 else 0)
+            return w and time.monotonic() - window_start[0] >= w
 
         def run():
             try:
@@ -153,8 +162,7 @@ class Adapter:
                 self._due = run
             elif last is not None and self.steps_done == last + 1 and stop is not None:
                 self._due = stop
-            elif window_s and self._prof is not None and rotate is not None and (
-                    time.monotonic() - window_start[0] >= window_s):
+            elif self._prof is not None and rotate is not None and window_due():
                 self._due = rotate_now
             elif windows is not None:
                 # Kineto switches only between steps: a step that ends while it runs was
@@ -391,6 +399,23 @@ def distributed_info(torch):
     return {"backend": dist.get_backend(), "rank": dist.get_rank(),
             "world_size": dist.get_world_size(), "pg_count": dist.get_pg_count(),
             "pg_config": dist.distributed_c10d._get_all_pg_configs()}
+
+
+RANK_WINDOW_S = 5.0
+
+
+def rank_window_seconds(env):
+    """A rank of a job can be killed (by its launcher when another rank fails, by the
+    scheduler), and Kineto writes its profile only when stopped: a rank's profiler is stopped
+    and restarted every TENSORTRACE_RANK_WINDOW_S seconds (default RANK_WINDOW_S; 0: one window)
+    at a step boundary, so that a killed rank keeps its windows before the last. Where
+    --window-s is given, its windows instead."""
+    v = env.get("TENSORTRACE_RANK_WINDOW_S")
+    try:
+        w = float(v) if v else RANK_WINDOW_S
+    except ValueError:
+        w = RANK_WINDOW_S
+    return w if w >= 1 else 0
 
 
 def _step_range(steps):

@@ -17,6 +17,13 @@ def test_step_range(steps, expected):
     assert torch_adapter._step_range(steps) == expected
 
 
+@pytest.mark.parametrize("value,expected", [(None, 5.0), ("", 5.0), ("2", 2.0), ("0", 0),
+                                            ("0.5", 0), ("soon", 5.0)])
+def test_rank_window_seconds(value, expected):
+    env = {} if value is None else {"TENSORTRACE_RANK_WINDOW_S": value}
+    assert torch_adapter.rank_window_seconds(env) == expected
+
+
 def test_cuda_activity_needs_a_gpu_and_no_cupti_source_of_ours():
     assert torch_adapter.cuda_activity({}, True)
     assert not torch_adapter.cuda_activity({}, False)

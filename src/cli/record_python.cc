@@ -30,8 +30,11 @@ the trace.
                            `stats --steps`
   --window-s N             capture in windows of N seconds (at least 1): the profiler's data
                            is written and its memory freed every N seconds (default: one
-                           window). With Keras 3 a window ends between two steps (the program
-                           waits while it is written), so no step is lost; otherwise events in
+                           window; a PyTorch rank of a multi-rank job: 5 s, so that a rank
+                           killed mid-run keeps its windows before the last;
+                           TENSORTRACE_RANK_WINDOW_S=N changes that, 0: one). With Keras 3
+                           a window ends between two steps (the program waits while it is
+                           written), so no step is lost; otherwise events in
                            the short gaps between windows are lost, and `info` names the
                            numbered steps missing. A thread keeps one track across windows
   --tf-cpu-allocator auto|bfc|default

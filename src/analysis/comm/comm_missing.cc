@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <vector>
 
 #include "core/human.h"
 
@@ -18,26 +19,26 @@ std::map<int64_t, const model::Process*> ProcessOfRank(const model::TraceModel& 
   return out;
 }
 
-// The first instance (by first entry) that the rank at v.ranks[r] did not enter though its
-// group expected more ranks than entered; r < 0 (a rank with no collective at all, whose
-// profile may be lost whole): the last such instance, where the others were left waiting.
-const CommInstance* FirstWithout(const CommView& v, int64_t r) {
-  if (r < 0) {
-    for (auto in = v.instances.rbegin(); in != v.instances.rend(); ++in)
-      if (static_cast<int64_t>(in->arrivals.size()) < in->nranks) return &*in;
-    return nullptr;
-  }
+// The instances that the rank at v.ranks[r] did not enter though their group expected more
+// ranks than entered (all such instances where r < 0: a rank with no collective at all, whose
+// profile may be lost whole), by first entry.
+std::vector<const CommInstance*> Without(const CommView& v, int64_t r) {
+  std::vector<const CommInstance*> out;
   for (const CommInstance& in : v.instances) {
     if (static_cast<int64_t>(in.arrivals.size()) >= in.nranks) continue;
     bool there = std::any_of(in.arrivals.begin(), in.arrivals.end(), [&](const CommArrival& a) {
       return static_cast<int64_t>(a.rank) == r;
     });
-    if (!there) return &in;
+    if (!there) out.push_back(&in);
   }
-  return nullptr;
+  return out;
 }
 
-std::string Sentence(int64_t rank, const model::Process* p, const CommInstance* first, bool none) {
+// `without`: the instances the others entered without it; the last is where they were left
+// (the one it never reached: its profile may lack earlier ones, those of the framework
+// profiler's window it died in).
+std::string Sentence(int64_t rank, const model::Process* p,
+                     const std::vector<const CommInstance*>& without, bool none) {
   std::string s = "rank " + std::to_string(rank);
   if (!p) return s + " of the job's world is in no recording given";
   s += " (pid " + std::to_string(p->meta.pid) + ")";
@@ -45,12 +46,16 @@ std::string Sentence(int64_t rank, const model::Process* p, const CommInstance* 
   if (p->meta.end_state == "finalised")
     s += ": it died (killed or crashed: record closed its trace), and what its framework's "
          "profiler had not written went with it";
-  if (!first) return s;
-  s += none ? "; the last collective the others entered without it: "
-            : "; the first collective the others ran without it: ";
-  s += first->collective + " #" + std::to_string(first->seq) +
-       (first->group.empty() ? "" : " of group " + first->group) + " (they were in it " +
-       HumanDuration(static_cast<double>(first->last_exit - first->first_enter)) + ")";
+  if (without.empty()) return s;
+  const CommInstance* last = without.back();
+  s += "; the last collective the others entered without it: " + last->collective + " #" +
+       std::to_string(last->seq) + (last->group.empty() ? "" : " of group " + last->group) +
+       " (they were in it " +
+       HumanDuration(static_cast<double>(last->last_exit - last->first_enter)) + ")";
+  if (!none && without.size() > 1)
+    s += "; its profile lacks the " + std::to_string(without.size() - 1) + " before it, from " +
+         without.front()->collective + " #" + std::to_string(without.front()->seq) +
+         " (unwritten when it died)";
   return s;
 }
 
@@ -68,10 +73,12 @@ void NoteMissingRanks(const model::TraceModel& m, CommView* v) {
     const model::Process* proc = p == of_rank.end() ? nullptr : p->second;
     auto at = index.find(rank);
     if (at == index.end()) {
-      v->missing.push_back(Sentence(rank, proc, FirstWithout(*v, -1), true));
+      auto all = Without(*v, -1);
+      if (all.size() > 1) all.erase(all.begin(), all.end() - 1);
+      v->missing.push_back(Sentence(rank, proc, all, true));
     } else if (proc && proc->meta.end_state == "finalised") {
-      const CommInstance* first = FirstWithout(*v, static_cast<int64_t>(at->second));
-      if (first) v->missing.push_back(Sentence(rank, proc, first, false));
+      auto without = Without(*v, static_cast<int64_t>(at->second));
+      if (!without.empty()) v->missing.push_back(Sentence(rank, proc, without, false));
     }
   }
   v->notes.insert(v->notes.end(), v->missing.begin(), v->missing.end());

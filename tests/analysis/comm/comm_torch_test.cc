@@ -13,6 +13,7 @@
 
 #include "comm_test_util.h"
 #include "core/files.h"
+#include "test_json.h"
 #include "test_util.h"
 
 namespace tt {
@@ -271,6 +272,51 @@ TEST(CommTorch, AKilledRankIsNamedWithTheCollectiveTheOthersWereLeftIn) {
   EXPECT_EQ(said.rfind("rank 1 (pid ", 0), 0u) << said;
   EXPECT_NE(said.find("it died"), std::string::npos) << said;
   EXPECT_NE(said.find("the last collective the others entered without it: allreduce #3"),
+            std::string::npos)
+      << said;
+  auto rep = test::RunCmd({TT_CLI, "report", dirs[0], dirs[1], "-o", d / "r.html"}, {}, 300);
+  ASSERT_EQ(rep.status, 0) << rep.err;
+  EXPECT_NE(FindingText(ReadFile(d / "r.html"), "missing_rank").find("Rank 1 (pid "),
+            std::string::npos);
+}
+
+// DDP on two ranks, a step every 50 ms; rank 1 kills itself (SIGKILL) 7 s into its steps. A rank's
+// Kineto is written in windows by default (5 s, TENSORTRACE_RANK_WINDOW_S; torch_adapter.py), so
+// rank 1 keeps its ops of the windows before the kill (not more steps than it ran), and comm and
+// the report still name it dead, with the all-reduce it never reached and the ones its last,
+// unwritten window held (issue 39, item 3).
+TEST(CommTorch, AKilledRankKeepsItsOpsOfTheWindowsBeforeTheKill) {
+  REQUIRE_MODULE("torch");
+  TempDir d;
+  test::RunResult r;
+  std::vector<std::map<std::string, std::string>> env(2);
+  for (int k = 0; k < 2; ++k)
+    env[k] = {
+        {"WORLD_SIZE", "2"},         {"MASTER_ADDR", "127.0.0.1"},      {"MASTER_PORT", "29548"},
+        {"RANK", std::to_string(k)}, {"LOCAL_RANK", std::to_string(k)}, {"TT_KILL_AFTER_S", "7"},
+        {"TT_COMM_TIMEOUT_S", "3"},  {"TENSORTRACE_RANK_WINDOW_S", ""}};
+  std::vector<std::string> dirs = {d / "r0", d / "r1"};
+  if (!test::RecordEachRank(dirs, "torch_ddp_killed.py", env, d.path(), &r))
+    GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
+  std::smatch killed;
+  ASSERT_TRUE(std::regex_search(r.out, killed, std::regex("killed at step ([0-9]+)"))) << r.out;
+  int64_t ran = std::stoll(killed[1]);
+  json ops = test::RunJson({TT_CLI, "stats", dirs[1], "--view", "op", "--json"});
+  int64_t steps = -1;
+  for (const auto& row : ops["rows"])
+    if (row["name"] == "Optimizer.step") steps = row["occurrence"].get<int64_t>();
+  EXPECT_GT(steps, 0) << ops.dump().substr(0, 2000);
+  EXPECT_LE(steps, ran) << r.out;
+  json j = CommJson(dirs);
+  ASSERT_EQ(j["missing_ranks"].size(), 1u) << j.dump().substr(0, 3000);
+  std::string said = j["missing_ranks"][0];
+  EXPECT_EQ(said.rfind("rank 1 (pid ", 0), 0u) << said;
+  EXPECT_NE(said.find("it died"), std::string::npos) << said;
+  // Its all-reduce of step `ran`, which rank 0 entered alone (one per step, from #0).
+  EXPECT_NE(said.find("the last collective the others entered without it: allreduce #"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("; its profile lacks the " + std::to_string(ran - steps) + " before it"),
             std::string::npos)
       << said;
   auto rep = test::RunCmd({TT_CLI, "report", dirs[0], dirs[1], "-o", d / "r.html"}, {}, 300);
