@@ -21,7 +21,8 @@ from pathlib import Path
 
 SCHEMA_VERSION = 1
 VERSION_KEY = b"tensortrace.schema_version"
-TABLES = ("slices", "steps", "collectives", "allocations", "processes", "threads", "clocks")
+TABLES = ("slices", "steps", "kernels", "collectives", "allocations", "processes", "threads",
+          "clocks")
 
 
 class TablesError(Exception):

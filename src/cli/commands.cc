@@ -29,7 +29,8 @@ const std::vector<Command>& Commands() {
        "waits, straggler and bus bandwidth",
        true, Comm},
       {"sql", "DIR... \"SELECT ...\"",
-       "SQL (DuckDB) over the job's tables: slices, ops, steps,\ncollectives, allocations, "
+       "SQL (DuckDB) over the job's tables: slices, ops, steps, kernels,\ncollectives, "
+       "allocations, "
        "processes, threads, clocks",
        true, Sql},
       {"diff", "A B",

@@ -29,9 +29,10 @@ const char kSqlUsage[] =
     R"(usage: tensortrace sql DIR... "SELECT ..." [--json | --csv]
 
 Runs the query with DuckDB over the job's tables: slices, ops (the slices the op view counts),
-steps, collectives, allocations, processes, threads and clocks (docs/tables.md; times in
-integer ns, a rank column on every table). DIR is a trace directory (several: one job, a
-recording per rank), exported to Parquet for the query and removed after it, or a dataset that
+steps, kernels (GPU kernels, copies and sets with their launch and op), collectives,
+allocations, processes, threads and clocks (docs/tables.md; times in integer ns, a rank column
+on every table). DIR is a trace directory (several: one job, a recording per rank), exported
+to Parquet for the query and removed after it, or a dataset that
 `tensortrace export DIR --format parquet -o OUT` wrote. DuckDB comes from python3 (the
 environment's first on PATH, or $TT_PYTHON): pip install duckdb pyarrow.
 

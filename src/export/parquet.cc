@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "export/parquet_job.h"
+#include "export/parquet_kernels.h"
 #include "export/parquet_slices.h"
 
 namespace tt::exporter {
@@ -28,7 +29,7 @@ struct TempDir {
 const char* ParquetHelp() {
   return R"(the job's meaning as tables, for SQL (tensortrace sql), pandas, DuckDB and Spark:
 PATH is a new directory holding one Parquet dataset per table (slices, steps,
-collectives, allocations, processes, threads, clocks), partitioned by rank
+kernels, collectives, allocations, processes, threads, clocks), partitioned by rank
 (PATH/TABLE/rank=R/part-*.parquet). Times are integer ns; columns: docs/tables.md.)";
 }
 
@@ -48,6 +49,7 @@ ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& s
   JobTablesCounts j;
   std::vector<Problem> again;  // the same damage, met again by the job tables' scans
   WriteJobTables(m, sel, steps, tmp.path, &again, &j);
+  uint64_t kernels = WriteKernelTable(m, sel, steps, tmp.path, &again);
   if (fs::exists(out, ec)) fs::remove(out, ec);  // the empty directory it may have been
   fs::rename(tmp.path, out, ec);
   if (ec) throw Error("-o: cannot rename " + tmp.path + " to " + out + ": " + ec.message());
@@ -55,6 +57,7 @@ ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& s
   ExportOutcome o{r.events, r.left_out, {}};
   o.lines.push_back("wrote " + std::to_string(s.slices) + " slices, " + std::to_string(j.steps) +
                     " steps, " + std::to_string(j.collectives) + " collective arrivals, " +
+                    std::to_string(kernels) + " kernels and copies, " +
                     std::to_string(s.allocations) + " allocations, " + std::to_string(j.processes) +
                     " processes, " + std::to_string(s.threads) + " threads and " +
                     std::to_string(j.clocks) + " clocks to " + out +

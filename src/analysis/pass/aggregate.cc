@@ -191,6 +191,7 @@ Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selec
   c.links = BuildLinks(&a);
   ScanDeviceTracks(c, &a, problems);
   FoldDeviceLinks(&a);
+  if (needs.links) a.link_tables = std::move(c.links);
   for (auto& t : a.host) a.events += t.events;
   for (auto& t : a.device) a.events += t.events;
   return a;

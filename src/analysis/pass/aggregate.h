@@ -37,6 +37,7 @@ struct Needs {
   bool steps = false;            // the steps themselves
   bool code = false;             // op time by the Python stack behind each op (code view)
   bool scopes = false;           // ops per (module, name): PyTorch's module hierarchy
+  bool links = false;            // the ids that link device work to launches and ops, kept
   void Add(const Needs& o) {
     op_samples |= o.op_samples;
     runtime_samples |= o.runtime_samples;
@@ -47,6 +48,7 @@ struct Needs {
     steps |= o.steps;
     code |= o.code;
     scopes |= o.scopes;
+    links |= o.links;
   }
 };
 
@@ -160,6 +162,7 @@ struct Aggregates {
   std::vector<Step> steps;                // when needed or selecting
   CodeIndex code;                         // when needed: the Python source's stacks
   std::map<std::string, uint64_t> links;  // correlation method -> links made
+  std::vector<LinkTables> link_tables;    // per process, with needs.links (correlate.h)
   uint64_t unlinked = 0, device_activities = 0, events = 0;
 };
 
