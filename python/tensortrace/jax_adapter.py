@@ -22,6 +22,9 @@ class Adapter:
             self._xb = xla_bridge
             self._start, self._stop = profiler.start_trace, profiler.stop_trace
             self.available = callable(getattr(xla_bridge, "backends", None))
+            from _tensortrace import jax_params
+
+            jax_params.watch_jit()  # the jitted calls' parameters (the scope view's params)
             if not self.available:
                 self.unavailable_reason = ("jax %s: no xla_bridge.backends to wait for"
                                            % self.version)
@@ -41,9 +44,13 @@ class Adapter:
             self._start(logdir, profiler_options=opts)
         else:
             self._start(logdir)
+        self._logdir = logdir
 
     def stop(self):
         self._stop()
+        from _tensortrace import jax_params
+
+        jax_params.save(getattr(self, "_logdir", None))
 
     def when_ready(self, start, on_error):
         xb = self._xb

@@ -1,7 +1,8 @@
 """Flax NNX + optax, as Flax's own "MNIST tutorial" trains: an nnx.Module, nnx.Optimizer,
 an @nnx.jit train step, batches fed from NumPy through jnp.asarray. Synthetic data.
 Prints one JSON line: the program's own step times (wall clock around each step, the result
-blocked on), so tests compare tensortrace's steps with the program's timing."""
+blocked on), so tests compare tensortrace's steps with the program's timing, and Flax's own
+count of the model's parameters (the nnx.Param leaves' sizes) in all and per submodule."""
 import json
 import sys
 import time
@@ -44,6 +45,17 @@ def train_step(model, optimizer, metrics, batch):
     optimizer.update(model, grads)
 
 
+def param_counts(model):
+    """{"MLP": all, "MLP/linear1": ...}: Flax's nnx.Param leaves' sizes, per top-level part."""
+    root = type(model).__name__
+    counts = {root: 0}
+    for path, leaf in jax.tree_util.tree_leaves_with_path(nnx.state(model, nnx.Param)):
+        counts[root] += leaf.size
+        part = "%s/%s" % (root, path[0].key)
+        counts[part] = counts.get(part, 0) + leaf.size
+    return counts
+
+
 def main():
     model = MLP(784, 1024, 10, rngs=nnx.Rngs(0))
     optimizer = nnx.Optimizer(model, optax.adamw(1e-3, 0.9), wrt=nnx.Param)
@@ -59,7 +71,8 @@ def main():
         jax.block_until_ready(model.linear3.kernel.value)
         times.append((time.perf_counter() - t0) * 1e3)
     print(json.dumps({"program": "flax_nnx_mlp", "steps": STEPS, "step_ms": times,
-                      "accuracy": float(metrics.compute()["accuracy"])}))
+                      "accuracy": float(metrics.compute()["accuracy"]),
+                      "params": param_counts(model)}))
 
 
 if __name__ == "__main__":

@@ -109,6 +109,25 @@ void ExpectCodeViewWithinTheRun(const std::string& trace, const std::string& fil
   EXPECT_LE(code["total_micros"].get<double>() * 1000, static_cast<double>(run_ns));
 }
 
+// The scope view's params: the model's row ("MLP", a row of its own: XLA's op names carry no
+// NNX module path) and each top-level submodule's equal Flax's own nnx.Param count.
+void ExpectParamsAsFlaxCounts(const Recorded& r) {
+  json j = RunJson({TT_CLI, "stats", r.trace, "--view", "scope", "--select", "params", "--json"});
+  std::map<std::string, double> got;
+  std::function<void(const json&, const std::string&)> walk = [&](const json& rows,
+                                                                  const std::string& prefix) {
+    for (const auto& row : rows) {
+      std::string path = prefix + row["name"].get<std::string>();
+      if (row.contains("params") && row["params"].is_number()) got[path] = row["params"];
+      if (row.contains("children")) walk(row["children"], path + "/");
+    }
+  };
+  walk(j["rows"], "");
+  ASSERT_GE(r.said["params"].size(), 4u) << r.said.dump();
+  for (const auto& [path, n] : r.said["params"].items())
+    EXPECT_EQ(got[path], n.get<double>()) << path;
+}
+
 TEST(CorpusJax, FlaxNnxStepsAreItsTrainStep) {
   REQUIRE_MODULE("flax");
   REQUIRE_MODULE("optax");
@@ -122,6 +141,7 @@ TEST(CorpusJax, FlaxNnxStepsAreItsTrainStep) {
       << info["processes"][0]["steps"]["how"];
   ExpectNoRuntimeAmongOps(r.trace);
   ExpectCodeViewWithinTheRun(r.trace, "flax_nnx_mlp.py");
+  ExpectParamsAsFlaxCounts(r);
   // TensorBoard's profile gets the same steps (each jitted call with its step number).
   auto e = RunCmd({TT_CLI, "export", r.trace, "--format", "xspace", "-o", d / "tb"});
   ASSERT_EQ(e.status, 0) << e.err;

@@ -2,6 +2,7 @@
 // node sums its subtree.
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "analysis/pass/op_names.h"
 #include "analysis/views/op_rows.h"
@@ -87,6 +88,25 @@ void SetParams(std::vector<Row>* rows, const std::string& prefix,
   }
 }
 
+// The params paths some row's ParamsOf finds, into `held`.
+void HeldParams(const std::vector<Row>& rows, const std::string& prefix,
+                const std::map<std::string, int64_t>& params, std::set<const int64_t*>* held) {
+  for (const Row& r : rows) {
+    std::string path = prefix.empty() ? r.name : prefix + "/" + r.name;
+    held->insert(ParamsOf(path, params));
+    HeldParams(r.children, path, params, held);
+  }
+}
+
+// A params path no row holds (JAX: XLA's op names carry no Flax NNX module path) is a row of
+// its own, without time, so that every counted module shows its parameters.
+void AddParamRows(std::vector<Row>* tree, const std::map<std::string, int64_t>& params) {
+  std::set<const int64_t*> held;
+  HeldParams(*tree, "", params, &held);
+  for (const auto& [path, n] : params)
+    if (!held.count(&n)) InsertScope(tree, ScopePath(path), 0, Row{});
+}
+
 void Finish(Aggregates& a, Result* r) {
   bool modules = ModuleRows(a, r);
   if (!modules) FinishOpRows(a, r, FullName);
@@ -97,7 +117,10 @@ void Finish(Aggregates& a, Result* r) {
   for (const model::Process& p : a.m->processes)
     for (auto& [path, n] : ReadModuleParams(p.recording, p.meta.pid))
       params[path] = std::max(params[path], n);  // ranks hold replicas: one model's count
-  if (!params.empty()) SetParams(&tree, "", params);
+  if (!params.empty()) {
+    AddParamRows(&tree, params);
+    SetParams(&tree, "", params);
+  }
   r->rows = std::move(tree);
 }
 
