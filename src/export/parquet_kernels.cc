@@ -178,6 +178,9 @@ void KernelVisitor::OnSlice(const model::Slice& s) {
 uint64_t WriteKernelTable(const model::TraceModel& m, const Selection& sel,
                           const std::vector<model::Step>& steps, const std::string& root,
                           std::vector<Problem>* problems) {
+  auto dev = [&](size_t ti) { return m.tracks[ti].kind == layout::TrackKind::kDevice; };
+  auto is_dev = [](const model::Track& t) { return t.kind == layout::TrackKind::kDevice; };
+  if (std::none_of(m.tracks.begin(), m.tracks.end(), is_dev)) return 0;  // no device ran
   analysis::Needs needs;
   needs.links = true;
   analysis::Selection as;
@@ -192,7 +195,6 @@ uint64_t WriteKernelTable(const model::TraceModel& m, const Selection& sel,
   uint64_t rows = 0;
   for (size_t pi = 0; pi < m.processes.size(); ++pi) {
     const model::Process& p = m.processes[pi];
-    auto dev = [&](size_t ti) { return m.tracks[ti].kind == layout::TrackKind::kDevice; };
     if (std::none_of(p.tracks.begin(), p.tracks.end(), dev)) continue;
     std::sort(by[pi].begin(), by[pi].end(), [](auto* x, auto* y) { return x->start < y->start; });
     Launches launches = LaunchesOf(m, p, &again);
