@@ -77,7 +77,9 @@ void ExpectFaithful(const json& j, size_t min_steps, double within = 0.05) {
   ASSERT_GE(j["steps_replayed"].get<size_t>(), min_steps) << j.dump(1);
   double measured = j["measured_ns"].get<double>(), predicted = j["predicted_ns"].get<double>();
   ASSERT_GT(measured, 0);
-  EXPECT_NEAR(j["error"].get<double>(), (predicted - measured) / measured, 1e-6);
+  // measured_ns and predicted_ns are whole nanoseconds: a step of a millisecond or two rounds
+  // them by about 1e-6 of it (with CPU sharing the prediction is fractional).
+  EXPECT_NEAR(j["error"].get<double>(), (predicted - measured) / measured, 1e-5);
   EXPECT_LT(std::fabs(j["error"].get<double>()), within) << j["steps"].dump(1);
   EXPECT_FALSE(j["critical_path"]["items"].empty());
 }
