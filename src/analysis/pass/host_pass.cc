@@ -13,6 +13,7 @@
 #include "analysis/pass/primitives.h"
 #include "core/parallel.h"
 #include "format/keys.h"
+#include "model/open_slices.h"
 #include "model/scan.h"
 
 namespace tt::analysis {
@@ -69,19 +70,14 @@ class HostVisitor {
   }
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
-    model::Meaning m = MeaningIn(s);
-    bool op_like = model::IsOpLike(m);
-    bool in_compile = m == model::Meaning::kCompile || (!open_.empty() && open_.back().in_compile);
-    int32_t ancestor = -1;
-    if (!open_.empty())
-      ancestor =
-          open_.back().op_like ? static_cast<int32_t>(open_.size() - 1) : open_.back().ancestor;
     if (s.category == Category::kFrameworkOp)  // the eager ops around it run a graph
-      for (Open& o : open_) o.holds_op |= o.meaning == model::Meaning::kEagerOp;
+      for (size_t i = 0; i < open_.size(); ++i)
+        open_extra_[i].holds_op |= open_.frames()[i].meaning == model::Meaning::kEagerOp;
     // Busy time is the outermost slices' below the steps: a step marker (Kineto's
     // ProfilerStep#N around every op of the iteration) is not work of its own.
     bool busy_root = !IsStep(s, k_) && busy_open_++ == 0;
-    open_.push_back({m, op_like, in_compile, ancestor, 0, false, busy_root});
+    open_.Push(s);
+    open_extra_.push_back({false, busy_root});
     if (s.category == Category::kFrameworkOp) ++fw_open_;
     if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
   }
@@ -138,19 +134,6 @@ class HostVisitor {
     }
   }
 
-  // A slice's meaning where it is: an annotation named after the op it runs in ("a/b/conv" in
-  // "a/b/conv:Conv2D", which TensorFlow's oneDNN kernels write) is that op's own work.
-  // A range inside compilation (an XLA pass: "simplification", "Inliner") is compilation too.
-  model::Meaning MeaningIn(const Slice& s) const {
-    model::Meaning m = model::MeaningOfSlice(proc_, s.category, s.name, s.args);
-    if (m != model::Meaning::kAnnotation) return m;
-    if (!open_.empty() && open_.back().in_compile) return model::Meaning::kCompile;
-    if (s.parent_category != Category::kFrameworkOp) return m;
-    std::string_view name = proc_.Name(s.name), parent = proc_.Name(s.parent);
-    bool own =
-        parent.size() > name.size() && parent.starts_with(name) && parent[name.size()] == ':';
-    return own ? model::Meaning::kRuntime : m;
-  }
   // The step breakdown's intervals, each kind's outermost slices only (unions are taken later):
   // ops at any depth (inside runtime ranges), input waits, compilation, runtime ranges.
   void AddInterval(const Slice& s, model::Meaning m, bool outermost_op) {
@@ -170,32 +153,23 @@ class HostVisitor {
          (s.category == Category::kPython || s.category == Category::kPrimitive)))
       a_->host.push_back(iv);
   }
-  // The slice's own time as an op: its duration less its nearest op-like descendants' (runtime
-  // ranges nested in it, a thread pool's ParallelFor, are its own time, as xprof counts it).
-  // *meaning: the slice's, as decided when it opened.
+  // The slice's own time as an op (model/open_slices.h's rule). *meaning: the slice's, as
+  // decided when it opened.
   uint64_t CloseOpen(const Slice& s, bool* outermost_op, model::Meaning* meaning) {
     if (open_.empty()) {
       closed_holds_op_ = false;
       closed_busy_root_ = s.depth == 0 && !IsStep(s, k_);
-      *meaning = MeaningIn(s);
+      *meaning = open_.MeaningIn(s);
       return s.Self();
     }
-    Open o = open_.back();
-    open_.pop_back();
-    *meaning = o.meaning;
-    closed_holds_op_ = o.holds_op;
-    closed_busy_root_ = o.busy_root;
+    closed_holds_op_ = open_extra_.back().holds_op;
+    closed_busy_root_ = open_extra_.back().busy_root;
+    open_extra_.pop_back();
     if (!IsStep(s, k_) && busy_open_ > 0) --busy_open_;
+    model::OpenSlices::Frame o = open_.Pop(s);
+    *meaning = o.meaning;
     *outermost_op = o.op_like && o.ancestor < 0;
-    // A compilation inside an op (torch.compile's backward compiled on its first call) is
-    // not the op's own time either, nor a collective or the wait for one inside a range (a
-    // library's "FSDP::all_gather" inside its "FSDP::pre_forward").
-    bool outer_compile =
-        o.meaning == model::Meaning::kCompile && (open_.empty() || !open_.back().in_compile);
-    bool comm = o.meaning == model::Meaning::kCommunication;
-    if ((o.op_like || outer_compile || comm) && o.ancestor >= 0)
-      open_[static_cast<size_t>(o.ancestor)].op_child += s.Duration();
-    return s.Duration() > o.op_child ? s.Duration() - o.op_child : 0;
+    return model::OpenSlices::OpSelf(o, s);
   }
   void OnOp(const Slice& s, uint64_t self) {
     Agg& g = a_->ops.Get(s.name, c_.needs.op_samples);
@@ -348,19 +322,15 @@ class HostVisitor {
   std::vector<uint64_t> code_pending_;  // self times of ops inside the open framework op
   uint32_t fw_open_ = 0;                // framework-op slices open now
   std::vector<uint32_t> py_open_;       // Python function slices open now (outermost first)
-  struct Open {
-    model::Meaning meaning;  // decided once, when it opens (MeaningIn)
-    bool op_like;
-    bool in_compile;    // it, or a slice around it, is compilation
-    int32_t ancestor;   // index of the nearest op-like open slice below it, -1: none
-    uint64_t op_child;  // time of its nearest op-like descendants
-    bool holds_op;      // an eager op that ran a framework op (a graph function's call)
-    bool busy_root;     // not a step, and no slice around it but steps
+  struct OpenExtra {  // beside each of open_'s frames
+    bool holds_op;     // an eager op that ran a framework op (a graph function's call)
+    bool busy_root;    // not a step, and no slice around it but steps
   };
   bool closed_holds_op_ = false;   // of the slice CloseOpen closed last
   bool closed_busy_root_ = false;  // of the slice CloseOpen closed last
   size_t busy_open_ = 0;           // open slices that are not steps
-  std::vector<Open> open_;
+  model::OpenSlices open_{proc_};
+  std::vector<OpenExtra> open_extra_;
 };
 
 }  // namespace
