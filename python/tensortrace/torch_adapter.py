@@ -142,6 +142,8 @@ class Adapter:
             """--window-s's windows, else a rank's (rank_window_seconds) once the job's
             process group has more than one rank."""
             w = window_s or (rank_window_s if (self._dist or {}).get("world_size", 0) > 1 else 0)
+            if w and self.steps_done == 1 and not window_s:
+                window_start[0] = time.monotonic()  # a rank's first window: start-up + w s
             return w and time.monotonic() - window_start[0] >= w
 
         def run():
