@@ -101,6 +101,82 @@ TEST(KinetoStream, DamageIsOneLine) {
   EXPECT_NE(error(R"({"x": 1})").find("no traceEvents array"), std::string::npos);
 }
 
+// The scan's own parse of each event (header_scan.cc) gives nlohmann's value for what it
+// reads itself (ASCII strings, numbers of every kind, literals) and hands the rest to nlohmann
+// (escapes, \u sequences and surrogate pairs, UTF-8, deep nesting); events straddling the
+// 1 MiB read buffer (a 3 MB string) are whole.
+TEST(KinetoStream, EventsParsedFromTheirBytesAreTheParsersValues) {
+  TempDir d;
+  std::string text = R"({"schemaVersion": 1, "traceEvents": [)";
+  const std::string events[] = {
+      R"({"name": "a\"b\\\u00e9\ud83d\ude00\n", "ts": 1.5e3, "dur": -0, "n": -12, "z": 0})",
+      R"({"u": 18446744073709551615, "big": 123456789012345678901234, "f": 0.1, "e": 1E-7})",
+      R"({"i": 999999999999999999, "j": -999999999999999999, "k": 9223372036854775808})",
+      R"({"x": -9223372036854775809, "y": 1e-400, "t": true, "f": false, "n": null, "k": 1})",
+      R"({"utf8": "é漢", "args": {"d": [[1, 2], []], "e": {}}, "dup": 1, "dup": [2]})",
+      "{\"deep\": " + std::string(200, '[') + std::string(200, ']') + "}",
+      "{\"huge\": \"" + std::string(3 << 20, 'x') + "\"}",
+      " \n{ \"ws\" : [ 1 , 2 ] }\r\n",
+  };
+  for (size_t i = 0; i < std::size(events); ++i) text += (i ? "," : "") + events[i];
+  for (int i = 0; i < 20000; ++i)
+    text += R"(, {"name": "aten::mm", "ts": )" + std::to_string(i) + "}";
+  text += R"(], "baseTimeNanoseconds": 1795889480054736826})";
+  WriteFileAtomic(d / "e.json", text, false);
+  kineto::json header;
+  std::vector<kineto::json> ev;
+  kineto::EventFn each = [&](const kineto::json& e) { ev.push_back(e); };
+  kineto::ReadKinetoFile(d / "e.json", 16 << 20, &header, &each);
+  auto want = kineto::json::parse(text);
+  ASSERT_EQ(ev.size(), want["traceEvents"].size());
+  for (size_t i = 0; i < ev.size(); ++i) {
+    ASSERT_EQ(ev[i], want["traceEvents"][i]) << i;
+    ASSERT_EQ(ev[i].dump(), want["traceEvents"][i].dump()) << i;  // number kinds too
+  }
+  EXPECT_EQ(header["baseTimeNanoseconds"], 1795889480054736826u);
+}
+
+// Damage inside an event: the events before it handed over once each, then one line.
+TEST(KinetoStream, DamageInAnEventAfterGoodOnes) {
+  TempDir d;
+  const std::string good = R"({"traceEvents": [{"a": 1}, {"b": "x"}, )";
+  const std::string damaged[] = {
+      R"({"c": "trunc)",
+      R"({"c": 12)",
+      R"({"c": [1, 2})",
+      R"({"c": "\x"})",
+      R"({"c": "\ud83d"})",
+      R"({"c": 01})",
+      R"({"c": "a)"
+      "\x01"
+      R"("})",
+      "{\"c\": \"\xff\"}",
+      R"({"c": 1}}]})",
+      R"({"c": 1} {"d": 2}]})",
+      R"({"c": tru})",
+      R"({"c": 1e400})",
+  };
+  for (const auto& bad : damaged) {
+    SCOPED_TRACE(bad);
+    WriteFileAtomic(d / "t.json", good + bad, false);
+    std::vector<kineto::json> seen;
+    kineto::EventFn each = [&](const kineto::json& e) { seen.push_back(e); };
+    kineto::json h;
+    std::string err;
+    try {
+      kineto::ReadKinetoFile(d / "t.json", 1 << 20, &h, &each);
+    } catch (const Error& e) {
+      err = e.what();
+    }
+    EXPECT_NE(err.find("not JSON at byte"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos);
+    ASSERT_GE(seen.size(), 2u);
+    EXPECT_LE(seen.size(), 3u);  // "{"c": 1}" is whole where the damage follows it
+    EXPECT_EQ(seen[0], kineto::json::parse(R"({"a": 1})"));
+    EXPECT_EQ(seen[1], kineto::json::parse(R"({"b": "x"})"));
+  }
+}
+
 // Records tests/programs/kineto_big.py leaving `n` events; returns record's result.
 test::RunResult RecordBig(const std::string& trace, int n, std::vector<std::string> opts) {
   std::vector<std::string> cmd = {TT_CLI, "record", "-o", trace};

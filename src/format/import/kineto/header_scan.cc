@@ -3,36 +3,195 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace tt::kineto {
 
 namespace {
 
+bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+// JSON's common case, parsed from contiguous bytes into the value nlohmann's parser gives:
+// ASCII strings without escapes, numbers, literals, nesting to 64. Anything else (and anything
+// wrong) returns false, and nlohmann's parser, slower, decides.
+class SpanParser {
+ public:
+  SpanParser(const char* b, const char* e) : p_(b), e_(e) {}
+  bool Parse(json* out) {
+    if (!Value(out, 0)) return false;
+    Ws();
+    return p_ == e_;
+  }
+
+ private:
+  void Ws() {
+    while (p_ < e_ && IsSpace(*p_)) ++p_;
+  }
+  bool Value(json* out, int depth) {
+    Ws();
+    if (p_ == e_ || depth > 64) return false;
+    switch (*p_) {
+      case '{':
+        return Object(out, depth);
+      case '[':
+        return Array(out, depth);
+      case '"':
+        *out = std::string();
+        return String(&out->get_ref<std::string&>());
+      case 't':
+        return Literal("true", json(true), out);
+      case 'f':
+        return Literal("false", json(false), out);
+      case 'n':
+        return Literal("null", json(), out);
+      default:
+        return Number(out);
+    }
+  }
+  bool Literal(std::string_view word, json v, json* out) {
+    if (static_cast<size_t>(e_ - p_) < word.size() || std::string_view(p_, word.size()) != word)
+      return false;
+    p_ += word.size();
+    *out = std::move(v);
+    return true;
+  }
+  bool String(std::string* s) {
+    const char* b = ++p_;
+    while (p_ < e_ && *p_ != '"' && *p_ != '\\' && static_cast<unsigned char>(*p_) >= 0x20 &&
+           static_cast<unsigned char>(*p_) < 0x80)
+      ++p_;
+    if (p_ == e_ || *p_ != '"') return false;
+    s->assign(b, p_++);
+    return true;
+  }
+  bool Object(json* out, int depth) {
+    ++p_;
+    *out = json::object();
+    auto& obj = out->get_ref<json::object_t&>();
+    Ws();
+    if (p_ < e_ && *p_ == '}') return ++p_, true;
+    std::string key;
+    for (;;) {
+      Ws();
+      if (p_ == e_ || *p_ != '"' || !String(&key)) return false;
+      Ws();
+      if (p_ == e_ || *p_++ != ':') return false;
+      if (!Value(&obj[key], depth + 1)) return false;
+      Ws();
+      if (p_ == e_) return false;
+      char c = *p_++;
+      if (c == '}') return true;
+      if (c != ',') return false;
+    }
+  }
+  bool Array(json* out, int depth) {
+    ++p_;
+    *out = json::array();
+    auto& arr = out->get_ref<json::array_t&>();
+    Ws();
+    if (p_ < e_ && *p_ == ']') return ++p_, true;
+    for (;;) {
+      arr.emplace_back();
+      if (!Value(&arr.back(), depth + 1)) return false;
+      Ws();
+      if (p_ == e_) return false;
+      char c = *p_++;
+      if (c == ']') return true;
+      if (c != ',') return false;
+    }
+  }
+  // JSON's number grammar; integers of up to 18 digits exactly, others by strtod on the text,
+  // as nlohmann's lexer.
+  bool Number(json* out) {
+    const char* b = p_;
+    bool neg = p_ < e_ && *p_ == '-';
+    if (neg) ++p_;
+    const char* d = p_;
+    if (p_ == e_ || !IsDigit(*p_)) return false;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < e_ && IsDigit(*p_)) ++p_;
+    }
+    size_t digits = p_ - d;
+    bool real = false;
+    if (p_ < e_ && *p_ == '.') {
+      real = true, ++p_;
+      if (!Digits()) return false;
+    }
+    if (p_ < e_ && (*p_ == 'e' || *p_ == 'E')) {
+      real = true, ++p_;
+      if (p_ < e_ && (*p_ == '+' || *p_ == '-')) ++p_;
+      if (!Digits()) return false;
+    }
+    if (!real) return digits <= 18 && Integer(d, neg, out);
+    char text[64];
+    if (p_ - b >= 64) return false;
+    std::memcpy(text, b, p_ - b);
+    text[p_ - b] = 0;
+    double v = std::strtod(text, nullptr);
+    *out = v;
+    return std::isfinite(v);  // overflow: nlohmann's error
+  }
+  bool Integer(const char* d, bool neg, json* out) {
+    uint64_t v = 0;
+    for (; d < p_; ++d) v = v * 10 + static_cast<uint64_t>(*d - '0');
+    if (neg)
+      *out = -static_cast<int64_t>(v);
+    else
+      *out = v;
+    return true;
+  }
+  bool Digits() {
+    const char* d = p_;
+    while (p_ < e_ && IsDigit(*p_)) ++p_;
+    return p_ > d;
+  }
+  static bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+  const char *p_, *e_;
+};
+
 // The scan's state across the file's chunks.
 class HeaderScanner {
  public:
-  explicit HeaderScanner(uint64_t max_header) : max_(max_header) {}
+  HeaderScanner(uint64_t max_header, const EventFn* on_event)
+      : max_(max_header), on_event_(on_event) {}
+  uint64_t delivered = 0;
   // False once the file cannot be what the scan expects.
   bool Feed(const char* p, size_t n) {
-    for (size_t i = 0; i < n; ++i) {
-      char c = p[i];
-      if (in_events_ && !in_str_ && depth_ > 2) {  // inside an event: nesting and strings only
-        if (c == '"')
-          in_str_ = true;
-        else if (c == '{' || c == '[')
-          ++depth_;
-        else if (c == '}' || c == ']')
-          --depth_;
+    size_t i = 0;
+    ev_in_chunk_ = false;
+    while (i < n) {
+      if (in_events_ && depth_ > 2) {  // inside an event: nesting and strings only
+        i = InEvent(p, n, i);
+        if (depth_ == 2 && !EventDone(p, i)) return false;
         continue;
       }
-      if (!in_events_ && !Keep(c)) return false;
-      if (!Step(c)) return false;
+      char c = p[i];
+      if (in_events_ && on_event_) {
+        if (!Between(c, i)) return false;
+      } else {
+        if (!in_events_ && !Keep(c)) return false;
+        if (!Step(c)) return false;
+      }
+      ++i;
+    }
+    if (in_events_ && depth_ > 2 && on_event_) {  // an event goes on in the next chunk
+      size_t from = ev_in_chunk_ ? ev_start_ : 0;
+      carry_.append(p + from, n - from);
     }
     return true;
   }
-  bool Done() const { return found_ && !in_events_ && depth_ == 0 && !in_str_; }
+  bool Done() const {
+    // Where events are wanted, a second "traceEvents" is the parser's (the header's before).
+    return found_ && !in_events_ && depth_ == 0 && !in_str_ &&
+           (!on_event_ || (keys_ == 1 && !odd_key_));
+  }
   const std::string& Kept() const { return kept_; }
 
  private:
@@ -40,19 +199,82 @@ class HeaderScanner {
     kept_.push_back(c);
     return kept_.size() <= max_;
   }
-  bool Step(char c) {
-    if (in_str_) {
-      if (esc_) {
-        esc_ = false;
-      } else if (c == '\\') {
-        esc_ = true;
-      } else if (c == '"') {
+  // From p[i] inside an element of the events array: to its end (depth_ back to 2) or the
+  // chunk's.
+  size_t InEvent(const char* p, size_t n, size_t i) {
+    if (kind_ == kScalar) {  // ends before the first byte that is none of its own
+      while (i < n && !IsSpace(p[i]) && p[i] != ',' && p[i] != ']' && p[i] != '}') ++i;
+      if (i < n) depth_ = 2;
+      return i;
+    }
+    while (i < n) {
+      if (in_str_) {
+        if (esc_) {
+          esc_ = false, ++i;
+          continue;
+        }
+        while (i < n && p[i] != '"' && p[i] != '\\') ++i;
+        if (i == n) break;
+        if (p[i++] == '\\') {
+          esc_ = true;
+          continue;
+        }
         in_str_ = false;
-      } else if (key_) {
-        if (key_text_.size() < 64) key_text_.push_back(c);
+        if (kind_ == kString && depth_ == 3) {  // a string element ended
+          depth_ = 2;
+          break;
+        }
+        continue;
       }
+      while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' && p[i] != ']') ++i;
+      if (i == n) break;
+      char c = p[i++];
+      if (c == '"')
+        in_str_ = true;
+      else if (c == '{' || c == '[')
+        ++depth_;
+      else if (--depth_ == 2)
+        break;
+    }
+    return i;
+  }
+  // An event's bytes, ending before p[end], parsed and handed over.
+  bool EventDone(const char* p, size_t end) {
+    if (!on_event_) return true;
+    const char *b = p + ev_start_, *e = p + end;
+    if (!ev_in_chunk_) {
+      carry_.append(p, end);
+      b = carry_.data(), e = b + carry_.size();
+    }
+    json ev;
+    if (!SpanParser(b, e).Parse(&ev)) ev = json::parse(b, e, nullptr, /*allow_exceptions=*/false);
+    carry_.clear();
+    if (ev.is_discarded()) return false;
+    if (kind_ != kObject) return true;  // checked, not an event
+    (*on_event_)(ev);
+    ++delivered;
+    return true;
+  }
+  // A byte of the events array between its elements (where events are wanted).
+  bool Between(char c, size_t i) {
+    if (IsSpace(c)) return true;
+    if (want_elem_ && c != ',' && c != ']' && c != '}') {
+      want_elem_ = comma_ = false;
+      kind_ = c == '{' ? kObject : c == '[' ? kArray : c == '"' ? kString : kScalar;
+      in_str_ = kind_ == kString;
+      depth_ = 3, ev_start_ = i, ev_in_chunk_ = true;
+      carry_.clear();
       return true;
     }
+    if (c == ',' && !want_elem_) return want_elem_ = comma_ = true;
+    if (c == ']' && !comma_) {
+      depth_ = 1, in_events_ = false;
+      return true;
+    }
+    return false;
+  }
+  bool Step(char c) {
+    if (in_str_) return InString(c);
     switch (c) {
       case '"':
         in_str_ = true;
@@ -75,13 +297,31 @@ class HeaderScanner {
         return true;
     }
   }
+  bool InString(char c) {
+    if (esc_) {
+      esc_ = false;
+    } else if (c == '\\') {
+      esc_ = true;
+      if (key_) odd_key_ = true;  // an escaped key may be "traceEvents": the parser decides
+      if (key_ && on_event_ && !found_) return false;  // before any event is handed over
+    } else if (c == '"') {
+      in_str_ = false;
+      if (key_ && key_text_ == "traceEvents") ++keys_;
+    } else if (key_) {
+      if (key_text_.size() < 64) key_text_.push_back(c);
+    }
+    return true;
+  }
   bool Open(char c) {
     if (depth_ == 0 && (c != '{' || opened_)) return false;
     if (depth_ == 0) opened_ = expect_key_ = true;
     if (depth_ == 1 && c == '[' && key_text_ == "traceEvents") {
       if (found_) return false;  // two of them: the full parser decides
-      found_ = in_events_ = true;
+      found_ = in_events_ = want_elem_ = true;
+      comma_ = false;
       kept_.push_back(']');  // the array kept empty
+      // Events are handed over only after a header that parses so far.
+      if (on_event_ && json::parse(kept_ + "}", nullptr, false).is_discarded()) return false;
     }
     ++depth_;
     return true;
@@ -96,32 +336,47 @@ class HeaderScanner {
     return true;
   }
 
+  enum Kind { kObject, kArray, kString, kScalar };
   uint64_t max_;
-  std::string kept_, key_text_;
-  int64_t depth_ = 0;
-  bool in_str_ = false, esc_ = false, key_ = false, expect_key_ = false;
+  const EventFn* on_event_;
+  Kind kind_ = kObject;
+  std::string kept_, key_text_, carry_;
+  int64_t depth_ = 0, keys_ = 0;
+  size_t ev_start_ = 0;
+  bool in_str_ = false, esc_ = false, key_ = false, expect_key_ = false, odd_key_ = false;
   bool opened_ = false, found_ = false, in_events_ = false;
+  bool want_elem_ = false, comma_ = false, ev_in_chunk_ = false;
 };
 
 }  // namespace
 
-bool ScanKinetoHeader(int fd, uint64_t max_header, json* header) {
-  HeaderScanner scan(max_header);
+bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventFn* on_event,
+                    uint64_t* delivered) {
+  HeaderScanner scan(max_header, on_event);
   std::vector<char> buf(size_t{1} << 20);
+  bool ok = true;
   for (;;) {
     ssize_t n = read(fd, buf.data(), buf.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return false;
-    if (n == 0) break;
-    if (!scan.Feed(buf.data(), static_cast<size_t>(n))) return false;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    if (!(ok = scan.Feed(buf.data(), static_cast<size_t>(n)))) break;
   }
-  if (!scan.Done()) return false;
+  *delivered = scan.delivered;
+  if (!ok || !scan.Done()) return false;
   json doc = json::parse(scan.Kept(), nullptr, /*allow_exceptions=*/false);
   if (!doc.is_object()) return false;
   *header = json::object();
   for (auto& [k, v] : doc.items())
     if (k != "traceEvents") (*header)[k] = std::move(v);
   return true;
+}
+
+bool ScanKinetoHeader(int fd, uint64_t max_header, json* header) {
+  uint64_t delivered = 0;
+  return ScanKinetoFile(fd, max_header, header, nullptr, &delivered);
 }
 
 }  // namespace tt::kineto

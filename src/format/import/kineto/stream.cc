@@ -45,7 +45,9 @@ class Builder {
 // (or skipped), anything else in traceEvents skipped.
 class KinetoSax {
  public:
-  KinetoSax(json* header, const EventFn* on_event) : header_(header), on_event_(on_event) {}
+  // The first `skip` events are built but not handed over (the scan handed them over already).
+  KinetoSax(json* header, const EventFn* on_event, uint64_t skip)
+      : header_(header), on_event_(on_event), skip_(skip) {}
   bool events_seen = false;
   std::string error;
 
@@ -115,7 +117,9 @@ class KinetoSax {
     }
     if (building_ && b_.Close()) {
       building_ = false;
-      if (event_)
+      if (event_ && skip_ > 0)
+        --skip_;
+      else if (event_)
         (*on_event_)(b_.root);
       else
         (*header_)[top_key_] = std::move(b_.root);
@@ -128,6 +132,7 @@ class KinetoSax {
 
   json* header_;
   const EventFn* on_event_;
+  uint64_t skip_;
   Builder b_;
   int depth_ = 0;       // containers open
   int skip_from_ = -1;  // skipping until depth_ is back to this
@@ -187,19 +192,28 @@ struct FileIterator {
 void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
                     const EventFn* on_event) {
   int fd = OpenUntrustedFile(path, max_bytes);
-  // The header alone: found by a scan of the bytes where it can be (the full parse otherwise).
+  // Found by a scan of the bytes where it can be (the full parse otherwise, after the events
+  // the scan handed over).
   constexpr uint64_t kMaxHeaderBytes = uint64_t{64} << 20;
-  if (!on_event && ScanKinetoHeader(fd, kMaxHeaderBytes, header)) {
+  uint64_t delivered = 0;
+  bool scanned;
+  try {
+    scanned = ScanKinetoFile(fd, kMaxHeaderBytes, header, on_event, &delivered);
+  } catch (...) {
+    close(fd);
+    throw;
+  }
+  if (scanned) {
     close(fd);
     return;
   }
-  if (!on_event && lseek(fd, 0, SEEK_SET) != 0) {
+  if (lseek(fd, 0, SEEK_SET) != 0) {
     close(fd);
     throw Error("cannot read " + ValidUtf8(path) + "; skipped");
   }
   BufferedFile file(fd);
   *header = json::object();
-  KinetoSax sax(header, on_event);
+  KinetoSax sax(header, on_event, delivered);
   bool ok;
   try {
     ok = json::sax_parse(FileIterator{&file}, FileIterator{}, &sax);

@@ -1,18 +1,16 @@
-// A Kineto trace file read as a stream (nlohmann's SAX parser): memory in proportion to one
-// event, never to the file. Kineto writes its header fields (baseTimeNanoseconds,
-// distributedInfo, ...) around the traceEvents array, some after it, so a file is read twice:
-// once for the header (a scan of the bytes for the array's extent, header_scan.h; the full
-// parser where the scan cannot tell), once for the events, each handed over as it ends.
+// A Kineto trace file read as a stream: memory in proportion to one event, never to the file.
+// Kineto writes its header fields (baseTimeNanoseconds, distributedInfo, ...) around the
+// traceEvents array, some after it, so a file is read twice: once for the header, once for the
+// events, each handed over as it ends. Both by a scan of the bytes for the array's and each
+// event's extent (header_scan.h); where the scan cannot tell, by nlohmann's SAX parser, which
+// also says what is wrong with a damaged file.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <string>
 
-#include "format/import/kineto/json_args.h"
+#include "format/import/kineto/header_scan.h"
 
 namespace tt::kineto {
-
-using EventFn = std::function<void(const json& event)>;
 
 // Reads the file at `path` (untrusted: a regular file, no link followed, at most `max_bytes`):
 // the top-level fields other than traceEvents into *header (an object), and, when `on_event` is
