@@ -3,7 +3,8 @@
 // needs a look at the whole file; a full JSON parse of it took about half of a large profile's
 // import. Here the bytes are scanned for the extent of the top-level traceEvents array and of
 // each of its events (strings, escapes and nesting followed): only the bytes around the array
-// are parsed for the header, and each event's bytes, contiguous, by nlohmann's parser.
+// are parsed for the header, and each event's bytes, contiguous, by ParseJsonSpan
+// (span_parser.h; nlohmann's parser where it declines).
 #pragma once
 #include <cstdint>
 #include <functional>
