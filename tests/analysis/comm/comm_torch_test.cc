@@ -250,6 +250,21 @@ TEST(CommTorch, SubgroupsMatchedPerGroupOnTheirOwnRanks) {
   EXPECT_EQ(per_group["2"], said["pair"]);
 }
 
+// The launcher's environment of two ranks on 127.0.0.1:`port`, and `extra` for both.
+std::vector<std::map<std::string, std::string>> TwoRanks(
+    const char* port, const std::map<std::string, std::string>& extra) {
+  std::vector<std::map<std::string, std::string>> env(2);
+  for (int k = 0; k < 2; ++k) {
+    env[k] = extra;
+    env[k].insert({{"WORLD_SIZE", "2"},
+                   {"MASTER_ADDR", "127.0.0.1"},
+                   {"MASTER_PORT", port},
+                   {"RANK", std::to_string(k)},
+                   {"LOCAL_RANK", std::to_string(k)}});
+  }
+  return env;
+}
+
 // Two ranks, one recording each; rank 1 kills itself (SIGKILL) before its fourth all-reduce and
 // rank 0 gives up on it after gloo's timeout: rank 1's profile is lost with it, and comm and the
 // report name it, how it ended, and the collective rank 0 was left in (issue 39, item 3).
@@ -257,12 +272,7 @@ TEST(CommTorch, AKilledRankIsNamedWithTheCollectiveTheOthersWereLeftIn) {
   REQUIRE_MODULE("torch");
   TempDir d;
   test::RunResult r;
-  std::vector<std::map<std::string, std::string>> env(2);
-  for (int k = 0; k < 2; ++k)
-    env[k] = {
-        {"WORLD_SIZE", "2"},         {"MASTER_ADDR", "127.0.0.1"},      {"MASTER_PORT", "29544"},
-        {"RANK", std::to_string(k)}, {"LOCAL_RANK", std::to_string(k)}, {"TT_COMM_KILL_AT", "3"},
-        {"TT_COMM_TIMEOUT_S", "3"}};
+  auto env = TwoRanks("29544", {{"TT_COMM_KILL_AT", "3"}, {"TT_COMM_TIMEOUT_S", "3"}});
   std::vector<std::string> dirs = {d / "r0", d / "r1"};
   if (!test::RecordEachRank(dirs, "torch_collectives.py", env, d.path(), &r))
     GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
@@ -289,12 +299,9 @@ TEST(CommTorch, AKilledRankKeepsItsOpsOfTheWindowsBeforeTheKill) {
   REQUIRE_MODULE("torch");
   TempDir d;
   test::RunResult r;
-  std::vector<std::map<std::string, std::string>> env(2);
-  for (int k = 0; k < 2; ++k)
-    env[k] = {
-        {"WORLD_SIZE", "2"},         {"MASTER_ADDR", "127.0.0.1"},      {"MASTER_PORT", "29548"},
-        {"RANK", std::to_string(k)}, {"LOCAL_RANK", std::to_string(k)}, {"TT_KILL_AFTER_S", "7"},
-        {"TT_COMM_TIMEOUT_S", "3"},  {"TENSORTRACE_RANK_WINDOW_S", ""}};
+  auto env = TwoRanks(
+      "29548",
+      {{"TT_KILL_AFTER_S", "7"}, {"TT_COMM_TIMEOUT_S", "3"}, {"TENSORTRACE_RANK_WINDOW_S", ""}});
   std::vector<std::string> dirs = {d / "r0", d / "r1"};
   if (!test::RecordEachRank(dirs, "torch_ddp_killed.py", env, d.path(), &r))
     GTEST_SKIP() << "cannot make a network namespace (unshare -n)";
