@@ -412,12 +412,18 @@ def rank_window_seconds(env):
     and restarted every TENSORTRACE_RANK_WINDOW_S seconds (default RANK_WINDOW_S; 0: one window)
     at a step boundary, so that a killed rank keeps its windows before the last. Where
     --window-s is given, its windows instead."""
+    from _tensortrace.capture import _warn as _say
+
     v = env.get("TENSORTRACE_RANK_WINDOW_S")
     try:
         w = float(v) if v else RANK_WINDOW_S
     except ValueError:
         w = RANK_WINDOW_S
+        _say("TENSORTRACE_RANK_WINDOW_S=%r is not a number of seconds; windows of %g s" % (v, w))
+    if 0 < w < 1:
+        _say("TENSORTRACE_RANK_WINDOW_S=%r is under a second; one window" % v)
     return w if w >= 1 else 0
+
 
 
 def _step_range(steps):

@@ -19,9 +19,13 @@ def test_step_range(steps, expected):
 
 @pytest.mark.parametrize("value,expected", [(None, 5.0), ("", 5.0), ("2", 2.0), ("0", 0),
                                             ("0.5", 0), ("soon", 5.0)])
-def test_rank_window_seconds(value, expected):
+def test_rank_window_seconds(value, expected, capsys):
     env = {} if value is None else {"TENSORTRACE_RANK_WINDOW_S": value}
     assert torch_adapter.rank_window_seconds(env) == expected
+    # A value that is not taken as given says so, in one line.
+    said = capsys.readouterr().err
+    assert (said != "") == (value in ("0.5", "soon")), said
+    assert said.count("\n") <= 1 and ("TENSORTRACE_RANK_WINDOW_S" in said or not said)
 
 
 def test_cuda_activity_needs_a_gpu_and_no_cupti_source_of_ours():
