@@ -152,6 +152,7 @@ void StepBuilder::PlaceAtom(const RankInput& r, const Atom& at, Lane* lane, Rank
     if (arr) splits_[arr->instance].push_back({v, Split::kNone, rb->rank, arr->enter});
     if (at.corr >= 0) rb->device[v] = at.corr;
     if (at.grad_bytes >= 0) g_.nodes[v].grad = true, g_.nodes[v].bytes = at.grad_bytes;
+    g_.nodes[v].float_ops = at.float_ops, g_.nodes[v].moved_bytes = at.moved_bytes;
     if (at.backward_seq >= 0) rb->backwards.emplace_back(v, at.backward_seq);
     if (at.tf_node) {
       rb->tf_nodes[r.m->processes[r.process].Name(at.tf_node)].push_back(lane->nodes.back());
@@ -377,9 +378,9 @@ const Launched* LaunchOf(const RankBuild& rb, uint32_t v) {
   return l == rb.launched.end() ? nullptr : &l->second;
 }
 
-// The transfer of a collective rank rb joined that ended last in (p, s] (absolute times): the
-// end of a wait that no node of the rank shows (the thread resumed before its collective's
-// range on another thread ended); nullptr when none.
+// The transfer of a collective rank rb joined that began before s and ended last in (p, s]
+// (absolute times): the end of a wait that no node of the rank shows (the thread resumed
+// before its collective's range on another thread ended); nullptr when none.
 const replay::Node* StepBuilder::WokeBy(const RankBuild& rb, uint64_t p, uint64_t s,
                                         uint32_t* t) const {
   auto it = transfers_.find(rb.rank);
@@ -388,7 +389,10 @@ const replay::Node* StepBuilder::WokeBy(const RankBuild& rb, uint64_t p, uint64_
   for (uint32_t c : it->second) {
     const replay::Node& n = g_.nodes[c];
     uint64_t end = n.measured + n.duration;
-    if (end > Rel(p) && end <= Rel(s) && (!best || end > best->measured + best->duration))
+    // began before s too: a transfer of a collective the node at s arrives at begins no
+    // earlier than that arrival (its last rank's), and would wait for it (a cycle)
+    if (end > Rel(p) && end <= Rel(s) && n.measured < Rel(s) &&
+        (!best || end > best->measured + best->duration))
       best = &n, *t = c;
   }
   return best;
