@@ -225,6 +225,7 @@ int Replay(const std::vector<std::string>& argv) {
   out.graph_edges = job.graph_edges;
   out.graph_links = job.graph_links;
   out.notes = job.notes;
+  out.hardware = job.hardware;
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));
   if (ws.size() > 1) out.what_ifs.push_back(RunWhatIf("all together", ws, job, out.base));

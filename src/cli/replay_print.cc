@@ -1,6 +1,7 @@
 // `tensortrace replay`'s output (replay_print.h).
 #include "cli/replay_print.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -40,6 +41,23 @@ json PathJson(const Prediction& p) {
   return {{"gaps_ns", Ns(p.path_gaps)}, {"items", items}};
 }
 
+// What precision= and op-fusion= changed against the roofline (analysis/replay/roofline.h);
+// null where the what-if changed no such node.
+json RooflineJson(const analysis::replay::RooflineUse& u) {
+  if (!u.steps) return nullptr;
+  return {{"nodes", u.nodes},
+          {"nodes_with_flops", u.with_flops},
+          {"float_ops", Ns(u.float_ops)},
+          {"before_ns", Ns(u.before_ns)},
+          {"predicted_ns", Ns(u.after_ns)},
+          {"flops_before_ns", Ns(u.flops_before_ns)},
+          {"flops_predicted_ns", Ns(u.flops_after_ns)},
+          {"roofline_ns", u.peak > 0 ? json(Ns(u.roof_ns)) : json(nullptr)},
+          {"raised", u.raised},
+          {"peak_flops_per_second", u.peak > 0 ? json(u.peak) : json(nullptr)},
+          {"bandwidth_bytes_per_second", nullptr}};
+}
+
 json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
   json moved = json::array(), steps = json::array();
   for (const auto& s : w.p.steps)
@@ -53,7 +71,20 @@ json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
           {"ranks", RanksJson(w.p)},
           {"steps", steps},
           {"critical_path", PathJson(w.p)},
-          {"moved", moved}};
+          {"moved", moved},
+          {"roofline", RooflineJson(w.p.roofline)}};
+}
+
+// The recording's peaks (hardware.json) the roofline is measured against.
+json PeaksJson(const analysis::replay::Hardware& hw) {
+  auto one = [](double fp32, double bf16, const std::string& source) -> json {
+    if (fp32 <= 0) return nullptr;
+    return {{"fp32_flops_per_second", fp32},
+            {"bf16_flops_per_second", bf16 > 0 ? json(bf16) : json(nullptr)},
+            {"source", source}};
+  };
+  return {{"cpu", one(hw.cpu.fp32, hw.cpu.bf16, hw.cpu.source)},
+          {"gpu", one(hw.gpu.fp32, hw.gpu.bf16, hw.gpu.source)}};
 }
 
 }  // namespace
@@ -100,6 +131,7 @@ json ReplayJson(const ReplayOutput& o) {
           {"graph_links", o.graph_links},
           {"what_ifs", what_ifs},
           {"suggestions", suggestions},
+          {"peaks", PeaksJson(o.hardware)},
           {"notes", o.notes}};
 }
 
@@ -141,6 +173,39 @@ void PrintPath(const Prediction& p, size_t top) {
   PrintHumanTable(std::move(t), false);
 }
 
+// A count of FLOPs, or a rate with "/s", as people write them ("2.50 MFLOP", "294.4 GFLOP/s").
+std::string Flop(double v, const char* per = "") {
+  const char* unit[] = {"", "k", "M", "G", "T", "P"};
+  int i = 0;
+  while (v >= 1000 && i < 5) v /= 1000, ++i;
+  char b[48];
+  std::snprintf(b, sizeof b, "%.*f %sFLOP%s", v < 10 && i ? 2 : 1, v, unit[i], per);
+  return i ? b : std::to_string(std::llround(v)) + " FLOP" + per;
+}
+
+// precision='s and op-fusion='s changed nodes against the roofline.
+void PrintRoofline(const analysis::replay::RooflineUse& u) {
+  if (!u.steps) return;
+  std::printf("  changed: %.4g node(s) a step, %s before, %s predicted\n", u.nodes,
+              HumanDuration(u.before_ns).c_str(), HumanDuration(u.after_ns).c_str());
+  if (u.with_flops <= 0) {
+    std::printf("  roofline: none of them with FLOPs known (stats --view op: float_ops)\n");
+    return;
+  }
+  std::printf("  FLOPs kept: %s a step, in %.4g of them (%s before, %s predicted)\n",
+              Flop(u.float_ops).c_str(), u.with_flops, HumanDuration(u.flops_before_ns).c_str(),
+              HumanDuration(u.flops_after_ns).c_str());
+  if (u.peak <= 0) {
+    std::printf("  roofline: none (the recording names no peak: hardware.json)\n");
+    return;
+  }
+  std::printf(
+      "  roofline allows: %s for them at %s%s (no memory roof: the recording holds no memory "
+      "bandwidth); %.4g a step raised to it\n",
+      HumanDuration(u.roof_ns).c_str(), Flop(u.peak, "/s").c_str(),
+      u.no_peak ? " (some without a peak)" : "", u.raised);
+}
+
 void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
   double speedup = w.p.predicted > 0 ? base.predicted / w.p.predicted : 0;
   std::printf("what if %s: predicted step %s (from %s), speedup %.3fx\n",
@@ -150,6 +215,7 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
     std::printf("  on the critical path: %-48s %12s -> %s\n",
                 TerminalSafe(m.label).substr(0, 48).c_str(), HumanDuration(m.before).c_str(),
                 HumanDuration(m.after).c_str());
+  PrintRoofline(w.p.roofline);
 }
 
 }  // namespace
@@ -203,6 +269,16 @@ void PrintUtilisation(const Prediction& p, size_t top) {
   PrintHumanTable(std::move(t), false);
 }
 
+// The peaks the roofline is measured against, and where they come from.
+void PrintPeaks(const analysis::replay::Hardware& hw) {
+  if (hw.cpu.fp32 > 0)
+    std::printf("  peaks: CPU %s FP32, %s BF16 (%s)\n", Flop(hw.cpu.fp32, "/s").c_str(),
+                Flop(std::max(hw.cpu.fp32, hw.cpu.bf16), "/s").c_str(), hw.cpu.source.c_str());
+  if (hw.gpu.fp32 > 0)
+    std::printf("  peaks: GPU %s FP32, %s BF16 (%s)\n", Flop(hw.gpu.fp32, "/s").c_str(),
+                Flop(std::max(hw.gpu.fp32, hw.gpu.bf16), "/s").c_str(), hw.gpu.source.c_str());
+}
+
 }  // namespace
 
 void PrintReplay(const ReplayOutput& o, size_t top) {
@@ -219,10 +295,13 @@ void PrintReplay(const ReplayOutput& o, size_t top) {
   std::printf("\n");
   PrintPath(p, top);
   PrintUtilisation(p, top);
+  bool roof = false;
   for (const auto& w : o.what_ifs) {
     std::printf("\n");
     PrintWhatIf(w, p);
+    roof |= w.p.roofline.with_flops > 0 && w.p.roofline.peak > 0;
   }
+  if (roof) PrintPeaks(o.hardware);
   if (!o.suggestions.empty()) PrintSuggestions(o.suggestions, p.predicted);
 }
 

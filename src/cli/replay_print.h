@@ -37,6 +37,7 @@ struct ReplayOutput {
   std::vector<WhatIfResult> what_ifs;
   std::vector<WhatIfResult> suggestions;  // --suggest: the largest predicted gain first
   std::vector<std::string> notes;
+  analysis::replay::Hardware hardware;  // the peaks precision= and op-fusion= are bounded by
 };
 
 // The job in `dirs` as replay's graphs (the traces are read once; the graphs keep no reference

@@ -70,6 +70,8 @@ class AtomScan {
     auto tf = model::KeyIds(p, {keys::kOpName, keys::kTfInputs});
     op_name_ = tf[0], tf_inputs_ = tf[1];
     module_ = model::KeyId(p, keys::kModule);
+    auto cost = model::KeyIds(p, {keys::kFloatOps, keys::kInputBytes, keys::kOutputBytes});
+    flops_ = cost[0], in_bytes_ = cost[1], out_bytes_ = cost[2];
   }
   void OnBegin(const model::Slice& s) {
     bool inside = !open_.empty() && (open_.back().inside || open_.back().whole);
@@ -78,6 +80,7 @@ class AtomScan {
     bool step = m == Meaning::kStep || steps_.count(s.name);
     bool whole = !inside && !step && Whole(m);
     if (whole) whole_start_ = s.start, grad_bytes_ = -1, backward_seq_ = BackwardSeq(s);
+    if (whole) float_ops_ = moved_bytes_ = -1;
     uint32_t in = kNoIndex;
     if (inside) {  // a slice inside an atom: the what-ifs that reach nested ops match it
       in = static_cast<uint32_t>(out_->inner.size());
@@ -99,6 +102,7 @@ class AtomScan {
       InnerSlice& in = out_->inner[f.inner];
       in.end = s.end, in.module = module, in.seq = seq;
     }
+    if (f.inside || f.whole) AddCosts(s);
     if (f.inside || f.step) return;
     if (f.whole || !f.has_child) {
       NodeKind k = KindOf(f.m, p_.Name(s.name));
@@ -106,6 +110,8 @@ class AtomScan {
                              f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
       out_->atoms.back().module = module;
       out_->atoms.back().seq = f.whole ? seq : -1;
+      if (f.whole)
+        out_->atoms.back().float_ops = float_ops_, out_->atoms.back().moved_bytes = moved_bytes_;
       if (f.whole)
         out_->atoms.back().inner_begin = f.first_inner,
         out_->atoms.back().inner_end = static_cast<uint32_t>(out_->inner.size());
@@ -142,6 +148,18 @@ class AtomScan {
     return forward;
   }
 
+  // A slice of the current atom (it or one inside it): its FLOPs and the bytes it read and
+  // wrote, where given, added to the atom's (as the aggregation pass reads them).
+  void AddCosts(const model::Slice& s) {
+    if (!flops_ || !s.args.count) return;
+    int64_t f = model::ArgInt(s.args, flops_).value_or(-1);
+    if (f < 0) return;
+    float_ops_ = std::max<int64_t>(float_ops_, 0) + f;
+    int64_t in = in_bytes_ ? model::ArgInt(s.args, in_bytes_).value_or(-1) : -1;
+    int64_t out = out_bytes_ ? model::ArgInt(s.args, out_bytes_).value_or(-1) : -1;
+    if (in >= 0 && out >= 0) moved_bytes_ = std::max<int64_t>(moved_bytes_, 0) + in + out;
+  }
+
   struct Frame {
     bool inside, whole, has_child, step;
     Meaning m;
@@ -152,7 +170,8 @@ class AtomScan {
   const std::set<uint32_t>& steps_;
   TrackWork* out_;
   uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0, op_name_ = 0, tf_inputs_ = 0;
-  uint32_t module_ = 0;
+  uint32_t module_ = 0, flops_ = 0, in_bytes_ = 0, out_bytes_ = 0;
+  int64_t float_ops_ = -1, moved_bytes_ = -1;  // the current atom's (Atom's)
   std::vector<Frame> open_;
   uint64_t whole_start_ = 0;  // the current atom's (an outermost op-like slice's) start
   int64_t backward_seq_ = -1, grad_bytes_ = -1;

@@ -29,6 +29,10 @@ struct Atom {
   int64_t seq = -1;     // PyTorch: a forward op's autograd sequence number (-1: none)
   // The slices that ran inside it: [inner_begin, inner_end) of its TrackWork::inner.
   uint32_t inner_begin = 0, inner_end = 0;
+  // Its floating-point operations and the bytes its ops read and wrote (keys::kFloatOps,
+  // kInputBytes + kOutputBytes), summed over it and the slices inside it that give them, as
+  // the op view counts them; -1: none gives them.
+  int64_t float_ops = -1, moved_bytes = -1;
 };
 
 // A slice inside an atom (any depth), in the order slices began.

@@ -11,6 +11,7 @@
 #include "analysis/replay/build_inner.h"
 #include "analysis/replay/build_step.h"
 #include "analysis/replay/cpu_share.h"
+#include "analysis/replay/roofline.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -263,6 +264,7 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   Sharing why = Sharing::kNone;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
+    SetRoofs(job.hardware, &job.steps.back().graph);
     Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps.back());
     if (s == Sharing::kNone) continue;
     if (!shared++) first_shared = k;

@@ -15,6 +15,7 @@
 
 #include "analysis/job/steps.h"
 #include "analysis/replay/graph.h"
+#include "format/hardware.h"
 #include "model/model.h"
 
 namespace tt::analysis::replay {
@@ -46,6 +47,8 @@ struct Hardware {
   bool gpu_half = false;  // a GPU with BF16/FP16 tensor cores
   double cpu_half = 0;    // CPU: the BF16 peak's time over FP32's (0.5: twice as fast); 0: none
   std::string source;     // what said so
+  CpuPeak cpu;            // the peaks (hardware.json), 0 where unknown
+  GpuPeak gpu;
 };
 // The hardware of the recordings of m's processes (the first that says; none where none does;
 // suggest.cc).

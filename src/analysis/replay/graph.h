@@ -60,6 +60,9 @@ struct Node {
                               // shared (cpu_share.h)
   uint32_t scope = kNoIndex;  // its nn.Module path (a label), kNoIndex: none
   uint32_t stack = kNoIndex;  // the Python stack behind it (LabelTable::stacks), kNoIndex: none
+  // Its floating-point operations and the bytes its ops read and wrote, over the ops in it that
+  // give them (the op view's float_ops, input_bytes + output_bytes); -1: none gives them.
+  int64_t float_ops = -1, moved_bytes = -1;
 };
 
 // A slice that ran inside a node (an op nested in the outermost op that is the node, at any
@@ -138,6 +141,23 @@ struct LabelTable {
   std::vector<std::vector<Frame>> stacks;
 };
 
+// The roof of the hardware that ran a graph's work (the recording's hardware.json, read as the
+// step view's mfu and the report's roofline read it; roofline.h): FLOP/s at FP32 and at BF16/FP16,
+// and memory bandwidth in bytes/s; 0: unknown.
+struct Roof {
+  double fp32 = 0, half = 0, bandwidth = 0;
+};
+
+// A node a precision or fusion what-if changed, against the roofline (roofline.h).
+struct Bounded {
+  uint32_t node = 0;
+  int64_t float_ops = -1;  // the FLOPs it keeps (-1: unknown)
+  uint64_t before = 0;     // its time before the change (ns; a fused chain: its members')
+  uint64_t roof = 0;    // the least time its FLOPs and bytes take on its hardware (ns; 0: unknown)
+  bool raised = false;  // the what-if's time was below `roof`: raised to it
+  double peak = 0;      // the FLOP/s `roof` is measured against (0: none)
+};
+
 struct Graph {
   std::vector<Node> nodes;
   std::vector<Edge> edges;
@@ -148,6 +168,8 @@ struct Graph {
   std::vector<Host> hosts;
   std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
   std::shared_ptr<InnerSlices> inner = std::make_shared<InnerSlices>();
+  Roof cpu_roof, gpu_roof;       // a thread's work runs under the first, device work the second
+  std::vector<Bounded> bounded;  // set by precision= and op-fusion= (roofline.h)
   const std::string& Label(uint32_t label) const { return names->labels[label]; }
   const std::string& Type(uint32_t label) const { return names->types[label]; }
 

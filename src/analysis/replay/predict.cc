@@ -18,6 +18,34 @@ struct Totals {
   std::map<std::string, std::pair<double, size_t>> use;  // utilisation added, steps
 };
 
+// One step's nodes that precision= or op-fusion= changed (g.bounded) added to u.
+void AddBounded(const Graph& g, RooflineUse* u) {
+  if (g.bounded.empty()) return;
+  ++u->steps;
+  for (const Bounded& b : g.bounded) {
+    double after = static_cast<double>(g.nodes[b.node].duration);
+    u->nodes += 1;
+    u->before_ns += static_cast<double>(b.before);
+    u->after_ns += after;
+    if (b.float_ops < 0) continue;
+    u->with_flops += 1;
+    u->float_ops += static_cast<double>(b.float_ops);
+    u->flops_before_ns += static_cast<double>(b.before);
+    u->flops_after_ns += after;
+    u->roof_ns += static_cast<double>(b.roof);
+    u->raised += b.raised;
+    u->peak = std::max(u->peak, b.peak);
+    u->no_peak |= b.peak <= 0;
+  }
+}
+
+void MeanBounded(size_t steps, RooflineUse* u) {
+  double n = static_cast<double>(steps);
+  for (double* x : {&u->nodes, &u->with_flops, &u->float_ops, &u->before_ns, &u->after_ns,
+                    &u->flops_before_ns, &u->flops_after_ns, &u->roof_ns, &u->raised})
+    *x /= n;
+}
+
 // Adds one step's replay to p and t.
 void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
   const Graph& g = sg.graph;
@@ -34,6 +62,7 @@ void AddStep(const StepGraph& sg, Prediction* p, Totals* t) {
   sp.predicted = s.predicted[slowest];
   sp.measured = sg.measured ? sg.measured : g.MeasuredStep();
   p->steps.push_back(sp);
+  AddBounded(g, &p->roofline);
   CriticalPath cp = CriticalPathOf(g, s, slowest);
   p->path_gaps += static_cast<double>(cp.gaps);
   for (const PathShare& sh : cp.shares) {
@@ -89,6 +118,7 @@ Prediction Predict(const std::vector<StepGraph>& steps) {
   p.measured_median = Median(p.steps, [](const StepPrediction& s) { return s.measured; });
   p.predicted_median = Median(p.steps, [](const StepPrediction& s) { return s.predicted; });
   p.path_gaps /= n;
+  MeanBounded(steps.size(), &p.roofline);
   for (auto& [label, it] : t.path) {
     it.ns /= n;
     it.count /= n;

@@ -34,6 +34,19 @@ struct StepPrediction {
   uint64_t measured = 0, predicted = 0;  // the slowest rank's
 };
 
+// What precision= and op-fusion= changed, against the roofline (roofline.h): mean per step.
+struct RooflineUse {
+  size_t steps = 0;                    // steps with changed nodes (0: none changed)
+  double nodes = 0, with_flops = 0;    // nodes changed (a fused chain: one), those with FLOPs
+  double float_ops = 0;                // the FLOPs they keep
+  double before_ns = 0, after_ns = 0;  // their time before the change and predicted
+  // Of those with FLOPs: their time before and predicted, and the least the roofline allows
+  double flops_before_ns = 0, flops_after_ns = 0, roof_ns = 0;
+  double raised = 0;     // nodes whose prediction was below the roofline's: raised to it
+  double peak = 0;       // the FLOP/s the roofline is measured against (the highest used)
+  bool no_peak = false;  // some node with FLOPs ran where the recording names no peak
+};
+
 struct Prediction {
   std::vector<RankPrediction> ranks;
   double measured = 0, predicted = 0, error = 0;  // the job's step: the slowest rank's, mean
@@ -43,6 +56,7 @@ struct Prediction {
   double path_gaps = 0;        // mean ns per step of gaps (dispatch delays, wake-ups) on the path
   std::vector<ResourceUse> resources;  // busiest first
   std::vector<StepPrediction> steps;
+  RooflineUse roofline;
 };
 
 Prediction Predict(const std::vector<StepGraph>& steps);

@@ -52,6 +52,8 @@ Hardware HardwareOf(const model::TraceModel& m) {
     seen.push_back(p.recording);
     GpuPeak g = ReadGpuPeak(p.recording);
     CpuPeak c = ReadHardwareFile(p.recording);
+    if (hw.cpu.fp32 <= 0) hw.cpu = c;
+    if (hw.gpu.fp32 <= 0) hw.gpu = g;
     if (g.bf16 > 0 && !hw.gpu_half) {
       hw.gpu_half = true;
       hw.source = "hardware.json: " + g.source;

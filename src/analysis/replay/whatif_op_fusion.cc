@@ -3,10 +3,12 @@
 // fused into one: the gaps between them (dispatch, launch) are gone, and the fused op costs its
 // longest member's time. The memory-traffic model behind it: an element-wise op reads and
 // writes about the same bytes as its neighbours in the chain, and a fused chain reads its
-// inputs and writes its output once.
+// inputs and writes its output once. The fused op takes no less than the roofline allows
+// (roofline.h): its members' FLOPs at the FP32 peak.
 #include <algorithm>
 #include <regex>
 
+#include "analysis/replay/roofline.h"
 #include "analysis/replay/whatif.h"
 #include "analysis/replay/whatif_kind.h"
 
@@ -41,6 +43,14 @@ bool IsElementWise(const Graph& g, const Node& n) {
 
 namespace {
 
+// Member m of a chain fused into its head h: the longest member's time; the chain keeps its
+// members' FLOPs and moves about the bytes of one member (the model above).
+void Merge(Node* h, const Node& m) {
+  h->duration = std::max(h->duration, m.duration);
+  if (m.float_ops >= 0) h->float_ops = std::max<int64_t>(h->float_ops, 0) + m.float_ops;
+  h->moved_bytes = std::max(h->moved_bytes, m.moved_bytes);
+}
+
 size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
   std::vector<char> ok(g->nodes.size(), 0);
   for (uint32_t v = 0; v < g->nodes.size(); ++v) ok[v] = Fusable(w, *g, g->nodes[v]);
@@ -52,16 +62,21 @@ size_t ApplyOpFusion(const WhatIf& w, Graph* g) {
         g->nodes[e.from].resource == g->nodes[e.to].resource)
       into[e.to] = &e;
   size_t fused = 0;
-  for (uint32_t v = 0; v < g->nodes.size(); ++v) {  // the graph's order is each lane's
+  std::vector<int64_t> before(g->nodes.size(), -1);  // a chain's head: its members' time
+  for (uint32_t v = 0; v < g->nodes.size(); ++v) {   // the graph's order is each lane's
     if (!into[v]) continue;
     uint32_t from = into[v]->from;
     uint32_t h = head[from] == UINT32_MAX ? from : head[from];
     head[v] = h;
     into[v]->gap = 0;
-    g->nodes[h].duration = std::max(g->nodes[h].duration, g->nodes[v].duration);
+    if (before[h] < 0) before[h] = static_cast<int64_t>(g->nodes[h].duration);
+    before[h] += static_cast<int64_t>(g->nodes[v].duration);
+    Merge(&g->nodes[h], g->nodes[v]);
     g->nodes[v].duration = 0;
     ++fused;
   }
+  for (uint32_t h = 0; h < g->nodes.size(); ++h)
+    if (before[h] >= 0) BoundByRoof(g, h, static_cast<uint64_t>(before[h]), false);
   return fused;
 }
 

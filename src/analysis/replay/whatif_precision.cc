@@ -1,10 +1,12 @@
 // What-if precision=bf16|fp16[:FACTOR]: matrix products and convolutions (ops by their type,
 // GPU kernels by their name: gemm, conv, matmul, dot) x factor. Without a factor, GPU kernels
 // only, x kGpuHalfPrecision: how much faster a CPU's ops would be depends on its instructions
-// (AMX, AVX-512 BF16 or none), which the trace does not say.
+// (AMX, AVX-512 BF16 or none), which the trace does not say. Each op changed takes no less than
+// the roofline allows (roofline.h): its FLOPs at the hardware's BF16 peak.
 #include <cstdio>
 #include <regex>
 
+#include "analysis/replay/roofline.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/whatif.h"
 #include "analysis/replay/whatif_kind.h"
@@ -16,7 +18,7 @@ namespace {
 
 const std::regex& MatrixWork() {
   static const std::regex re(
-      "matmul|gemm|conv|dot|einsum|addmm|(^|[^a-z])mm($|[^a-z])|linear|cublas|cudnn",
+      "matmul|gemm|conv|dot|einsum|addmm|bmm|(^|[^a-z])mm($|[^a-z])|linear|cublas|cudnn",
       std::regex::ECMAScript | std::regex::icase);
   return re;
 }
@@ -33,7 +35,10 @@ size_t ApplyPrecision(const WhatIf& w, Graph* g) {
     bool device = node.kind == NodeKind::kDevice;
     if (!matrix[node.label] || !(device || (node.kind == NodeKind::kOp && !w.default_factor)))
       continue;
+    uint64_t before = node.duration;
     ScaleNode(g, v, w.factor);
+    // BF16/FP16 at its hardware's half-precision peak, its tensors half the bytes of FP32's
+    BoundByRoof(g, v, before, true, 0.5);
     ++n;
   }
   return n;

@@ -1,0 +1,156 @@
+// precision= and op-fusion= against the roofline (issue 36, item 5): replay's nodes carry their
+// ops' FLOPs and bytes, and each of the two what-ifs says the FLOPs its changed nodes keep and
+// the least time the roofline allows them on the recording host (its hardware.json peaks, the
+// step view's and the report's), and predicts no less. On hand-built graphs (a fused chain's
+// FLOPs, a bound that binds), and on a real PyTorch MLP (tests/programs/torch_mlp_precision.py)
+// recorded in FP32 and again run in BF16 (torch.autocast): the FLOPs kept equal the step view's
+// and the textbook count, and the BF16 run's matrix products take no less than the roofline
+// allows.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "analysis/replay/predict.h"
+#include "analysis/replay/simulate.h"
+#include "analysis/replay/whatif_kind.h"
+#include "test_util.h"
+#include "whatif_real.h"
+
+namespace tt {
+namespace {
+
+using analysis::replay::Graph;
+using analysis::replay::NodeKind;
+using analysis::replay::StepGraph;
+using nlohmann::json;
+
+double Parse(const std::string&, const std::string& x) { return std::stod(x); }
+
+// Add(10) and Mul(30) with FLOPs 1000 and 3000 and bytes 800 and 400, then MatMul(50) with 1e6
+// FLOPs, on one thread, under a CPU of 1e12 FLOP/s FP32 and 2e12 BF16 (1000 and 2000 FLOPs a ns).
+StepGraph Hand() {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 0);
+  uint32_t t = g.AddResource("thread", 0);
+  auto op = [&](const std::string& name, uint64_t ns, int64_t flops, int64_t bytes) {
+    uint32_t v = g.AddNode(t, g.AddLabel(name), NodeKind::kOp, ns);
+    g.nodes[v].float_ops = flops, g.nodes[v].moved_bytes = bytes;
+    return v;
+  };
+  uint32_t add = op("a/Add:Add", 10, 1000, 800), mul = op("a/Mul:Mul", 30, 3000, 400),
+           mm = op("a/MatMul:MatMul", 50, 1'000'000, -1);
+  g.AddEdge(g.ranks[r].source, add, 0);
+  g.AddEdge(add, mul, 5);
+  g.AddEdge(mul, mm, 5);
+  g.AddEdge(mm, g.ranks[r].sink, 0);
+  g.cpu_roof = {1e12, 2e12, 0};
+  return StepGraph{g, {0}};
+}
+
+TEST(ReplayRoofline, FusedChainKeepsItsMembersFlopsAndPrecisionIsBoundByTheHalfPeak) {
+  StepGraph sg = Hand();
+  auto fused =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("op-fusion=auto", Parse)});
+  const Graph& f = fused[0].graph;
+  ASSERT_EQ(f.bounded.size(), 1u);
+  EXPECT_EQ(f.bounded[0].float_ops, 4000);  // both members'
+  EXPECT_EQ(f.bounded[0].before, 40u);      // 10 + 30
+  EXPECT_EQ(f.bounded[0].roof, 4u);         // 4000 FLOPs at 1000 a ns (FP32)
+  EXPECT_FALSE(f.bounded[0].raised);
+  EXPECT_EQ(f.nodes[f.bounded[0].node].duration, 30u);  // the longest member's
+  auto p = analysis::replay::Predict(fused);
+  EXPECT_EQ(p.roofline.float_ops, 4000);
+  EXPECT_EQ(p.roofline.roof_ns, 4);
+  EXPECT_EQ(p.roofline.peak, 1e12);
+
+  // MatMul x 0.1 would be 5 ns; its 1e6 FLOPs at the BF16 peak take 500: raised to 500.
+  auto half =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("precision=bf16:0.1", Parse)});
+  const Graph& h = half[0].graph;
+  ASSERT_EQ(h.bounded.size(), 1u);
+  EXPECT_EQ(h.bounded[0].float_ops, 1'000'000);
+  EXPECT_EQ(h.bounded[0].roof, 500u);
+  EXPECT_TRUE(h.bounded[0].raised);
+  EXPECT_EQ(h.nodes[h.bounded[0].node].duration, 500u);
+  EXPECT_EQ(analysis::replay::Simulate(h).predicted[0], 10u + 5 + 30 + 5 + 500);
+  // With a memory roof of 1e9 bytes/s, the fused chain's bytes (one member's, 800) take 800 ns.
+  sg.graph.cpu_roof.bandwidth = 1e9;
+  auto slow =
+      analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("op-fusion=auto", Parse)});
+  EXPECT_EQ(slow[0].graph.bounded[0].roof, 800u);
+  EXPECT_TRUE(slow[0].graph.bounded[0].raised);
+}
+
+// The MLP's FLOPs a step: Linear(512, 1024), Linear(1024, 1024), Linear(1024, 10) on 64 rows,
+// forward, the weights' gradients, and the inputs' gradients of the last two.
+constexpr int64_t kForward = 2 * 64 * (512 * 1024 + 1024 * 1024 + 1024 * 10);
+constexpr int64_t kStepFlops = 2 * kForward + 2 * 64 * (1024 * 1024 + 1024 * 10);
+
+TEST(WhatIfRoofline, PrecisionKeepsTheStepsFlopsAndTheBf16RunTakesNoLessThanTheRoofline) {
+  REQUIRE_MODULE("torch");
+  test::TempDir d;
+  std::string f32 = d / "f32", b16 = d / "b16";
+  whatif_test::Record(f32, "torch_mlp_precision.py", {"fp32", "8"}, {});
+  whatif_test::Record(b16, "torch_mlp_precision.py", {"bf16", "8"}, {});
+  // The op view's (the step view's) FLOPs of each step: the textbook count, in both runs.
+  for (const std::string& dir : {f32, b16}) {
+    auto r = test::RunCmd(
+        {TT_CLI, "stats", dir, "--view", "step", "--json", "--select", "step,float_ops"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const json& row : json::parse(r.out)["rows"]) EXPECT_EQ(row["float_ops"], kStepFlops);
+  }
+  json base = whatif_test::Replay(f32, {"--what-if", "precision=bf16:0.5"});
+  ASSERT_FALSE(base.is_null());
+  const json& roof = base["what_ifs"][0]["roofline"];
+  ASSERT_TRUE(roof.is_object()) << base["what_ifs"][0].dump();
+  // Every FLOP of the step is in a matrix product: the what-if keeps them all.
+  EXPECT_EQ(roof["float_ops"], kStepFlops) << roof.dump();
+  EXPECT_EQ(roof["nodes"], roof["nodes_with_flops"]);
+  // Measured against the recording host's BF16 peak (its FP32 one without AVX-512 BF16 or AMX),
+  // as hardware.json gives it.
+  const json& cpu = base["peaks"]["cpu"];
+  ASSERT_TRUE(cpu.is_object()) << base["peaks"].dump();
+  double peak = cpu["bf16_flops_per_second"].is_null()
+                    ? cpu["fp32_flops_per_second"].get<double>()
+                    : std::max(cpu["bf16_flops_per_second"].get<double>(),
+                               cpu["fp32_flops_per_second"].get<double>());
+  EXPECT_DOUBLE_EQ(roof["peak_flops_per_second"].get<double>(), peak);
+  double allowed = static_cast<double>(kStepFlops) / peak * 1e9;
+  EXPECT_NEAR(roof["roofline_ns"].get<double>(), allowed, roof["nodes"].get<double>() + 1);
+  // Each product x 0.5, above its bound (to a nanosecond a node: each is rounded on its own).
+  EXPECT_NEAR(roof["predicted_ns"].get<double>(), roof["before_ns"].get<double>() * 0.5,
+              roof["nodes"].get<double>() + 1);
+  EXPECT_EQ(roof["raised"], 0);
+  // The same program run in BF16 (torch.autocast): its matrix products (the same nodes, the
+  // same FLOPs; factor 1 changes nothing) took no less than the roofline allows.
+  json real = whatif_test::Replay(b16, {"--what-if", "precision=bf16:1"});
+  ASSERT_FALSE(real.is_null());
+  const json& r16 = real["what_ifs"][0]["roofline"];
+  EXPECT_EQ(r16["float_ops"], kStepFlops) << r16.dump();
+  EXPECT_GE(r16["flops_before_ns"].get<double>(), roof["roofline_ns"].get<double>());
+  EXPECT_EQ(r16["raised"], 0);
+  std::printf(
+      "FP32 step %.0f ns, its matrix products %.0f ns; precision=bf16:0.5 predicts "
+      "%.0f ns (them: %.0f); the BF16 run's step %.0f ns, its matrix products %.0f ns; "
+      "the roofline allows them %.0f ns\n",
+      base["measured_median_ns"].get<double>(), roof["before_ns"].get<double>(),
+      base["what_ifs"][0]["predicted_median_ns"].get<double>(), roof["predicted_ns"].get<double>(),
+      real["measured_median_ns"].get<double>(), r16["flops_before_ns"].get<double>(),
+      roof["roofline_ns"].get<double>());
+  // A factor beyond the roofline: each product raised to its FLOPs at the peak.
+  json fast = whatif_test::Replay(f32, {"--what-if", "precision=bf16:0.0001"});
+  ASSERT_FALSE(fast.is_null());
+  const json& bound = fast["what_ifs"][0]["roofline"];
+  EXPECT_EQ(bound["raised"], bound["nodes"]) << bound.dump();
+  EXPECT_EQ(bound["predicted_ns"], bound["roofline_ns"]);
+  // The text says it too.
+  auto text = test::RunCmd({TT_CLI, "replay", f32, "--what-if", "precision=bf16:0.5"});
+  ASSERT_EQ(text.status, 0) << text.err;
+  EXPECT_NE(text.out.find("FLOPs kept: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("roofline allows: "), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("peaks: CPU "), std::string::npos) << text.out;
+}
+
+}  // namespace
+}  // namespace tt
