@@ -12,6 +12,8 @@
 #include "analysis/comm/p2p.h"
 #include "analysis/comm/p2p_aligned.h"
 #include "analysis/job/job_clock.h"
+#include "analysis/report/rank_gaps.h"
+#include "analysis/views/stats.h"
 #include "cli/args.h"
 #include "cli/comm_p2p.h"
 #include "cli/commands.h"
@@ -240,7 +242,15 @@ json P2pJson(const P2pView& p) {
           {"transfers", tf["transfers"]}};
 }
 
-json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string>& dirs) {
+// A rank's gaps (nullptr: it has no steps, or no rank).
+const analysis::RankGaps* GapsOf(const std::vector<analysis::RankGaps>& gaps, int64_t rank) {
+  for (const auto& g : gaps)
+    if (g.rank == rank && rank >= 0) return &g;
+  return nullptr;
+}
+
+json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string>& dirs,
+              const std::vector<analysis::RankGaps>& gaps) {
   json ranks = json::array(), colls = json::array(), inst = json::array();
   for (size_t i = 0; i < v.ranks.size(); ++i) {
     const auto& r = v.ranks[i];
@@ -260,6 +270,10 @@ json ViewJson(const CommView& v, const P2pView& p, const std::vector<std::string
                      {"overlapped_ns", Known(t.overlapped)},
                      {"exposed_ns", Known(t.exposed)},
                      {"steps", StepsJson(r)}});
+    const analysis::RankGaps* g = GapsOf(gaps, r.rank);
+    ranks.back()["gaps_per_step_ns"] = g ? json(g->per_step) : json(nullptr);
+    ranks.back()["gap_line"] = g && !g->line.empty() ? json(g->line) : json(nullptr);
+    ranks.back()["gap_line_ns"] = g && !g->line.empty() ? json(g->line_ns) : json(nullptr);
   }
   for (const auto& c : v.collectives) {
     json calls = json::array();
@@ -444,6 +458,33 @@ void PrintSteps(const CommView& v, size_t top) {
                 dur(st->overlapped).c_str(), dur(st->exposed).c_str());
 }
 
+// Per rank, its steps' gaps (host idle) and the Python line the sampler saw most in them; then
+// what the straggler (the rank last in most instances) did while the others waited.
+void PrintGaps(const CommView& v, const std::vector<analysis::RankGaps>& gaps) {
+  if (gaps.empty()) return;
+  std::printf(
+      "\ngaps in steps (no op on the rank's host threads), per step, and the Python line the "
+      "sampler saw most in them:\n  %-12s %6s %12s  %s\n",
+      "rank", "steps", "gaps", "line (share of the gaps)");
+  for (const auto& g : gaps) {
+    std::string line = g.line.empty() ? "-" : g.line;
+    if (g.sampled_ns)
+      line += " (" + analysis::Percent(static_cast<double>(g.line_ns) / g.sampled_ns) + ")";
+    std::printf("  %-12s %6llu %12s  %s\n", ("rank " + std::to_string(g.rank)).c_str(),
+                static_cast<unsigned long long>(g.steps),
+                HumanDuration(static_cast<double>(g.per_step)).c_str(), TerminalSafe(line).c_str());
+  }
+  size_t top = 0;
+  for (size_t i = 1; i < v.totals.size(); ++i)
+    if (v.totals[i].straggler > v.totals[top].straggler) top = i;
+  if (v.totals.empty() || !v.totals[top].straggler) return;
+  std::string why = analysis::GapSentence(gaps, v.ranks[top].rank);
+  if (!why.empty())
+    std::printf("  straggler %s (last in %llu instances): %s\n", v.ranks[top].Label().c_str(),
+                static_cast<unsigned long long>(v.totals[top].straggler),
+                TerminalSafe(why).c_str());
+}
+
 // The clocks, where there are several recordings to align.
 void PrintClocks(const CommView& v) {
   if (v.clocks.size() < 2) return;
@@ -493,7 +534,8 @@ void PrintP2p(const P2pView& p) {
                 static_cast<unsigned long long>(c.pairs));
 }
 
-void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
+void PrintText(const CommView& v, const P2pView& p, const CommArgs& o,
+               const std::vector<analysis::RankGaps>& gaps) {
   std::printf("%zu rank(s), %llu collective instance(s): %llu matched, %llu unmatched\n",
               v.ranks.size(), static_cast<unsigned long long>(v.matched + v.unmatched),
               static_cast<unsigned long long>(v.matched),
@@ -506,6 +548,7 @@ void PrintText(const CommView& v, const P2pView& p, const CommArgs& o) {
     std::printf("\n");
     PrintTop(v, o.top, o.by_duration);
     PrintSteps(v, o.top);
+    PrintGaps(v, gaps);
     PrintClocks(v);
   }
   PrintP2p(p);
@@ -519,6 +562,17 @@ P2pView PointToPoint(const model::TraceModel& m) {
   P2pView p = analysis::AlignedPointToPoint(m);
   analysis::ShowAppliedClocks(m, &p);
   return p;
+}
+
+// The ranks' gaps in their steps, from the step view (none where no rank has steps).
+std::vector<analysis::RankGaps> Gaps(const model::TraceModel& m, const CommView& v,
+                                     std::vector<Problem>* problems) {
+  bool steps = std::any_of(v.ranks.begin(), v.ranks.end(),
+                           [](const analysis::CommRank& r) { return !r.steps.empty(); });
+  if (!steps) return {};
+  analysis::Options o;
+  o.view = "step";
+  return analysis::GapsByRank(analysis::Compute(m, o, problems).steps);
 }
 
 }  // namespace
@@ -538,6 +592,7 @@ int Comm(const std::vector<std::string>& argv) {
     v.notes.push_back(
         "only the processes --pid and --rank chose are read: a collective of a "
         "group with other ranks is unmatched for want of theirs");
+  std::vector<analysis::RankGaps> gaps = Gaps(m, v, &problems);
   P2pView p = PointToPoint(m);
   v.notes.insert(v.notes.end(), p.notes.begin(), p.notes.end());
   if (v.ranks.empty() && p.connections.empty() && p.rendezvous.empty())
@@ -546,11 +601,11 @@ int Comm(const std::vector<std::string>& argv) {
         "backends' ranges, recorded with the python source), TensorFlow's profiler (its "
         "collective ops) and NCCL's NVTX ranges; socket traffic from record --sources ...,net");
   if (o.json) {
-    PrintCommandJson(ViewJson(v, p, o.dirs));
+    PrintCommandJson(ViewJson(v, p, o.dirs, gaps));
   } else if (o.csv) {
     if (!PrintCsvSection(o.section, v, p)) PrintCsv(v);
   } else {
-    PrintText(v, p, o);
+    PrintText(v, p, o, gaps);
     for (const auto& n : v.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
   }
   if (!problems.empty())

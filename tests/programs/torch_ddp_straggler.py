@@ -2,8 +2,10 @@
 sleeps SLEEP_MS ms (default 0: none) in each step before its forward pass, inside a
 record_function range "straggler_sleep". Arguments: STEPS (default 30), SLEEP_MS, RANKS, and
 MODE: `every` (default) or `alternate`: the sleep in the even steps only (from 0), so that the
-steps with it and without it run under the same load of the machine. One thread per rank; no profiler call. Started without RANK, it is its own launcher, as torchrun
-would be (MASTER_PORT: TT_DDP_PORT, else 29545), and exits with the first failing rank's status.
+steps with it and without it run under the same load of the machine; and RANGE: `range` (default)
+or `bare`: a plain time.sleep with no range around it (only the Python sampler sees it). One
+thread per rank; no profiler call. Started without RANK, it is its own launcher, as torchrun would
+be (MASTER_PORT: TT_DDP_PORT, else 29545), and exits with the first failing rank's status.
 Rank 0 prints `steps N`."""
 import os
 import subprocess
@@ -18,6 +20,7 @@ STEPS = int(sys.argv[1]) if len(sys.argv) > 1 else 30
 SLEEP_MS = float(sys.argv[2]) if len(sys.argv) > 2 else 0.0
 RANKS = int(sys.argv[3]) if len(sys.argv) > 3 else 4
 MODE = sys.argv[4] if len(sys.argv) > 4 else "every"
+BARE = len(sys.argv) > 5 and sys.argv[5] == "bare"
 
 
 def main():
@@ -32,8 +35,11 @@ def main():
     for step in range(STEPS):
         x = torch.randn(64, 256)
         if SLEEP_MS and rank == world - 1 and (MODE == "every" or step % 2 == 0):
-            with torch.autograd.profiler.record_function("straggler_sleep"):
-                time.sleep(SLEEP_MS / 1000)
+            if BARE:
+                time.sleep(SLEEP_MS / 1000)  # the straggler's bare sleep
+            else:
+                with torch.autograd.profiler.record_function("straggler_sleep"):
+                    time.sleep(SLEEP_MS / 1000)
         opt.zero_grad()
         ddp(x).sum().backward()
         opt.step()

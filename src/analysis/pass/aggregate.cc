@@ -182,10 +182,8 @@ Aggregates Aggregate(const model::TraceModel& m, const Needs& needs, const Selec
     a.steps = steps ? *steps : FindSteps(m, sel.step_names, a.sel.threads);
   if (sel.active()) c.windows = SelectWindows(m, a.steps, sel.steps, sel.skip_warmup);
 
-  if (needs.code) {
-    a.code = LoadCodeIndex(m, problems);
-    c.code = &a.code;
-  }
+  if (needs.code || needs.samples) a.code = LoadCodeIndex(m, problems);
+  if (needs.code) c.code = &a.code;
   ScanHostTracks(c, &a, problems);
   MergeHostOps(&a);
   c.links = BuildLinks(&a);

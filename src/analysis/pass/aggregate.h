@@ -36,6 +36,7 @@ struct Needs {
   bool intervals = false;        // host, device, copy and communication intervals (step view)
   bool steps = false;            // the steps themselves
   bool code = false;             // op time by the Python stack behind each op (code view)
+  bool samples = false;          // the Python stacks alone (Aggregates::code), for the gaps
   bool scopes = false;           // ops per (module, name): PyTorch's module hierarchy
   bool links = false;            // the ids that link device work to launches and ops, kept
   void Add(const Needs& o) {
@@ -47,6 +48,7 @@ struct Needs {
     intervals |= o.intervals;
     steps |= o.steps;
     code |= o.code;
+    samples |= o.samples;
     scopes |= o.scopes;
     links |= o.links;
   }
@@ -160,7 +162,7 @@ struct Aggregates {
   // Per process, with needs.scopes: ops by module (its `module` argument, 0: none) and name.
   std::vector<std::unordered_map<uint64_t, Agg>> scoped;
   std::vector<Step> steps;                // when needed or selecting
-  CodeIndex code;                         // when needed: the Python source's stacks
+  CodeIndex code;                         // with needs.code or samples: the Python stacks
   std::map<std::string, uint64_t> links;  // correlation method -> links made
   std::vector<LinkTables> link_tables;    // per process, with needs.links (correlate.h)
   uint64_t unlinked = 0, device_activities = 0, events = 0;

@@ -330,14 +330,16 @@ uint32_t OpStacks::Of(uint32_t name, uint64_t tid, uint64_t start, uint64_t end)
   return it->second != kNoStack ? it->second : StackOfOp(pc_, {}, tid, start, end);
 }
 
-std::vector<std::pair<uint32_t, uint64_t>> OpStacks::Split(uint64_t tid, uint64_t start,
-                                                           uint64_t end) {
-  auto own = pc_.samples.find(tid);
-  if (own == pc_.samples.end() || own->second.empty()) return {};
-  const auto& v = own->second;
+namespace {
+
+// A thread's samples over [start, end], each look inside an equal share of the time; with no
+// look inside, the whole to `whole`.
+std::vector<std::pair<uint32_t, uint64_t>> SplitLooks(const std::vector<CodeSample>& v,
+                                                      uint64_t start, uint64_t end,
+                                                      uint32_t whole) {
   auto first = std::lower_bound(v.begin(), v.end(), CodeSample{start, 0, 0});
   auto last = std::upper_bound(first, v.end(), CodeSample{end, 0, 0});
-  if (first == last) return {{At(v, start, end), end - start}};
+  if (first == last) return {{whole, end - start}};
   std::map<uint32_t, uint64_t> looks;
   for (auto it = first; it != last; ++it) ++looks[it->stack];
   uint64_t n = static_cast<uint64_t>(last - first), given = 0;
@@ -348,6 +350,37 @@ std::vector<std::pair<uint32_t, uint64_t>> OpStacks::Split(uint64_t tid, uint64_
   }
   out.back().second += end - start - given;  // the rounding's remainder
   return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<uint32_t, uint64_t>> OpStacks::Split(uint64_t tid, uint64_t start,
+                                                           uint64_t end) {
+  auto own = pc_.samples.find(tid);
+  if (own == pc_.samples.end() || own->second.empty()) return {};
+  return SplitLooks(own->second, start, end, At(own->second, start, end));
+}
+
+std::vector<std::pair<uint32_t, uint64_t>> StacksDuring(const ProcessCode& pc, uint64_t start,
+                                                        uint64_t end) {
+  if (pc.samples.empty() || end <= start) return {};
+  auto main = pc.samples.find(pc.main_tid);
+  uint32_t whole = StackOfOp(pc, {}, pc.main_tid, start, end);
+  if (main == pc.samples.end() || main->second.empty()) return {{whole, end - start}};
+  return SplitLooks(main->second, start, end, whole);
+}
+
+std::string LineOfStack(const ProcessCode& pc, uint32_t stack) {
+  if (stack == kNoStack || stack >= pc.stacks.size()) return "";
+  const std::vector<uint32_t>& frames = pc.stacks[stack];
+  for (auto it = frames.rbegin(); it != frames.rend(); ++it) {
+    const CodeFrame& f = pc.frames[*it];
+    if (f.library) continue;
+    return f.file.substr(f.file.rfind('/') + 1) + ":" + std::to_string(f.line) + " (" + f.function +
+           ")";
+  }
+  if (frames.empty()) return "";
+  return "[" + LibraryPackage(pc.frames[frames.back()].file) + "]";
 }
 
 // Where a tracer gave exact stacks, they replace the sampler's looks (which name the line a

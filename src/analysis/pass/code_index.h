@@ -68,6 +68,16 @@ class OpStacks {
   std::unordered_map<uint32_t, uint32_t> site_;  // op name id -> site stack (kNoStack: none)
 };
 
+// The stacks the sampler saw on the process's main Python thread during [start, end] (a gap
+// in a step, where no op ran: the program sleeping, waiting or running Python between ops),
+// each with its share of the time: each look inside an equal share; with no look inside, the
+// whole to the stack StackOfOp gives the interval. Empty without samples.
+std::vector<std::pair<uint32_t, uint64_t>> StacksDuring(const ProcessCode& pc, uint64_t start,
+                                                        uint64_t end);
+// A stack's innermost frame in the program's own files, "train.py:41 (main)"; else, all its
+// frames a library's, its innermost frame's package, "[torch]"; "" for kNoStack or an empty one.
+std::string LineOfStack(const ProcessCode& pc, uint32_t stack);
+
 // A Python function slice of a framework's tracer as a frame: Kineto's "file.py(12): fn",
 // "<built-in method ...>"; else the whole name as the function (a library frame). A relative
 // file is the program's own only if it has no directory ("train.py", beside the script).

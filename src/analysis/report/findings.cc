@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "analysis/report/rank_gaps.h"
 #include "core/human.h"
 #include "core/parallel.h"
 #include "model/scan.h"
@@ -227,7 +228,8 @@ uint64_t WaitInSteps(const CommView& v, size_t i) {
 // The rank whose late arrivals made the others wait most, when that waiting is a real part of
 // the communication time (at least 1 ms and a fifth of it, and most of all waiting); the
 // collectives before the first step left out.
-void StragglerFinding(const CommView& v, std::vector<Finding>* out) {
+void StragglerFinding(const CommView& v, const std::vector<StepBreakdown>& steps,
+                      std::vector<Finding>* out) {
   if (v.ranks.size() < 2) return;
   uint64_t first_step = FirstStepStart(v);
   uint64_t all_wait = 0, all_time = 0;  // in the instances from the first step on
@@ -269,10 +271,13 @@ void StragglerFinding(const CommView& v, std::vector<Finding>* out) {
   if (others)
     text += " (and " + WithCommas(others) +
             (others == 1 ? " other collective)" : " other collectives)");
+  // Where its extra time went: gaps (no op ran) at a line of the program.
+  std::string gaps = GapSentence(GapsByRank(steps), v.ranks[top->first].rank);
+  if (!gaps.empty()) gaps = "; " + v.ranks[top->first].Label() + ": " + gaps;
   Add(out, "straggler",
       text + "; the other ranks waited " + Ms(wait) + " in all for it (" +
           Percent(Share(wait, all_wait)) + " of all waiting in collectives; the longest: " +
-          Ms(longest->wait) + " in " + CommInstanceName(*longest) + ")");
+          Ms(longest->wait) + " in " + CommInstanceName(*longest) + ")" + gaps);
 }
 
 // Without steps: communication's share of the run on the rank that spent most in it.
@@ -388,7 +393,7 @@ std::vector<Finding> Findings(const FindingInputs& in) {
   if (in.comm) {
     MissingRankFinding(*in.comm, &out);
     CommShareFinding(in, &out);
-    StragglerFinding(*in.comm, &out);
+    StragglerFinding(*in.comm, in.steps, &out);
     SmallMessagesFinding(*in.comm, &out);
     ExposedCommFinding(in, &out);
   }

@@ -54,6 +54,10 @@ struct StepBreakdown {
   uint64_t host_comm = 0;  // communicating on the host (after computing in the precedence)
   uint64_t device_compute = 0, copies = 0, communication = 0;
   uint64_t device_idle_host_bound = 0, device_idle_waiting = 0;
+  // host_idle (the gaps: no op, range or Python slice on any of its host threads) by the
+  // Python line the sampler saw on the main thread then (code_index.h's StacksDuring and
+  // LineOfStack; "(no Python stack)" where none was sampled), most first; empty without samples.
+  std::vector<std::pair<std::string, uint64_t>> gap_lines;
   bool has_device = false;
   bool warmup = false;  // it holds tracing or compilation
   OpCosts costs;        // the FLOPs of the ops that started in the step, where known

@@ -1,5 +1,6 @@
 // The step view: per step, host compute, device compute, copies, communication and device idle
-// (host-bound or waiting), from the union of each kind's intervals within the step.
+// (host-bound or waiting), from the union of each kind's intervals within the step; the host's
+// idle time (its gaps) by the Python line the sampler saw in them.
 #include <algorithm>
 
 #include "analysis/views/view.h"
@@ -101,16 +102,50 @@ void AddPart(const Window& w, const ProcessIntervals& p, StepBreakdown* b) {
   b->device_idle_waiting += idle - host_bound;
 }
 
+// The gaps of one part of a step (host time that no interval of any kind covers) by the stack
+// the sampler saw then (added to `stacks`).
+void AddGapStacks(const Window& w, const ProcessIntervals& p, const ProcessCode& pc,
+                  std::map<uint32_t, uint64_t>* stacks) {
+  auto add = [&](uint64_t from, uint64_t to) {
+    for (const auto& [stack, ns] : StacksDuring(pc, from, to)) (*stacks)[stack] += ns;
+  };
+  uint64_t at = w.start;
+  for (const Interval& iv : p.ichmr.Merged(w.start, w.end)) {
+    if (iv.start > at) add(at, iv.start);
+    at = std::max(at, iv.end);
+  }
+  if (w.end > at) add(at, w.end);
+}
+
+// The gaps' stacks as lines, most time first.
+std::vector<std::pair<std::string, uint64_t>> GapLines(const ProcessCode& pc,
+                                                       const std::map<uint32_t, uint64_t>& stacks) {
+  std::map<std::string, uint64_t> lines;
+  for (const auto& [stack, ns] : stacks) {
+    std::string line = LineOfStack(pc, stack);
+    lines[line.empty() ? "(no Python stack)" : line] += ns;
+  }
+  std::vector<std::pair<std::string, uint64_t>> out(lines.begin(), lines.end());
+  std::stable_sort(out.begin(), out.end(),
+                   [](const auto& x, const auto& y) { return x.second > y.second; });
+  return out;
+}
+
 // A step's breakdown over its parts: [start, end], or a JAX step's call and the execution it
 // caused (not the other steps' calls the host made between them).
-StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p) {
+StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p, const ProcessCode* pc) {
   StepBreakdown b;
   b.number = s.number;
   b.process = s.process;
   b.start = s.start;
   b.end = s.end;
   b.has_device = p.has_device;
-  for (const Window& w : StepParts(s)) AddPart(w, p, &b);
+  std::map<uint32_t, uint64_t> gaps;
+  for (const Window& w : StepParts(s)) {
+    AddPart(w, p, &b);
+    if (pc && !pc->samples.empty()) AddGapStacks(w, p, *pc, &gaps);
+  }
+  if (pc) b.gap_lines = GapLines(*pc, gaps);
   b.warmup = s.warmup;  // the job's (model/job/warmup.h)
   return b;
 }
@@ -147,6 +182,10 @@ Row StepRow(const StepBreakdown& b, const Step& s, const model::TraceModel& m) {
                {"communication_micros", us(b.communication)},
                {"device_idle_host_bound_micros", us(b.device_idle_host_bound)},
                {"device_idle_waiting_micros", us(b.device_idle_waiting)}};
+  if (!b.gap_lines.empty()) {
+    r.text.push_back({"gap_line", b.gap_lines[0].first});
+    r.numbers.push_back({"gap_line_micros", us(b.gap_lines[0].second)});
+  }
   return r;
 }
 
@@ -194,7 +233,9 @@ void Finish(Aggregates& a, Result* r) {
   std::vector<bool> keep = SelectSteps(a.steps, a.sel.steps, a.sel.skip_warmup);
   for (size_t i : InRankOrder(*a.m, a.steps))
     if (keep[i]) {
-      r->steps.push_back(Breakdown(a.steps[i], iv[a.steps[i].process]));
+      size_t p = a.steps[i].process;
+      r->steps.push_back(Breakdown(a.steps[i], iv[p],
+                                   p < a.code.processes.size() ? &a.code.processes[p] : nullptr));
       r->steps.back().rank = a.m->processes[a.steps[i].process].meta.rank;
       r->rows.push_back(StepRow(r->steps.back(), a.steps[i], *a.m));
       AddUtilisation(r->steps.back(), peaks[a.steps[i].process], &r->rows.back());
@@ -219,7 +260,8 @@ extern const ViewDef kStepView = {
     .help =
         "per step: waiting for input, compilation, host compute, framework runtime, host\n"
         "idle; device compute, copies, communication, device idle (host-bound or waiting);\n"
-        "warm-up steps (holding tracing or compilation) marked",
+        "warm-up steps (holding tracing or compilation) marked; gap_line: the Python line\n"
+        "the sampler saw most in the host idle time (gap_line_micros of it)",
     .fields = {{"step", ColumnKind::kCount},
                {"pid", ColumnKind::kCount},
                {"rank", ColumnKind::kCount},
@@ -236,6 +278,8 @@ extern const ViewDef kStepView = {
                {"communication_micros", ColumnKind::kMicros},
                {"device_idle_host_bound_micros", ColumnKind::kMicros},
                {"device_idle_waiting_micros", ColumnKind::kMicros},
+               {"gap_line", ColumnKind::kText},
+               {"gap_line_micros", ColumnKind::kMicros},
                {"float_ops", ColumnKind::kCount},
                {"flops_per_second", ColumnKind::kCount},
                {"flops_method", ColumnKind::kText},
@@ -244,10 +288,10 @@ extern const ViewDef kStepView = {
     .columns = {"step", "pid", "source", "warmup", "duration_micros", "input_micros",
                 "compile_micros", "host_compute_micros", "runtime_micros", "host_idle_micros",
                 "device_compute_micros", "copies_micros", "communication_micros",
-                "device_idle_host_bound_micros", "device_idle_waiting_micros", "mfu"},
+                "device_idle_host_bound_micros", "device_idle_waiting_micros", "mfu", "gap_line"},
     .common_fields = false,
     .order_by = "step",
-    .needs = {.intervals = true, .steps = true},
+    .needs = {.intervals = true, .steps = true, .samples = true},
     .finish = Finish,
 };
 
