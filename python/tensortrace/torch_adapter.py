@@ -11,8 +11,8 @@ Steps: a global optimizer-step hook counts the program's optimizer.step() calls 
 iterations). Each window's file is named <window>-s<first step>.pt.trace.json, so the importer
 numbers the steps of every window as the loop did. With --steps A:B, Kineto runs only from the
 start of step A (from the start where A is 0) to the start of step B+1: memory stays bounded by
-the steps asked for. Windows and --steps switch at the loop's next zero_grad() or DataLoader
-fetch after a step ended (see when_ready)."""
+the steps asked for. Windows and --steps switch at the loop's next zero_grad() (an optimizer's
+or a module's), DataLoader fetch or outermost module call after a step ended (see when_ready)."""
 import functools
 import os
 import weakref
@@ -37,6 +37,7 @@ class Adapter:
         self._window = 0
         self.steps_done = 0  # optimizer.step() calls so far (the hook below)
         self._due = None  # start, stop or rotate, for the next safe point (when_ready)
+        self._step_thread = None  # the thread that ran the last optimizer step (the loop's)
         self._first_step = 0  # steps done when the running window started
         self._dist = None  # the last distributed_info() seen (the group may be gone at stop)
         try:
@@ -130,8 +131,12 @@ class Adapter:
         The optimizer-step hook only decides: it runs inside the optimizer's own
         record_function range, and a Kineto session stopped or started while a range is open
         corrupts the heap when the range closes. The decision is carried out at the next safe
-        point on the program's thread, before any range opens: the next optimizer zero_grad()
-        or DataLoader fetch (safe_point below), whichever comes first."""
+        point on the program's thread, before any range opens: the next zero_grad() (an
+        optimizer's or a module's), DataLoader fetch, or outermost module call on the thread of
+        the loop (the model's forward: mark_modules), whichever comes first (safe_point below),
+        so that a loop that sets its gradients to None and feeds its own batches switches
+        too."""
+        import threading
         import time
 
         first, last = _step_range(steps)
@@ -158,6 +163,7 @@ class Adapter:
 
         def on_step(*_):
             self.steps_done += 1
+            self._step_thread = threading.get_ident()
             if self._dist is None:
                 self._note_distributed()  # the program may destroy its group before we stop
             if first > 0 and self.steps_done == first:
@@ -199,11 +205,17 @@ class Adapter:
 
     def _wrap_safe_points(self):
         """Optimizer.zero_grad and the DataLoader iterator's __next__ open their
-        record_function ranges inside: a wrapper around them runs before any range is open."""
+        record_function ranges inside: a wrapper around them runs before any range is open;
+        so does one around Module.zero_grad, and the outermost module call on the loop's thread
+        (mark_modules: before its range opens)."""
+        import threading
+
+        from torch.nn import Module
         from torch.optim import Optimizer
         from torch.utils.data.dataloader import _BaseDataLoaderIter
 
-        for cls, attr in ((Optimizer, "zero_grad"), (_BaseDataLoaderIter, "__next__")):
+        for cls, attr in ((Optimizer, "zero_grad"), (_BaseDataLoaderIter, "__next__"),
+                          (Module, "zero_grad")):
             orig = getattr(cls, attr)
 
             def wrapped(*args, _orig=orig, **kwargs):
@@ -211,6 +223,12 @@ class Adapter:
                 return _orig(*args, **kwargs)
 
             setattr(cls, attr, functools.wraps(orig)(wrapped))
+
+        def at_model_call():
+            if self._due is not None and threading.get_ident() == self._step_thread:
+                self._safe_point()
+
+        _at_outermost_call.append(at_model_call)
 
     def _wrap_destroy_group(self):
         """A program that destroys its process group before the profiler stops (at exit) has
@@ -310,6 +328,7 @@ def watch_torch_rank():
 MODULE_PREFIX = "nn.Module: "
 PARAMS_FILE = "params.tsv"
 _module_paths = {}  # path -> weak reference to the module mark_modules named so
+_at_outermost_call = []  # called at each outermost module call, before its range opens
 
 
 def save_module_params(logdir):
@@ -375,6 +394,9 @@ def mark_modules(torch):
         if compiling():
             return
         stack = local.__dict__.setdefault("stack", [])
+        if not stack:
+            for f in _at_outermost_call:
+                f()
         path = path_of(mod, stack)
         rf = fast(MODULE_PREFIX + path)
         rf.__enter__()

@@ -169,3 +169,53 @@ def test_save_module_params_counts_trainable_parameters_per_path(tmp_path, monke
     text = (tmp_path / "params.tsv").read_text()
     assert text == "Net\t13\nNet/Linear_fc\t3\n"
     torch_adapter.save_module_params(str(tmp_path / "absent" / "dir"))  # never raises
+
+
+BARE_LOOP = """
+import json, os, sys
+from _tensortrace import capture, import_hook, torch_adapter
+import_hook._FRAMEWORKS.clear()  # no capture of ours: the adapter is driven here
+import_hook.install()
+import torch
+logdir, events = sys.argv[1], []
+a = torch_adapter.Adapter(torch)
+a.wrap_user_entry_points(lambda who: None)
+torch_adapter.mark_modules(torch)
+config = capture.Config({"TENSORTRACE_DIR": logdir})
+
+def start():
+    events.append("start after step %d" % a.steps_done)
+    a.start(logdir, config)
+
+def stop():
+    events.append("stop after step %d" % a.steps_done)
+    a.stop()
+
+a.when_ready(start, lambda e: events.append(repr(e)), stop=stop, steps="1:2")
+model = torch.nn.Sequential(torch.nn.Linear(4, 2), torch.nn.ReLU())
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for i in range(5):
+    for p in model.parameters():
+        p.grad = None  # no zero_grad(), no DataLoader
+    model(torch.ones(3, 4)).sum().backward()
+    opt.step()
+files = sorted(f for f in os.listdir(os.path.join(logdir, "torch")) if f.endswith(".json"))
+steps = 0
+for name in files:
+    with open(os.path.join(logdir, "torch", name)) as f:
+        steps += sum(e.get("name", "").startswith("Optimizer.step#SGD.step")
+                     for e in json.load(f)["traceEvents"])
+print(json.dumps({"events": events, "files": files, "optimizer_steps": steps}), flush=True)
+"""
+
+
+def test_a_loop_without_zero_grad_or_dataloader_switches_at_its_model_call(tmp_path):
+    # The next safe point after a step: the outermost module call on the loop's thread, where
+    # the loop calls neither an optimizer's zero_grad() nor a DataLoader.
+    require("torch")
+    r = run_child(BARE_LOOP, args=(str(tmp_path),))
+    assert r.returncode == 0, r.stderr[-4000:]
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["events"] == ["start after step 1", "stop after step 3"]
+    assert out["files"] == ["0-s1.pt.trace.json"]
+    assert out["optimizer_steps"] == 2  # steps 1 and 2

@@ -28,6 +28,7 @@
 #include "cli/record_output.h"
 #include "cli/record_python.h"
 #include "cli/record_sources.h"
+#include "cli/record_tables.h"
 #include "cli/trace_dir.h"
 #include "core/files.h"
 #include "core/ids.h"
@@ -58,7 +59,7 @@ const char kRecordHelp[] =
                           [--import-max-memory BYTES] [--quiet]
                           [--on-demand | --every S --for C]
                           [--tf-host-level 1|2|3]
-                          [--python-tracer] [--steps A:B] [--window-s N]
+                          [--python-tracer] [--steps A:B] [--window-s N] [--tables]
                           [--tf-cpu-allocator bfc|default] [--sources LIST]
                           -- COMMAND [ARGS...]
 
@@ -163,7 +164,7 @@ std::string JsonEscape(const std::string& raw) {
 // record's options, as parsed.
 struct RecordOptions {
   std::string dir;
-  bool force = false, quiet = false;
+  bool force = false, quiet = false, tables = false;
   uint64_t buffer = 1 << 20, max_size = 0;
   uint64_t import_max = kImportMaxBytes;  // per file read back from the program
   uint64_t import_memory = 0;             // 0: DefaultImportBudget() when the import starts
@@ -194,7 +195,7 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
   std::string v;
   while (!a.Done()) {
     if (a.Flag("-h") || a.Flag("--help")) {
-      std::cout << kRecordHelp << sources::SourcesHelp() << kPythonCaptureHelp;
+      std::cout << kRecordHelp << kRecordTablesHelp << sources::SourcesHelp() << kPythonCaptureHelp;
       return false;
     } else if (a.Option("-o", &o->dir) || a.Option("--output", &o->dir)) {
       if (o->dir.empty()) throw Error("record: -o: the output directory name is empty");
@@ -202,6 +203,8 @@ bool ParseRecordArgs(const std::vector<std::string>& argv, RecordOptions* o) {
       o->force = true;
     } else if (a.Flag("--quiet")) {
       o->quiet = true;
+    } else if (a.Flag("--tables")) {
+      o->tables = true;
     } else if (a.Flag("--on-demand")) {
       o->capture.on_demand = true;
     } else if (a.Option("--every", &v)) {
@@ -500,6 +503,7 @@ int Record(const CommandArgs& argv) {
                          {o.import_max, o.import_memory ? o.import_memory : DefaultImportBudget()});
   DeclareNamesOfEndedProcesses(dir, "record");
   WriteSession(dir, o, session, exit_code, end_mono, repaired, run.exec_errno);
+  if (o.tables && !run.exec_errno) WriteRecordTables(dir, o.quiet);
   return exit_code;
 }
 

@@ -58,6 +58,21 @@ std::string XSpaceDirProblem(const std::string& dir) {
   return "";
 }
 
+// tables/ (record --tables): a Parquet dataset, TABLE/rank=R/part-*.parquet (clocks:
+// TABLE/part-0.parquet); tables.tmpN/ while it is written.
+std::string TablesDirProblem(const std::string& dir, int depth = 0) {
+  static const std::regex kPart(R"(part-[0-9a-z-]+\.parquet)");
+  for (const auto& n : ListDirectory(dir)) {
+    std::string p = dir + "/" + n;
+    char k = Kind(p);
+    bool ok = (k == 'd' && depth < 2) || (k == 'f' && depth > 0 && std::regex_match(n, kPart));
+    if (!ok) return p + " is not part of the trace's tables";
+    if (k == 'd')
+      if (std::string why = TablesDirProblem(p, depth + 1); !why.empty()) return why;
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string TraceEntryProblem(const std::string& dir) {
@@ -72,6 +87,8 @@ std::string TraceEntryProblem(const std::string& dir) {
       why = ProcessDirProblem(p);
     else if (k == 'd' && n == "xspace")
       why = XSpaceDirProblem(p);
+    else if (k == 'd' && std::regex_match(n, std::regex(R"(tables(\.tmp[0-9]+)?)")))
+      why = TablesDirProblem(p);
     else
       why = p + " is not part of a trace";
     if (!why.empty()) return why;

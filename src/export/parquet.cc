@@ -44,10 +44,12 @@ ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& s
   fs::create_directories(tmp.path, ec);
   if (ec) throw Error("-o: cannot create " + tmp.path + ": " + ec.message());
   std::vector<model::Step> steps = model::FindSteps(m, sel.step_names, 0);
+  std::vector<Problem> again;  // the same damage, met again by the later scans
+  analysis::CodeIndex code = analysis::LoadCodeIndex(m, &again);
   SliceTablesCounts s;
-  WalkResult r = WriteSliceTables(m, sel, steps, tmp.path, problems, &s);
+  WalkResult r = WriteSliceTables(m, sel, steps, code, tmp.path, problems, &s);
+  code = {};
   JobTablesCounts j;
-  std::vector<Problem> again;  // the same damage, met again by the job tables' scans
   WriteJobTables(m, sel, steps, tmp.path, &again, &j);
   uint64_t kernels = WriteKernelTable(m, sel, steps, tmp.path, &again);
   if (fs::exists(out, ec)) fs::remove(out, ec);  // the empty directory it may have been

@@ -1,11 +1,12 @@
 // The per-process tables of `export --format parquet`: slices (every slice with its meaning as
-// the views decide it, op type, step, and its time as an op), allocations and threads, one file
+// the views decide it, op type, step, the program's line behind it, and its time as an op), allocations and threads, one file
 // per process under each table's rank=R/ folder (docs/tables.md).
 #pragma once
 #include <string>
 #include <vector>
 
 #include "analysis/job/steps.h"
+#include "analysis/pass/code_index.h"
 #include "export/walk.h"
 
 namespace tt::exporter {
@@ -16,9 +17,11 @@ struct SliceTablesCounts {
 };
 
 // Walks the selection (walk.h) into root/slices, root/allocations and root/threads.
-// steps: the job's steps (model::FindSteps), to number each slice's step.
+// steps: the job's steps (model::FindSteps), to number each slice's step; code: the Python
+// stacks (analysis::LoadCodeIndex), for each op's line.
 WalkResult WriteSliceTables(const model::TraceModel& m, const Selection& sel,
-                            const std::vector<model::Step>& steps, const std::string& root,
+                            const std::vector<model::Step>& steps,
+                            const analysis::CodeIndex& code, const std::string& root,
                             std::vector<Problem>* problems, SliceTablesCounts* counts);
 
 // root/TABLE/rank=R/part-PID.parquet (rank -1: a process no launcher gave a rank), its

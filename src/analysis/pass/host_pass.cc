@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "analysis/pass/allocations.h"
+#include "analysis/pass/op_sites.h"
 #include "analysis/pass/pass_context.h"
 #include "analysis/pass/primitives.h"
 #include "core/parallel.h"
@@ -65,8 +66,7 @@ class HostVisitor {
         t_(t),
         proc_(c.m.processes[t.process]),
         shared_(c.shared_thread[static_cast<size_t>(&t - c.m.tracks.data())]) {
-    if (c.code && !c.code->processes[t.process].Empty())
-      stacks_.emplace(c.code->processes[t.process], proc_);
+    if (c.code) sites_.emplace(&c.code->processes[t.process], proc_, t.id);
   }
   // Every slice opens here before it closes in OnSlice (complete ones right before).
   void OnBegin(const Slice& s) {
@@ -78,15 +78,13 @@ class HostVisitor {
     bool busy_root = !IsStep(s, k_) && busy_open_++ == 0;
     open_.Push(s);
     open_extra_.push_back({false, busy_root});
-    if (s.category == Category::kFrameworkOp) ++fw_open_;
-    if (c_.code && IsPythonFrame(s)) py_open_.push_back(s.name);
+    if (sites_) sites_->Begin(s);
   }
   void OnThreadName(std::string_view n) { a_->thread_name = std::string(n); }
   void OnSlice(const Slice& s) {
-    bool fw_outermost = s.category == Category::kFrameworkOp && fw_open_ > 0 && --fw_open_ == 0;
-    if (c_.code && IsPythonFrame(s) && !py_open_.empty()) py_open_.pop_back();
+    if (sites_) sites_->End(s);
     Visit(s);
-    if (!code_pending_.empty() && (fw_outermost || fw_open_ == 0)) FlushCode(s);
+    if (!code_pending_.empty() && sites_->Flushes()) FlushCode(s);
   }
   void OnPoint(const Point& p) {
     Touch(p.ts, p.ts);
@@ -215,7 +213,7 @@ class HostVisitor {
     return c;
   }
   void OnRuntime(const Slice& s, model::Meaning meaning) {
-    if (stacks_ && fw_open_ == 0) CodePhase(s, meaning);
+    if (sites_ && sites_->stacks() && sites_->Flushes()) CodePhase(s, meaning);
     Agg& g = a_->runtime.Get(s.name, c_.needs.runtime_samples);
     g.meaning = meaning;
     g.incl.Add(s.Duration());
@@ -236,19 +234,12 @@ class HostVisitor {
     else
       a_->launches.push_back({static_cast<uint64_t>(corr), uint64_t{s.name} << 32 | s.op});
   }
-  // The code view: the ops inside a framework op ran within the same call from Python as it
-  // did, so they go to the stack of the outermost one, with its interval (code_index.h).
-  // A framework's Python tracer (Kineto's with --python-tracer) puts the program's function
-  // calls on the ops' own track: then the ones open around the op are its exact stack.
+  // The code view: the ops closed since the last flush go to the stack op_sites.h gives them.
   void FlushCode(const Slice& outer) {
-    Summary* sum = nullptr;
-    if (!py_open_.empty()) {
-      std::string key;
-      for (uint32_t f : py_open_) key.append(proc_.Name(f)).push_back('\n');
-      sum = &a_->code_exact[key];
-    } else if (stacks_) {
-      sum = &a_->code[stacks_->Of(outer.name, t_.id, outer.start, outer.end)];
-    }
+    OpSites::Site site = sites_->Of(outer);
+    Summary* sum = site.none            ? nullptr
+                   : site.exact.empty() ? &a_->code[site.stack]
+                                        : &a_->code_exact[site.exact];
     if (sum && sum->count() == 0) sum->KeepSamples(false);
     for (uint64_t self : code_pending_)
       if (sum) sum->Add(self);
@@ -272,7 +263,7 @@ class HostVisitor {
       // The line that asked for it: the last stack sampled before it began (an interval from
       // 0 to its start takes that sample whole); inside, the sampler sees the tracing of
       // whichever function was being traced then.
-      stack = stacks_->Of(s.name, t_.id, 0, s.start);
+      stack = sites_->stacks()->Of(s.name, t_.id, 0, s.start);
       a_->code_compile.push_back({s.start, s.end, stack});
       return;
     }
@@ -281,11 +272,11 @@ class HostVisitor {
     // DataLoader worker's fetch) to the line its thread's samples were in (the Dataset's
     // __getitem__), where its thread has Python samples.
     if (!model::IsInputWait(proc_.Name(s.name))) {
-      for (const auto& [at, ns] : stacks_->Split(t_.id, s.start, s.end))
+      for (const auto& [at, ns] : sites_->stacks()->Split(t_.id, s.start, s.end))
         AddPhase(at, "(input work)", ns);
       return;
     }
-    AddPhase(stacks_->Of(s.name, t_.id, s.start, s.end), "(input wait)", s.Duration());
+    AddPhase(sites_->stacks()->Of(s.name, t_.id, s.start, s.end), "(input wait)", s.Duration());
   }
   void AddPhase(uint32_t stack, const char* phase, uint64_t ns) {
     Summary& sum = a_->code_phase[{stack, phase}];
@@ -299,12 +290,9 @@ class HostVisitor {
   // graph's ops, on whatever thread, are counted themselves.
   void CodeEagerOp(const Slice& s) {
     if (closed_holds_op_ || model::OpTypeOf(proc_.Name(s.name)).starts_with("__inference_")) return;
-    Summary& sum = a_->code[stacks_->Of(s.name, t_.id, s.start, s.end)];
+    Summary& sum = a_->code[sites_->stacks()->Of(s.name, t_.id, s.start, s.end)];
     if (sum.count() == 0) sum.KeepSamples(false);
     sum.Add(s.Duration());
-  }
-  bool IsPythonFrame(const Slice& s) const {
-    return s.category == Category::kPython && IsPythonFrameName(proc_.Name(s.name));
   }
   void Touch(uint64_t a, uint64_t b) {
     ++a_->events;
@@ -318,13 +306,11 @@ class HostVisitor {
   const Track& t_;
   const model::Process& proc_;
   bool shared_;
-  std::optional<OpStacks> stacks_;      // the code view's attribution (when asked for)
+  std::optional<OpSites> sites_;        // the code view's attribution (when asked for)
   std::vector<uint64_t> code_pending_;  // self times of ops inside the open framework op
-  uint32_t fw_open_ = 0;                // framework-op slices open now
-  std::vector<uint32_t> py_open_;       // Python function slices open now (outermost first)
-  struct OpenExtra {  // beside each of open_'s frames
-    bool holds_op;     // an eager op that ran a framework op (a graph function's call)
-    bool busy_root;    // not a step, and no slice around it but steps
+  struct OpenExtra {                    // beside each of open_'s frames
+    bool holds_op;   // an eager op that ran a framework op (a graph function's call)
+    bool busy_root;  // not a step, and no slice around it but steps
   };
   bool closed_holds_op_ = false;   // of the slice CloseOpen closed last
   bool closed_busy_root_ = false;  // of the slice CloseOpen closed last

@@ -1,6 +1,6 @@
 // The code view (tfprof's code view): op time by the Python line behind each op, as a tree of
 // the program's frames (file:line:function), outermost first. Each op's own time (as the op
-// view counts it) goes to the stack code_index.h gives it: where a graph op was created, else
+// view counts it) goes to the stack op_sites.h gives it: where a graph op was created, else
 // the stack its launching thread was sampled on. Waits for input, the input pipeline's own work
 // on a sampled thread (a DataLoader worker's fetch) and compilations outside ops go to their
 // thread's stack as leaves "(input wait)", "(input work)" and "(compile)". By default a run of
@@ -8,68 +8,14 @@
 // --all-frames keeps every frame.
 #include <algorithm>
 
+#include "analysis/pass/op_sites.h"
 #include "analysis/views/op_rows.h"
 
 namespace tt::analysis {
 
 namespace {
 
-struct Node {
-  std::string name, file, function;
-  int64_t line = 0;
-};
-
-std::string Base(const std::string& file) { return file.substr(file.rfind('/') + 1); }
-
-// A model's layer in a library: a method `Class.forward` (torch.nn.Module's) or `Class.call`
-// (a Keras layer's). Shown among folded library frames, so that a program whose loop runs in
-// a library (Hugging Face's trainer.train()) shows the model's forward methods under that line,
-// not one [transformers] node holding all its time.
-bool IsLayerMethod(const std::string& function) {
-  size_t dot = function.rfind('.');
-  if (dot == std::string::npos || dot == 0) return false;
-  std::string_view m = std::string_view(function).substr(dot + 1);
-  return m == "forward" || m == "call";
-}
-
-std::vector<Node> PathOf(const std::vector<const CodeFrame*>& frames, bool all_frames) {
-  std::vector<Node> path;
-  bool in_library = false;
-  for (const CodeFrame* f : frames) {
-    const CodeFrame& fr = *f;
-    if (fr.library && !all_frames && !IsLayerMethod(fr.function)) {
-      if (!in_library) path.push_back({"[" + LibraryPackage(fr.file) + "]", "", "", 0});
-      in_library = true;
-      continue;
-    }
-    in_library = false;
-    path.push_back({Base(fr.file) + ":" + std::to_string(fr.line) + ":" + fr.function, fr.file,
-                    fr.function, fr.line});
-  }
-  if (path.empty()) path.push_back({"(empty stack)", "", "", 0});
-  return path;
-}
-
-std::vector<Node> SampledPath(const ProcessCode& pc, uint32_t stack, bool all_frames) {
-  if (stack == kNoStack) return {{"(no Python stack)", "", "", 0}};
-  std::vector<const CodeFrame*> frames;
-  for (uint32_t f : pc.stacks[stack]) frames.push_back(&pc.frames[f]);
-  return PathOf(frames, all_frames);
-}
-
-// A Python tracer's stack: its slices' names, each ended by '\n' (host_pass.cc).
-std::vector<Node> ExactPath(const ProcessCode& pc, const std::string& key, bool all_frames) {
-  std::vector<CodeFrame> parsed;
-  for (size_t i = 0; i < key.size();) {
-    size_t nl = key.find('\n', i);
-    parsed.push_back(FrameOfSlice(std::string_view(key).substr(i, nl - i)));
-    pc.Resolve(&parsed.back());
-    i = nl + 1;
-  }
-  std::vector<const CodeFrame*> frames;
-  for (const auto& f : parsed) frames.push_back(&f);
-  return PathOf(frames, all_frames);
-}
+using Node = CodeNode;
 
 void Insert(std::vector<Row>* level, const std::vector<Node>& path, size_t i, const Summary& s) {
   if (i >= path.size()) return;
