@@ -2,6 +2,7 @@
 #include "analysis/replay/build_step.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <memory>
 #include <unordered_map>
@@ -500,6 +501,30 @@ void StepBuilder::AutogradEdges(const RankInput& r, const RankBuild& rb) {
   }
 }
 
+// Device work takes the FLOPs and bytes of the op that launched it, where it gives none of its
+// own (PyTorch's and TensorFlow's counts are on the host op): shared among the device nodes that
+// op launched by their measured time. The op keeps none: its FLOPs are the device's work.
+void DeviceFlops(const RankBuild& rb, Graph* g) {
+  std::map<uint32_t, std::vector<uint32_t>> by_op;
+  for (auto [v, corr] : rb.device)
+    if (const Launched* l = LaunchOf(rb, v); l && g->nodes[v].float_ops < 0)
+      by_op[l->node].push_back(v);
+  for (auto& [op, kernels] : by_op) {
+    replay::Node& host = g->nodes[op];
+    if (host.float_ops < 0) continue;
+    double total = 0;
+    for (uint32_t v : kernels) total += static_cast<double>(g->nodes[v].took);
+    for (uint32_t v : kernels) {
+      double share = total > 0 ? static_cast<double>(g->nodes[v].took) / total
+                               : 1.0 / static_cast<double>(kernels.size());
+      g->nodes[v].float_ops = std::llround(static_cast<double>(host.float_ops) * share);
+      if (host.moved_bytes >= 0)
+        g->nodes[v].moved_bytes = std::llround(static_cast<double>(host.moved_bytes) * share);
+    }
+    host.float_ops = host.moved_bytes = -1;
+  }
+}
+
 void StepBuilder::Edges(const RankBuild& rb) {
   const RankStep& rs = g_.ranks[rb.rank];
   for (const Lane& lane : rb.lanes) LaneEdges(rb, lane);
@@ -523,6 +548,7 @@ void StepBuilder::Run() {
   Collectives();
   PointToPoints(builds);
   for (const auto& rb : builds) Edges(rb);
+  for (const auto& rb : builds) DeviceFlops(rb, &g_);
   for (size_t i = 0; i < ranks_.size(); ++i) AutogradEdges(ranks_[i], builds[i]);
 }
 

@@ -7,6 +7,7 @@
 // and the textbook count, and the BF16 run's matrix products take no less than the roofline
 // allows.
 #include <gtest/gtest.h>
+#include <time.h>
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -14,6 +15,8 @@
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/whatif_kind.h"
+#include "core/files.h"
+#include "format/import/kineto/import.h"
 #include "test_util.h"
 #include "whatif_real.h"
 
@@ -80,6 +83,73 @@ TEST(ReplayRoofline, FusedChainKeepsItsMembersFlopsAndPrecisionIsBoundByTheHalfP
       analysis::replay::Changed({sg}, {analysis::replay::ParseWhatIf("op-fusion=auto", Parse)});
   EXPECT_EQ(slow[0].graph.bounded[0].roof, 800u);
   EXPECT_TRUE(slow[0].graph.bounded[0].raised);
+}
+
+// A GPU kernel takes the FLOPs of the op that launched it (PyTorch counts them on the host op),
+// through the Kineto importer: a recorded process given a Kineto file of three steps (2 ms each),
+// each an aten::linear around an aten::addmm of 64x512 by 512x1024 (2*64*512*1024 FLOPs, by the
+// importer's shape formula) whose cudaLaunchKernel ran a 400 us gemm kernel, and a hardware.json
+// naming a GPU of 1e13 FLOP/s FP32 and 1e15 BF16. precision=bf16 (GPU kernels x 0.5) keeps the
+// product's FLOPs on the kernel; the roofline allows them 67.1 ns at the BF16 peak.
+TEST(ReplayRoofline, GpuKernelsTakeTheFlopsOfTheOpThatLaunchedThem) {
+  test::TempDir d;
+  std::string trace = d / "t";
+  ASSERT_EQ(
+      test::RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
+      0);
+  int64_t pid = test::RecordedPid(trace);
+  ASSERT_GT(pid, 0);
+  timespec now{};
+  clock_gettime(CLOCK_REALTIME, &now);
+  json events = json::array();
+  auto ev = [&](int64_t tid, const std::string& cat, const std::string& name, double ts, double dur,
+                json args = json::object()) {
+    events.push_back({{"ph", "X"},
+                      {"cat", cat},
+                      {"name", name},
+                      {"pid", pid},
+                      {"tid", tid},
+                      {"ts", ts},
+                      {"dur", dur},
+                      {"args", args}});
+  };
+  for (int i = 0; i < 3; ++i) {
+    double t = 2000.0 * i;
+    ev(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
+    ev(100, "cpu_op", "aten::linear", t + 10, 100);
+    ev(100, "cpu_op", "aten::addmm", t + 12, 90,
+       {{"Input Dims", {{1024}, {64, 512}, {512, 1024}}},
+        {"Input type", {"float", "float", "float"}}});
+    ev(100, "cuda_runtime", "cudaLaunchKernel", t + 20, 5, {{"correlation", 100 + i}});
+    ev(7, "kernel", "ampere_sgemm_128x64_tn", t + 30, 400,
+       {{"device", 0}, {"stream", 7}, {"correlation", 100 + i}});
+  }
+  json doc = {{"baseTimeNanoseconds", static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
+                                          static_cast<uint64_t>(now.tv_nsec)},
+              {"traceEvents", events}};
+  std::string file = d / "0-s0.pt.trace.json";
+  WriteFileAtomic(file, doc.dump());
+  auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
+  ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
+  WriteFileAtomic(trace + "/hardware.json",
+                  "{\n  \"gpu_fp32_flops_per_second\": 10000000000000,\n"
+                  "  \"gpu_bf16_flops_per_second\": 1000000000000000,\n"
+                  "  \"gpu_peak_source\": \"a test GPU\"\n}\n");
+  auto r = test::RunCmd(
+      {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "precision=bf16"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["steps_replayed"].get<int>(), 3) << j.dump(1);
+  const json& roof = j["what_ifs"][0]["roofline"];
+  ASSERT_TRUE(roof.is_object()) << j["what_ifs"][0].dump(1);
+  const int64_t flops = 2 * 64 * 512 * 1024;
+  EXPECT_EQ(roof["nodes"], 1) << roof.dump();  // the kernel (GPU work only, by default)
+  EXPECT_EQ(roof["float_ops"], flops) << roof.dump();
+  EXPECT_EQ(roof["peak_flops_per_second"], 1e15);
+  EXPECT_EQ(roof["roofline_ns"], static_cast<int64_t>(std::ceil(flops / 1e6)));
+  EXPECT_EQ(roof["before_ns"], 400000);
+  EXPECT_EQ(roof["predicted_ns"], 200000);
+  EXPECT_EQ(j["peaks"]["gpu"]["source"], "a test GPU");
 }
 
 // The MLP's FLOPs a step: Linear(512, 1024), Linear(1024, 1024), Linear(1024, 10) on 64 rows,
