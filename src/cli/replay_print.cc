@@ -55,7 +55,7 @@ json RooflineJson(const analysis::replay::RooflineUse& u) {
           {"roofline_ns", u.peak > 0 ? json(Ns(u.roof_ns)) : json(nullptr)},
           {"raised", u.raised},
           {"peak_flops_per_second", u.peak > 0 ? json(u.peak) : json(nullptr)},
-          {"bandwidth_bytes_per_second", nullptr}};
+          {"bandwidth_bytes_per_second", u.bandwidth > 0 ? json(u.bandwidth) : json(nullptr)}};
 }
 
 json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
@@ -77,14 +77,15 @@ json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
 
 // The recording's peaks (hardware.json) the roofline is measured against.
 json PeaksJson(const analysis::replay::Hardware& hw) {
-  auto one = [](double fp32, double bf16, const std::string& source) -> json {
+  auto one = [](double fp32, double bf16, double memory, const std::string& source) -> json {
     if (fp32 <= 0) return nullptr;
     return {{"fp32_flops_per_second", fp32},
             {"bf16_flops_per_second", bf16 > 0 ? json(bf16) : json(nullptr)},
+            {"memory_bytes_per_second", memory > 0 ? json(memory) : json(nullptr)},
             {"source", source}};
   };
-  return {{"cpu", one(hw.cpu.fp32, hw.cpu.bf16, hw.cpu.source)},
-          {"gpu", one(hw.gpu.fp32, hw.gpu.bf16, hw.gpu.source)}};
+  return {{"cpu", one(hw.cpu.fp32, hw.cpu.bf16, 0, hw.cpu.source)},
+          {"gpu", one(hw.gpu.fp32, hw.gpu.bf16, hw.gpu.bandwidth, hw.gpu.source)}};
 }
 
 }  // namespace
@@ -199,11 +200,11 @@ void PrintRoofline(const analysis::replay::RooflineUse& u) {
     std::printf("  roofline: none (the recording names no peak: hardware.json)\n");
     return;
   }
-  std::printf(
-      "  roofline allows: %s for them at %s%s (no memory roof: the recording holds no memory "
-      "bandwidth); %.4g a step raised to it\n",
-      HumanDuration(u.roof_ns).c_str(), Flop(u.peak, "/s").c_str(),
-      u.no_peak ? " (some without a peak)" : "", u.raised);
+  char memory[64] = "no memory roof: the recording holds no memory bandwidth";
+  if (u.bandwidth > 0) std::snprintf(memory, sizeof memory, "%.0f GB/s memory", u.bandwidth / 1e9);
+  std::printf("  roofline allows: %s for them at %s%s (%s); %.4g a step raised to it\n",
+              HumanDuration(u.roof_ns).c_str(), Flop(u.peak, "/s").c_str(),
+              u.no_peak ? " (some without a peak)" : "", memory, u.raised);
 }
 
 void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {

@@ -93,11 +93,13 @@ GpuPeak GpuPeakOf(std::string_view model) {
   struct Sheet {
     const char* name;   // matched as a substring, most specific first
     double fp32, bf16;  // TFLOP/s, dense
+    double memory;      // GB/s
   };
   static constexpr Sheet kSheets[] = {
-      {"H100 PCIe", 51.2, 756}, {"H100 NVL", 0, 0},   {"H100", 67, 989.4}, {"H200", 67, 989.4},
-      {"GH200", 67, 989.4},     {"A100", 19.5, 312},  {"A10", 31.2, 125},  {"L40S", 91.6, 362},
-      {"L4", 30.3, 121},        {"V100-PCIE", 14, 0}, {"V100", 15.7, 0},   {"T4", 8.1, 0},
+      {"H100 PCIe", 51.2, 756, 2000}, {"H100 NVL", 0, 0, 0},      {"H100", 67, 989.4, 3350},
+      {"H200", 67, 989.4, 4800},      {"GH200", 67, 989.4, 4900}, {"A100", 19.5, 312, 2039},
+      {"A10", 31.2, 125, 600},        {"L40S", 91.6, 362, 864},   {"L4", 30.3, 121, 300},
+      {"V100-PCIE", 14, 0, 900},      {"V100", 15.7, 0, 900},     {"T4", 8.1, 0, 320},
   };
   GpuPeak p;
   for (const Sheet& s : kSheets)
@@ -105,8 +107,10 @@ GpuPeak GpuPeakOf(std::string_view model) {
       if (s.fp32 <= 0) break;  // a model whose sheet this does not hold
       p.fp32 = s.fp32 * 1e12;
       p.bf16 = s.bf16 * 1e12;
+      p.bandwidth = s.memory * 1e9;
       p.source = "GPU " + std::string(model) + ": the data sheet's " + Fixed(s.fp32, 1) +
-                 " TFLOP/s FP32" + (s.bf16 > 0 ? ", " + Fixed(s.bf16, 1) + " BF16 (dense)" : "");
+                 " TFLOP/s FP32" + (s.bf16 > 0 ? ", " + Fixed(s.bf16, 1) + " BF16 (dense)" : "") +
+                 ", " + Fixed(s.memory, 0) + " GB/s memory";
       break;
     }
   return p;
@@ -145,10 +149,12 @@ bool WriteHardwareFile(const std::string& dir) {
   CpuPeak p = CpuPeakOf(text.str(), khz / 1e3);
   GpuPeak g = GpuPeakOf(FirstGpuModel());
   if (p.fp32 <= 0 && g.fp32 <= 0) return false;
-  std::string gpu = g.fp32 <= 0 ? ""
-                                : ",\n  \"gpu_fp32_flops_per_second\": " + Fixed(g.fp32, 0) +
-                                      ",\n  \"gpu_bf16_flops_per_second\": " + Fixed(g.bf16, 0) +
-                                      ",\n  \"gpu_peak_source\": \"" + JsonSafe(g.source) + "\"";
+  std::string gpu = g.fp32 <= 0
+                        ? ""
+                        : ",\n  \"gpu_fp32_flops_per_second\": " + Fixed(g.fp32, 0) +
+                              ",\n  \"gpu_bf16_flops_per_second\": " + Fixed(g.bf16, 0) +
+                              ",\n  \"gpu_memory_bytes_per_second\": " + Fixed(g.bandwidth, 0) +
+                              ",\n  \"gpu_peak_source\": \"" + JsonSafe(g.source) + "\"";
   try {
     WriteFileAtomic(dir + "/hardware.json",
                     "{\n  \"cpu_fp32_flops_per_second\": " + Fixed(p.fp32, 0) +
@@ -165,7 +171,7 @@ namespace {
 // A peak's fields in hardware.json: "<prefix>_fp32_flops_per_second", ..._bf16_...,
 // "<prefix>_peak_source"; false where the file has none.
 bool ReadPeak(const std::string& dir, const std::string& prefix, double* fp32, double* bf16,
-              std::string* source) {
+              std::string* source, double* memory = nullptr) {
   std::ifstream f(dir + "/hardware.json");
   std::stringstream s;
   s << f.rdbuf();
@@ -177,6 +183,7 @@ bool ReadPeak(const std::string& dir, const std::string& prefix, double* fp32, d
   };
   *fp32 = Number(after(prefix + "_fp32_flops_per_second"));
   *bf16 = Number(after(prefix + "_bf16_flops_per_second"));
+  if (memory) *memory = Number(after(prefix + "_memory_bytes_per_second"));
   std::string_view src = after(prefix + "_peak_source");
   if (src.starts_with('"')) *source = std::string(src.substr(1, src.find('"', 1) - 1));
   return *fp32 > 0 && !source->empty();
@@ -192,7 +199,7 @@ CpuPeak ReadHardwareFile(const std::string& dir) {
 
 GpuPeak ReadGpuPeak(const std::string& dir) {
   GpuPeak p;
-  if (!ReadPeak(dir, "gpu", &p.fp32, &p.bf16, &p.source)) p = {};
+  if (!ReadPeak(dir, "gpu", &p.fp32, &p.bf16, &p.source, &p.bandwidth)) p = {};
   return p;
 }
 

@@ -20,10 +20,13 @@ CpuPeak CpuPeakOf(std::string_view cpuinfo, double max_mhz);
 
 // An NVIDIA GPU's data-sheet peak (dense, boost clock) by its model name as the driver gives
 // it (/proc/driver/nvidia/gpus/*/information: "NVIDIA H200", "NVIDIA A100-SXM4-80GB"): FP32
-// (CUDA cores) and BF16 (tensor cores; 0 where it has none). Unknown models: fp32 0.
+// (CUDA cores) and BF16 (tensor cores; 0 where it has none), and its memory bandwidth (bytes/s,
+// the sheet's; of a model's memory variants the fastest: a roofline's least time). Unknown
+// models: fp32 0.
 struct GpuPeak {
   double fp32 = 0, bf16 = 0;
   std::string source;
+  double bandwidth = 0;
 };
 GpuPeak GpuPeakOf(std::string_view model);
 

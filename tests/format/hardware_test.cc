@@ -49,6 +49,8 @@ TEST(CpuPeak, FlopsPerCycleFromTheIsaFlags) {
 TEST(GpuPeak, DataSheetPeaksByModelName) {
   EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H200").fp32, 67e12);
   EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H200").bf16, 989.4e12);
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H200").bandwidth, 4.8e12);  // memory, bytes/s
+  EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA A100-SXM4-80GB").bandwidth, 2.039e12);
   EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H100 80GB HBM3").fp32, 67e12);
   EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA H100 PCIe").fp32, 51.2e12);
   EXPECT_DOUBLE_EQ(GpuPeakOf("NVIDIA A100-SXM4-80GB").bf16, 312e12);

@@ -153,9 +153,10 @@ struct Bounded {
   uint32_t node = 0;
   int64_t float_ops = -1;  // the FLOPs it keeps (-1: unknown)
   uint64_t before = 0;     // its time before the change (ns; a fused chain: its members')
-  uint64_t roof = 0;    // the least time its FLOPs and bytes take on its hardware (ns; 0: unknown)
-  bool raised = false;  // the what-if's time was below `roof`: raised to it
-  double peak = 0;      // the FLOP/s `roof` is measured against (0: none)
+  uint64_t roof = 0;     // the least time its FLOPs and bytes take on its hardware (ns; 0: unknown)
+  bool raised = false;   // the what-if's time was below `roof`: raised to it
+  double peak = 0;       // the FLOP/s `roof` is measured against (0: none)
+  double bandwidth = 0;  // ... and the bytes/s (0: no memory roof)
 };
 
 struct Graph {

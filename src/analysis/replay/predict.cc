@@ -35,6 +35,7 @@ void AddBounded(const Graph& g, RooflineUse* u) {
     u->roof_ns += static_cast<double>(b.roof);
     u->raised += b.raised;
     u->peak = std::max(u->peak, b.peak);
+    u->bandwidth = std::max(u->bandwidth, b.bandwidth);
     u->no_peak |= b.peak <= 0;
   }
 }

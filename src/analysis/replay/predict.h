@@ -44,6 +44,7 @@ struct RooflineUse {
   double flops_before_ns = 0, flops_after_ns = 0, roof_ns = 0;
   double raised = 0;     // nodes whose prediction was below the roofline's: raised to it
   double peak = 0;       // the FLOP/s the roofline is measured against (the highest used)
+  double bandwidth = 0;  // ... and the memory bandwidth, bytes/s (0: no memory roof)
   bool no_peak = false;  // some node with FLOPs ran where the recording names no peak
 };
 

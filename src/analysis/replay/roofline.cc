@@ -8,7 +8,7 @@ namespace tt::analysis::replay {
 
 void SetRoofs(const Hardware& hw, Graph* g) {
   g->cpu_roof = {hw.cpu.fp32, std::max(hw.cpu.fp32, hw.cpu.bf16), 0};
-  g->gpu_roof = {hw.gpu.fp32, std::max(hw.gpu.fp32, hw.gpu.bf16), 0};
+  g->gpu_roof = {hw.gpu.fp32, std::max(hw.gpu.fp32, hw.gpu.bf16), hw.gpu.bandwidth};
 }
 
 const Roof& RoofOf(const Graph& g, const Node& n) {
@@ -28,7 +28,7 @@ double RoofNs(const Graph& g, const Node& n, bool half, double bytes_scale) {
 void BoundByRoof(Graph* g, uint32_t v, uint64_t before, bool half, double bytes_scale) {
   Node& n = g->nodes[v];
   const Roof& r = RoofOf(*g, n);
-  Bounded b{v, n.float_ops, before, 0, false, half ? r.half : r.fp32};
+  Bounded b{v, n.float_ops, before, 0, false, half ? r.half : r.fp32, r.bandwidth};
   double roof = RoofNs(*g, n, half, bytes_scale);
   b.roof = static_cast<uint64_t>(std::llround(std::ceil(roof)));
   if (b.roof > n.duration) {

@@ -13,8 +13,8 @@
 namespace tt::analysis::replay {
 
 // The roofs a graph's threads and device streams run under: the CPU's and the GPU's FP32 and
-// BF16 peaks (a CPU without BF16 instructions: its FP32 peak for both); no memory bandwidth
-// (hardware.json holds none).
+// BF16 peaks (a CPU without BF16 instructions: its FP32 peak for both), and the GPU's memory
+// bandwidth (its data sheet's; hardware.json holds none for the CPU: no memory roof there).
 void SetRoofs(const Hardware& hw, Graph* g);
 
 // The least time (ns) node n takes: its FLOPs over its resource's peak (a device node's the

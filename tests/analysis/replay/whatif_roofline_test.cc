@@ -131,24 +131,37 @@ TEST(ReplayRoofline, GpuKernelsTakeTheFlopsOfTheOpThatLaunchedThem) {
   WriteFileAtomic(file, doc.dump());
   auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
   ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
-  WriteFileAtomic(trace + "/hardware.json",
-                  "{\n  \"gpu_fp32_flops_per_second\": 10000000000000,\n"
-                  "  \"gpu_bf16_flops_per_second\": 1000000000000000,\n"
-                  "  \"gpu_peak_source\": \"a test GPU\"\n}\n");
-  auto r = test::RunCmd(
-      {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "precision=bf16"});
-  ASSERT_EQ(r.status, 0) << r.err;
-  json j = json::parse(r.out);
+  // The GPU's peaks, and its memory bandwidth where `memory` (bytes/s) is given; the replay's
+  // JSON with precision=bf16.
+  auto replay = [&](const std::string& memory) {
+    WriteFileAtomic(
+        trace + "/hardware.json",
+        "{\n  \"gpu_fp32_flops_per_second\": 10000000000000,\n"
+        "  \"gpu_bf16_flops_per_second\": 1000000000000000,\n" +
+            (memory.empty() ? "" : "  \"gpu_memory_bytes_per_second\": " + memory + ",\n") +
+            "  \"gpu_peak_source\": \"a test GPU\"\n}\n");
+    auto r = test::RunCmd(
+        {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "precision=bf16"});
+    EXPECT_EQ(r.status, 0) << r.err;
+    return r.status == 0 ? json::parse(r.out) : json();
+  };
+  json j = replay("");
   ASSERT_EQ(j["steps_replayed"].get<int>(), 3) << j.dump(1);
-  const json& roof = j["what_ifs"][0]["roofline"];
+  json roof = j["what_ifs"][0]["roofline"];
   ASSERT_TRUE(roof.is_object()) << j["what_ifs"][0].dump(1);
   const int64_t flops = 2 * 64 * 512 * 1024;
   EXPECT_EQ(roof["nodes"], 1) << roof.dump();  // the kernel (GPU work only, by default)
   EXPECT_EQ(roof["float_ops"], flops) << roof.dump();
   EXPECT_EQ(roof["peak_flops_per_second"], 1e15);
+  EXPECT_TRUE(roof["bandwidth_bytes_per_second"].is_null());
   EXPECT_EQ(roof["roofline_ns"], static_cast<int64_t>(std::ceil(flops / 1e6)));
   EXPECT_EQ(roof["before_ns"], 400000);
   EXPECT_EQ(roof["predicted_ns"], 200000);
+  // With a memory roof of 1e12 bytes/s: the product's bytes (bias, input, weight read, output
+  // written: 623,616 floats), half of them in BF16, take 1,247 ns, more than its FLOPs.
+  json m = replay("1000000000000")["what_ifs"][0]["roofline"];
+  EXPECT_EQ(m["bandwidth_bytes_per_second"], 1e12) << m.dump();
+  EXPECT_EQ(m["roofline_ns"], static_cast<int64_t>(std::ceil(623616 * 4 / 2 / 1e3))) << m.dump();
   EXPECT_EQ(j["peaks"]["gpu"]["source"], "a test GPU");
 }
 
