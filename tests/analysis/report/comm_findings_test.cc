@@ -1,6 +1,7 @@
 // The report's communication findings tell waiting from transfer (issue 39, item 6): a rank
 // that waits for a straggler is not told its communication is not overlapped, and collectives
-// before the first step (the job's set-up) name no straggler.
+// before the first step (the job's set-up) name no straggler; the straggler's gaps (its steps'
+// host idle time) are named by the Python line the sampler saw in them.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -81,6 +82,45 @@ TEST(CommFindings, SetUpCollectivesBeforeTheFirstStepNameNoStraggler) {
   EXPECT_FALSE(Has(Ids(v), "straggler"));
   auto steps = Job(/*late=*/20, /*setup_late=*/500);
   EXPECT_TRUE(Has(Ids(steps), "straggler"));
+}
+
+// The step view's rows of Job's two ranks: 100 ms steps, rank 1 idle `idle1` ms a step (at
+// "train.py:41 (main)", and 1 ms at "train.py:50 (main)"), rank 0 1 ms.
+std::vector<analysis::StepBreakdown> Steps(uint64_t idle1) {
+  std::vector<analysis::StepBreakdown> out;
+  for (int64_t r = 0; r < 2; ++r)
+    for (int64_t s = 0; s < 10; ++s) {
+      analysis::StepBreakdown b;
+      b.number = s, b.rank = r, b.process = static_cast<size_t>(r);
+      b.start = 1000 * kMs + static_cast<uint64_t>(s) * 100 * kMs, b.end = b.start + 100 * kMs;
+      b.host_idle = (r ? idle1 : 1) * kMs;
+      if (r) b.gap_lines = {{"train.py:41 (main)", (idle1 - 1) * kMs}};
+      b.gap_lines.push_back({"train.py:50 (main)", kMs});
+      out.push_back(b);
+    }
+  return out;
+}
+
+std::string StragglerText(const analysis::CommView& v, uint64_t idle1) {
+  analysis::FindingInputs in;
+  in.comm = &v;
+  in.run_ns = 2000 * kMs;
+  in.steps = Steps(idle1);
+  for (const auto& f : analysis::Findings(in))
+    if (f.id == "straggler") return f.text;
+  return "";
+}
+
+TEST(CommFindings, AStragglersGapsAreNamedByTheLineTheSamplerSaw) {
+  auto v = Job(/*late=*/20, /*setup_late=*/0);
+  std::string text = StragglerText(v, /*idle1=*/21);
+  EXPECT_NE(text.find("rank 1: 21.00 ms a step in gaps"), std::string::npos) << text;
+  EXPECT_NE(text.find("the other ranks 1.00 ms"), std::string::npos) << text;
+  EXPECT_NE(text.find("train.py:41 (main) (95% of the gaps)"), std::string::npos) << text;
+  // Gaps no longer than the others' by 1 ms say nothing.
+  std::string none = StragglerText(v, /*idle1=*/1);
+  EXPECT_FALSE(none.empty());
+  EXPECT_EQ(none.find("gaps"), std::string::npos) << none;
 }
 
 }  // namespace
