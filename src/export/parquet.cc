@@ -1,5 +1,6 @@
 #include "export/parquet.h"
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -49,6 +50,7 @@ ExportOutcome WriteParquetDataset(const model::TraceModel& m, const Selection& s
   SliceTablesCounts s;
   WalkResult r = WriteSliceTables(m, sel, steps, code, tmp.path, problems, &s);
   code = {};
+  malloc_trim(0);  // what the slices' walk freed, before the steps' passes
   JobTablesCounts j;
   WriteJobTables(m, sel, steps, tmp.path, &again, &j);
   uint64_t kernels = WriteKernelTable(m, sel, steps, tmp.path, &again);

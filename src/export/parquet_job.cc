@@ -1,5 +1,7 @@
 #include "export/parquet_job.h"
 
+#include <malloc.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
@@ -85,8 +87,34 @@ std::vector<analysis::StepRange> StepChunks(const std::vector<model::Step>& step
 
 using StepFiles = std::map<size_t, std::unique_ptr<ParquetTable>>;  // per process
 
-void StepRows(const model::TraceModel& m, const analysis::Result& r, const std::string& root,
-              StepFiles* files) {
+// How each step given to a pass was found, by (process, number): the pass keeps no rows
+// (Options::breakdowns_only), which would say it.
+class StepSources {
+ public:
+  explicit StepSources(const std::vector<model::Step>& steps) {
+    for (const model::Step& s : steps) v_.push_back({s.process, s.number, s.source});
+    std::sort(v_.begin(), v_.end(), [](const At& x, const At& y) { return x.Key() < y.Key(); });
+  }
+  const char* Of(size_t process, int64_t number) const {
+    auto it = std::lower_bound(v_.begin(), v_.end(), std::pair(process, number),
+                               [](const At& x, const auto& k) { return x.Key() < k; });
+    return it != v_.end() && it->Key() == std::pair(process, number)
+               ? model::StepSourceName(it->source)
+               : "";
+  }
+
+ private:
+  struct At {
+    size_t process;
+    int64_t number;
+    model::StepSource source;
+    std::pair<size_t, int64_t> Key() const { return {process, number}; }
+  };
+  std::vector<At> v_;
+};
+
+void StepRows(const model::TraceModel& m, const analysis::Result& r, const StepSources& sources,
+              const std::string& root, StepFiles* files) {
   for (size_t i = 0; i < r.steps.size(); ++i) {
     const analysis::StepBreakdown& b = r.steps[i];
     const model::Process& p = m.processes[b.process];
@@ -96,7 +124,7 @@ void StepRows(const model::TraceModel& m, const analysis::Result& r, const std::
           PartPath(root, "steps", p.meta.rank,
                    std::to_string(p.meta.pid) + "-" + std::to_string(b.process)),
           "steps", kStepColumns);
-    f->Int(b.number).Int(p.meta.pid).Text(r.rows[i].text.at(0).second).Bool(b.warmup);
+    f->Int(b.number).Int(p.meta.pid).Text(sources.Of(b.process, b.number)).Bool(b.warmup);
     f->Int(static_cast<int64_t>(b.start)).Int(static_cast<int64_t>(b.Duration()));
     for (uint64_t v : {b.input, b.compile, b.host_compute, b.runtime, b.host_idle, b.device_compute,
                        b.copies, b.communication, b.device_idle_host_bound, b.device_idle_waiting})
@@ -109,13 +137,15 @@ void Steps(const model::TraceModel& m, const Selection& sel, const std::vector<m
            const std::string& root, std::vector<Problem>* problems, JobTablesCounts* counts) {
   analysis::Options o;
   o.step_names = sel.step_names;
+  o.breakdowns_only = true;
   StepFiles files;
   std::vector<bool> keep = analysis::SelectSteps(steps, sel.steps, sel.skip_warmup);
   std::vector<analysis::StepRange> chunks = StepChunks(steps, keep);
   if (chunks.empty()) {
     o.steps = sel.steps;
     o.skip_warmup = sel.skip_warmup;
-    StepRows(m, analysis::ComputeViews(m, {"step"}, o, &steps, problems)[0], root, &files);
+    StepRows(m, analysis::ComputeViews(m, {"step"}, o, &steps, problems)[0], StepSources(steps),
+             root, &files);
   }
   for (const analysis::StepRange& r : chunks) {
     std::vector<model::Step> mine;  // the chunk's steps alone, chosen here (so no warm-up skip)
@@ -123,7 +153,9 @@ void Steps(const model::TraceModel& m, const Selection& sel, const std::vector<m
       if (keep[k] && steps[k].number >= r.first && steps[k].number <= r.last)
         mine.push_back(steps[k]);
     o.steps = r;
-    StepRows(m, analysis::ComputeViews(m, {"step"}, o, &mine, problems)[0], root, &files);
+    StepRows(m, analysis::ComputeViews(m, {"step"}, o, &mine, problems)[0], StepSources(mine), root,
+             &files);
+    malloc_trim(0);  // the pass's intervals back to the system before the next one's
   }
   // No steps: an empty file, so that the table is there to query.
   if (files.empty())

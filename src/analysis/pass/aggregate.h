@@ -60,6 +60,7 @@ struct Selection {
   std::vector<std::string> step_names;  // user annotations that mark steps
   unsigned threads = 0;                 // 0: one per core
   bool all_frames = false;              // the code view: library frames unfolded
+  bool breakdowns_only = false;         // the step view: no rows (Options::breakdowns_only)
   bool active() const { return steps.has_value() || skip_warmup > 0; }
 };
 

@@ -23,7 +23,7 @@ std::vector<Result> ComputeViews(const model::TraceModel& m, const std::vector<s
     defs.push_back(v);
     needs.Add(v->needs);
   }
-  Selection sel{o.steps, o.skip_warmup, o.step_names, o.threads, o.all_frames};
+  Selection sel{o.steps, o.skip_warmup, o.step_names, o.threads, o.all_frames, o.breakdowns_only};
   Aggregates a = Aggregate(m, needs, sel, steps, problems, riders);
   std::vector<Result> out;
   for (const ViewDef* v : defs) {

@@ -24,6 +24,7 @@ struct Options {
   std::vector<std::string> step_names;  // user annotations that mark steps
   unsigned threads = 0;                 // 0: one per core
   bool all_frames = false;              // the code view: library frames unfolded
+  bool breakdowns_only = false;         // the step view: Result::steps alone, no rows (tables)
 };
 
 struct Row {

@@ -237,6 +237,7 @@ void Finish(Aggregates& a, Result* r) {
       r->steps.push_back(Breakdown(a.steps[i], iv[p],
                                    p < a.code.processes.size() ? &a.code.processes[p] : nullptr));
       r->steps.back().rank = a.m->processes[a.steps[i].process].meta.rank;
+      if (a.sel.breakdowns_only) continue;  // a row is 1.1 KB: the tables' export has millions
       r->rows.push_back(StepRow(r->steps.back(), a.steps[i], *a.m));
       AddUtilisation(r->steps.back(), peaks[a.steps[i].process], &r->rows.back());
     }
