@@ -53,7 +53,9 @@ are put on the first rank's clock: by their recorded CLOCK_REALTIME offsets (oth
 refined by causality (no rank leaves an all-reduce, all-gather or barrier before every rank
 entered it); the offset applied to each recording and its uncertainty are shown. Per rank
 and per step: its communication time, the part compute on its other threads and streams
-overlapped, and the part exposed (nothing hid it), with the steps most exposed.
+overlapped, and the part exposed (nothing hid it), with the steps most exposed. Per rank, its
+steps' gaps (the step view's host idle: no op on its host threads) and the Python line the
+sampler saw most in them; for the straggler, how much longer its gaps are than the others'.
 
 Point-to-point: the TCP connections that `record --sources ...,net` saw (send/receive calls
 with their byte offsets), each direction with the process that sent and the one that received
