@@ -70,6 +70,7 @@ class AtomScan {
     auto tf = model::KeyIds(p, {keys::kOpName, keys::kTfInputs});
     op_name_ = tf[0], tf_inputs_ = tf[1];
     module_ = model::KeyId(p, keys::kModule);
+    op_flops_ = model::KeyId(p, keys::kFloatOps);
     auto cost = model::KeyIds(p, {keys::kFloatOps, keys::kInputBytes, keys::kOutputBytes});
     flops_ = cost[0], in_bytes_ = cost[1], out_bytes_ = cost[2];
   }
@@ -98,9 +99,11 @@ class AtomScan {
       out_->launches.push_back({s.start, corr});
     int64_t seq = seq_ && (f.inside || f.whole) ? Autograd(s) : -1;
     uint32_t module = module_ && s.args.count ? model::ArgStr(s.args, module_) : 0;
+    uint32_t dims = dims_ && s.args.count ? model::ArgStr(s.args, dims_) : 0;
+    int64_t flops = op_flops_ && s.args.count ? model::ArgInt(s.args, op_flops_).value_or(-1) : -1;
     if (f.inner != kNoIndex) {
       InnerSlice& in = out_->inner[f.inner];
-      in.end = s.end, in.module = module, in.seq = seq;
+      in.end = s.end, in.module = module, in.seq = seq, in.dims = dims, in.flops = flops;
     }
     if (f.inside || f.whole) AddCosts(s);
     if (f.inside || f.step) return;
@@ -110,6 +113,7 @@ class AtomScan {
                              f.whole ? backward_seq_ : -1, f.whole ? grad_bytes_ : -1});
       out_->atoms.back().module = module;
       out_->atoms.back().seq = f.whole ? seq : -1;
+      out_->atoms.back().dims = dims, out_->atoms.back().flops = flops;
       if (f.whole)
         out_->atoms.back().float_ops = float_ops_, out_->atoms.back().moved_bytes = moved_bytes_;
       if (f.whole)
@@ -170,6 +174,7 @@ class AtomScan {
   const std::set<uint32_t>& steps_;
   TrackWork* out_;
   uint32_t corr_, seq_ = 0, fwd_tid_ = 0, dims_ = 0, types_ = 0, op_name_ = 0, tf_inputs_ = 0;
+  uint32_t op_flops_ = 0;  // keys::kFloatOps: a slice's own FLOPs (Atom::flops)
   uint32_t module_ = 0, flops_ = 0, in_bytes_ = 0, out_bytes_ = 0;
   int64_t float_ops_ = -1, moved_bytes_ = -1;  // the current atom's (Atom's)
   std::vector<Frame> open_;

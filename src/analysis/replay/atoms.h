@@ -27,6 +27,9 @@ struct Atom {
   uint32_t tf_node = 0, tf_inputs = 0;
   uint32_t module = 0;  // PyTorch: its nn.Module path (keys::kModule), a name id; 0: none
   int64_t seq = -1;     // PyTorch: a forward op's autograd sequence number (-1: none)
+  // PyTorch: its input shapes (keys::kInputDims, a name id; 0: none) and FLOPs (-1: unknown)
+  uint32_t dims = 0;
+  int64_t flops = -1;
   // The slices that ran inside it: [inner_begin, inner_end) of its TrackWork::inner.
   uint32_t inner_begin = 0, inner_end = 0;
   // Its floating-point operations and the bytes its ops read and wrote (keys::kFloatOps,
@@ -41,6 +44,8 @@ struct InnerSlice {
   uint32_t name = 0, module = 0;  // as Atom's
   uint32_t parent = kNoIndex;     // the inner slice around it (index in TrackWork::inner)
   int64_t seq = -1;               // as Atom's
+  uint32_t dims = 0;              // as Atom's
+  int64_t flops = -1;             // as Atom's
 };
 
 // A forward op's sequence number, and the start of the atom it ran in.

@@ -256,6 +256,7 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   std::vector<PointToPoint> pairs = Pairs(g, ranks);
   std::vector<Instance> instances = Collectives(traces, o.threads, &ranks, problems);
   auto names = std::make_shared<LabelTable>();
+  names->core_flops_per_ns = CoreFlopsPerNs(*traces[0]);
   for (auto& r : ranks)
     if (r.code) r.stacks = InternStacks(*r.code, names.get());
   std::vector<uint32_t> host_of_rank;

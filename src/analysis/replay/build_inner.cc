@@ -2,6 +2,9 @@
 #include "analysis/replay/build_inner.h"
 
 #include <algorithm>
+#include <cstdlib>
+
+#include "format/hardware.h"
 
 namespace tt::analysis::replay {
 
@@ -32,6 +35,28 @@ uint32_t InnerPlacer::Label(uint32_t name) {
   return labels_[name];
 }
 
+uint32_t InnerPlacer::Dims(uint32_t name) {
+  if (!name) return kNoIndex;
+  LabelTable& t = *g_.names;
+  std::string text(r_.m->processes[r_.process].Name(name));
+  auto [it, fresh] = t.dims_index.try_emplace(text, static_cast<uint32_t>(t.dims.size()));
+  if (fresh) t.dims.push_back(std::move(text));
+  return it->second;
+}
+
+double CoreFlopsPerNs(const model::TraceModel& m) {
+  for (const auto& p : m.processes) {
+    CpuPeak c = ReadHardwareFile(p.recording);
+    // "CPU NAME: N cores x ..." (format/hardware.cc)
+    size_t at = c.source.find(" cores x ");
+    size_t from = c.source.rfind(' ', at == std::string::npos ? 0 : at - 1);
+    if (c.fp32 <= 0 || at == std::string::npos || from == std::string::npos) continue;
+    double cores = std::atof(c.source.c_str() + from + 1);
+    if (cores >= 1) return c.fp32 / cores / 1e9;
+  }
+  return 0;
+}
+
 uint32_t InnerPlacer::Stack(uint32_t name, size_t track, uint64_t start, uint64_t end) {
   if (!stacks_) return kNoIndex;
   uint32_t s = stacks_->Of(name, r_.m->tracks[track].id, start, end);
@@ -41,6 +66,7 @@ uint32_t InnerPlacer::Stack(uint32_t name, size_t track, uint64_t start, uint64_
 void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
   Node& n = g_.nodes[v];
   if (at.module) n.scope = Label(at.module);
+  n.dims = Dims(at.dims), n.flops = at.flops;
   n.stack = Stack(at.name, track, at.start, at.end);
   if (at.seq >= 0) AddForward(at.seq, at.start, v, kNoIndex);
   if (at.inner_end <= at.inner_begin) return;
@@ -57,6 +83,7 @@ void InnerPlacer::Place(const Atom& at, size_t track, uint32_t v) {
     x.scope = s.module ? Label(s.module) : kNoIndex;
     x.stack = Stack(s.name, track, s.start, s.end);
     x.share = static_cast<double>(s.end - s.start) / span;
+    x.dims = Dims(s.dims), x.flops = s.flops;
     if (s.seq >= 0) AddForward(s.seq, s.start, v, static_cast<uint32_t>(out.size()));
     out.push_back(x);
   }

@@ -27,6 +27,7 @@ class InnerPlacer {
 
  private:
   uint32_t Label(uint32_t name);
+  uint32_t Dims(uint32_t name);  // an input_dims text's index in LabelTable::dims
   uint32_t Stack(uint32_t name, size_t track, uint64_t start, uint64_t end);
   const RankInput& r_;
   Graph& g_;
@@ -47,6 +48,10 @@ class InnerPlacer {
   std::unordered_map<int64_t, Made> forwards_;
   void AddForward(int64_t seq, uint64_t start, uint32_t node, uint32_t inner);
 };
+
+// One core's FP32 peak of m's recording host (hardware.json: its peak over its cores), FLOPs a
+// nanosecond; 0 where none says (LabelTable::core_flops_per_ns).
+double CoreFlopsPerNs(const model::TraceModel& m);
 
 // The index of each of a process's Python stacks in `names`'s stacks (interned).
 std::vector<uint32_t> InternStacks(const ProcessCode& pc, LabelTable* names);

@@ -60,6 +60,9 @@ struct Node {
                               // shared (cpu_share.h)
   uint32_t scope = kNoIndex;  // its nn.Module path (a label), kNoIndex: none
   uint32_t stack = kNoIndex;  // the Python stack behind it (LabelTable::stacks), kNoIndex: none
+  // PyTorch: its own input shapes (LabelTable::dims; kNoIndex: none) and FLOPs (-1: unknown)
+  uint32_t dims = kNoIndex;
+  int64_t flops = -1;
   // Its floating-point operations and the bytes its ops read and wrote, over the ops in it that
   // give them (the op view's float_ops, input_bytes + output_bytes); -1: none gives them.
   int64_t float_ops = -1, moved_bytes = -1;
@@ -72,6 +75,8 @@ struct Inner {
   uint32_t parent = kNoIndex;  // the inner slice around it (index in InnerSlices), kNoIndex: none
   uint32_t label = 0;
   uint32_t scope = kNoIndex, stack = kNoIndex;  // as Node's
+  uint32_t dims = kNoIndex;                     // as Node's
+  int64_t flops = -1;                           // as Node's
   double share = 0;                             // its measured duration over its node's
 };
 
@@ -139,6 +144,11 @@ struct LabelTable {
   };
   std::vector<std::string> files;
   std::vector<std::vector<Frame>> stacks;
+  // PyTorch: ops' input shapes as the trace gives them ("[[32,256],[1024,256],[]]"), interned.
+  std::vector<std::string> dims;
+  std::unordered_map<std::string, uint32_t> dims_index;
+  // One core's FP32 peak on the recording host (hardware.json), FLOPs a nanosecond; 0: unknown.
+  double core_flops_per_ns = 0;
 };
 
 // The roof of the hardware that ran a graph's work (the recording's hardware.json, read as the

@@ -15,11 +15,13 @@ const WhatIfKind& TensorFusionWhatIf();  // whatif_tensor_fusion.cc
 const WhatIfKind& OpFusionWhatIf();      // whatif_op_fusion.cc
 const WhatIfKind& PrecisionWhatIf();     // whatif_precision.cc
 const WhatIfKind& RankWhatIf();          // whatif_rank.cc
+const WhatIfKind& BatchWhatIf();         // whatif_batch.cc
 
 const std::vector<const WhatIfKind*>& WhatIfKinds() {
   static const std::vector<const WhatIfKind*> table = {
       &ScaleWhatIf(),   &ScopeWhatIf(),        &LineWhatIf(),     &InputWhatIf(),     &CommWhatIf(),
       &OverlapWhatIf(), &TensorFusionWhatIf(), &OpFusionWhatIf(), &PrecisionWhatIf(), &RankWhatIf(),
+      &BatchWhatIf(),
   };
   return table;
 }

@@ -3,7 +3,8 @@
 // a matched node, is counted once; device work launched inside a matched nested op changes with
 // it; a forward op removed takes its backward op with it; scope: matches a node's nn.Module
 // path or the name scope in its name; line: the Python stacks behind ops, with a one-line error
-// for a bad spec and the lines known when nothing matched.
+// for a bad spec and the lines known when nothing matched. batch=: ops on the batch's tensors
+// grow, ops on parameters only keep their time, and a graph without shapes gives no prediction.
 #include <gtest/gtest.h>
 
 #include "analysis/replay/predict.h"
@@ -158,6 +159,40 @@ TEST(WhatIfNested, MatchingNothingSaysSoForTheWholeJob) {
               std::string::npos)
         << e.what();
   }
+}
+
+// batch=2 (whatif_batch.cc) on one thread's nodes with PyTorch's shapes: AccumulateGrad names
+// the parameters ([1024,256] and [1024]); aten::addmm of the batch's [32,256] by a transposed
+// weight grows by its FLOPs (400 ns at the peak given) x2 and the rest by the batch's share of
+// its inputs' and output's elements (8192 + 32768 of 304128); aten::relu on [32,1024] doubles;
+// Adam's aten::add_ on parameters keeps its time. Without shapes: nothing matched.
+TEST(WhatIfBatch, OpsOnTheBatchGrowAndOpsOnParametersKeepTheirTime) {
+  Graph g;
+  g.AddRank("rank 0", 0, 3000);
+  uint32_t t = g.AddResource("thread", 0);
+  auto node = [&](const char* name, uint64_t ns, const char* dims, int64_t flops) {
+    uint32_t v = g.AddNode(t, g.AddLabel(name), NodeKind::kOp, ns);
+    g.nodes[v].dims = static_cast<uint32_t>(g.names->dims.size());
+    g.names->dims.push_back(dims);
+    g.nodes[v].flops = flops;
+    return v;
+  };
+  g.names->core_flops_per_ns = 16777216.0 / 400;
+  uint32_t addmm = node("aten::addmm", 1000, "[[1024],[32,256],[256,1024]]", 16777216);
+  uint32_t relu = node("aten::relu", 200, "[[32,1024]]", -1);
+  uint32_t add = node("aten::add_", 500, "[[1024,256],[1024,256],[]]", -1);
+  node("torch::autograd::AccumulateGrad", 100, "[[1024,256]]", -1);
+  node("torch::autograd::AccumulateGrad", 50, "[[1024]]", -1);
+  Graph c = g;
+  EXPECT_EQ(analysis::replay::Apply(Parse("batch=2"), &c), 2u);
+  EXPECT_EQ(c.nodes[addmm].duration, 1481u);  // 400 x 2 + 600 x (1 + 40960 / 304128)
+  EXPECT_EQ(c.nodes[relu].duration, 400u);
+  EXPECT_EQ(c.nodes[add].duration, 500u);
+  Graph bare;
+  bare.AddRank("rank 0", 0, 1000);
+  bare.AddNode(bare.AddResource("thread", 0), bare.AddLabel("MatMul"), NodeKind::kOp, 1000);
+  EXPECT_EQ(analysis::replay::Apply(Parse("batch=2"), &bare), 0u);
+  EXPECT_THROW(Parse("batch=0"), Error);
 }
 
 }  // namespace
