@@ -181,7 +181,9 @@ TEST(WhatIfRoofline, PrecisionKeepsTheStepsFlopsAndTheBf16RunTakesNoLessThanTheR
     auto r = test::RunCmd(
         {TT_CLI, "stats", dir, "--view", "step", "--json", "--select", "step,float_ops"});
     ASSERT_EQ(r.status, 0) << r.err;
-    for (const json& row : json::parse(r.out)["rows"]) EXPECT_EQ(row["float_ops"], kStepFlops);
+    json view = json::parse(r.out);
+    ASSERT_FALSE(view["rows"].empty());
+    for (const json& row : view["rows"]) EXPECT_EQ(row["float_ops"], kStepFlops);
   }
   json base = whatif_test::Replay(f32, {"--what-if", "precision=bf16:0.5"});
   ASSERT_FALSE(base.is_null());
@@ -233,6 +235,53 @@ TEST(WhatIfRoofline, PrecisionKeepsTheStepsFlopsAndTheBf16RunTakesNoLessThanTheR
   EXPECT_NE(text.out.find("FLOPs kept: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("roofline allows: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("peaks: CPU "), std::string::npos) << text.out;
+}
+
+// A jitted JAX step (tests/programs/jax_flops.py: XLA's ops with XLA's own cost analysis of
+// each): precision= keeps the FLOPs of its dots, the op view's; op-fusion= of XLA's fusions keeps
+// the fused chains' FLOPs (each a member's, the op view's), at most those of every fusion, and
+// the roofline allows them their FLOPs at the FP32 peak.
+TEST(WhatIfRoofline, XlaDotsAndFusedChainsKeepTheOpViewsFlops) {
+  REQUIRE_MODULE("jax");
+  test::TempDir d;
+  std::string dir = d / "t";
+  whatif_test::Record(dir, "jax_flops.py", {}, {});
+  auto r = test::RunCmd(
+      {TT_CLI, "stats", dir, "--view", "op", "--json", "--select", "name,occurrence,float_ops"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto steps = test::RunCmd({TT_CLI, "stats", dir, "--view", "step", "--json"});
+  ASSERT_EQ(steps.status, 0) << steps.err;
+  double n = static_cast<double>(json::parse(steps.out)["rows"].size());
+  ASSERT_GT(n, 1);
+  double dots = 0, fusions = 0;  // a step's, as the op view counts them
+  json ops = json::parse(r.out);
+  for (const json& row : ops["rows"]) {
+    std::string name = row["name"];
+    if (row["float_ops"].is_null()) continue;
+    if (name == "dot") dots = row["float_ops"].get<double>() / n;
+    if (name.find("_fusion") != std::string::npos) fusions += row["float_ops"].get<double>() / n;
+  }
+  ASSERT_GT(dots, 0) << r.out;
+  json p = whatif_test::Replay(dir, {"--what-if", "precision=bf16:0.5"});
+  ASSERT_FALSE(p.is_null());
+  EXPECT_DOUBLE_EQ(p["what_ifs"][0]["roofline"]["float_ops"].get<double>(), dots)
+      << p["what_ifs"][0]["roofline"].dump();
+  json f = whatif_test::Replay(dir, {"--what-if", "op-fusion=_fusion"});
+  ASSERT_FALSE(f.is_null());
+  const json& roof = f["what_ifs"][0]["roofline"];
+  ASSERT_TRUE(roof.is_object()) << f["what_ifs"][0].dump();
+  EXPECT_GT(roof["float_ops"].get<double>(), 0) << roof.dump();
+  EXPECT_LE(roof["float_ops"].get<double>(), fusions + 1) << roof.dump();
+  double fp32 = f["peaks"]["cpu"]["fp32_flops_per_second"].get<double>();
+  EXPECT_DOUBLE_EQ(roof["peak_flops_per_second"].get<double>(), fp32);
+  EXPECT_NEAR(roof["roofline_ns"].get<double>(), roof["float_ops"].get<double>() / fp32 * 1e9,
+              roof["nodes"].get<double>() + 1);
+  std::printf(
+      "JAX step: dots %.0f FLOPs, fusions %.0f; op-fusion=_fusion keeps %.0f in %.3g "
+      "chains, %.0f ns before, %.0f predicted, the roofline %.0f\n",
+      dots, fusions, roof["float_ops"].get<double>(), roof["nodes"].get<double>(),
+      roof["before_ns"].get<double>(), roof["predicted_ns"].get<double>(),
+      roof["roofline_ns"].get<double>());
 }
 
 }  // namespace
