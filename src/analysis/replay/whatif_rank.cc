@@ -78,6 +78,9 @@ size_t ApplyOnRank(const WhatIf& w, Graph* g) {
     e.gap = h.edges[i].gap;
     changed[e.to] = 1;
   }
+  // What precision= and op-fusion= changed against the roofline (roofline.h): rank R's nodes.
+  for (size_t i = g->bounded.size(); i < h.bounded.size(); ++i)
+    if (OnRank(*g, h.bounded[i].node, r)) g->bounded.push_back(h.bounded[i]);
   return static_cast<size_t>(std::count(changed.begin(), changed.end(), 1));
 }
 

@@ -165,6 +165,26 @@ TEST(ReplayRoofline, GpuKernelsTakeTheFlopsOfTheOpThatLaunchedThem) {
   EXPECT_EQ(j["peaks"]["gpu"]["source"], "a test GPU");
 }
 
+// rank=R:precision=: the roofline's record holds rank R's changed nodes only.
+TEST(ReplayRoofline, OnOneRankItsNodesOnly) {
+  Graph g;
+  for (int rank = 0; rank < 2; ++rank) {
+    size_t r = g.AddRank("rank " + std::to_string(rank), 0, 0);
+    uint32_t t = g.AddResource("thread " + std::to_string(rank), static_cast<int32_t>(r));
+    uint32_t v = g.AddNode(t, g.AddLabel("MatMul"), NodeKind::kOp, 1000);
+    g.nodes[v].float_ops = 1000 * (rank + 1);
+    g.AddEdge(g.ranks[r].source, v, 0);
+    g.AddEdge(v, g.ranks[r].sink, 0);
+  }
+  g.cpu_roof = {1e12, 2e12, 0};
+  auto one = analysis::replay::Changed(
+      {StepGraph{g, {0, 0}}}, {analysis::replay::ParseWhatIf("rank=1:precision=bf16:0.5", Parse)});
+  auto p = analysis::replay::Predict(one);
+  EXPECT_EQ(p.roofline.nodes, 1);
+  EXPECT_EQ(p.roofline.float_ops, 2000);
+  EXPECT_EQ(p.roofline.after_ns, 500);
+}
+
 // The MLP's FLOPs a step: Linear(512, 1024), Linear(1024, 1024), Linear(1024, 10) on 64 rows,
 // forward, the weights' gradients, and the inputs' gradients of the last two.
 constexpr int64_t kForward = 2 * 64 * (512 * 1024 + 1024 * 1024 + 1024 * 10);
