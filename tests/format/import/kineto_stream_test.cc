@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "format/import/kineto/header_scan.h"
+#include "format/import/kineto/read_ahead.h"
 #include "format/import/kineto/stream.h"
 #include "test_util.h"
 
@@ -175,6 +176,59 @@ TEST(KinetoStream, DamageInAnEventAfterGoodOnes) {
     EXPECT_EQ(seen[0], kineto::json::parse(R"({"a": 1})"));
     EXPECT_EQ(seen[1], kineto::json::parse(R"({"b": "x"})"));
   }
+}
+
+// Read ahead on a thread of its own (read_ahead.h): the same events in the same order, the same
+// header and, for damage after many good events, the same events then the same error; an error
+// the importer throws stops the reader and comes out as it was thrown.
+TEST(KinetoStream, ReadAheadHandsOverWhatTheReaderReads) {
+  TempDir d;
+  std::string text = R"({"schemaVersion": 1, "traceEvents": [)";
+  for (int i = 0; i < 5000; ++i)
+    text += (i ? ", " : "") + (R"({"name": "aten::mm", "ts": )" + std::to_string(i) + "}");
+  const std::string whole = text + R"(], "baseTimeNanoseconds": 17})";
+  const std::string damaged = text + R"(, {"c": tru})";
+  for (const std::string& t : {whole, damaged}) {
+    WriteFileAtomic(d / "t.json", t, false);
+    std::vector<kineto::json> want, got;
+    kineto::json want_header, got_header;
+    std::string want_err, got_err;
+    kineto::EventFn keep_want = [&](kineto::json& e) { want.push_back(e); };
+    kineto::EventFn keep_got = [&](kineto::json& e) { got.push_back(std::move(e)); };
+    try {
+      kineto::ReadKinetoFile(d / "t.json", 16 << 20, &want_header, &keep_want);
+    } catch (const Error& e) {
+      want_err = e.what();
+    }
+    try {
+      kineto::ReadKinetoFileAhead(d / "t.json", 16 << 20, &got_header, keep_got);
+    } catch (const Error& e) {
+      got_err = e.what();
+    }
+    EXPECT_EQ(got.size(), want.size());
+    EXPECT_TRUE(got == want);
+    EXPECT_EQ(got_header, want_header);
+    EXPECT_EQ(got_err, want_err);
+    EXPECT_EQ(got.size(), 5000u);
+    EXPECT_EQ(want_err.empty(), t == whole) << want_err;
+  }
+  size_t seen = 0;
+  kineto::EventFn fail = [&](kineto::json&) {
+    if (++seen == 1000) throw std::runtime_error("importer's own error");
+  };
+  kineto::json h;
+  WriteFileAtomic(d / "t.json", whole, false);
+  EXPECT_THROW(
+      {
+        try {
+          kineto::ReadKinetoFileAhead(d / "t.json", 16 << 20, &h, fail);
+        } catch (const std::runtime_error& e) {
+          EXPECT_STREQ(e.what(), "importer's own error");
+          throw;
+        }
+      },
+      std::runtime_error);
+  EXPECT_EQ(seen, 1000u);
 }
 
 // Records tests/programs/kineto_big.py leaving `n` events; returns record's result.

@@ -13,7 +13,8 @@
 
 namespace tt::kineto {
 
-using EventFn = std::function<void(const json& event)>;
+// Called with each event, which it may take (move from): the caller is done with it.
+using EventFn = std::function<void(json& event)>;
 
 // Reads the open file `fd` from its current offset. On success, *header holds the top-level
 // fields other than traceEvents and the result is true. False when the scan cannot tell (no

@@ -8,6 +8,7 @@
 #include "core/files.h"
 #include "format/import/kineto/importer_state.h"
 #include "format/import/kineto/json_args.h"
+#include "format/import/kineto/read_ahead.h"
 #include "format/import/kineto/stream.h"
 #include "format/import/memory_budget.h"
 #include "format/import/untrusted.h"
@@ -115,12 +116,12 @@ void ImportKinetoFile(const std::string& f, uint64_t max_file_bytes, MemoryBudge
   kineto::ReadKinetoFile(f, max_file_bytes, &header, nullptr);
   imp->BeginFile(header, KinetoFirstStep(f));
   bool over = false;
-  kineto::EventFn each = [&](const kineto::json& e) {
+  kineto::EventFn each = [&](kineto::json& e) {
     if (over || (over = budget->Over())) return;  // the rest of the file is read, not kept
     imp->ImportEvent(e);
     ++*events;
   };
-  kineto::ReadKinetoFile(f, max_file_bytes, &header, &each);
+  kineto::ReadKinetoFileAhead(f, max_file_bytes, &header, each);
   imp->EndFile();
   if (over) throw BudgetReached{};
 }
