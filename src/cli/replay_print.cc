@@ -138,6 +138,9 @@ json ReplayJson(const ReplayOutput& o) {
 
 void PrintReplayCsv(const ReplayOutput& o, const std::string& section) {
   json j = ReplayJson(o);
+  for (const char* what : {"what_ifs", "suggestions"})  // no roofline: its columns left empty
+    for (json& w : j[what])
+      if (w["roofline"].is_null()) w.erase("roofline");
   if (section == "critical_path")
     PrintCsvRows(j["critical_path"]["items"], {"label"});
   else

@@ -255,6 +255,13 @@ TEST(WhatIfRoofline, PrecisionKeepsTheStepsFlopsAndTheBf16RunTakesNoLessThanTheR
   EXPECT_NE(text.out.find("FLOPs kept: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("roofline allows: "), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("peaks: CPU "), std::string::npos) << text.out;
+  // And the CSV: the roofline's fields, empty for a what-if without one.
+  auto csv = test::RunCmd({TT_CLI, "replay", f32, "--csv", "--section", "what_ifs", "--what-if",
+                           "aten::relu=0", "--what-if", "precision=bf16:0.5"});
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",roofline.float_ops,"), std::string::npos) << csv.out;
+  EXPECT_EQ(csv.out.find(",roofline,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("," + std::to_string(kStepFlops) + ","), std::string::npos) << csv.out;
 }
 
 // A jitted JAX step (tests/programs/jax_flops.py: XLA's ops with XLA's own cost analysis of
