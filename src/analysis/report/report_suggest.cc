@@ -1,10 +1,11 @@
 // The report's "what would help most": the job's steps replayed (analysis/replay/), then the
 // changes replay's --suggest tries (analysis/replay/suggest.h), each replayed, the largest
-// predicted gain first.
+// predicted gain first; a straggler's with where its extra time went (rank_gaps.h).
 #include "analysis/report/report_suggest.h"
 
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
+#include "analysis/report/rank_gaps.h"
 #include "analysis/report/report_data.h"
 #include "core/error.h"
 
@@ -30,9 +31,15 @@ void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, Re
   rp::Prediction base = rp::Predict(job.steps);
   d->replay_measured_ns = base.measured;
   d->replay_predicted_ns = base.predicted;
-  for (const rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n))
-    d->suggestions.push_back(
-        {s.change, s.what_if.spec, s.p.predicted, s.gain, s.uncertainty, s.how});
+  // A straggler's suggestion also says where its extra time went, where its gaps say
+  // (rank_gaps.h: the step view's host idle, at the line the sampler saw).
+  std::vector<RankGaps> gaps = GapsByRank(d->steps.steps);
+  for (const rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n)) {
+    std::string how = s.how;
+    if (s.change == "straggler")
+      if (std::string g = GapSentence(gaps, s.what_if.rank); !g.empty()) how += ". Its steps: " + g;
+    d->suggestions.push_back({s.change, s.what_if.spec, s.p.predicted, s.gain, s.uncertainty, how});
+  }
   if (d->suggestions.empty())
     d->suggestions_note = "replay found no change that shortens the step by 0.5% or more";
 }

@@ -1,10 +1,11 @@
 // A straggler's gaps named by the Python line the sampler saw in them (issue 39, item 6), on a
 // real job: DDP with gloo on 3 ranks (tests/programs/torch_ddp_straggler.py, in a network
 // namespace of its own), the last rank sleeping 20 ms a step in a bare time.sleep (no range
-// around it: only the Python sampler sees it). The step view's gap_line, comm's per-rank gaps
-// and the report's straggler finding name the program's line of that sleep, as the program's
-// source has it; the straggler's gaps per step hold the sleep the program made, the other
-// ranks' do not. Skipped where python3 cannot import torch.
+// around it: only the Python sampler sees it). The step view's gap_line, comm's per-rank gaps,
+// the report's straggler finding and its suggestion to make the straggler like the others name
+// the program's line of that sleep, as the program's source has it; the straggler's gaps per step
+// hold the sleep the program made, the other ranks' do not. Skipped where python3 cannot import
+// torch.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -79,6 +80,15 @@ TEST(CommGapsTorch, AStragglersBareSleepIsTheLineOfItsGaps) {
   std::string finding = test::FindingText(html, "straggler");
   EXPECT_NE(finding.find("rank 2"), std::string::npos) << finding;
   EXPECT_NE(finding.find(sleep), std::string::npos) << finding;
+  // ... and so does replay's suggestion to make the straggler like the others, where made.
+  size_t like = html.find("rank=2:like=0");
+  std::printf("report's suggestion rank=2:like=0: %s\n",
+              like == std::string::npos ? "none" : "made");
+  if (like != std::string::npos) {
+    size_t its = html.find("Its steps: ", like);
+    ASSERT_NE(its, std::string::npos) << html.substr(like, 2000);
+    EXPECT_NE(html.substr(its, 400).find(sleep), std::string::npos) << html.substr(its, 400);
+  }
 }
 
 }  // namespace
