@@ -83,22 +83,31 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
 namespace {
 
 // Sorts f by start (enclosing first) and keeps the steps that `nested(enclosing, inner)` does
-// not drop, appending them to out.
+// not drop, appending them to out; f is consumed (kept in place, then moved: millions of steps
+// are hundreds of MB, not to be held twice).
 template <typename Nested>
 void KeepOuter(std::vector<Step>& f, Nested nested, std::vector<Step>* out) {
   std::sort(f.begin(), f.end(), [](const Step& a, const Step& b) {
     return a.start != b.start ? a.start < b.start : a.end > b.end;
   });
-  std::vector<const Step*> open;  // kept steps that may enclose later ones
-  for (const Step& s : f) {
-    while (!open.empty() && open.back()->end < s.start) open.pop_back();
+  std::vector<size_t> open;  // kept steps (their places in f) that may enclose later ones
+  size_t kept = 0;
+  for (size_t i = 0; i < f.size(); ++i) {
+    const Step& s = f[i];
+    while (!open.empty() && f[open.back()].end < s.start) open.pop_back();
     bool drop = false;
-    for (const Step* e : open)
-      if (e->end >= s.end && nested(*e, s)) drop = true;
+    for (size_t e : open)
+      if (f[e].end >= s.end && nested(f[e], s)) drop = true;
     if (drop) continue;
-    out->push_back(s);
-    open.push_back(&s);
+    if (kept != i) f[kept] = std::move(f[i]);
+    open.push_back(kept++);
   }
+  f.resize(kept);
+  if (out->empty())
+    *out = std::move(f);
+  else
+    out->insert(out->end(), f.begin(), f.end());
+  std::vector<Step>().swap(f);
 }
 
 // The XLA module a jitted call runs: "PjitFunction(f)" runs "jit_f"; "" for other calls.
@@ -334,7 +343,12 @@ std::vector<Step> StepScans::Finish() {
   for (size_t p = 0; p < n; ++p) {
     if (!found[p].empty()) {
       LinkNamedCalls(m_.processes[p], runs[p], &found[p]);
-      steps.insert(steps.end(), found[p].begin(), found[p].end());
+      if (steps.empty())
+        steps = std::move(found[p]);
+      else
+        steps.insert(steps.end(), found[p].begin(), found[p].end());
+      std::vector<Step>().swap(found[p]);
+      std::vector<Step>().swap(calls[p]);
       continue;
     }
     // A process with no marked step: its loop's repeated call.
@@ -345,9 +359,12 @@ std::vector<Step> StepScans::Finish() {
     UntilTheNextCall(&repeated);
     steps.insert(steps.end(), repeated.begin(), repeated.end());
   }
-  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+  auto by_process_start = [](const Step& a, const Step& b) {
     return a.process < b.process || (a.process == b.process && a.start < b.start);
-  });
+  };
+  // Sorted already where each process's steps came in order (stable_sort's buffer is a copy).
+  if (!std::is_sorted(steps.begin(), steps.end(), by_process_start))
+    std::stable_sort(steps.begin(), steps.end(), by_process_start);
   std::map<size_t, int64_t> position;
   for (auto& s : steps) {
     int64_t i = position[s.process]++;
