@@ -177,6 +177,8 @@ inline constexpr char kTid[] = "tid";
 inline constexpr char kSince[] = "since";
 // When a Python sample's look at the frames was (CLOCK_MONOTONIC ns; the event is written after).
 inline constexpr char kAt[] = "at";
+// A thread's CPU time so far (its CPU clock, ns) when the sampler read it (python.cpu).
+inline constexpr char kCpuNs[] = "cpu_ns";
 // The socket source (net.send, net.recv, net.connection): the connection's id in its process,
 // the connection's byte offset in the call's direction before the call, and the connection's
 // local and peer addresses ("127.0.0.1:5000", "[::1]:5000") and descriptor.
@@ -210,8 +212,8 @@ inline constexpr std::string_view kArgKeys[] = {
     kPayloadBytes, kStartTid, kSeq, kDetail, kCollective, kCommunicator, kReduction, kNranks, kRank,
     kDevice, kInputDims, kInputTypes, kFwdTid, kDtype, kProcessGroup, kInstanceKey, kInNelems,
     kOutNelems, kPeerRank, kModule, kBytesReserved, kValue1, kValue2, kValue3, kValue4, kValue5, kValue6,
-    kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kConn, kOffset, kLocal, kPeer, kFd,
-    kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
+    kValue7, kFrameId, kFrame, kFrames, kTid, kSince, kAt, kCpuNs, kConn, kOffset, kLocal, kPeer,
+    kFd, kCount, kRoot, kAlgorithm, kProtocol, kChannels, kChannel, kSteps, kChunkSize, kProxyStep,
     kNetPlugin, kFloatOps, kFlopsMethod, kOutputBytes, kInputBytes,
 };
 // clang-format on
@@ -243,6 +245,8 @@ inline constexpr char kBytesInUse[] = "bytes in use";
 inline constexpr char kPythonFrame[] = "python.frame";
 inline constexpr char kPythonSample[] = "python.sample";
 inline constexpr char kPythonSite[] = "python.site";
+// A Python thread's CPU time read by the sampler where it changed (tid, cpu_ns, since, at).
+inline constexpr char kPythonCpu[] = "python.cpu";
 // The exact tracer (record --python-tracer) runs in the process: its Python function calls are
 // python slices on each thread's own stream, named "file(line): function".
 inline constexpr char kPythonTracer[] = "python.tracer";
@@ -274,9 +278,9 @@ inline constexpr char kNcclNet[] = "nccl.net";
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
-    kPythonSample, kPythonSite, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv, kNetConnection,
-    kNcclGroup, kNcclProxySend, kNcclProxyRecv, kNcclStepSend, kNcclStepRecv, kNcclKernelChannel,
-    kNcclNet,
+    kPythonSample, kPythonSite, kPythonCpu, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv,
+    kNetConnection, kNcclGroup, kNcclProxySend, kNcclProxyRecv, kNcclStepSend, kNcclStepRecv,
+    kNcclKernelChannel, kNcclNet,
 };
 // clang-format on
 

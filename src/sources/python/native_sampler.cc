@@ -1,7 +1,9 @@
 // The Python source's sampler, native: a thread of ours (not a Python thread) that every N ms
 // takes the GIL and reads each Python thread's frames straight from the interpreter's own
 // structures, then writes a sample when a thread's stack changed (tt_py_sample, as
-// python/tensortrace/sampler.py would). It creates no Python object, so the interpreter's
+// python/tensortrace/sampler.py would); then, without the GIL, reads each of those threads' CPU
+// clock and writes it where it changed (tt_py_cpu), which replay's CPU sharing reads as what
+// share of a core each thread's work asked for. It creates no Python object, so the interpreter's
 // garbage collections happen when and where they would untraced (a sampler in Python moved
 // them: docs/trace-format.md "Python events"), which is what lets sampling be on by default.
 //
@@ -29,6 +31,7 @@
 extern "C" {
 void tt_py_frame(uint32_t id, const char* text);
 void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
+void tt_py_cpu(int64_t tid, int64_t cpu_ns, int64_t since, int64_t at);
 void tt_set_thread_name(const char* name);
 int tt_enabled(void);
 void tt_pysample_lock_threads();  // native_sampler_lock.c
@@ -65,6 +68,11 @@ struct Sampler {
   uint32_t next_id = kFirstId;
   std::map<unsigned long, Top> last;  // by the thread's id
   int64_t prev_look = 0;
+  // Each thread's CPU time: the threads of the last look (native ids), and by thread the CPU
+  // time last written (thread_cpu.h: written when it changed), and when it was last read.
+  std::vector<long> looked;
+  std::map<long, int64_t> cpu;
+  int64_t prev_cpu_look = 0;
   bool silent = false;  // a look was skipped: outside a capture window (record --on-demand)
 };
 
@@ -114,14 +122,39 @@ std::string Stack(Sampler* s, _PyInterpreterFrame* f) {
   return out;
 }
 
+// The CPU clock of thread `tid` of this process (the kernel's encoding, as glibc's
+// pthread_getcpuclockid makes it: a thread that has ended makes clock_gettime fail).
+clockid_t ThreadCpuClock(long tid) {
+  return static_cast<clockid_t>((~static_cast<unsigned long>(tid) << 3) | 6);
+}
+
+// Each looked-at thread's CPU time, written where it changed since the previous look (a
+// waiting thread costs one system call). Without the GIL: the threads run meanwhile.
+void LookCpu(Sampler* s) {
+  int64_t since = s->prev_cpu_look, at = s->prev_cpu_look = MonotonicNs();
+  std::map<long, int64_t> now;
+  for (long tid : s->looked) {
+    timespec ts;
+    if (clock_gettime(ThreadCpuClock(tid), &ts) != 0) continue;
+    int64_t cpu = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+    now[tid] = cpu;
+    auto was = s->cpu.find(tid);
+    if (was != s->cpu.end() && was->second == cpu) continue;
+    tt_py_cpu(tid, cpu, was != s->cpu.end() ? since : 0, at);
+  }
+  s->cpu = std::move(now);
+}
+
 // One look at every thread of the interpreter. Holds the GIL, and the interpreter's list lock
 // (what sys._current_frames holds): a thread state may be deleted without the GIL.
 void Look(Sampler* s) {
   int64_t since = s->prev_look, at = s->prev_look = MonotonicNs();
   std::map<unsigned long, Top> seen;
+  s->looked.clear();
   tt_pysample_lock_threads();
   for (PyThreadState* t = PyInterpreterState_ThreadHead(s->interp); t; t = PyThreadState_Next(t)) {
     if (t == s->own || t->thread_id == s->skip) continue;
+    s->looked.push_back(static_cast<long>(t->native_thread_id));
     _PyInterpreterFrame* f = Innermost(t);
     if (!f) continue;
     Top top{f, f->prev_instr, f->previous};
@@ -142,6 +175,7 @@ void Forget(Sampler* s) {
   for (auto& [key, id] : s->ids) Py_DECREF(key.first);
   s->ids.clear();
   s->last.clear();
+  s->cpu.clear();
   s->silent = false;
 }
 
@@ -161,6 +195,7 @@ void Run(Sampler* s) {
       Look(s);                              // a last one when stopping, as the program ends
       if (!tt_enabled()) s->silent = true;  // the window closed during the look
       PyEval_SaveThread();
+      if (!s->silent) LookCpu(s);
     }
     if (stopping) return;
     lock.lock();

@@ -8,6 +8,10 @@
 //                             when the sampler looked and `since` (0: first look) its previous
 //                             look, which still saw the stack before (CLOCK_MONOTONIC ns, the
 //                             trace's clock)
+//   tt_py_cpu(tid, cpu_ns, since, at)
+//                             thread `tid` had used `cpu_ns` of CPU time (its CPU clock) at `at`;
+//                             written when it changed since the previous look `since` (0: first
+//                             look), which still read the thread's previous tt_py_cpu value
 //   tt_set_rank(rank, world_size, source)
 //                             the process's rank as the framework knows it (JAX's process
 //                             index), into the trace metadata (runtime/process.h)
@@ -68,6 +72,14 @@ __attribute__((visibility("default"))) void tt_py_sample(int64_t tid, const char
   Arg args[4] = {IntArg(tt::keys::kTid, tid), StringArg(tt::keys::kFrames, frames),
                  IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
   tt::rt::EmitInstant(tt::keys::kPythonSample, Category::kPython, args, 4);
+}
+
+__attribute__((visibility("default"))) void tt_py_cpu(int64_t tid, int64_t cpu_ns, int64_t since,
+                                                      int64_t at) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[4] = {IntArg(tt::keys::kTid, tid), IntArg(tt::keys::kCpuNs, cpu_ns),
+                 IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
+  tt::rt::EmitInstant(tt::keys::kPythonCpu, Category::kPython, args, 4);
 }
 
 __attribute__((visibility("default"))) void tt_py_site(const char* op, const char* frames) {
