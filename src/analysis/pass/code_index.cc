@@ -365,9 +365,10 @@ std::vector<std::pair<uint32_t, uint64_t>> StacksDuring(const ProcessCode& pc, u
                                                         uint64_t end) {
   if (pc.samples.empty() || end <= start) return {};
   auto main = pc.samples.find(pc.main_tid);
-  uint32_t whole = StackOfOp(pc, {}, pc.main_tid, start, end);
-  if (main == pc.samples.end() || main->second.empty()) return {{whole, end - start}};
-  return SplitLooks(main->second, start, end, whole);
+  if (main == pc.samples.end() || main->second.empty())
+    return {{StackOfOp(pc, {}, pc.main_tid, start, end), end - start}};
+  // The main thread's own stack even where it waits (a loop's `for x in loader:`).
+  return SplitLooks(main->second, start, end, At(main->second, start, end));
 }
 
 std::string LineOfStack(const ProcessCode& pc, uint32_t stack) {

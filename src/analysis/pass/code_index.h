@@ -71,7 +71,8 @@ class OpStacks {
 // The stacks the sampler saw on the process's main Python thread during [start, end] (a gap
 // in a step, where no op ran: the program sleeping, waiting or running Python between ops),
 // each with its share of the time: each look inside an equal share; with no look inside, the
-// whole to the stack StackOfOp gives the interval. Empty without samples.
+// whole to the main thread's nearest look (waiting or not), or, where the main thread has no
+// samples, to the stack StackOfOp gives the interval. Empty without samples.
 std::vector<std::pair<uint32_t, uint64_t>> StacksDuring(const ProcessCode& pc, uint64_t start,
                                                         uint64_t end);
 // A stack's innermost frame in the program's own files, "train.py:41 (main)"; else, all its
