@@ -118,7 +118,8 @@ const WhatIfKind& OpFusionWhatIf() {
       .help =
           "each chain of element-wise ops (matching REGEX;\nauto: Add, Mul, Relu, ... and "
           "element-wise kernels) run one\nafter the other on one resource fused into one: "
-          "no gaps,\nthe longest member's time",
+          "no gaps,\nthe longest member's time, no less than the chain's FLOPs\nat the FP32 "
+          "peak (the roofline: hardware.json)",
       .parse = ParseOpFusion,
       .apply = ApplyOpFusion,
       .nothing = NoChain,

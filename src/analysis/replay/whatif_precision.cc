@@ -2,7 +2,8 @@
 // GPU kernels by their name: gemm, conv, matmul, dot) x factor. Without a factor, GPU kernels
 // only, x kGpuHalfPrecision: how much faster a CPU's ops would be depends on its instructions
 // (AMX, AVX-512 BF16 or none), which the trace does not say. Each op changed takes no less than
-// the roofline allows (roofline.h): its FLOPs at the hardware's BF16 peak.
+// the roofline allows (roofline.h): its FLOPs at the hardware's BF16 peak, or on a GPU half its
+// bytes over the memory bandwidth.
 #include <cstdio>
 #include <regex>
 
@@ -101,7 +102,8 @@ const WhatIfKind& PrecisionWhatIf() {
       .syntax = "precision=bf16|fp16[:FACTOR]",
       .help =
           "matrix products and convolutions x\nFACTOR; without one, GPU kernels x 0.5 "
-          "(BF16/FP16 against\nTF32 on A100 and H100 data sheets), CPU ops unchanged",
+          "(BF16/FP16 against\nTF32 on A100 and H100 data sheets), CPU ops unchanged;\neach no "
+          "faster than its FLOPs at the BF16 peak (the\nroofline: hardware.json)",
       .parse = ParsePrecision,
       .apply = ApplyPrecision,
       .nothing = NoMatrixWork,
