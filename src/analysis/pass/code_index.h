@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "analysis/pass/thread_cpu.h"
 #include "core/error.h"
 #include "model/model.h"
 
@@ -38,6 +39,8 @@ struct ProcessCode {
   std::string cmdline;                                            // its command line
   // Each sampled file by every tail of its path ("pkg/mod.py", "mod.py"), for Resolve.
   std::unordered_map<std::string, const CodeFrame*> by_tail;
+  // By tid: the thread's CPU time, where the native sampler read it (python.cpu).
+  std::unordered_map<uint64_t, ThreadCpu> cpu;
   bool Empty() const { return stacks.empty(); }
   // A tracer's frame whose file is relative to its sys.path entry (Kineto's "torch/nn/x.py",
   // "train.py"): the full path and library-ness of the sampled file it names, if any.

@@ -185,6 +185,15 @@ void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuil
   }
 }
 
+// The CPU time each node of `lane` used while it ran, where the Python sampler read its thread's
+// CPU clock (Node::cpu).
+void SetCpu(const RankInput& r, const Lane& lane, Graph* g) {
+  if (!r.code) return;
+  auto it = r.code->cpu.find(r.m->tracks[lane.track].id);
+  if (it == r.code->cpu.end()) return;
+  for (const Placed& p : lane.nodes) g->nodes[p.node].cpu = it->second.During(p.start, p.end);
+}
+
 void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
   labels_.clear();
   rb->inner = std::make_unique<InnerPlacer>(r, &g_);
@@ -209,6 +218,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     for (; it != atoms.end() && it->start < rb->b; ++it)
       if (!between(it->start)) PlaceAtom(r, *it, &lane, rb);
     AddLaunches((*r.atoms)[t].launches, lane, rb);
+    SetCpu(r, lane, &g_);
     rb->lanes.push_back(std::move(lane));
   }
   std::sort(rb->by_end.begin(), rb->by_end.end(),

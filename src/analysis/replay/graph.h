@@ -54,6 +54,10 @@ struct Node {
   uint32_t resource = 0;  // index in Graph::resources
   uint32_t label = 0;     // its name: index in Graph::names
   NodeKind kind = NodeKind::kOp;
+  // The CPU time its thread used during its measured time (ns; the Python sampler's reads,
+  // analysis/pass/thread_cpu.h), -1: not recorded; and the share of a core it asks for while it
+  // runs where CPUs are shared (cpu_share.h: 1, a core, where its CPU time is not recorded).
+  double cpu = -1, demand = 1;
   int64_t bytes = -1;         // a transfer: its bytes; a gradient's accumulation: the gradient's
   bool grad = false;          // autograd's AccumulateGrad: a parameter's gradient ready at its end
   uint64_t took = 0;          // its measured duration (ns); `duration` is its work where CPUs are

@@ -67,14 +67,14 @@ class SharingSim {
   }
 
  private:
-  // The share of a core node v runs at now: its most crowded host's.
+  // How fast node v progresses now: at its most crowded host's share (ShareRate).
   double Rate(uint32_t v) const {
     const Node& n = g_.nodes[v];
     if (!TakesCore(g_, n)) return 1.0;
     double r = 1.0;
     for (const auto& [host, cores] : g_.resources[n.resource].cpus)
       r = std::min(r, CoreShare(load_[host], g_.hosts[host].cores));
-    return r;
+    return ShareRate(n.demand, r);
   }
 
   uint64_t EndOf(uint32_t v) const {
@@ -98,7 +98,7 @@ class SharingSim {
     const Node& n = g_.nodes[v];
     if (!TakesCore(g_, n)) return;
     for (const auto& [host, cores] : g_.resources[n.resource].cpus)
-      load_[host] += sign * static_cast<double>(cores);
+      load_[host] += sign * static_cast<double>(cores) * n.demand;
   }
 
   void Start(uint32_t v) {
@@ -157,7 +157,7 @@ class SharingSim {
   std::vector<double> left_;                   // by node: work left (ns at a full core)
   std::vector<uint32_t> busy_, last_on_;       // by resource: its running node, its last started
   std::vector<std::deque<uint32_t>> pending_;  // by resource: ready nodes, in order
-  std::vector<double> load_;                   // by host: cores asked for by running work
+  std::vector<double> load_;  // by host: cores asked for by running work (times their demands)
   std::vector<uint32_t> running_;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> queue_;
   uint64_t now_ = 0;

@@ -3,6 +3,7 @@
 // host's cores among what runs on it (exact times).
 #include <gtest/gtest.h>
 
+#include "analysis/pass/thread_cpu.h"
 #include "analysis/replay/cpu_share.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
@@ -154,6 +155,82 @@ TEST(ReplayCpuShare, TwoThreadsOnOneCoreStretchAndARemovedNodeGivesItsCoreBack) 
   EXPECT_EQ(freed.end[a], 10u) << "b's core given back";
   EXPECT_EQ(freed.predicted[0], 20u);
   EXPECT_EQ(without(g).predicted[0], 30u) << "without sharing: a as measured, beside b";
+}
+
+// A thread's CPU time as the sampler read it (analysis/pass/thread_cpu.h), every 5: busy from 0
+// to 10, asleep from 10 to 30 (no read changed from 10; the read at 30, since 25, saw 2 more),
+// then busy. A stretch its reads resolve gets its CPU time; one shorter than a read's interval at
+// most its own length.
+TEST(ReplayCpuShare, ThreadCpuGivesWhatItsReadsResolve) {
+  analysis::ThreadCpu t;
+  t.Add(0, 0, 100);
+  t.Add(5, 0, 105);
+  t.Add(10, 5, 110);
+  t.Add(30, 25, 112);  // nothing from 10 to 25
+  t.Add(35, 30, 117);
+  EXPECT_DOUBLE_EQ(t.During(0, 10), 10);
+  EXPECT_DOUBLE_EQ(t.During(10, 25), 0) << "asleep";
+  EXPECT_DOUBLE_EQ(t.During(12, 30), 2) << "at most what the reads saw";
+  EXPECT_DOUBLE_EQ(t.During(1, 2), 1) << "shorter than a read: its own length";
+  EXPECT_DOUBLE_EQ(t.During(27, 29), 2);
+  EXPECT_DOUBLE_EQ(t.During(31, 40), -1) << "past the last read";
+}
+
+// A rank among four threads on a host of 2 cores sleeps (no CPU time recorded during its op)
+// while three compute (each 2/3 of a core, all they could have: a full core asked for). Its op
+// asks for none: the three did 20 of work each in 30 at 2/3 of a core, and replay without the
+// sleep gives them the same share (30), where four asks of a core would have made their work
+// 15 and the step without the sleep 22.5.
+TEST(ReplayCpuShare, AThreadThatSleepsAsksForNoCore) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 30000);
+  uint32_t ops[4];
+  for (int i = 0; i < 4; ++i) {
+    uint32_t t = g.AddResource("thread " + std::to_string(i), 0);
+    ops[i] = g.AddNode(t, g.AddLabel(i == 3 ? "sleep" : "op" + std::to_string(i)), NodeKind::kOp,
+                       30000, 0);
+    g.nodes[ops[i]].cpu = i == 3 ? 0 : 20000;
+    g.AddEdge(g.ranks[r].source, ops[i], 0);
+    g.AddEdge(ops[i], g.ranks[r].sink, 0);
+  }
+  ShareCpus(&g, {{"h", 2}}, {0});
+  EXPECT_DOUBLE_EQ(g.nodes[ops[3]].demand, 0);
+  EXPECT_EQ(g.nodes[ops[3]].duration, 30000u) << "a sleep is not slowed";
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_DOUBLE_EQ(g.nodes[ops[i]].demand, 1);
+    EXPECT_EQ(g.nodes[ops[i]].duration, 20000u) << "30 at 2/3 of a core";
+  }
+  EXPECT_EQ(Simulate(g).predicted[0], 30000u) << "unchanged: as measured";
+  StepGraph sg{g, {0}};
+  auto without =
+      analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "sleep=0", "sleep", 0)});
+  EXPECT_EQ(Simulate(without[0].graph).predicted[0], 30000u) << "the three keep 2/3 of a core";
+}
+
+// Two threads on one core, both 20 at once: a computes (15 of CPU time), b waits part of its
+// time (5 of CPU time). b asks for d of a core where its CPU time is what d gets: 5 = d x 20 x
+// 1/(1 + d), d = 1/3; a gets 3/4 of a core (15 of CPU). b's work: its waits (2/3 of 20) and its
+// CPU time (5): 18.33; a's: 15. Replayed unchanged, as measured; without a, b runs alone: 18.33.
+TEST(ReplayCpuShare, APartlyWaitingThreadAsksForPartOfACore) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 20000);
+  uint32_t a = g.AddNode(g.AddResource("thread 0", 0), g.AddLabel("a"), NodeKind::kOp, 20000, 0);
+  uint32_t b =
+      g.AddNode(g.AddResource("thread 1", 0), g.AddLabel("b"), NodeKind::kRuntime, 20000, 0);
+  g.nodes[a].cpu = 15000, g.nodes[b].cpu = 5000;
+  for (uint32_t v : {a, b}) {
+    g.AddEdge(g.ranks[r].source, v, 0);
+    g.AddEdge(v, g.ranks[r].sink, 0);
+  }
+  ShareCpus(&g, {{"h", 1}}, {0});
+  EXPECT_NEAR(g.nodes[b].demand, 1.0 / 3, 1e-4);
+  EXPECT_DOUBLE_EQ(g.nodes[a].demand, 1);
+  EXPECT_NEAR(static_cast<double>(g.nodes[a].duration), 15000, 2);
+  EXPECT_NEAR(static_cast<double>(g.nodes[b].duration), 18333, 2);
+  EXPECT_NEAR(static_cast<double>(Simulate(g).predicted[0]), 20000, 2) << "unchanged";
+  StepGraph sg{g, {0}};
+  auto without = analysis::replay::Changed({sg}, {analysis::replay::MakeWhatIf("", "a=0", "a", 0)});
+  EXPECT_NEAR(static_cast<double>(Simulate(without[0].graph).predicted[0]), 18333, 2);
 }
 
 }  // namespace
