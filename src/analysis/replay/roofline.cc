@@ -3,6 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+
+#include "analysis/replay/predict.h"
+#include "core/human.h"
 
 namespace tt::analysis::replay {
 
@@ -36,6 +40,22 @@ void BoundByRoof(Graph* g, uint32_t v, uint64_t before, bool half, double bytes_
     b.raised = true;
   }
   g->bounded.push_back(b);
+}
+
+std::string RooflineSentence(const RooflineUse& u) {
+  if (!u.steps || u.with_flops <= 0) return "";
+  char b[320];
+  std::snprintf(b, sizeof b,
+                "its %.3g changed node(s) with FLOPs keep %.4g GFLOP a step (%s measured, %s "
+                "predicted)",
+                u.with_flops, u.float_ops / 1e9, HumanDuration(u.flops_before_ns).c_str(),
+                HumanDuration(u.flops_after_ns).c_str());
+  std::string s = b;
+  if (u.peak <= 0) return s + "; no roofline (the recording names no peak)";
+  std::snprintf(b, sizeof b, "; the roofline allows them %s at %.4g GFLOP/s%s",
+                HumanDuration(u.roof_ns).c_str(), u.peak / 1e9,
+                u.bandwidth > 0 ? "" : " (no memory roof)");
+  return s + b;
 }
 
 }  // namespace tt::analysis::replay

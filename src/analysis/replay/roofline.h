@@ -12,6 +12,8 @@
 
 namespace tt::analysis::replay {
 
+struct RooflineUse;  // predict.h
+
 // The roofs a graph's threads and device streams run under: the CPU's and the GPU's FP32 and
 // BF16 peaks (a CPU without BF16 instructions: its FP32 peak for both), and the GPU's memory
 // bandwidth (its data sheet's; hardware.json holds none for the CPU: no memory roof there).
@@ -25,6 +27,10 @@ double RoofNs(const Graph& g, const Node& n, bool half, double bytes_scale = 1);
 // After a what-if set node v's duration (`before`: its time before): v's duration raised to
 // RoofNs where below it, and v recorded in g->bounded.
 void BoundByRoof(Graph* g, uint32_t v, uint64_t before, bool half, double bytes_scale = 1);
+
+// What a precision= or op-fusion= what-if's changed nodes keep of FLOPs and what the roofline
+// allows them, a step, in one sentence ("" where it changed none with FLOPs).
+std::string RooflineSentence(const RooflineUse& u);
 
 // The roof node n runs under.
 const Roof& RoofOf(const Graph& g, const Node& n);

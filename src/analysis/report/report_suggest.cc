@@ -4,6 +4,7 @@
 #include "analysis/report/report_suggest.h"
 
 #include "analysis/replay/predict.h"
+#include "analysis/replay/roofline.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/report/rank_gaps.h"
 #include "analysis/report/report_data.h"
@@ -38,6 +39,7 @@ void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, Re
     std::string how = s.how;
     if (s.change == "straggler")
       if (std::string g = GapSentence(gaps, s.what_if.rank); !g.empty()) how += ". Its steps: " + g;
+    if (std::string r = rp::RooflineSentence(s.p.roofline); !r.empty()) how += ". " + r;
     d->suggestions.push_back({s.change, s.what_if.spec, s.p.predicted, s.gain, s.uncertainty, how});
   }
   if (d->suggestions.empty())

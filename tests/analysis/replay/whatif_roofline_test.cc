@@ -262,6 +262,16 @@ TEST(WhatIfRoofline, PrecisionKeepsTheStepsFlopsAndTheBf16RunTakesNoLessThanTheR
   EXPECT_NE(csv.out.find(",roofline.float_ops,"), std::string::npos) << csv.out;
   EXPECT_EQ(csv.out.find(",roofline,"), std::string::npos) << csv.out;
   EXPECT_NE(csv.out.find("," + std::to_string(kStepFlops) + ","), std::string::npos) << csv.out;
+  // The report's "what would help most": precision's suggestion (made where the CPU has BF16
+  // instructions) says what it keeps and what the roofline allows.
+  if (cpu["bf16_flops_per_second"].is_number() &&
+      cpu["bf16_flops_per_second"].get<double>() > cpu["fp32_flops_per_second"].get<double>()) {
+    auto report = test::RunCmd({TT_CLI, "report", f32, "-o", d / "r.html"}, {}, 120);
+    ASSERT_EQ(report.status, 0) << report.err;
+    std::string html = ReadFile(d / "r.html");
+    EXPECT_NE(html.find("with FLOPs keep 0.5408 GFLOP a step"), std::string::npos);
+    EXPECT_NE(html.find("the roofline allows them"), std::string::npos);
+  }
 }
 
 // A jitted JAX step (tests/programs/jax_flops.py: XLA's ops with XLA's own cost analysis of
