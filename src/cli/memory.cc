@@ -33,7 +33,8 @@ const char kMemoryHelp[] =
 
 Memory of the trace in DIR, per allocator (TensorFlow's BFC allocators, CUDA's, ...): bytes in
 use over time, the peak and when it was reached, what was live at the peak (by op, with the
-tensors' dtype, shape and role where the events carry them), the bytes each op allocated and
+tensors' dtype, shape and role where the events carry them, else the shapes of the op's inputs
+where the profile recorded them: PyTorch's record_shapes), the bytes each op allocated and
 what it never freed, the chunks by BFC bin (256 B << i), and what the allocator itself reported
 (its own peak, bytes reserved, fragmentation). An allocation belongs to the op open on the thread
 that made it (else to the op its event names). A trace with no allocation events gives a note
@@ -113,6 +114,7 @@ json AllocatorJson(const AllocatorView& a, uint64_t first) {
       tensors.push_back({{"dtype", t.dtype},
                          {"shape", t.shape},
                          {"region", t.region},
+                         {"op_inputs", t.op_inputs},
                          {"count", t.count},
                          {"bytes", t.bytes}});
     live.push_back(
@@ -175,6 +177,7 @@ std::string TensorsText(const analysis::MemoryLive& l) {
   for (const auto& t : l.tensors) {
     std::string what = t.dtype + t.shape;
     if (!t.region.empty() && t.region != "(null)") what += (what.empty() ? "" : " ") + t.region;
+    if (what.empty() && !t.op_inputs.empty()) what = "inputs (" + t.op_inputs + ")";
     if (what.empty()) continue;
     out += (out.empty() ? "" : ", ") + what + (t.count > 1 ? " x" + std::to_string(t.count) : "");
   }

@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -99,6 +100,27 @@ void ExpectForwardBackwardFlows(const TorchRun& run) {
   EXPECT_EQ(linked, whole);
 }
 
+// What was live at the memory peak names, for PyTorch's allocations (no tensor of their own in
+// the events), the input shapes of the op that made them: for every op, shapes that
+// torch.profiler's key_averages(group_by_input_shape=True) lists for that op.
+void ExpectLiveOpInputsAsTorchGroupsThem(const TorchRun& run) {
+  json mem = RunJson({TT_CLI, "memory", run.trace, "--json", "--top", "50"});
+  static const std::regex kType(R"(([A-Za-z_][A-Za-z0-9_: ]*)\[)");
+  size_t with_inputs = 0;
+  for (const auto& a : mem["allocators"])
+    for (const auto& live : a["live_at_peak"])
+      for (const auto& t : live["tensors"]) {
+        std::string inputs = t["op_inputs"];
+        if (inputs.empty()) continue;
+        ++with_inputs;
+        std::string shapes = std::regex_replace(inputs, kType, "[");  // "float[2,3]" -> "[2,3]"
+        const json& theirs = run.reference["shapes"].value(live["op"].get<std::string>(), json());
+        EXPECT_NE(std::find(theirs.begin(), theirs.end(), shapes), theirs.end())
+            << live["op"] << ": " << shapes << " not among " << theirs.dump();
+      }
+  EXPECT_GT(with_inputs, 0u) << mem.dump().substr(0, 2000);
+}
+
 // The trace against torch.profiler's own answers: one step per iteration found with no help,
 // the same aten ops with the same calls (both profiles cover the program from `import torch`
 // on), `training_ops` once per step inside the steps, and the same memory peak.
@@ -131,6 +153,7 @@ void ExpectMatchesTorchProfiler(const TorchRun& run, const std::vector<std::stri
     if (a.name == "cpu") peak = a.peak;
   EXPECT_GE(peak, run.said.at("weight_bytes"));
   EXPECT_EQ(peak, run.reference["peak"].get<int64_t>());
+  ExpectLiveOpInputsAsTorchGroupsThem(run);
   ExpectForwardBackwardFlows(run);
 }
 

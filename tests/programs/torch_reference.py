@@ -4,7 +4,8 @@ tensortrace's bootstrap asks Kineto for (CPU, shapes, memory; started where the 
 it, right after `import torch`), and PATH receives op calls per name, the peak of its memory
 events' total allocated bytes (torch's own total: the shared-memory batches of DataLoader
 workers keep theirs apart), the forward ops linked to their backward node (its "fwdbwd" flows
-that have both ends) and the steps the work returned."""
+that have both ends), each op's input shapes as key_averages(group_by_input_shape=True) groups
+them ("[64,256], [256,1024]": the inputs that have a shape) and the steps the work returned."""
 import json
 import os
 
@@ -33,8 +34,14 @@ def run(work):
     ops = {}
     for e in prof.events():
         ops[e.name] = ops.get(e.name, 0) + 1
+    shapes = {}
+    for e in prof.key_averages(group_by_input_shape=True):
+        text = ", ".join("[" + ",".join(str(n) for n in d) + "]" for d in e.input_shapes
+                         if isinstance(d, list) and d and all(isinstance(n, int) for n in d))
+        shapes.setdefault(e.key, []).append(text)
     with open(path, "w") as f:
-        json.dump({"ops": ops, "peak": peak, "fwdbwd": fwdbwd, "steps": steps}, f)
+        json.dump({"ops": ops, "peak": peak, "fwdbwd": fwdbwd, "steps": steps, "shapes": shapes},
+                  f)
     return steps, weights
 
 

@@ -22,6 +22,7 @@ struct Keys {
   // The memory command's details (TensorFlow's allocation stats).
   uint32_t requested = 0, reserved = 0, peak = 0, fragmentation = 0, shape = 0, region = 0,
            dtype = 0;
+  uint32_t input_dims = 0, input_types = 0;  // the ops' (PyTorch's record_shapes)
 };
 
 Keys KeysOf(const model::Process& p) {
@@ -32,8 +33,9 @@ Keys KeysOf(const model::Process& p) {
   auto [requested, reserved, peak, fragmentation, shape, region, dtype] =
       model::KeyIds(p, {x::kRequestedBytes, x::kBytesReserved, x::kPeakBytesInUse,
                         x::kFragmentation, x::kShape, x::kRegionType, x::kDataType});
-  return {bytes, bytes_allocated, addr,  allocator, allocator_name, op, requested, reserved,
-          peak,  fragmentation,   shape, region,    dtype};
+  auto [input_dims, input_types] = model::KeyIds(p, {keys::kInputDims, keys::kInputTypes});
+  return {bytes, bytes_allocated, addr,  allocator, allocator_name, op,         requested,
+          reserved, peak, fragmentation, shape, region, dtype, input_dims, input_types};
 }
 
 bool Int(const model::ArgsView& a, uint32_t key, int64_t* out) {
@@ -143,9 +145,17 @@ void ReplayProcess(std::vector<MemoryEvent>* events,
   }
 }
 
+void MemoryTrackScan::OnBegin(const model::Slice& s) {
+  if (!keep_details) return;
+  const Keys& k = *static_cast<const Keys*>(keys_);
+  OpInputs in{model::ArgStr(s.args, k.input_dims), model::ArgStr(s.args, k.input_types)};
+  open_.push_back(in.dims || open_.empty() ? in : open_.back());  // the innermost that has them
+}
+
 void MemoryTrackScan::OnSlice(const model::Slice& s) {
   first = std::min(first, s.start);
   last = std::max(last, s.end);
+  if (keep_details && !open_.empty()) open_.pop_back();
 }
 
 void MemoryTrackScan::OnPoint(const model::Point& p) {
@@ -183,6 +193,7 @@ void MemoryTrackScan::OnPoint(const model::Point& p) {
     int64_t dtype = -1;
     if (Int(p.args, k.dtype, &dtype) && dtype >= 0 && dtype < 1000)
       d.dtype = static_cast<int32_t>(dtype);
+    if (!d.shape && !open_.empty()) d.op_inputs = open_.back();
     details.push_back(d);
     e.detail = static_cast<uint32_t>(details.size());
   }

@@ -52,6 +52,13 @@ struct MemoryEvent {
   bool is_free = false, has_addr = false;
 };
 
+// The input shapes and types of the op an allocation happened in (interned JSON texts,
+// "[[64, 256], [256, 512]]" and "[\"float\", \"float\"]"; 0: none), where the allocation
+// event has no tensor of its own (PyTorch's).
+struct OpInputs {
+  uint32_t dims = 0, types = 0;
+};
+
 // What else an allocation event says (TensorFlow's BFC allocator writes all of it), kept only
 // for the memory command (MemoryScans with details).
 struct MemoryDetail {
@@ -62,6 +69,7 @@ struct MemoryDetail {
   double fragmentation = -1;       // the allocator's fragmentation after it (0..1)
   uint32_t shape = 0, region = 0;  // interned texts ("[16,26,26,16]", "output"); 0: none
   int32_t dtype = -1;              // TensorFlow DataType enum; -1: none
+  OpInputs op_inputs;              // where it has no shape of its own
 };
 
 // One change of an allocator's bytes in use, as the fold decides it: an allocation, a free
@@ -89,7 +97,7 @@ class MemoryTrackScan {
   MemoryTrackScan(const model::TraceModel& m, size_t track, const void* keys)
       : m_(&m), track_(track), keys_(keys) {}
   size_t track() const { return track_; }
-  void OnBegin(const model::Slice&) {}
+  void OnBegin(const model::Slice& s);
   void OnSlice(const model::Slice& s);
   void OnPoint(const model::Point& p);
   uint64_t first = UINT64_MAX, last = 0;
@@ -100,7 +108,8 @@ class MemoryTrackScan {
  private:
   const model::TraceModel* m_;
   size_t track_;
-  const void* keys_;  // the process's argument keys (memory.cc)
+  const void* keys_;            // the process's argument keys (memory.cc)
+  std::vector<OpInputs> open_;  // by open slice: the innermost input shapes (with details)
 };
 
 // ComputeMemory in two halves: a MemoryTrackScan per host track (`tracks`, to be scanned by the

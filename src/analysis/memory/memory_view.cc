@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <unordered_map>
+#include <vector>
 
 #include "analysis/pass/allocations.h"
 #include "core/parallel.h"
@@ -133,8 +134,11 @@ class ProcessReplay {
       if (d->dtype > 0) t.dtype = TfDataTypeName(d->dtype);  // 0: DT_INVALID, not a tensor
       if (d->shape) t.shape = proc_.Name(d->shape);
       if (d->region) t.region = proc_.Name(d->region);
+      if (d->op_inputs.dims)
+        t.op_inputs = OpInputsText(proc_.Name(d->op_inputs.dims),
+                                   d->op_inputs.types ? proc_.Name(d->op_inputs.types) : "");
     }
-    MemoryTensor& g = (*tensors)[{op, {t.dtype, t.shape, t.region}}];
+    MemoryTensor& g = (*tensors)[{op, {t.dtype, t.shape, t.region, t.op_inputs}}];
     if (!g.count) g = t;
     g.count++;
     g.bytes = SatAdd(g.bytes, e.bytes);
@@ -203,6 +207,49 @@ void Residuals(const std::map<std::string, State>& states, const model::Process&
 }
 
 }  // namespace
+
+namespace {
+
+// The elements of a JSON array's text, each as its text ("[1, 2]", "\"float\""), at depth 1.
+std::vector<std::string_view> Elements(std::string_view a) {
+  std::vector<std::string_view> out;
+  int depth = 0;
+  bool quoted = false;
+  size_t from = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    char c = a[i];
+    if (quoted) {
+      if (c == '\\') ++i;
+      else if (c == '"') quoted = false;
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == '[' && ++depth == 1) {
+      from = i + 1;
+    } else if ((c == ',' && depth == 1) || (c == ']' && depth-- == 1)) {
+      std::string_view e = a.substr(from, i - from);
+      while (!e.empty() && e.front() == ' ') e.remove_prefix(1);
+      if (!e.empty() || c == ',') out.push_back(e);
+      from = i + 1;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string OpInputsText(std::string_view dims, std::string_view types) {
+  std::vector<std::string_view> d = Elements(dims), t = Elements(types);
+  std::string out;
+  for (size_t i = 0; i < d.size(); ++i) {
+    std::string shape;
+    for (std::string_view n : Elements(d[i])) shape += (shape.empty() ? "" : ",") + std::string(n);
+    if (shape.empty()) continue;  // a scalar or no tensor
+    std::string_view type = i < t.size() ? t[i] : "";
+    if (type.size() >= 2 && type.front() == '"') type = type.substr(1, type.size() - 2);
+    out += (out.empty() ? "" : ", ") + std::string(type) + "[" + shape + "]";
+  }
+  return out;
+}
 
 std::string TfDataTypeName(int32_t dtype) {
   // tensorflow/core/framework/types.proto, DataType.

@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/memory/memory.h"
@@ -28,6 +29,9 @@ struct MemoryOpRow {
 // Tensors of one kind held by an op at the peak: "float32", "[16,26,26,16]", "output".
 struct MemoryTensor {
   std::string dtype, shape, region;  // empty when the events do not say
+  // Where the allocation has none of those (PyTorch): the tensor inputs of the op it happened
+  // in, "float[64,256], float[256,512]" (empty: not recorded; record_shapes)
+  std::string op_inputs;
   uint64_t count = 0;
   int64_t bytes = 0;
 };
@@ -85,6 +89,10 @@ struct MemoryView {
 // samples; the peak is always kept).
 MemoryView ComputeMemoryView(const model::TraceModel& m, size_t max_points, unsigned threads,
                              std::vector<Problem>* problems);
+
+// PyTorch's recorded input shapes and types (Kineto's "Input Dims" and "Input type", as JSON
+// texts) as "float[64,256], float[256,512]": the inputs that have a shape, in order.
+std::string OpInputsText(std::string_view dims, std::string_view types);
 
 // TensorFlow's DataType number as its name ("float32" for 1); "dtype N" when unknown.
 std::string TfDataTypeName(int32_t dtype);

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/memory/memory_view.h"
 #include "analysis/views/stats.h"
 #include "analysis/views/view.h"
 #include "core/error.h"
@@ -292,6 +293,19 @@ TEST_F(Views, MemoryCommandPeakLiveAtItResidualAndBins) {
   auto none = RunCmd({TT_CLI, "memory"});
   EXPECT_EQ(none.status, 2);
   EXPECT_EQ(test::CountLines(none.err), 1u) << none.err;
+}
+
+// PyTorch's recorded inputs as the memory command shows them: the inputs that have a shape, with
+// their type; scalars, lists and missing types as Kineto writes them.
+TEST(MemoryView, OpInputsTextKeepsTheInputsThatHaveAShape) {
+  EXPECT_EQ(analysis::OpInputsText(R"([[64, 256], [256, 1024]])", R"(["float", "float"])"),
+            "float[64,256], float[256,1024]");
+  EXPECT_EQ(analysis::OpInputsText(R"([[2, 3], [], [], [4]])", R"(["c10::Half", "Scalar", "", "long int"])"),
+            "c10::Half[2,3], long int[4]");
+  EXPECT_EQ(analysis::OpInputsText(R"([[5]])", ""), "[5]");
+  EXPECT_EQ(analysis::OpInputsText("[]", "[]"), "");
+  EXPECT_EQ(analysis::OpInputsText(R"([[], []])", R"(["a\"b", "x"])"), "");
+  EXPECT_EQ(analysis::OpInputsText("[[1, 2", "[\"float"), "");  // cut short: nothing made up
 }
 
 }  // namespace
