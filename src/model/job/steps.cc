@@ -77,10 +77,32 @@ void StepTrackScan::OnSlice(const model::Slice& s) {
     st.number = a.v.i;
     st.numbered = true;
   }
+  if (found.size() == kFoundPart) {
+    found_parts.push_back(std::move(found));
+    found = {};
+    found.reserve(kFoundPart);
+  }
   found.push_back(st);
 }
 
 namespace {
+
+// The parts of a track's steps (StepTrackScan::found_parts) and the last one, as one vector
+// in *last, each part freed once copied.
+void JoinParts(std::vector<std::vector<Step>>* parts, std::vector<Step>* last) {
+  if (parts->empty()) return;
+  size_t n = last->size();
+  for (const auto& p : *parts) n += p.size();
+  std::vector<Step> all;
+  all.reserve(n);
+  for (auto& p : *parts) {
+    all.insert(all.end(), p.begin(), p.end());
+    std::vector<Step>().swap(p);
+  }
+  all.insert(all.end(), last->begin(), last->end());
+  parts->clear();
+  *last = std::move(all);
+}
 
 // Sorts f by start (enclosing first) and keeps the steps that `nested(enclosing, inner)` does
 // not drop, appending them to out; f is consumed (kept in place, then moved: millions of steps
@@ -313,7 +335,7 @@ StepScans::StepScans(const model::TraceModel& m, const std::vector<std::string>&
   for (size_t i = 0; i < m.tracks.size(); ++i)
     if (m.tracks[i].kind != layout::TrackKind::kDevice) {
       size_t p = m.tracks[i].process;
-      tracks.push_back({&keys_[p], p, &m.processes[p], {}, {}, {}, {}, {}});
+      tracks.push_back({&keys_[p], p, &m.processes[p], {}, {}, {}, {}, {}, {}});
       track_index.push_back(i);
     }
 }
@@ -325,6 +347,7 @@ std::vector<Step> StepScans::Finish() {
   std::vector<WarmupIntervals> warm(n);
   for (auto& t : tracks) {
     warm[t.process].Add(t.compile, t.input);
+    JoinParts(&t.found_parts, &t.found);
     // A step inside an enclosing step of its thread is not a step of its own when both are
     // step markers (Keras 3's first multi_step_on_iterator holds the one_step_on_data marker
     // of its tf.function's tracing) or both have the same name (JAX's PjitFunction(f) event

@@ -91,6 +91,10 @@ struct StepTrackScan {
   std::vector<Step> calls;  // tf.function and jitted calls (candidates for the repeated call)
   std::vector<XlaRun> runs;
   std::vector<Window> compile, input;  // tracing/compilation and input waits (warm-up)
+  // found's earlier parts, kFoundPart steps each: one vector of millions of steps grown by
+  // doubling holds its old and new copies at once (Finish joins them, sized exactly).
+  std::vector<std::vector<Step>> found_parts;
+  static constexpr size_t kFoundPart = 65536;
   void OnBegin(const model::Slice&) {}
   void OnPoint(const model::Point&) {}
   void OnSlice(const model::Slice& s);
