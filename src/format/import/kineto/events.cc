@@ -20,6 +20,7 @@ void KinetoImporter::ImportEvent(const json& e) {
     return;
   }
   if (ph == "i" && name == "[memory]") return Memory(e);
+  if (ph == "i" || ph == "I") return Instant(e, name);
   std::string cat = FieldStr(e, "cat");
   if ((ph == "s" || ph == "f") && cat == "fwdbwd") return FlowEnd(e, ph == "s");
   if (ph != "X") return;
@@ -126,6 +127,28 @@ void KinetoImporter::Memory(const json& e) {
   }
   if (int64_t r = JsonInt(Field(a, "Total Reserved"), -1); r >= 0) Int(tl, keys::kBytesReserved, r);
   ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
+  tl->items.push_back(ev);
+}
+
+// Any other instant (torch.profiler's cpu_instant_event, "Iteration Start: ..."): an instant of
+// its thread, with no argument.
+void KinetoImporter::Instant(const json& e, const std::string& name) {
+  Timeline* tl = TimelineOf(e, false);
+  if (!tl) {
+    foreign++;
+    return;
+  }
+  LineEvent ev;
+  if (!Time(Field(e, "ts"), &ev.start)) {
+    out_of_time++;
+    return;
+  }
+  ev.end = ev.start;
+  ev.instant = true;
+  ev.category = Category::kUser;
+  ev.name = t_->Name(name);
+  if (!ev.name) return;
+  ev.args = tl->args.size();
   tl->items.push_back(ev);
 }
 

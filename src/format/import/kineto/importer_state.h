@@ -85,6 +85,7 @@ class KinetoImporter {
   void ProfileSpan(const json& e);
   void NameThread(const json& e);
   void Memory(const json& e);
+  void Instant(const json& e, const std::string& name);
   void FlowEnd(const json& e, bool out);
   void Str(Timeline* tl, std::string_view key, std::string_view v);
   void Int(Timeline* tl, std::string_view key, int64_t v);
