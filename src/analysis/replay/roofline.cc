@@ -46,7 +46,7 @@ std::string RooflineSentence(const RooflineUse& u) {
   if (!u.steps || u.with_flops <= 0) return "";
   char b[320];
   std::snprintf(b, sizeof b,
-                "its %.3g changed node(s) with FLOPs keep %.4g GFLOP a step (%s measured, %s "
+                "Its %.3g changed node(s) with FLOPs keep %.4g GFLOP a step (%s measured, %s "
                 "predicted)",
                 u.with_flops, u.float_ops / 1e9, HumanDuration(u.flops_before_ns).c_str(),
                 HumanDuration(u.flops_after_ns).c_str());
