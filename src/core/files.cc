@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -122,6 +123,23 @@ int RegisterTemporary(const std::string& name) {
   return -1;  // more than kTempSlots at once: that one is not removed on a signal
 }
 
+// `n` letters and digits from the kernel's random source (a temporary file's name).
+std::string RandomName(size_t n) {
+  static const char kChars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+  unsigned char bytes[32];
+  n = std::min(n, sizeof bytes);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t k = getrandom(bytes + got, n - got, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) throw Error(Errno("cannot read random bytes", "getrandom"));
+    got += static_cast<size_t>(k);
+  }
+  std::string out;
+  for (size_t i = 0; i < n; ++i) out += kChars[bytes[i] % (sizeof kChars - 1)];
+  return out;
+}
+
 void OnFatalSignal(int sig) {
   for (auto& t : g_temps)
     if (t.state.load() == 2) unlink(t.name);
@@ -159,12 +177,22 @@ AtomicFile::AtomicFile(const std::string& path) : path_(path) {
     direct_ = true;
     return;
   }
-  // mkostemp: a new file (O_EXCL, so no link is followed) under a name no one can guess.
-  std::string tmpl = path + ".tmp" + std::to_string(getpid()) + ".XXXXXX";
-  fd_ = mkostemp(tmpl.data(), O_CLOEXEC);
-  if (fd_ < 0) throw Error(Errno("cannot create", path));
-  tmp_ = tmpl;
-  slot_ = RegisterTemporary(tmp_);
+  // A new file (O_EXCL, so no link is followed) under a name no one can guess, published for
+  // the signal handler before it exists: a signal between the two then removes nothing, where
+  // creating first left the file behind when a SIGTERM came before it was published.
+  for (int tries = 0;; ++tries) {
+    std::string name = path + ".tmp" + std::to_string(getpid()) + "." + RandomName(6);
+    slot_ = RegisterTemporary(name);
+    fd_ = open(name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd_ >= 0) {
+      tmp_ = name;
+      break;
+    }
+    int e = errno;
+    ForgetTemporary();
+    errno = e;
+    if (e != EEXIST || tries == 100) throw Error(Errno("cannot create", path));
+  }
   fchmod(fd_, kFileMode);  // whatever the umask
 }
 
