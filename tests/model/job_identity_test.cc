@@ -127,16 +127,18 @@ TEST(JobIdentity, RecordingsOfDifferentJobsOrRunsAreRefused) {
   ExpectRefused({TT_CLI, "replay", d / "a1", d / "a0"}, {"another run"});
 }
 
-// Two ranks of a world of 4 that ran at once (rank 0 waits for rank 2's process): read as one
-// job, with a note naming ranks 1 and 3; one recording alone says nothing of the others.
+// Two ranks of a world of 4 that ran at once (rank 0 waits for rank 2's process, which waits
+// for rank 0's to have begun: a rank 2 that ended before rank 0 began is another run): read as
+// one job, with a note naming ranks 1 and 3; one recording alone says nothing of the others.
 TEST(JobIdentity, TheRanksNoRecordingHoldsAreNamed) {
   TempDir d;
-  std::string done = d / "done";
+  std::string done = d / "done", begun = d / "begun";
   std::string script = "env " + test::ShellQuote("RANK=0") + " " + TT_CLI + " record --quiet -o " +
-                       test::ShellQuote(d / "r0") + " -- sh -c 'while [ ! -e " + done +
-                       " ]; do sleep 0.02; done' &\n" + "env RANK=2 " + TT_CLI +
-                       " record --quiet -o " + test::ShellQuote(d / "r2") + " -- touch " +
-                       test::ShellQuote(done) + " || exit 1\nwait $!\n";
+                       test::ShellQuote(d / "r0") + " -- sh -c 'touch " + begun +
+                       "; while [ ! -e " + done + " ]; do sleep 0.02; done' &\n" +
+                       "env RANK=2 " + TT_CLI + " record --quiet -o " + test::ShellQuote(d / "r2") +
+                       " -- sh -c 'while [ ! -e " + begun + " ]; do sleep 0.02; done; touch " +
+                       done + "' || exit 1\nwait $!\n";
   RunResult r = RunCmd({"sh", "-c", script}, Launched(Rendezvous("29503", "0", "4")), 60);
   ASSERT_EQ(r.status, 0) << r.err;
   RunResult both = RunCmd({TT_CLI, "stats", d / "r0", d / "r2", "--json"});
