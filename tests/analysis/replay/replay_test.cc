@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/files.h"
 #include "format/import/kineto/import.h"
+#include "hand_kineto.h"
 #include "test_util.h"
 
 namespace tt {
@@ -468,46 +469,25 @@ TEST(ReplaySim, WhatIfsMatchingNothingAreErrors) {
 // the edge, thread 200 would start at 1000 us as measured, and the step end at 2 ms).
 TEST(ReplayAutograd, BackwardOpsFollowTheirForwardOpsAcrossThreads) {
   TempDir d;
-  std::string trace = d / "t";
-  ASSERT_EQ(RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
-            0);
-  int64_t pid = test::RecordedPid(trace);
-  ASSERT_GT(pid, 0);
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  json events = json::array();
-  auto op = [&](int64_t tid, const std::string& cat, const std::string& name, double ts, double dur,
-                json args = json::object()) {
-    events.push_back({{"ph", "X"},
-                      {"cat", cat},
-                      {"name", name},
-                      {"pid", pid},
-                      {"tid", tid},
-                      {"ts", ts},
-                      {"dur", dur},
-                      {"args", args}});
-  };
+  test::HandKineto k(d.path());
+  ASSERT_GT(k.pid, 0);
+  std::string trace = k.trace;
   for (int i = 0; i < 3; ++i) {
     double t = 2000.0 * i;
     int seq = 10 + 10 * i;
-    op(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
-    op(100, "cpu_op", "aten::linear", t, 100, {{"Sequence number", seq}, {"Fwd thread id", 0}});
-    op(200, "cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", t + 1000, 100,
-       {{"Sequence number", seq}, {"Fwd thread id", 1}});
-    op(200, "cpu_op", "AddmmBackward0", t + 1001, 98,
-       {{"Sequence number", seq}, {"Fwd thread id", 1}});
-    op(200, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
-       t + 1100, 50);
-    op(200, "cpu_op", "torch::autograd::AccumulateGrad", t + 1101, 10,
-       {{"Input Dims", {{256, 256}}}, {"Input type", {"float"}}});
+    k.Event(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
+    k.Event(100, "cpu_op", "aten::linear", t, 100,
+            {{"Sequence number", seq}, {"Fwd thread id", 0}});
+    k.Event(200, "cpu_op", "autograd::engine::evaluate_function: AddmmBackward0", t + 1000, 100,
+            {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    k.Event(200, "cpu_op", "AddmmBackward0", t + 1001, 98,
+            {{"Sequence number", seq}, {"Fwd thread id", 1}});
+    k.Event(200, "cpu_op", "autograd::engine::evaluate_function: torch::autograd::AccumulateGrad",
+            t + 1100, 50);
+    k.Event(200, "cpu_op", "torch::autograd::AccumulateGrad", t + 1101, 10,
+            {{"Input Dims", {{256, 256}}}, {"Input type", {"float"}}});
   }
-  json doc = {{"baseTimeNanoseconds", static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
-                                          static_cast<uint64_t>(now.tv_nsec)},
-              {"traceEvents", events}};
-  std::string file = d / "0-s0.pt.trace.json";
-  WriteFileAtomic(file, doc.dump());
-  auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
-  ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
+  k.Import();
   auto r = RunCmd(
       {TT_CLI, "replay", trace, "--json", "--skip-warmup", "0", "--what-if", "aten::linear=15"});
   ASSERT_EQ(r.status, 0) << r.err;

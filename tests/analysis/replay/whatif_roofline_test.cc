@@ -17,6 +17,7 @@
 #include "analysis/replay/whatif_kind.h"
 #include "core/files.h"
 #include "format/import/kineto/import.h"
+#include "hand_kineto.h"
 #include "test_util.h"
 #include "whatif_real.h"
 
@@ -93,44 +94,21 @@ TEST(ReplayRoofline, FusedChainKeepsItsMembersFlopsAndPrecisionIsBoundByTheHalfP
 // product's FLOPs on the kernel; the roofline allows them 67.1 ns at the BF16 peak.
 TEST(ReplayRoofline, GpuKernelsTakeTheFlopsOfTheOpThatLaunchedThem) {
   test::TempDir d;
-  std::string trace = d / "t";
-  ASSERT_EQ(
-      test::RunCmd({TT_CLI, "record", "-o", trace, "--", TT_PROGRAM, "threads", "1", "10"}).status,
-      0);
-  int64_t pid = test::RecordedPid(trace);
-  ASSERT_GT(pid, 0);
-  timespec now{};
-  clock_gettime(CLOCK_REALTIME, &now);
-  json events = json::array();
-  auto ev = [&](int64_t tid, const std::string& cat, const std::string& name, double ts, double dur,
-                json args = json::object()) {
-    events.push_back({{"ph", "X"},
-                      {"cat", cat},
-                      {"name", name},
-                      {"pid", pid},
-                      {"tid", tid},
-                      {"ts", ts},
-                      {"dur", dur},
-                      {"args", args}});
-  };
+  test::HandKineto k(d.path());
+  ASSERT_GT(k.pid, 0);
+  std::string trace = k.trace;
   for (int i = 0; i < 3; ++i) {
     double t = 2000.0 * i;
-    ev(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
-    ev(100, "cpu_op", "aten::linear", t + 10, 100);
-    ev(100, "cpu_op", "aten::addmm", t + 12, 90,
-       {{"Input Dims", {{1024}, {64, 512}, {512, 1024}}},
-        {"Input type", {"float", "float", "float"}}});
-    ev(100, "cuda_runtime", "cudaLaunchKernel", t + 20, 5, {{"correlation", 100 + i}});
-    ev(7, "kernel", "ampere_sgemm_128x64_tn", t + 30, 400,
-       {{"device", 0}, {"stream", 7}, {"correlation", 100 + i}});
+    k.Event(100, "user_annotation", "ProfilerStep#" + std::to_string(i + 1), t, 2000);
+    k.Event(100, "cpu_op", "aten::linear", t + 10, 100);
+    k.Event(100, "cpu_op", "aten::addmm", t + 12, 90,
+            {{"Input Dims", {{1024}, {64, 512}, {512, 1024}}},
+             {"Input type", {"float", "float", "float"}}});
+    k.Event(100, "cuda_runtime", "cudaLaunchKernel", t + 20, 5, {{"correlation", 100 + i}});
+    k.Event(7, "kernel", "ampere_sgemm_128x64_tn", t + 30, 400,
+            {{"device", 0}, {"stream", 7}, {"correlation", 100 + i}});
   }
-  json doc = {{"baseTimeNanoseconds", static_cast<uint64_t>(now.tv_sec) * 1000000000ull +
-                                          static_cast<uint64_t>(now.tv_nsec)},
-              {"traceEvents", events}};
-  std::string file = d / "0-s0.pt.trace.json";
-  WriteFileAtomic(file, doc.dump());
-  auto imported = ImportKineto(trace, pid, {file}, std::nullopt, 1 << 24);
-  ASSERT_TRUE(imported.errors.empty()) << imported.errors[0];
+  k.Import();
   // The GPU's peaks, and its memory bandwidth where `memory` (bytes/s) is given; the replay's
   // JSON with precision=bf16.
   auto replay = [&](const std::string& memory) {
