@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "tables_skip.h"
 #include "test_util.h"
 
 namespace tt {
@@ -59,10 +60,7 @@ void KernelsEqualTheKernelView(const std::string& out, const std::string& trace)
 }
 
 TEST(TablesKernels, KernelsEqualTheKernelViewWithTheirLaunchOpAndStep) {
-  REQUIRE_MODULE("duckdb");
-  REQUIRE_MODULE("pyarrow");
-  if (RunCmd({TT_CLI, "export", "--help"}).out.find("parquet  unavailable") != std::string::npos)
-    GTEST_SKIP() << "built without Apache Arrow";
+  REQUIRE_TABLES();
   TempDir d, o;
   const int kSteps = 6;
   auto r =

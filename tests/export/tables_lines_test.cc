@@ -13,6 +13,7 @@
 #include <string>
 
 #include "core/files.h"
+#include "tables_skip.h"
 #include "test_util.h"
 
 namespace tt {
@@ -121,22 +122,14 @@ void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exac
   }
 }
 
-#define REQUIRE_TABLES()                                                         \
-  do {                                                                           \
-    REQUIRE_MODULE("torch");                                                     \
-    REQUIRE_MODULE("duckdb");                                                    \
-    REQUIRE_MODULE("pyarrow");                                                   \
-    if (RunCmd({TT_CLI, "export", "--help"}).out.find("parquet  unavailable") != \
-        std::string::npos)                                                       \
-      GTEST_SKIP() << "built without Apache Arrow";                              \
-  } while (0)
-
 TEST(TablesTorch, RecordTablesGiveEachOpTheCodeViewsLine) {
+  REQUIRE_MODULE("torch");
   REQUIRE_TABLES();
   ExpectLinesOfTheCodeView({}, false);
 }
 
 TEST(TablesTorch, RecordTablesGiveEachOpThePythonTracersLine) {
+  REQUIRE_MODULE("torch");
   REQUIRE_TABLES();
   ExpectLinesOfTheCodeView({"--python-tracer"}, true);
 }

@@ -15,6 +15,7 @@
 
 #include "comm_test_util.h"
 #include "core/files.h"
+#include "tables_skip.h"
 #include "test_util.h"
 
 namespace tt {
@@ -23,16 +24,6 @@ namespace {
 using nlohmann::json;
 using test::RunCmd;
 using test::TempDir;
-
-// Skips unless the parquet format and DuckDB are here.
-#define REQUIRE_TABLES()                                                         \
-  do {                                                                           \
-    REQUIRE_MODULE("duckdb");                                                    \
-    REQUIRE_MODULE("pyarrow");                                                   \
-    if (RunCmd({TT_CLI, "export", "--help"}).out.find("parquet  unavailable") != \
-        std::string::npos)                                                       \
-      GTEST_SKIP() << "built without Apache Arrow";                              \
-  } while (0)
 
 json Sql(const std::vector<std::string>& dirs, const std::string& query) {
   std::vector<std::string> argv = {TT_CLI, "sql"};
