@@ -148,9 +148,10 @@ int Optimize(const std::vector<std::string>& argv) {
   OptimizeArgs o;
   if (!ParseOptimizeArgs(argv, &o)) return 0;
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems);
+  std::vector<analysis::RankGaps> gaps;
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems, &gaps);
   rp::Plan plan = rp::Optimize(job.steps, o.search);
-  std::vector<WhatIfResult> changes = SuggestionResults(job, rp::Predict(job.steps), 5);
+  std::vector<WhatIfResult> changes = SuggestionResults(job, rp::Predict(job.steps), 5, gaps);
   json j = PlanJson(plan, o.dirs);
   j["suggestions"] = SuggestionsJson(changes);
   if (o.out.json) {

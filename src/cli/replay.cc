@@ -10,6 +10,7 @@
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"
 #include "analysis/replay/whatif_kind.h"
+#include "analysis/views/stats.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/json_out.h"
@@ -174,7 +175,8 @@ void SetBuildOptions(const SelectionOptions& sel, rp::BuildOptions* b) {
 }
 
 std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Prediction& base,
-                                            size_t n) {
+                                            size_t n,
+                                            const std::vector<analysis::RankGaps>& gaps) {
   std::vector<WhatIfResult> out;
   for (rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n)) {
     WhatIfResult r;
@@ -183,6 +185,10 @@ std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Predic
     r.p = std::move(s.p);
     r.change = s.change;
     r.how = s.how;
+    // A straggler's, where its extra time went, as the report says it (rank_gaps.h).
+    if (s.change == "straggler")
+      if (std::string g = analysis::GapSentence(gaps, s.what_if.rank); !g.empty())
+        r.how += ". Its steps: " + g;
     r.gain = s.gain;
     r.uncertainty = s.uncertainty;
     out.push_back(std::move(r));
@@ -191,12 +197,19 @@ std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Predic
 }
 
 rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const model::ProcessChoice& chosen,
-                      const rp::BuildOptions& build, std::vector<Problem>* problems) {
+                      const rp::BuildOptions& build, std::vector<Problem>* problems,
+                      std::vector<analysis::RankGaps>* gaps) {
   // Several recordings as one job on one clock (job_clock.h): each rank's ops and its arrivals
   // at the collectives must be read on the same clock, or a step's collective lands elsewhere.
   model::TraceModel m = LoadJob(dirs, chosen);
   problems->insert(problems->end(), m.problems.begin(), m.problems.end());
   rp::Job job = rp::BuildJob({&m}, build, problems);
+  if (gaps) {  // the ranks' gaps in their steps (the step view's), for a straggler's suggestion
+    analysis::Options o;
+    o.view = "step";
+    std::vector<Problem> seen;  // the same damage BuildJob reported
+    *gaps = analysis::GapsByRank(analysis::Compute(m, o, &seen).steps);
+  }
   std::vector<std::string> clocks = analysis::ClockNotes(m);
   job.notes.insert(job.notes.begin(), clocks.begin(), clocks.end());
   return job;
@@ -209,7 +222,9 @@ int Replay(const std::vector<std::string>& argv) {
   for (const auto& s : o.what_ifs)
     ws.push_back(rp::ParseWhatIf(s, rp::WhatIfNumbers{WhatIfFactor, WhatIfBytes}));
   std::vector<Problem> problems;
-  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems);
+  std::vector<analysis::RankGaps> gaps;
+  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems,
+                              o.suggest ? &gaps : nullptr);
   size_t replayed = job.steps.size();
   if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;
@@ -229,7 +244,7 @@ int Replay(const std::vector<std::string>& argv) {
   out.base = rp::Predict(job.steps);
   for (const auto& w : ws) out.what_ifs.push_back(RunWhatIf(w.spec, {w}, job, out.base));
   if (ws.size() > 1) out.what_ifs.push_back(RunWhatIf("all together", ws, job, out.base));
-  if (o.suggest) out.suggestions = SuggestionResults(job, out.base, o.suggest);
+  if (o.suggest) out.suggestions = SuggestionResults(job, out.base, o.suggest, gaps);
   if (o.out.json)
     PrintCommandJson(ReplayJson(out));
   else if (o.out.csv)

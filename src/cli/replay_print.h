@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "analysis/replay/predict.h"
+#include "analysis/report/rank_gaps.h"
 #include "cli/args.h"
 #include "cli/option_groups.h"
 
@@ -54,16 +55,19 @@ std::string BuildOptionsHelp();
 analysis::replay::Job LoadReplayJob(const std::vector<std::string>& dirs,
                                     const model::ProcessChoice& chosen,
                                     const analysis::replay::BuildOptions& build,
-                                    std::vector<Problem>* problems);
+                                    std::vector<Problem>* problems,
+                                    std::vector<analysis::RankGaps>* gaps);
 
 nlohmann::json ReplayJson(const ReplayOutput& o);
 void PrintReplay(const ReplayOutput& o, size_t top);
 // The suggestions' table (change, what-if, predicted step, gain, uncertainty, speedup against
 // `base`, the unchanged prediction) and how to make each; optimize prints them too.
 void PrintSuggestions(const std::vector<WhatIfResult>& s, double base);
-// The suggestions of `steps` (analysis/replay/suggest.h) as results.
+// The suggestions of `steps` (analysis/replay/suggest.h) as results; a straggler's says where
+// its extra time went where `gaps` (the ranks' gaps in their steps) say.
 std::vector<WhatIfResult> SuggestionResults(const analysis::replay::Job& job,
-                                            const analysis::replay::Prediction& base, size_t n);
+                                            const analysis::replay::Prediction& base, size_t n,
+                                            const std::vector<analysis::RankGaps>& gaps);
 // --csv: the rows of one section of the JSON (ranks, steps, critical_path, resources,
 // what_ifs, suggestions) as CSV.
 void PrintReplayCsv(const ReplayOutput& o, const std::string& section);

@@ -2,10 +2,10 @@
 // real job: DDP with gloo on 3 ranks (tests/programs/torch_ddp_straggler.py, in a network
 // namespace of its own), the last rank sleeping 20 ms a step in a bare time.sleep (no range
 // around it: only the Python sampler sees it). The step view's gap_line, comm's per-rank gaps,
-// the report's straggler finding and its suggestion to make the straggler like the others name
-// the program's line of that sleep, as the program's source has it; the straggler's gaps per step
-// hold the sleep the program made, the other ranks' do not. Skipped where python3 cannot import
-// torch.
+// the report's straggler finding and its suggestion (and replay --suggest's) to make the
+// straggler like the others name the program's line of that sleep, as the program's source has
+// it; the straggler's gaps per step hold the sleep the program made, the other ranks' do not.
+// Skipped where python3 cannot import torch.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -88,6 +88,22 @@ TEST(CommGapsTorch, AStragglersBareSleepIsTheLineOfItsGaps) {
     size_t its = html.find("Its steps: ", like);
     ASSERT_NE(its, std::string::npos) << html.substr(like, 2000);
     EXPECT_NE(html.substr(its, 400).find(sleep), std::string::npos) << html.substr(its, 400);
+  }
+  // replay --suggest on the command line says it as the report does.
+  auto rs = test::RunCmd({TT_CLI, "replay", d / "t", "--suggest", "5", "--json"});
+  ASSERT_EQ(rs.status, 0) << rs.err;
+  bool suggested = false;
+  for (const auto& sg : json::parse(rs.out)["suggestions"])
+    if (sg.value("what_if", "") == "rank=2:like=0") {
+      suggested = true;
+      std::string how = sg.value("how", "");
+      EXPECT_NE(how.find("Its steps: "), std::string::npos) << how;
+      EXPECT_NE(how.find(sleep), std::string::npos) << how;
+    }
+  if (like != std::string::npos) {
+    json all = json::array();
+    for (const auto& sg : json::parse(rs.out)["suggestions"]) all.push_back({sg["what_if"], sg["how"]});
+    EXPECT_TRUE(suggested) << all.dump(1).substr(0, 3000);
   }
 }
 
