@@ -42,7 +42,7 @@ if [ "${TT_QUICK:-0}" != 1 ]; then
   # the interpreter and the frameworks do not free everything at exit, and LeakSanitizer,
   # preloaded into them with our library, would report their leaks as failures. ASan and UBSan
   # still check every access in those processes.
-  py_tests='^(Corpus|TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommGapsTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup|StatsOptions\.IncludeWarmup|KinetoStream\.Record|JobIdentity\.Gloo|WhatIfLine|WhatIfNestedOps|WhatIfStraggler|WhatIfSuggest|WhatIfBatch\.BatchTwice|TablesTorch|TablesSpark|TorchFlops|JaxFlops|TfFlops|WhatIfRoofline)'
+  py_tests='^(Corpus|TfBootstrap|TfWorkloads|TfMemory|Steps|TorchWorkloads|CodeView|CommTorch|CommGapsTorch|CommTf|CommClockTorch|CommOverlapTorch|TfP2p\.|JaxRank|JaxCollectives|DiffTorch|ReplayFidelity|ReplayPipeline|ReplayTfGraph|CaptureFrameworks|Top\.Keras|IttApi|IttTensorFlow|XSpaceImport\.Record|ReportOptions\.IncludeWarmup|StatsOptions\.IncludeWarmup|KinetoStream\.Record|ImportMemory\.Record|JobIdentity\.Gloo|WhatIfLine|WhatIfNestedOps|WhatIfStraggler|WhatIfSuggest|WhatIfBatch\.BatchTwice|TablesTorch|TablesSpark|TorchFlops|JaxFlops|TfFlops|WhatIfRoofline)'
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
     run_suite build-asan "-DTT_SANITIZE=address,undefined -DTT_BUILD_BENCH=OFF" "-E $py_tests"
   # Of those, the suites whose own code (replay, its TensorFlow graph edges, the clocks of several
