@@ -315,6 +315,20 @@ void Lock() {
 }
 void Unlock() { g.lock.store(false, std::memory_order_release); }
 
+void NoteThreadHashLocked(int64_t hash, uint64_t tid) {
+  size_t room = sizeof g.thread_hashes - g.thread_hashes_len;
+  int n = std::snprintf(g.thread_hashes + g.thread_hashes_len, room, "%lld=%llu,",
+                        static_cast<long long>(hash), static_cast<unsigned long long>(tid));
+  if (n > 0 && static_cast<size_t>(n) < room) g.thread_hashes_len += static_cast<size_t>(n);
+  g.thread_hashes[g.thread_hashes_len] = 0;
+}
+
+void NoteThreadHash(int64_t hash, uint64_t tid) {
+  Lock();
+  NoteThreadHashLocked(hash, tid);
+  Unlock();
+}
+
 Stream* ProcessStream() { return g.proc; }
 Stream* StreamsLocked() { return g.streams; }
 void RegisterStreamLocked(Stream* s) {
@@ -399,11 +413,7 @@ Stream* AttachThread() {
       auto hash = static_cast<int64_t>(std::hash<std::thread::id>{}(std::this_thread::get_id()));
       Lock();
       RegisterStreamLocked(s);
-      size_t room = sizeof g.thread_hashes - g.thread_hashes_len;
-      int n = std::snprintf(g.thread_hashes + g.thread_hashes_len, room, "%lld=%llu,",
-                            static_cast<long long>(hash), static_cast<unsigned long long>(tid));
-      if (n > 0 && static_cast<size_t>(n) < room) g.thread_hashes_len += static_cast<size_t>(n);
-      g.thread_hashes[g.thread_hashes_len] = 0;
+      NoteThreadHashLocked(hash, tid);
       Unlock();
       pthread_setspecific(g.key, s);
       t_stream = s;

@@ -39,6 +39,12 @@ void Unlock();
 
 // Adds a stream to the registry (closed in a forked child, drops summed at exit). Under Lock().
 void RegisterStreamLocked(Stream* s);
+// Notes thread `tid`'s std::hash of its std::thread::id (libstdc++'s hash of its pthread_t), for
+// the metadata's thread_hashes: TensorFlow's profiler names its host lines by it, and the
+// XSpace import places them on the thread by it. A thread's stream notes its own; the Python
+// sampler (src/sources/python/native_threads.cc) those of the threads that write none.
+void NoteThreadHashLocked(int64_t hash, uint64_t tid);
+void NoteThreadHash(int64_t hash, uint64_t tid);
 // The first stream of the registry (follow `next`). Under Lock().
 Stream* StreamsLocked();
 void ResetDeviceQueues();  // device.cc; under Lock()

@@ -1,11 +1,15 @@
 // The Python source's sampler, native: a thread of ours (not a Python thread) that every N ms
 // takes the GIL and reads each Python thread's frames straight from the interpreter's own
 // structures, then writes a sample when a thread's stack changed (tt_py_sample, as
-// python/tensortrace/sampler.py would); then, without the GIL, reads each of those threads' CPU
+// python/tensortrace/sampler.py would); then, without the GIL, reads each thread's CPU
 // clock and writes it where it changed (tt_py_cpu), which replay's CPU sharing reads as what
 // share of a core each thread's work asked for. It creates no Python object, so the interpreter's
 // garbage collections happen when and where they would untraced (a sampler in Python moved
 // them: docs/trace-format.md "Python events"), which is what lets sampling be on by default.
+// The CPU clocks it reads are those of every thread of the process, not only Python's: the
+// threads of /proc/self/task (listed again every kListNs), so that the work of gloo's, oneDNN's,
+// OpenMP's, TensorFlow's and autograd's pool threads has its CPU time too; and a new thread's
+// handle hash (native_threads.cc), which places TensorFlow's host lines on their threads.
 //
 // The frame layout it reads is CPython 3.11's (internal/pycore_frame.h): CMake builds this
 // library only against 3.11's headers and the bootstrap loads it only into a 3.11 interpreter
@@ -13,25 +17,33 @@
 // the preloaded runtime's tt_py_* functions, resolved when it is loaded.
 #define Py_BUILD_CORE 1
 #include <Python.h>
+#include <dirent.h>
 #include <internal/pycore_frame.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "native_code.h"
+#include "native_threads.h"
 
 extern "C" {
 void tt_py_frame(uint32_t id, const char* text);
 void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
 void tt_py_cpu(int64_t tid, int64_t cpu_ns, int64_t since, int64_t at);
+void tt_py_thread(int64_t hash, int64_t tid);
 void tt_set_thread_name(const char* name);
 int tt_enabled(void);
 void tt_pysample_lock_threads();  // native_sampler_lock.c
@@ -43,6 +55,10 @@ namespace {
 // Frame numbers of this library start here, so that they never meet those the bootstrap's
 // Python thread gives to TensorFlow's creation sites (numbered from 1) in the same process.
 constexpr uint32_t kFirstId = 1u << 30;
+
+// How often the process's threads are listed again (/proc/self/task) for their CPU clocks: a
+// thread started since is read from the next listing on.
+constexpr int64_t kListNs = 50'000'000;
 
 // What a thread's innermost frame was at the last look: while it is the same, so is the stack.
 struct Top {
@@ -73,6 +89,10 @@ struct Sampler {
   std::vector<long> looked;
   std::map<long, int64_t> cpu;
   int64_t prev_cpu_look = 0;
+  std::vector<long> tasks;         // every thread of the process but this one, at the last listing
+  int64_t listed = 0;              // when (0: never)
+  long own_tid = 0, skip_tid = 0;  // this thread's and the bootstrap's (native ids)
+  std::set<long> noted;            // threads whose handle's hash was noted (or looked for)
   bool silent = false;  // a look was skipped: outside a capture window (record --on-demand)
 };
 
@@ -128,12 +148,50 @@ clockid_t ThreadCpuClock(long tid) {
   return static_cast<clockid_t>((~static_cast<unsigned long>(tid) << 3) | 6);
 }
 
-// Each looked-at thread's CPU time, written where it changed since the previous look (a
-// waiting thread costs one system call). Without the GIL: the threads run meanwhile.
+// The process's threads but `own` (the sampler's) and `skip` (the bootstrap's), by their ids.
+std::vector<long> ListThreads(long own, long skip) {
+  std::vector<long> tids;
+  DIR* d = opendir("/proc/self/task");
+  if (!d) return tids;
+  while (dirent* e = readdir(d)) {
+    long tid = std::strtol(e->d_name, nullptr, 10);
+    if (tid > 0 && tid != own && tid != skip) tids.push_back(tid);
+  }
+  closedir(d);
+  return tids;
+}
+
+// Each listed thread's handle hash, the first time it is listed (tt_py_thread): what places
+// TensorFlow's host lines of it on it. The threads are walked only when one is new.
+void NoteHandles(Sampler* s) {
+  if (std::all_of(s->tasks.begin(), s->tasks.end(), [s](long t) { return s->noted.count(t); }))
+    return;
+  for (const auto& [tid, hash] : tt_native::ThreadHandleHashes())
+    if (s->noted.insert(tid).second) tt_py_thread(static_cast<int64_t>(hash), tid);
+  s->noted.insert(s->tasks.begin(), s->tasks.end());
+}
+
+// The threads whose CPU clocks are read: the Python threads of this look and the process's
+// other threads as last listed.
+std::vector<long> CpuThreads(Sampler* s, int64_t at) {
+  if (s->listed == 0 || at - s->listed >= kListNs) {
+    s->tasks = ListThreads(s->own_tid, s->skip_tid);
+    s->listed = at;
+    NoteHandles(s);
+  }
+  std::vector<long> tids = s->looked;
+  tids.insert(tids.end(), s->tasks.begin(), s->tasks.end());
+  std::sort(tids.begin(), tids.end());
+  tids.erase(std::unique(tids.begin(), tids.end()), tids.end());
+  return tids;
+}
+
+// Each thread's CPU time, written where it changed since the previous look (a waiting thread
+// costs one system call). Without the GIL: the threads run meanwhile.
 void LookCpu(Sampler* s) {
   int64_t since = s->prev_cpu_look, at = s->prev_cpu_look = MonotonicNs();
   std::map<long, int64_t> now;
-  for (long tid : s->looked) {
+  for (long tid : CpuThreads(s, at)) {
     timespec ts;
     if (clock_gettime(ThreadCpuClock(tid), &ts) != 0) continue;
     int64_t cpu = static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
@@ -153,6 +211,7 @@ void Look(Sampler* s) {
   s->looked.clear();
   tt_pysample_lock_threads();
   for (PyThreadState* t = PyInterpreterState_ThreadHead(s->interp); t; t = PyThreadState_Next(t)) {
+    if (t->thread_id == s->skip) s->skip_tid = static_cast<long>(t->native_thread_id);
     if (t == s->own || t->thread_id == s->skip) continue;
     s->looked.push_back(static_cast<long>(t->native_thread_id));
     _PyInterpreterFrame* f = Innermost(t);
@@ -181,6 +240,7 @@ void Forget(Sampler* s) {
 
 void Run(Sampler* s) {
   tt_set_thread_name("tensortrace-pysample");
+  s->own_tid = static_cast<long>(syscall(SYS_gettid));
   std::unique_lock<std::mutex> lock(s->mu);
   for (;;) {
     bool stopping =

@@ -12,6 +12,9 @@
 //                             thread `tid` had used `cpu_ns` of CPU time (its CPU clock) at `at`;
 //                             written when it changed since the previous look `since` (0: first
 //                             look), which still read the thread's previous tt_py_cpu value
+//   tt_py_thread(hash, tid)   thread `tid`'s std::hash of its std::thread::id, for a thread that
+//                             writes no stream of its own (the metadata's thread_hashes, by
+//                             which the XSpace import places TensorFlow's host lines)
 //   tt_set_rank(rank, world_size, source)
 //                             the process's rank as the framework knows it (JAX's process
 //                             index), into the trace metadata (runtime/process.h)
@@ -80,6 +83,10 @@ __attribute__((visibility("default"))) void tt_py_cpu(int64_t tid, int64_t cpu_n
   Arg args[4] = {IntArg(tt::keys::kTid, tid), IntArg(tt::keys::kCpuNs, cpu_ns),
                  IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
   tt::rt::EmitInstant(tt::keys::kPythonCpu, Category::kPython, args, 4);
+}
+
+__attribute__((visibility("default"))) void tt_py_thread(int64_t hash, int64_t tid) {
+  if (tid > 0) tt::rt::NoteThreadHash(hash, static_cast<uint64_t>(tid));
 }
 
 __attribute__((visibility("default"))) void tt_py_site(const char* op, const char* frames) {
