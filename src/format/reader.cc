@@ -148,6 +148,15 @@ bool RecordLockHeld(const std::string& dir) {
 // but never wrote tensortrace.json, its last file.
 static void CheckFinished(TraceDir* t) {
   const std::string& d = t->path;
+  struct stat st;
+  if (lstat((d + "/tensortrace.json").c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    // Planted where record's last file goes (never opened): the session is not known.
+    t->problems.push_back({d + "/tensortrace.json", 0,
+                           std::string("it is ") + FileTypeName(st.st_mode) +
+                               ", not a regular file: record's session file (the program's "
+                               "exit status) is missing"});
+    return;
+  }
   if (PathExists(d + "/metadata") || !PathExists(d + "/losses") ||
       PathExists(d + "/tensortrace.json") || RecordLockHeld(d))
     return;

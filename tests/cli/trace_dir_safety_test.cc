@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <thread>
 
@@ -75,14 +76,26 @@ TEST(FileSizeLimit, ProgramsOwnWritesPastTheLimitBehaveAsWithoutRecord) {
 
 // --- Item 4: the trace directory is the recording's alone --------------------------------------
 
-TEST(TraceDirSafety, FifoPlantedAtTheSessionFileIsRefusedAtOnce) {
+// The program's exit status, in the session file that replaced the plant.
+int SessionExitCode(const std::string& trace) {
+  std::string s = ReadFile(trace + "/tensortrace.json");
+  size_t at = s.find("\"exit_code\": ");
+  return at == std::string::npos ? -1 : std::atoi(s.c_str() + at + 13);
+}
+
+// A FIFO the program leaves where tensortrace.json goes is never opened (no hang, no SIGPIPE):
+// it is replaced, so the trace keeps the program's status and reads as finished.
+TEST(TraceDirSafety, FifoPlantedAtTheSessionFileIsReplacedNotOpened) {
   TempDir d;
   auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c",
                    "mkfifo \"$TENSORTRACE_DIR/tensortrace.json\"; exit 3"},
                   {}, 20);
   EXPECT_EQ(r.status, 3) << r.err;  // the program's, not a hang (124) nor SIGPIPE (141)
-  EXPECT_TRUE(Has(r.err, d / "t/tensortrace.json: it is a FIFO, not a regular file")) << r.err;
-  EXPECT_TRUE(Has(r.err, "trace written")) << r.err;  // the streams are there all the same
+  EXPECT_TRUE(Has(r.err, "the program left a FIFO at " + d / "t/tensortrace.json")) << r.err;
+  EXPECT_TRUE(Has(r.err, "trace written")) << r.err;
+  EXPECT_FALSE(Has(r.err, "is missing")) << r.err;  // the summary read the trace without it
+  EXPECT_EQ(Mode(d / "t/tensortrace.json"), 0600u);  // a regular file of its own
+  EXPECT_EQ(SessionExitCode(d / "t"), 3);
   EXPECT_EQ(RunCmd({TT_CLI, "info", d / "t"}, {}, 20).status, 0);
 }
 
@@ -93,8 +106,33 @@ TEST(TraceDirSafety, LinkPlantedAtTheSessionFileIsNotFollowed) {
                    "ln -s \"$0\" \"$TENSORTRACE_DIR/tensortrace.json\"; exit 4", d / "outside"},
                   {}, 20);
   EXPECT_EQ(r.status, 4) << r.err;
-  EXPECT_TRUE(Has(r.err, "tensortrace.json: it is a symbolic link, not a regular file")) << r.err;
+  EXPECT_TRUE(Has(r.err, "the program left a symbolic link at")) << r.err;
   EXPECT_EQ(ReadFile(d / "outside"), "keep me");
+  EXPECT_EQ(SessionExitCode(d / "t"), 4);
+}
+
+// What cannot be replaced (a directory), or a plant made after record ended: every reader says
+// the session file is missing and exits with the damage status, not "finished" in silence.
+TEST(TraceDirSafety, SessionFileThatIsNoFileIsDamage) {
+  TempDir d;
+  auto r = RunCmd({TT_CLI, "record", "-o", d / "t", "--", "sh", "-c",
+                   "mkdir \"$TENSORTRACE_DIR/tensortrace.json\"; exit 5"},
+                  {}, 20);
+  EXPECT_EQ(r.status, 5) << r.err;
+  EXPECT_TRUE(Has(r.err, "the trace has no session file")) << r.err;
+  std::string what = d / "t/tensortrace.json: it is a directory, not a regular file";
+  for (const char* cmd : {"info", "stats", "memory"}) {
+    auto got = RunCmd({TT_CLI, cmd, d / "t"}, {}, 20);
+    EXPECT_EQ(got.status, 3) << cmd << ": " << got.err;
+    EXPECT_TRUE(Has(got.err, what)) << cmd << ": " << got.err;
+  }
+  auto rec = RunCmd({TT_CLI, "record", "-o", d / "u", "--", TT_PROGRAM, "leaf", "10"}, {}, 20);
+  ASSERT_EQ(rec.status, 0) << rec.err;
+  std::filesystem::remove(d / "u/tensortrace.json");
+  ASSERT_EQ(mkfifo((d / "u/tensortrace.json").c_str(), 0600), 0);
+  auto fifo = RunCmd({TT_CLI, "info", d / "u"}, {}, 20);
+  EXPECT_EQ(fifo.status, 3) << fifo.err;  // not a hang
+  EXPECT_TRUE(Has(fifo.err, "tensortrace.json: it is a FIFO, not a regular file")) << fifo.err;
 }
 
 TEST(TraceDirSafety, FifoPlantedAtAnImportSummaryNeverBlocks) {
