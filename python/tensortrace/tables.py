@@ -6,8 +6,10 @@
     t.sql("SELECT op_type, sum(self_ns) FROM ops GROUP BY 1")
 
 A trace directory is exported first (`tensortrace export DIR... --format parquet`, into a
-temporary directory kept while the object lives); a dataset that export wrote is read as it
-is, after checking its schema version. pyarrow, pandas and duckdb are imported only when used,
+temporary directory kept while the object lives), which takes each recording's per-process
+tables from DIR/tables where `record --tables` wrote them and they are current for the trace
+(.notes says so, or why not); a dataset that export wrote is read as it is, after checking its
+schema version. pyarrow, pandas and duckdb are imported only when used,
 so that the record bootstrap, which shares this package, never loads them.
 """
 import argparse
@@ -67,6 +69,7 @@ class Trace:
     def __init__(self, dataset, scratch=None):
         self.dataset = str(dataset)
         self._scratch = scratch  # a TemporaryDirectory holding an export, removed with us
+        self.notes = []  # what the export said (the recorded tables it took, or why not)
         check_version(self.dataset)
         self._db = None
 
@@ -127,7 +130,9 @@ def open(*paths):  # noqa: A001 (the package's entry: tensortrace.open)
     if r.returncode != 0:
         raise TablesError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else
                           f"tensortrace export failed ({r.returncode})")
-    return Trace(out, scratch)
+    t = Trace(out, scratch)
+    t.notes = [line.removeprefix("tensortrace export: ") for line in r.stderr.splitlines()]
+    return t
 
 
 def _print(cursor, fmt, out):

@@ -82,6 +82,9 @@ bool ParseExportArgs(const std::vector<std::string>& argv, ExportArgs* e) {
   e->sel.steps = e->chosen.steps;
   e->sel.skip_warmup = e->chosen.SkipWarmup(kSelection);
   e->sel.step_names = e->chosen.step_names;
+  e->sel.reuse_recorded_tables = e->chosen.pids.empty() && e->chosen.ranks.empty() &&
+                                 !e->sel.steps && !e->sel.skip_warmup &&
+                                 e->sel.step_names.empty() && !e->sel.max_events;
   return true;
 }
 

@@ -1,10 +1,12 @@
 #include "cli/record_tables.h"
 
+#include <fstream>
 #include <iostream>
 
 #include "cli/pids.h"
 #include "core/error.h"
 #include "export/parquet.h"
+#include "export/parquet_reuse.h"
 
 namespace tt::cli {
 
@@ -25,6 +27,9 @@ void WriteRecordTables(const std::string& dir, bool quiet) {
     std::vector<Problem> problems = m.problems;
     exporter::ExportOutcome o =
         exporter::WriteParquetDataset(m, exporter::Selection{}, dir + "/tables", false, &problems);
+    // What sql and export over this recording check before they take these tables.
+    std::ofstream(dir + "/tables/" + exporter::kFingerprintFile)
+        << exporter::TraceFingerprint(dir) << "\n";
     if (!quiet)
       for (const auto& line : o.lines) std::cerr << "tensortrace: " << line << "\n";
     if (!problems.empty())

@@ -32,7 +32,8 @@ Runs the query with DuckDB over the job's tables: slices, ops (the slices the op
 steps, kernels (GPU kernels, copies and sets with their launch and op), collectives,
 allocations, processes, threads and clocks (docs/tables.md; times in integer ns, a rank column
 on every table). DIR is a trace directory (several: one job, a recording per rank), exported
-to Parquet for the query and removed after it, or a dataset that
+to Parquet for the query and removed after it (the per-process tables taken from DIR/tables
+where `record --tables` wrote them and they are current for the trace), or a dataset that
 `tensortrace export DIR --format parquet -o OUT` wrote. DuckDB comes from python3 (the
 environment's first on PATH, or $TT_PYTHON): pip install duckdb pyarrow.
 
@@ -41,7 +42,10 @@ output:
 
 const OutputSpec kOutput{.schema = "docs/tables.md", .csv_rows = "one row per result row"};
 
-bool IsDataset(const std::string& dir) { return fs::is_directory(fs::path(dir) / "slices"); }
+bool IsDataset(const std::string& dir) {
+  std::error_code ec;
+  return fs::is_directory(fs::path(dir) / "slices", ec);
+}
 
 // The directory this executable is in (its python/ folder holds the package).
 std::string ExeDir() {
@@ -88,7 +92,11 @@ std::string ExportToScratch(const std::vector<std::string>& dirs, Scratch* s) {
   model::TraceModel m = LoadJob(dirs, {});
   std::vector<Problem> problems = m.problems;
   for (const auto& n : analysis::ClockNotes(m)) std::cerr << "tensortrace sql: " << n << "\n";
-  exporter::WriteParquetDataset(m, {}, s->path + "/tables", false, &problems);
+  exporter::Selection sel;
+  sel.reuse_recorded_tables = true;  // each recording's DIR/tables, where current
+  exporter::ExportOutcome o =
+      exporter::WriteParquetDataset(m, sel, s->path + "/tables", false, &problems);
+  for (const auto& note : o.notes) std::cerr << "tensortrace sql: " << note << "\n";
   if (!problems.empty())
     std::cerr << "tensortrace sql: warning: " << problems.size()
               << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
@@ -108,7 +116,8 @@ int Sql(const CommandArgs& argv) {
       return 0;
     } else if (!a.Peek().empty() && a.Peek()[0] != '-') {
       std::string v = a.TakePositional();
-      (fs::is_directory(v) ? dirs : queries).push_back(v);
+      std::error_code ec;  // a query longer than a file name can be is no directory
+      (fs::is_directory(v, ec) ? dirs : queries).push_back(v);
     } else {
       a.Unknown();
     }

@@ -59,13 +59,15 @@ std::string XSpaceDirProblem(const std::string& dir) {
 }
 
 // tables/ (record --tables): a Parquet dataset, TABLE/rank=R/part-*.parquet (clocks:
-// TABLE/part-0.parquet); tables.tmpN/ while it is written.
+// TABLE/part-0.parquet) and _trace (the trace's fingerprint, export/parquet_reuse.h);
+// tables.tmpN/ while it is written.
 std::string TablesDirProblem(const std::string& dir, int depth = 0) {
   static const std::regex kPart(R"(part-[0-9a-z-]+\.parquet)");
   for (const auto& n : ListDirectory(dir)) {
     std::string p = dir + "/" + n;
     char k = Kind(p);
-    bool ok = (k == 'd' && depth < 2) || (k == 'f' && depth > 0 && std::regex_match(n, kPart));
+    bool ok = (k == 'd' && depth < 2) || (k == 'f' && depth > 0 && std::regex_match(n, kPart)) ||
+              (k == 'f' && depth == 0 && n == "_trace");
     if (!ok) return p + " is not part of the trace's tables";
     if (k == 'd')
       if (std::string why = TablesDirProblem(p, depth + 1); !why.empty()) return why;

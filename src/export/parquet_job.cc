@@ -246,6 +246,11 @@ void WriteJobTables(const model::TraceModel& m, const Selection& sel,
                     const std::vector<model::Step>& steps, const std::string& root,
                     std::vector<Problem>* problems, JobTablesCounts* counts) {
   Steps(m, sel, steps, root, problems, counts);
+  WriteJobWideTables(m, root, problems, counts);
+}
+
+void WriteJobWideTables(const model::TraceModel& m, const std::string& root,
+                        std::vector<Problem>* problems, JobTablesCounts* counts) {
   Collectives(m, root, problems, counts);
   Processes(m, root, counts);
   Clocks(m, root, counts);

@@ -17,4 +17,10 @@ void WriteJobTables(const model::TraceModel& m, const Selection& sel,
                     const std::vector<model::Step>& steps, const std::string& root,
                     std::vector<Problem>* problems, JobTablesCounts* counts);
 
+// The tables of the whole job alone (collectives, processes, clocks): what export computes over
+// the recordings when it takes their per-process tables from record --tables
+// (parquet_reuse.h).
+void WriteJobWideTables(const model::TraceModel& m, const std::string& root,
+                        std::vector<Problem>* problems, JobTablesCounts* counts);
+
 }  // namespace tt::exporter

@@ -163,7 +163,10 @@ void TablesVisitor::OnSlice(const model::Process& p, const model::Track& t, cons
   for (const Arg& x : ArgList(s.args))
     r.args += (r.args.empty() ? "" : ";") + std::string(p.Name(x.key)) + "=" + ArgValueText(p, x);
   if (!lines_->Holding() && held_.empty()) {  // no op waits for its line: write it now
-    WriteRow(p, t, r, r.c.is_op ? lines_->Of(s) : SliceLines::Text{});
+    WriteRow(p, t, r,
+             r.c.is_op        ? lines_->Of(s)
+             : r.c.eager_line ? lines_->OfEager(s)
+                              : SliceLines::Text{});
     return;
   }
   held_.push_back(std::move(r));

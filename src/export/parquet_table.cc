@@ -4,6 +4,8 @@
 #include <arrow/io/file.h>
 #include <arrow/util/key_value_metadata.h>
 #include <parquet/arrow/writer.h>
+#include <parquet/exception.h>
+#include <parquet/file_reader.h>
 #include <parquet/properties.h>
 
 #include "core/error.h"
@@ -145,6 +147,22 @@ void ParquetTable::Close() {
   Flush();
   Check(impl_->writer->Close(), impl_->path);
   Check(impl_->out->Close(), impl_->path);
+}
+
+ParquetFileInfo ReadParquetInfo(const std::string& path) {
+  ParquetFileInfo info;
+  try {
+    std::unique_ptr<parquet::ParquetFileReader> r = parquet::ParquetFileReader::OpenFile(path);
+    std::shared_ptr<parquet::FileMetaData> meta = r->metadata();
+    info.rows = meta->num_rows();
+    if (auto kv = meta->key_value_metadata()) {
+      int i = kv->FindKey(kSchemaVersionKey);
+      if (i >= 0) info.version = kv->value(i);
+    }
+  } catch (const parquet::ParquetException& e) {
+    throw Error(path + ": not a readable Parquet file (" + e.what() + ")");
+  }
+  return info;
 }
 
 }  // namespace tt::exporter

@@ -51,4 +51,12 @@ class ParquetTable {
   uint64_t rows_ = 0;
 };
 
+// What a reader checks of a Parquet file: its rows and its schema version (the key-value
+// metadata's kSchemaVersionKey, "" where absent). Throws tt::Error where it is not Parquet.
+struct ParquetFileInfo {
+  int64_t rows = 0;
+  std::string version;
+};
+ParquetFileInfo ReadParquetInfo(const std::string& path);
+
 }  // namespace tt::exporter

@@ -20,6 +20,7 @@ std::pair<std::optional<std::string>, std::string> Texts(
 
 void SliceLines::BeginTrack(uint64_t tid) {
   sites_.reset();
+  tid_ = tid;
   if (code_) sites_.emplace(code_, p_, tid);
 }
 
@@ -40,6 +41,15 @@ SliceLines::Text SliceLines::Of(const model::Slice& outer) {
   if (site.none) return {};
   const Strings& s = Cached(site);
   return {s.first ? &*s.first : nullptr, &s.second};
+}
+
+SliceLines::Text SliceLines::OfEager(const model::Slice& s) {
+  if (!sites_ || !sites_->stacks() || !sites_->Flushes()) return {};
+  analysis::OpSites::Site site;
+  site.none = false;
+  site.stack = sites_->stacks()->Of(s.name, tid_, s.start, s.end);
+  const Strings& t = Cached(site);
+  return {t.first ? &*t.first : nullptr, &t.second};
 }
 
 }  // namespace tt::exporter

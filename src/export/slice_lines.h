@@ -33,6 +33,10 @@ class SliceLines {
     const std::string* stack = nullptr;
   };
   Text Of(const model::Slice& outer);
+  // An eager op's (SliceMeaning::Closed::eager_line), at its close: the line that called it, as
+  // the code view gives its time to (the sampled stack over its interval); null where the code
+  // view does not count it (inside a framework op, or no Python stacks).
+  Text OfEager(const model::Slice& s);
 
  private:
   using Strings = std::pair<std::optional<std::string>, std::string>;
@@ -40,6 +44,7 @@ class SliceLines {
   const analysis::ProcessCode* code_;
   const model::Process& p_;
   std::optional<analysis::OpSites> sites_;
+  uint64_t tid_ = 0;
   std::unordered_map<uint32_t, Strings> by_stack_;
   std::unordered_map<std::string, Strings> by_exact_;
 };

@@ -16,6 +16,9 @@ struct Selection {
   uint64_t skip_warmup = 0;
   std::vector<std::string> step_names;
   uint64_t max_events = 0;  // 0: all
+  // Parquet: take the per-process tables record --tables wrote into each recording where they
+  // are current (export/parquet_reuse.h); set where nothing else is selected.
+  bool reuse_recorded_tables = false;
 };
 
 struct WalkResult {

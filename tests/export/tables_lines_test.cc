@@ -4,6 +4,8 @@
 // the ops' count and self time equal the code view's rows whose own ops they are, each op's
 // line is the innermost source frame of its stack, and the program's two model functions each
 // have their line. Sampled stacks (the default) and PyTorch's Python tracer's exact ones.
+// TablesTf: eager TensorFlow's ops (their dispatches) take the line the code view gives them
+// (tests/corpus/tf_eager_two_functions.py).
 // Skipped without torch, DuckDB or pyarrow, or where this tensortrace was built without Arrow.
 #include <gtest/gtest.h>
 
@@ -59,19 +61,10 @@ int LineOf(const std::string& text) {
   return 1 + static_cast<int>(std::count(src.begin(), src.begin() + at, '\n'));
 }
 
-// Records code_torch.py with --tables (and `options`; exact: a tracer's stacks); compares
-// DIR/tables with the code view.
-void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exact) {
-  TempDir d;
-  std::string trace = d / "t";
-  std::vector<std::string> argv = {TT_CLI, "record", "--tables", "-o", trace};
-  argv.insert(argv.end(), options.begin(), options.end());
-  argv.insert(argv.end(), {"--", Python(), Program("code_torch.py")});
-  auto r = RunCmd(argv, {}, 400);
-  ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
-  ASSERT_TRUE(IsDirectory(trace + "/tables/slices/rank=-1")) << r.err;
-
+// The code view of `trace` against DIR/tables: `query` gives (stack, n, self) per path; each is
+// a code view row's own ops (count, self time), and each row's line is its stack's innermost
+// source frame ("file.py:N:function").
+void ExpectStacksOfTheCodeView(const std::string& trace, const std::string& query) {
   auto v = RunCmd({TT_CLI, "stats", trace, "--view", "code", "--json", "--select",
                    "name,occurrence,micros,self_micros"},
                   {}, 120);
@@ -80,9 +73,7 @@ void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exac
   OwnOps(json::parse(v.out)["rows"], "", &want);
   ASSERT_FALSE(want.empty()) << v.out;
 
-  json got = Sql(trace + "/tables",
-                 "SELECT stack, count(*) AS n, sum(self_ns) AS self FROM ops "
-                 "WHERE stack IS NOT NULL GROUP BY stack");
+  json got = Sql(trace + "/tables", query);
   EXPECT_EQ(got["rows"].size(), want.size()) << got.dump() << "\n" << v.out;
   for (const auto& row : got["rows"]) {
     std::string stack = row["stack"];
@@ -91,9 +82,8 @@ void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exac
     EXPECT_NEAR(row["self"].get<double>() / 1e3, want[stack].self_us, 0.0015 * want[stack].n)
         << stack;
   }
-  // Each op's line: its stack's innermost frame that is a source line ("file.py:N:function").
   json lines =
-      Sql(trace + "/tables", "SELECT DISTINCT stack, line FROM ops WHERE stack IS NOT NULL");
+      Sql(trace + "/tables", "SELECT DISTINCT stack, line FROM slices WHERE stack IS NOT NULL");
   for (const auto& row : lines["rows"]) {
     std::string stack = row["stack"], expect;
     for (size_t at = 0; at <= stack.size();) {
@@ -107,6 +97,24 @@ void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exac
     else
       EXPECT_EQ(row["line"], expect) << stack;
   }
+}
+
+// Records code_torch.py with --tables (and `options`; exact: a tracer's stacks); compares
+// DIR/tables with the code view.
+void ExpectLinesOfTheCodeView(const std::vector<std::string>& options, bool exact) {
+  TempDir d;
+  std::string trace = d / "t";
+  std::vector<std::string> argv = {TT_CLI, "record", "--tables", "-o", trace};
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"--", Python(), Program("code_torch.py")});
+  auto r = RunCmd(argv, {}, 400);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  ASSERT_TRUE(IsDirectory(trace + "/tables/slices/rank=-1")) << r.err;
+
+  ExpectStacksOfTheCodeView(trace,
+                            "SELECT stack, count(*) AS n, sum(self_ns) AS self FROM ops "
+                            "WHERE stack IS NOT NULL GROUP BY stack");
   // The model's two functions, each at its own line of the program.
   json parts =
       Sql(trace + "/tables",
@@ -132,6 +140,34 @@ TEST(TablesTorch, RecordTablesGiveEachOpThePythonTracersLine) {
   REQUIRE_MODULE("torch");
   REQUIRE_TABLES();
   ExpectLinesOfTheCodeView({"--python-tracer"}, true);
+}
+
+// Eager TensorFlow writes no op event: the code view gives each eager op's dispatch
+// (EagerLocalExecute, its kernel inside) whole to the line that called it, and the slices table
+// gives those rows (meaning eager) that line and stack: per path, the table's ops and counted
+// eager ops are the code view's row's own, and both of the program's functions have theirs.
+TEST(TablesTf, RecordTablesGiveEagerOpsTheCodeViewsLine) {
+  REQUIRE_MODULE("tensorflow");
+  REQUIRE_TABLES();
+  TempDir d;
+  std::string trace = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "--tables", "-o", trace, "--", Python(),
+                   std::string(TT_SOURCE_DIR) + "/tests/corpus/tf_eager_two_functions.py", "40"},
+                  {}, 400);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("warning"), std::string::npos) << r.err;
+  ExpectStacksOfTheCodeView(trace,
+                            "SELECT stack, count(*) AS n, "
+                            "sum(CASE WHEN is_op THEN self_ns ELSE dur_ns END) AS self "
+                            "FROM slices WHERE stack IS NOT NULL GROUP BY stack");
+  json parts = Sql(trace + "/tables",
+                   "SELECT regexp_extract(line, '[a-z]+_part$') AS f, count(*) AS n "
+                   "FROM slices WHERE meaning = 'eager' AND line LIKE '%_part' GROUP BY 1");
+  EXPECT_EQ(parts["rows"].size(), 2u) << parts.dump();
+  json other = Sql(trace + "/tables",
+                   "SELECT count(*) AS n FROM slices WHERE meaning NOT IN ('op', 'annotation', "
+                   "'eager') AND stack IS NOT NULL");
+  EXPECT_EQ(other["rows"][0]["n"], 0) << other.dump();
 }
 
 }  // namespace

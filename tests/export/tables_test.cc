@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -246,6 +247,82 @@ TEST(Tables, OlderSchemaVersionIsRefusedInOneLine) {
   EXPECT_NE(q.err.find("schema version 0; this tensortrace reads version 1"), std::string::npos)
       << q.err;
   EXPECT_TRUE(q.out.empty()) << q.out;
+}
+
+size_t LinesWith(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = 0; (at = text.find(what, at)) != std::string::npos; at = text.find('\n', at))
+    ++n;
+  return n;
+}
+
+// Every row of the tables that record --tables writes per process (clocks and processes name
+// the recording's directory, which differs between the two).
+json Rows(const std::vector<std::string>& dirs, std::string* err) {
+  std::vector<std::string> argv = {TT_CLI, "sql"};
+  argv.insert(argv.end(), dirs.begin(), dirs.end());
+  argv.insert(argv.end(), {"SELECT 'slices' AS t, to_json(s) AS r FROM slices s UNION ALL "
+                           "SELECT 'steps', to_json(x) FROM steps x UNION ALL "
+                           "SELECT 'threads', to_json(h) FROM threads h UNION ALL "
+                           "SELECT 'allocations', to_json(a) FROM allocations a UNION ALL "
+                           "SELECT 'processes', to_json(p) FROM (SELECT * EXCLUDE (recording) "
+                           "FROM processes) p ORDER BY 1, 2",
+                           "--json"});
+  auto r = RunCmd(argv, {}, 120);
+  EXPECT_EQ(r.status, 0) << r.err;
+  *err = r.err;
+  return r.status == 0 ? json::parse(r.out)["rows"] : json::array();
+}
+
+// `sql` and `tensortrace.open` over recordings made with record --tables take each one's
+// per-process tables (one line says so), which equal those computed from the same traces (their
+// copies without tables); tables of another recording put in a DIR/tables are not taken: one
+// line says so, and the tables are computed from the trace.
+TEST(Tables, SqlAndOpenTakeTheRecordedTablesWhereCurrent) {
+  REQUIRE_TABLES();
+  TempDir d;
+  for (const char* n : {"a", "b", "x"}) {
+    auto r = RunCmd({TT_CLI, "record", "--tables", "-o", d / n, "--", TT_PROGRAM, "leaf", "300"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_TRUE(IsDirectory(d / n + "/tables/slices")) << r.err;
+  }
+  namespace fs = std::filesystem;
+  fs::create_directories(d / "c");
+  for (const char* n : {"a", "b"}) {
+    std::string copy = d / "c" + "/" + n;
+    fs::copy(d / n, copy, fs::copy_options::recursive);
+    fs::remove_all(copy + "/tables");
+  }
+  std::string err;
+  json computed = Rows({d / "c/a", d / "c/b"}, &err);
+  EXPECT_EQ(err.find("took"), std::string::npos) << err;
+  ASSERT_GT(computed.size(), 600u);
+  json taken = Rows({d / "a", d / "b"}, &err);
+  EXPECT_EQ(LinesWith(err, "record --tables"), 1u) << err;
+  EXPECT_NE(err.find("from the tables record --tables wrote in 2 recording(s)"), std::string::npos)
+      << err;
+  EXPECT_EQ(taken, computed);
+
+  auto py =
+      RunCmd({test::Python(), "-c",
+              "import sys, tensortrace\n"
+              "t = tensortrace.open(sys.argv[1:])\n"
+              "print(len(t.slices), any('record --tables' in n for n in t.notes))",
+              d / "a", d / "b"},
+             {{"PYTHONPATH", std::string(TT_SOURCE_DIR) + "/python"}, {"TENSORTRACE", TT_CLI}});
+  ASSERT_EQ(py.status, 0) << py.err;
+  json n = Sql({d / "c/a", d / "c/b"}, "SELECT count(*) AS n FROM slices");
+  EXPECT_EQ(py.out, std::to_string(n["rows"][0]["n"].get<int64_t>()) + " True\n");
+
+  fs::remove_all(d / "a/tables");
+  fs::rename(d / "x/tables", d / "a/tables");
+  json stale = Rows({d / "a", d / "b"}, &err);
+  EXPECT_EQ(LinesWith(err, "record --tables"), 1u) << err;
+  EXPECT_NE(err.find(d / "a/tables (record --tables) is not the tables of this trace"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("computing the tables from the trace"), std::string::npos) << err;
+  EXPECT_EQ(stale, computed);
 }
 
 }  // namespace

@@ -296,14 +296,20 @@ void UntilTheNextCall(std::vector<Step>* steps) {
 // to its program's runs and numbered by them.
 void LinkNamedCalls(const model::Process& p, const std::vector<XlaRun>& runs,
                     std::vector<Step>* steps) {
+  auto is_call = [&](const Step& s) {
+    return s.source == StepSource::kStepName && !ModuleOfCall(p.Name(s.name)).empty();
+  };
+  // None (marked steps): left as they are, not copied (4.75M steps of 96 B copied into a vector
+  // grown by doubling held 1.2 GB at once).
+  if (std::none_of(steps->begin(), steps->end(), is_call)) return;
   std::map<uint32_t, std::vector<Step>> named;
   std::vector<Step> rest;
+  rest.reserve(steps->size());
   for (const Step& s : *steps)
-    if (s.source == StepSource::kStepName && !ModuleOfCall(p.Name(s.name)).empty())
+    if (is_call(s))
       named[s.name].push_back(s);
     else
       rest.push_back(s);
-  if (named.empty()) return;
   for (auto& [name, v] : named) {
     std::sort(v.begin(), v.end(), [](const Step& a, const Step& b) { return a.start < b.start; });
     LinkExecutions(p, runs, &v);
