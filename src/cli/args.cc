@@ -91,28 +91,41 @@ analysis::StepRange ParseStepRange(const std::string& v) {
   return r;
 }
 
+// The length of the valid UTF-8 sequence at `s[i]` that is not a C1 control (U+0080-U+009F,
+// which terminals obey: U+009B is a CSI, like ESC [); 0 where there is none.
+static size_t PrintableUtf8(const std::string& s, size_t i) {
+  auto at = [&](size_t k) { return static_cast<unsigned char>(s[k]); };
+  unsigned char c = at(i);
+  size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+             : c >= 0xe0 && c <= 0xef ? 3
+             : c >= 0xf0 && c <= 0xf4 ? 4
+                                      : 0;
+  if (n == 0 || i + n > s.size()) return 0;
+  for (size_t k = 1; k < n; ++k)
+    if ((at(i + k) & 0xc0) != 0x80) return 0;
+  if (c == 0xc2 && at(i + 1) <= 0x9f) return 0;                                      // C1 control
+  if ((c == 0xe0 && at(i + 1) < 0xa0) || (c == 0xf0 && at(i + 1) < 0x90)) return 0;  // overlong
+  if ((c == 0xed && at(i + 1) >= 0xa0) || (c == 0xf4 && at(i + 1) >= 0x90)) return 0;
+  return n;
+}
+
 std::string TerminalSafe(const std::string& text, bool keep_newlines) {
   std::string out;
   out.reserve(text.size());
-  auto hex = [&](unsigned char c) {
-    char b[8];
-    std::snprintf(b, sizeof b, "\\x%02x", c);
-    out += b;
-  };
   for (size_t i = 0; i < text.size(); ++i) {
     auto c = static_cast<unsigned char>(text[i]);
-    if (c == '\n' && keep_newlines) {
-      out += '\n';
-    } else if (c < 0x20 || c == 0x7f) {
-      hex(c);
-    } else if (c == 0xc2 && i + 1 < text.size() &&
-               static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
-               static_cast<unsigned char>(text[i + 1]) <= 0x9f) {
-      // A C1 control in UTF-8 (U+009B is a CSI, like ESC [, to many terminals).
-      hex(c);
-      hex(static_cast<unsigned char>(text[++i]));
-    } else {
+    size_t n = c < 0x80 ? 1 : PrintableUtf8(text, i);
+    if ((c == '\n' && keep_newlines) || (c >= 0x20 && c != 0x7f && n == 1)) {
       out += static_cast<char>(c);
+    } else if (n > 1) {
+      out.append(text, i, n);
+      i += n - 1;
+    } else {
+      // A control byte, or one that is no part of valid UTF-8 (a lone 0x9b is a CSI to a
+      // terminal that takes 8-bit controls).
+      char b[8];
+      std::snprintf(b, sizeof b, "\\x%02x", c);
+      out += b;
     }
   }
   return out;

@@ -27,8 +27,9 @@ double ParseSeconds(const std::string& option, const std::string& value);
 analysis::StepRange ParseStepRange(const std::string& value);
 
 // Text from a trace (names, command lines, paths) made safe for a terminal: each control
-// character (below 0x20, 0x7f, and U+0080..U+009F in UTF-8) becomes \xNN, so an escape sequence
-// in an event or thread name is shown, never obeyed. `keep_newlines`: '\n' stays. For the human
+// character (below 0x20, 0x7f, and U+0080..U+009F in UTF-8) and each byte that is no part of
+// valid UTF-8 becomes \xNN, so an escape sequence in an event or thread name is shown, never
+// obeyed. `keep_newlines`: '\n' stays. For the human
 // tables only: JSON and CSV carry the exact bytes.
 std::string TerminalSafe(const std::string& text, bool keep_newlines = false);
 

@@ -521,7 +521,8 @@ int Info(const std::vector<std::string>& argv) {
   // Damage is not an error: what could be read was shown. Say so once on stderr.
   if (!s.problems.empty())
     std::cerr << "tensortrace info: warning: " << s.problems.size()
-              << " damaged part(s) skipped; the first: " << s.problems[0].ToString() << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(s.problems[0].ToString())
+              << "\n";
   return 0;
 }
 

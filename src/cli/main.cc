@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/args.h"
 #include "cli/commands.h"
 #include "core/error.h"
 #include "format/reader.h"
@@ -33,7 +34,8 @@ int ReportDamage(const std::string& cmd, int status, bool allow, const std::stri
   if (kinds.empty()) return status;
   for (const auto& k : kinds) {
     if (!said.empty() && said.find(k.first.file) != std::string::npos) continue;
-    std::cerr << "tensortrace " << cmd << ": damaged: " << k.first.file << ": " << k.what;
+    std::cerr << "tensortrace " << cmd << ": damaged: " << tt::cli::TerminalSafe(k.first.file)
+              << ": " << tt::cli::TerminalSafe(k.what);
     if (k.count > 1)
       std::cerr << " (" << k.count << " times; the first at offset " << k.first.offset << ")";
     std::cerr << "\n";
@@ -70,10 +72,11 @@ int main(int argc, char** argv) {
     return reads ? ReportDamage(cmd, status, allow) : status;
   } catch (const tt::Error& e) {
     std::string msg = e.what();
+    std::string shown = tt::cli::TerminalSafe(msg, true);  // paths and names it quotes
     if (msg.rfind(cmd + ": ", 0) == 0)
-      std::cerr << "tensortrace " << msg << "\n";
+      std::cerr << "tensortrace " << shown << "\n";
     else
-      std::cerr << "tensortrace " << cmd << ": " << msg << "\n";
+      std::cerr << "tensortrace " << cmd << ": " << shown << "\n";
     if (reads) ReportDamage(cmd, 2, allow, msg);  // the damage behind the error, if any
     return 2;
   } catch (const std::exception& e) {

@@ -328,7 +328,8 @@ int Memory(const std::vector<std::string>& argv) {
   }
   if (!problems.empty())
     std::cerr << "tensortrace memory: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
+              << "\n";
   return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/args.h"
 #include "cli/pids.h"
 #include "core/error.h"
 #include "export/parquet.h"
@@ -34,7 +35,8 @@ void WriteRecordTables(const std::string& dir, bool quiet) {
       for (const auto& line : o.lines) std::cerr << "tensortrace: " << line << "\n";
     if (!problems.empty())
       std::cerr << "tensortrace record: warning: --tables: " << problems.size()
-                << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+                << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
+                << "\n";
   } catch (const std::exception& e) {
     std::cerr << "tensortrace record: warning: --tables: no tables written: " << e.what() << "\n";
   }

@@ -171,7 +171,7 @@ int Report(const std::vector<std::string>& argv) {
             << d.findings.size() << " findings)\n";
   if (!d.problems.empty())
     std::cerr << "tensortrace report: warning: " << d.problems.size()
-              << " damaged part(s) skipped; the first: " << d.problems[0] << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(d.problems[0]) << "\n";
   return 0;
 }
 

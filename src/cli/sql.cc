@@ -99,7 +99,8 @@ std::string ExportToScratch(const std::vector<std::string>& dirs, Scratch* s) {
   for (const auto& note : o.notes) std::cerr << "tensortrace sql: " << note << "\n";
   if (!problems.empty())
     std::cerr << "tensortrace sql: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
+              << "\n";
   return s->path + "/tables";
 }
 

@@ -399,7 +399,8 @@ int Stats(const std::vector<std::string>& argv) {
   }
   if (!problems.empty())
     std::cerr << "tensortrace stats: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
+              << "\n";
   return 0;
 }
 

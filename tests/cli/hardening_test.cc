@@ -247,6 +247,47 @@ TEST(TerminalEscape, NamesAreShownNotObeyed) {
   EXPECT_NE(csv.out.find("op\x1b[2J"), std::string::npos) << csv.out;
 }
 
+// A byte that is no part of valid UTF-8 (a lone 0x9b: a CSI to a terminal that takes 8-bit
+// controls) is shown as \x9b in the tables, valid UTF-8 stays as it is; and the lines about
+// errors and damage show a path's escape sequence, never send it.
+TEST(TerminalEscape, InvalidUtf8AndPathsInErrorLinesAreShownNotObeyed) {
+  TempDir d;
+  std::string py = PathExists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  const char* script =
+      "import ctypes, os\n"
+      "lib = ctypes.CDLL(os.environ['TT_LIB'])\n"
+      "lib.tt_range_push(b'op\\x9b2J \\xe6\\x97\\xa5')\n"
+      "lib.tt_range_pop()\n";
+  std::string t = d / "t\x1b[2J";
+  auto r = RunCmd({TT_CLI, "record", "-o", t, "--", py, "-c", script},
+                  {{"TT_LIB", TT_LIB}, {"ASAN_OPTIONS", "detect_leaks=0"}}, 120);
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto stats = RunCmd({TT_CLI, "stats", t, "--view", "name"});
+  EXPECT_EQ(stats.status, 0) << stats.err;
+  EXPECT_EQ(stats.out.find('\x9b'), std::string::npos) << stats.out;
+  EXPECT_NE(stats.out.find("op\\x9b2J \xe6\x97\xa5"), std::string::npos) << stats.out;
+
+  auto missing = RunCmd({TT_CLI, "info", d / "none\x1b[2J"});
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_EQ(missing.err.find('\x1b'), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("none\\x1b[2J"), std::string::npos) << missing.err;
+
+  std::string stream;  // a stream replaced by a directory: damage, named by its path
+  for (const auto& p : ListDirectory(t))
+    if (p[0] == 'p')
+      for (const auto& f : ListDirectory(t + "/" + p))
+        if (f[0] == 't') stream = t + "/" + p + "/" + f;
+  ASSERT_FALSE(stream.empty());
+  std::filesystem::remove(stream);
+  std::filesystem::create_directory(stream);
+  for (const char* cmd : {"info", "stats", "memory", "comm"}) {
+    auto damaged = RunCmd({TT_CLI, cmd, t});
+    EXPECT_EQ(damaged.status, 3) << damaged.err;
+    EXPECT_EQ(damaged.err.find('\x1b'), std::string::npos) << cmd << ": " << damaged.err;
+    EXPECT_NE(damaged.err.find("damaged: " + d / "t\\x1b[2J"), std::string::npos) << damaged.err;
+  }
+}
+
 // --- The output directory of record ---------------------------------------------------------
 
 TEST(TraceDir, TraceIsOwnerOnlyWhateverTheProgramsUmask) {

@@ -36,9 +36,8 @@ TEST(ImportMemory, CgroupRoomIsTheNearestLimitLessUsageBeyondTheFileCache) {
   std::string v1 = d / "memory/job/step";
   Put(d / "memory/job/memory.limit_in_bytes", std::to_string(512 << 20));
   Put(d / "memory/job/memory.usage_in_bytes", std::to_string(300 << 20));
-  Put(d / "memory/job/memory.stat", "cache 1\ntotal_inactive_file " +
-                                         std::to_string(100 << 20) + "\ntotal_active_file " +
-                                         std::to_string(50 << 20) + "\n");
+  Put(d / "memory/job/memory.stat", "cache 1\ntotal_inactive_file " + std::to_string(100 << 20) +
+                                        "\ntotal_active_file " + std::to_string(50 << 20) + "\n");
   Put(v1 + "/memory.limit_in_bytes", "9223372036854771712");
   Put(v1 + "/memory.usage_in_bytes", std::to_string(300 << 20));
   std::string proc = "4:memory:/job/step\n0::/\n";
@@ -62,10 +61,10 @@ TEST(ImportMemory, CgroupRoomIsTheNearestLimitLessUsageBeyondTheFileCache) {
 test::RunResult RecordBig(const std::string& trace, int events, std::vector<std::string> wrap,
                           rlim_t as) {
   std::vector<std::string> argv = wrap;
-  for (std::string a : {std::string(TT_CLI), std::string("record"), std::string("-o"), trace,
-                        std::string("--"), std::string("python3"),
-                        std::string(TT_SOURCE_DIR) + "/tests/programs/kineto_big.py",
-                        std::to_string(events)})
+  for (std::string a :
+       {std::string(TT_CLI), std::string("record"), std::string("-o"), trace, std::string("--"),
+        std::string("python3"), std::string(TT_SOURCE_DIR) + "/tests/programs/kineto_big.py",
+        std::to_string(events)})
     argv.push_back(a);
   rlimit old{};
   getrlimit(RLIMIT_AS, &old);

@@ -93,7 +93,7 @@ TEST(TraceDirSafety, FifoPlantedAtTheSessionFileIsReplacedNotOpened) {
   EXPECT_EQ(r.status, 3) << r.err;  // the program's, not a hang (124) nor SIGPIPE (141)
   EXPECT_TRUE(Has(r.err, "the program left a FIFO at " + d / "t/tensortrace.json")) << r.err;
   EXPECT_TRUE(Has(r.err, "trace written")) << r.err;
-  EXPECT_FALSE(Has(r.err, "is missing")) << r.err;  // the summary read the trace without it
+  EXPECT_FALSE(Has(r.err, "is missing")) << r.err;   // the summary read no plant
   EXPECT_EQ(Mode(d / "t/tensortrace.json"), 0600u);  // a regular file of its own
   EXPECT_EQ(SessionExitCode(d / "t"), 3);
   EXPECT_EQ(RunCmd({TT_CLI, "info", d / "t"}, {}, 20).status, 0);
