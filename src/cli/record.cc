@@ -449,17 +449,17 @@ void WriteSession(const std::string& dir, const RecordOptions& o, const Session&
     if (o.quiet) {
       std::cerr << dir << "\n";
     } else {
-      std::cerr << "tensortrace: trace written to " << dir << "\n"
+      std::cerr << "tensortrace: trace written to " << TerminalSafe(dir) << "\n"
                 << "tensortrace: " << sum.processes.size() << " processes, " << sum.threads
                 << " threads, " << sum.events << " events, " << drops << " dropped, "
                 << FormatDuration(end_mono - session.start_mono) << "\n";
       PrintLosses(sum);
       for (const auto& pr : sum.problems)
-        std::cerr << "tensortrace: warning: " << pr.ToString() << "\n";
+        std::cerr << "tensortrace: warning: " << TerminalSafe(pr.ToString()) << "\n";
     }
   } catch (const std::exception& e) {
     if (exec_errno == 0)
-      std::cerr << "tensortrace record: no trace was written: " << e.what() << "\n";
+      std::cerr << "tensortrace record: no trace was written: " << TerminalSafe(e.what()) << "\n";
   }
 }
 

@@ -262,6 +262,7 @@ TEST(TerminalEscape, InvalidUtf8AndPathsInErrorLinesAreShownNotObeyed) {
   auto r = RunCmd({TT_CLI, "record", "-o", t, "--", py, "-c", script},
                   {{"TT_LIB", TT_LIB}, {"ASAN_OPTIONS", "detect_leaks=0"}}, 120);
   ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;  // "trace written to ..."
   auto stats = RunCmd({TT_CLI, "stats", t, "--view", "name"});
   EXPECT_EQ(stats.status, 0) << stats.err;
   EXPECT_EQ(stats.out.find('\x9b'), std::string::npos) << stats.out;
