@@ -112,7 +112,9 @@ std::string TraceFingerprint(const std::string& dir) {
       it.disable_recursion_pending();
       continue;
     }
-    if (it->is_regular_file(ec)) files.emplace_back(rel.string(), it->file_size(ec));
+    // Links are no part of a trace (cli/trace_dir.cc): not followed.
+    if (fs::is_regular_file(it->symlink_status(ec)))
+      files.emplace_back(rel.string(), it->file_size(ec));
   }
   std::sort(files.begin(), files.end());
   uint64_t h = 14695981039346656037ull;
