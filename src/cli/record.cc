@@ -412,21 +412,10 @@ void PrintLosses(const TraceSummary& sum) {
     std::cerr << "tensortrace: " << cut << " name(s) longer than 4096 bytes were cut to 4096\n";
 }
 
-// Something the program left where tensortrace.json goes (a FIFO, a link, a socket) is never
-// opened: it is removed (a link itself, not what it names) before the trace is read for the
-// summary, and the session file written in its place keeps the program's exit status.
-static void RemovePlantedSessionFile(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return;
-  std::cerr << "tensortrace record: warning: the program left " << FileTypeName(st.st_mode)
-            << " at " << TerminalSafe(path) << "; replaced by the session file\n";
-  unlink(path.c_str());
-}
-
 // Writes the session file (tensortrace.json) and prints the summary.
 void WriteSession(const std::string& dir, const RecordOptions& o, const Session& session,
                   int exit_code, uint64_t end_mono, size_t repaired, int exec_errno) {
-  RemovePlantedSessionFile(dir + "/tensortrace.json");
+  RemovePlantedSessionFile(dir + "/tensortrace.json", "record");
   try {
     TraceSummary sum = Summarise(OpenTrace(dir));
     uint64_t drops = model::TotalDrops(sum);

@@ -2,11 +2,15 @@
 #include "cli/record_finish.h"
 
 #include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
 #include <iostream>
 
+#include "cli/args.h"
 #include "core/error.h"
+#include "core/files.h"
 #include "core/time.h"
 #include "format/reader.h"
 #include "format/repair.h"
@@ -73,6 +77,19 @@ void DeclareNamesOfEndedProcesses(const std::string& dir, const char* who) {
   } catch (const Error&) {
     // No trace at all: WriteSession says so.
   }
+}
+
+void RemovePlantedSessionFile(const std::string& path, const char* who) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) return;
+  std::cerr << "tensortrace " << who << ": warning: the program left " << FileTypeName(st.st_mode)
+            << " at " << TerminalSafe(path) << "; replaced by the session file\n";
+  unlink(path.c_str());
+}
+
+bool HasSessionFile(const std::string& dir) {
+  struct stat st;
+  return lstat((dir + "/tensortrace.json").c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 }  // namespace tt::cli

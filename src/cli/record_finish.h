@@ -18,4 +18,12 @@ size_t FinaliseProcesses(const std::string& dir, pid_t child, int exec_errno, co
 // text (format/repair.h, DeclareNames). A process still running keeps its metadata.
 void DeclareNamesOfEndedProcesses(const std::string& dir, const char* who);
 
+// Something the traced program left where tensortrace.json goes (a FIFO, a link, a socket) is
+// never opened: it is removed (a link itself, not what it names), with a warning, so that the
+// session file can be written in its place. A directory there is left (writing then fails).
+void RemovePlantedSessionFile(const std::string& path, const char* who);
+
+// Whether `dir` holds a session file: a regular file named tensortrace.json (lstat).
+bool HasSessionFile(const std::string& dir);
+
 }  // namespace tt::cli

@@ -102,13 +102,14 @@ int Repair(const CommandArgs& argv) {
   RepairArgs o;
   if (!ParseRepairArgs(argv, &o)) return 0;
   int lock = TakeUnfinished(o.dir);
-  if (PathExists(o.dir + "/tensortrace.json")) {
+  if (HasSessionFile(o.dir)) {
     close(lock);
-    std::cerr << "tensortrace repair: " << o.dir
+    std::cerr << "tensortrace repair: " << TerminalSafe(o.dir)
               << " is complete (record finished it): nothing to repair\n";
     return 0;
   }
   WriteRegularFilesOnly();  // the traced program could write here too
+  RemovePlantedSessionFile(o.dir + "/tensortrace.json", "repair");
   EndRecording(o.dir);
   size_t finalised = FinaliseProcesses(o.dir, 0, 0, "repair");
   ImportCapturedProfiles(o.dir, o.quiet, {o.import_max, DefaultImportBudget()});
@@ -120,7 +121,7 @@ int Repair(const CommandArgs& argv) {
     return 0;
   }
   model::TraceSummary sum = model::Summarise(OpenTrace(o.dir));
-  std::cerr << "tensortrace repair: " << o.dir << " closed: " << finalised
+  std::cerr << "tensortrace repair: " << TerminalSafe(o.dir) << " closed: " << finalised
             << " process(es) finalised, " << sum.processes.size() << " processes, " << sum.events
             << " events\n";
   return 0;

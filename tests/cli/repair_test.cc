@@ -3,6 +3,7 @@
 // "running", babeltrace2 reads it; a live or finished recording is left alone.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -61,6 +62,28 @@ TEST(Repair, KilledRecordIsClosedAsRecordWouldHave) {
   auto again = RunCmd({TT_CLI, "repair", t});
   EXPECT_EQ(again.status, 0) << again.err;
   EXPECT_NE(again.err.find("nothing to repair"), std::string::npos) << again.err;
+}
+
+// The killed recording's program left a FIFO where tensortrace.json goes: readers say the session
+// file is missing, and repair replaces the FIFO (never opened) rather than call it complete.
+TEST(Repair, FifoPlantedAtTheSessionFileIsReplaced) {
+  TempDir d;
+  std::string t = d / "t";
+  int out = -1;
+  int pid = StartRecord(t, std::string(TT_PROGRAM) + " leaf 100; exec sleep 3", &out);
+  ASSERT_GT(pid, 0);
+  kill(pid, SIGKILL);
+  test::Wait(pid);
+  close(out);
+  ASSERT_EQ(mkfifo((t + "/tensortrace.json").c_str(), 0600), 0);
+  auto before = RunCmd({TT_CLI, "info", t}, {}, 20);
+  EXPECT_EQ(before.status, 3) << before.err;
+  EXPECT_NE(before.err.find("tensortrace.json: it is a FIFO"), std::string::npos) << before.err;
+  auto r = RunCmd({TT_CLI, "repair", t}, {}, 30);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("the program left a FIFO at"), std::string::npos) << r.err;
+  EXPECT_NE(ReadFile(t + "/tensortrace.json").find("\"repaired\": true"), std::string::npos);
+  EXPECT_EQ(RunCmd({TT_CLI, "info", t}, {}, 20).status, 0);
 }
 
 TEST(Repair, BadInputIsOneLine) {
