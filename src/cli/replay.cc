@@ -212,6 +212,14 @@ rp::Job LoadReplayJob(const std::vector<std::string>& dirs, const model::Process
   }
   std::vector<std::string> clocks = analysis::ClockNotes(m);
   job.notes.insert(job.notes.begin(), clocks.begin(), clocks.end());
+  // The load and BuildJob's scans meet the same damage: each problem once.
+  std::vector<Problem> once;
+  for (auto& p : *problems)
+    if (std::none_of(once.begin(), once.end(), [&](const Problem& q) {
+          return q.file == p.file && q.offset == p.offset && q.what == p.what;
+        }))
+      once.push_back(std::move(p));
+  *problems = std::move(once);
   return job;
 }
 
@@ -255,7 +263,8 @@ int Replay(const std::vector<std::string>& argv) {
     for (const auto& n : out.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
   if (!problems.empty())
     std::cerr << "tensortrace replay: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << problems[0].ToString() << "\n";
+              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
+              << "\n";
   return 0;
 }
 

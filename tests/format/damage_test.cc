@@ -178,6 +178,26 @@ TEST(Damage, EveryJsonOutputListsTheProblems) {
   }
 }
 
+// One damaged stream is one damaged part in every command's warning, though replay and optimize
+// read it twice (the load, then the step graph's scans): they counted 2.
+TEST(Damage, OneDamageIsCountedOnce) {
+  TempDir d;
+  std::string t = d / "t";
+  auto r = RunCmd({TT_CLI, "record", "-o", t, "--", TT_DIFF_JOB, "1"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::string s = ThreadStream(t);
+  std::string b = ReadFile(s);
+  for (size_t i = b.size() / 2; i < b.size() / 2 + 64; ++i) b[i] = 0;
+  WriteFileAtomic(s, b);
+  for (const char* cmd : {"replay", "optimize", "stats", "memory"}) {
+    auto got = RunCmd({TT_CLI, cmd, t}, {}, 120);
+    EXPECT_EQ(got.status, kDamaged) << cmd << ": " << got.err;
+    EXPECT_NE(got.err.find("warning: 1 damaged part(s) skipped; the first: " + s),
+              std::string::npos)
+        << cmd << ": " << got.err;
+  }
+}
+
 // `record` SIGKILLed while its program runs: live, the trace reads as a running recording (exit
 // 0); once record is gone, every reader says the recording is incomplete and no process is
 // "running".
