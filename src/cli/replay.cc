@@ -191,6 +191,7 @@ std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Predic
         r.how += ". Its steps: " + g;
     r.gain = s.gain;
     r.uncertainty = s.uncertainty;
+    r.samples = s.samples;
     out.push_back(std::move(r));
   }
   return out;

@@ -107,6 +107,8 @@ json ReplayJson(const ReplayOutput& o) {
     s["gain_ns"] = Ns(w.gain);
     s["uncertainty_ns"] = Ns(w.uncertainty);
     s["how"] = w.how;
+    s["samples"] = w.samples;  // batch=2: its step twice the samples; speedup per sample
+    s["speedup"] = w.PerSample() > 0 ? p.predicted / w.PerSample() : 0.0;
     suggestions.push_back(s);
   }
   return {{"schema", "tensortrace.replay/1"},
@@ -236,13 +238,17 @@ void PrintSuggestions(const std::vector<WhatIfResult>& s, double base) {
             {"uncertainty_micros", K::kMicros},
             {"speedup", K::kNumber}};
   for (const auto& w : s)
-    t.rows.push_back({TextCell(w.change), TextCell(w.spec), NumberCell(Micros(w.p.predicted)),
+    t.rows.push_back({TextCell(w.change), TextCell(w.spec), NumberCell(Micros(w.PerSample())),
                       NumberCell(Micros(w.gain)), NumberCell(Micros(w.uncertainty)),
-                      NumberCell(w.p.predicted > 0 ? base / w.p.predicted : 0.0)});
+                      NumberCell(w.PerSample() > 0 ? base / w.PerSample() : 0.0)});
   PrintHumanTable(std::move(t), false);
-  for (size_t i = 0; i < s.size(); ++i)
+  for (size_t i = 0; i < s.size(); ++i) {
     std::printf("  %zu. %s: %s\n", i + 1, TerminalSafe(s[i].spec).c_str(),
                 TerminalSafe(s[i].how).c_str());
+    if (s[i].samples != 1)  // the table's step is the measured step's samples' share
+      std::printf("     (its step of %g times the samples predicted at %s)\n", s[i].samples,
+                  HumanDuration(s[i].p.predicted).c_str());
+  }
 }
 
 namespace {

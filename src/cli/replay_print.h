@@ -21,6 +21,8 @@ struct WhatIfResult {
   // and its uncertainty, and how to make it; change is empty for a --what-if.
   std::string change, how;
   double gain = 0, uncertainty = 0;
+  double samples = 1;  // its step's samples over the measured step's (batch=2: 2)
+  double PerSample() const { return p.predicted / samples; }  // the measured step's samples' time
 };
 
 struct ReplayOutput {

@@ -99,11 +99,12 @@ bool Replayed(const WhatIf& w, const SuggestInput& in, Suggestion* s) {
   s->what_if = w;
   s->change = w.kind->change;
   s->how = w.kind->how ? w.kind->how(w, in) : "";
-  s->gain = in.base.predicted - s->p.predicted;
+  s->samples = w.kind->per_sample && w.factor > 0 ? w.factor : 1;
+  s->gain = in.base.predicted - s->Predicted();
   std::vector<double> gains;
   for (size_t i = 0; i < s->p.steps.size() && i < in.base.steps.size(); ++i)
     gains.push_back(static_cast<double>(in.base.steps[i].predicted) -
-                    static_cast<double>(s->p.steps[i].predicted));
+                    static_cast<double>(s->p.steps[i].predicted) / s->samples);
   double iqr = Quantile(gains, 0.75) - Quantile(gains, 0.25);
   s->uncertainty = std::max(iqr / 2, std::fabs(s->gain - Quantile(gains, 0.5)));
   return true;

@@ -4,7 +4,8 @@
 // input, the hottest lines of the program's own files (line:FILE:LINE=0), a straggler made like
 // the other ranks (rank=R:like=0), the gradient bucket size (tensor-fusion=) where collectives
 // give their bytes, mixed precision where the recording host has BF16 or FP16 (hardware.json),
-// element-wise ops fused (op-fusion=auto); an op twice as fast only where none of those helps.
+// element-wise ops fused (op-fusion=auto), twice the batch where ops give their shapes
+// (batch=2, compared per sample); an op twice as fast only where none of those helps.
 #pragma once
 #include <string>
 #include <vector>
@@ -21,6 +22,11 @@ struct Suggestion {
   double gain = 0;         // the mean predicted step's, ns (base - with it)
   double uncertainty = 0;  // ns: half the interquartile range of the steps' gains, or the gap
                            // between their mean and median, whichever is larger
+  // The samples of its step over the measured step's (batch=2: 2; else 1). gain and
+  // uncertainty are per the measured step's samples: the measured step's time against
+  // Predicted(), its predicted step over `samples`.
+  double samples = 1;
+  double Predicted() const { return p.predicted / samples; }
 };
 
 // The n changes with the largest predicted gain, largest first: each kind's candidates

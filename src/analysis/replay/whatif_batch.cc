@@ -213,6 +213,19 @@ bool ParseBatch(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w
   return true;
 }
 
+// Twice the batch, where ops give their shapes (PyTorch): compared per sample (suggest.h), it
+// says how much of the step is a fixed cost the batch shares (dispatch, optimizer, Python).
+std::vector<WhatIf> SuggestBatch(const SuggestInput&) {
+  return {MakeWhatIf("batch", "batch=2", "batch", 2)};
+}
+
+std::string HowBatch(const WhatIf&, const SuggestInput&) {
+  return "twice the batch (the DataLoader's batch_size): a step of twice the samples, its "
+         "predicted time compared per sample; the step's fixed costs (each op's dispatch, the "
+         "optimizer's updates, Python between ops) are shared by more samples. A gain only if "
+         "the model trains as well with it (scale the learning rate; memory grows: memory DIR)";
+}
+
 std::string NoBatch(const WhatIf&) {
   return "no op with recorded input shapes (PyTorch records them; TensorFlow's and JAX's ops "
          "give none), so nothing says which ops grow with the batch: no prediction";
@@ -232,6 +245,10 @@ const WhatIfKind& BatchWhatIf() {
       .parse = ParseBatch,
       .apply = ApplyBatch,
       .nothing = NoBatch,
+      .suggest = SuggestBatch,
+      .change = "batch",
+      .how = HowBatch,
+      .per_sample = true,
   };
   return k;
 }

@@ -44,6 +44,9 @@ struct WhatIfKind {
   // Optional: the settings `optimize` tries, each a what-if, and how a user applies one.
   std::vector<WhatIf> (*settings)() = nullptr;
   std::string (*setting_of)(const WhatIf& w) = nullptr;
+  // Its change puts FACTOR times the samples in a step (batch=): a suggestion of it is
+  // compared per sample (suggest.h: Suggestion::samples).
+  bool per_sample = false;
 };
 
 // The table, in the order the help lists it (whatif_table.cc).

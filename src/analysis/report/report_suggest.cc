@@ -9,6 +9,7 @@
 #include "analysis/report/rank_gaps.h"
 #include "analysis/report/report_data.h"
 #include "core/error.h"
+#include "core/human.h"
 
 namespace tt::analysis {
 
@@ -40,7 +41,10 @@ void AddSuggestions(const model::TraceModel& m, const Options& sel, size_t n, Re
     if (s.change == "straggler")
       if (std::string g = GapSentence(gaps, s.what_if.rank); !g.empty()) how += ". Its steps: " + g;
     if (std::string r = rp::RooflineSentence(s.p.roofline); !r.empty()) how += ". " + r;
-    d->suggestions.push_back({s.change, s.what_if.spec, s.p.predicted, s.gain, s.uncertainty, how});
+    if (s.samples != 1)  // the row's step is the measured step's samples' share
+      how += ". Its step of " + std::to_string(static_cast<int>(s.samples)) +
+             " times the samples is predicted at " + HumanDuration(s.p.predicted);
+    d->suggestions.push_back({s.change, s.what_if.spec, s.Predicted(), s.gain, s.uncertainty, how});
   }
   if (d->suggestions.empty())
     d->suggestions_note = "replay found no change that shortens the step by 0.5% or more";

@@ -59,6 +59,23 @@ std::vector<double> StepTimes(const nlohmann::json& steps, const char* key) {
   return out;
 }
 
+// --suggest's batch=2 (the optimizer's updates, about half the step, shared by twice the
+// samples) is the what-if batch=2 of the same replay compared per sample: its step the
+// what-if's, its gain the replayed step less half of it.
+void ExpectBatchSuggestedPerSample(const nlohmann::json& j) {
+  const nlohmann::json* batch = nullptr;
+  for (const auto& s : j["suggestions"])
+    if (s["what_if"] == "batch=2") batch = &s;
+  ASSERT_NE(batch, nullptr) << j["suggestions"].dump(1).substr(0, 3000);
+  EXPECT_EQ((*batch)["kind"], "batch");
+  EXPECT_EQ((*batch)["samples"], 2.0);
+  double step = (*batch)["predicted_ns"].get<double>(), base = j["predicted_ns"].get<double>();
+  EXPECT_EQ(step, j["what_ifs"][0]["predicted_ns"].get<double>());
+  EXPECT_NEAR((*batch)["gain_ns"].get<double>(), base - step / 2, 2.0);
+  EXPECT_NEAR((*batch)["speedup"].get<double>(), base / (step / 2), 1e-6);
+  EXPECT_GT((*batch)["speedup"].get<double>(), 1.0);
+}
+
 TEST(WhatIfBatch, BatchTwicePredictsTheLoopRunAtTwiceTheBatch) {
   REQUIRE_MODULE("torch");
   test::TempDir d;
@@ -72,9 +89,11 @@ TEST(WhatIfBatch, BatchTwicePredictsTheLoopRunAtTwiceTheBatch) {
     std::string dir = d / ("t" + std::to_string(i)), at64 = d / ("real" + std::to_string(i));
     Record(dir, "torch_batch_loop.py", {"32", "30"}, {});
     Record(at64, "torch_batch_loop.py", {"64", "30"}, {});
-    nlohmann::json j = Replay(dir, {"--what-if", "batch=2", "--what-if", "^aten::=2"});
+    nlohmann::json j =
+        Replay(dir, {"--what-if", "batch=2", "--what-if", "^aten::=2", "--suggest", "3"});
     nlohmann::json r = Replay(at64, {});
     ASSERT_EQ(j["what_ifs"].size(), 3u) << j.dump(1);
+    ExpectBatchSuggestedPerSample(j);
     ASSERT_FALSE(r.is_null());
     for (double x : StepTimes(j["steps"], "measured_ns")) with.push_back(x);
     for (double x : StepTimes(j["what_ifs"][0]["steps"], "predicted_ns")) predicted.push_back(x);
@@ -91,6 +110,8 @@ TEST(WhatIfBatch, BatchTwicePredictsTheLoopRunAtTwiceTheBatch) {
   EXPECT_GT(p, w);
   EXPECT_LT(p, n);
   EXPECT_LT(std::fabs(error), 0.35);
+  std::cout << "per sample: batch 32 " << w / 32e3 << " us, batch=2 predicted " << p / 64e3
+            << " us, real at batch 64 " << at / 64e3 << " us\n";
 
   auto bad = test::RunCmd({TT_CLI, "replay", d / "t0", "--what-if", "batch=0"});
   EXPECT_EQ(bad.status, 2) << bad.err;
