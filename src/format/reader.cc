@@ -90,7 +90,7 @@ static void AddProcess(const std::string& dir, TraceDir* out) {
       struct stat st;
       if (!IsStreamFile(name) || lstat(full.c_str(), &st) != 0) continue;
       // A FIFO, device, directory or link where a stream belongs is never opened (it could
-      // block). (An empty stream file is not damage: a thread that wrote nothing.)
+      // block). (An empty stream file is damage once record has finished: CheckFinished.)
       if (!S_ISREG(st.st_mode))
         out->problems.push_back(
             {full, 0,
@@ -157,9 +157,17 @@ static void CheckFinished(TraceDir* t) {
                                "exit status) is missing"});
     return;
   }
-  if (PathExists(d + "/metadata") || !PathExists(d + "/losses") ||
-      PathExists(d + "/tensortrace.json") || RecordLockHeld(d))
+  if (PathExists(d + "/metadata") || !PathExists(d + "/losses")) return;
+  if (PathExists(d + "/tensortrace.json")) {
+    // Finished: record removed every stream that held no packet, so an empty one lost its
+    // events (a thread's stream is created with its first packet).
+    for (const auto& p : t->processes)
+      for (const auto& s : p.streams)
+        if (FileSize(s) == 0)
+          t->problems.push_back({s, 0, "empty: the events of this stream are lost"});
     return;
+  }
+  if (RecordLockHeld(d)) return;
   t->problems.push_back({d + "/tensortrace.json", 0,
                          "incomplete: record did not finish (no tensortrace.json); its "
                          "processes' ends are unknown"});

@@ -158,6 +158,11 @@ uint64_t CompactStreams(const ProcessTrace& proc) {
     int fd = open(s.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) continue;
     uint64_t size = FileSize(s);
+    if (size == 0) {  // created as its process ended, before its first packet: no events
+      close(fd);
+      unlink(s.c_str());
+      continue;
+    }
     ChainEnd c = WalkChain(fd, size, proc.meta.trace_uuid);
     // A packet mapped ahead and left unbegun: a process that exited after `record` marked the
     // recording ended keeps it (the runtime cuts nothing then). It has ended, so cut it here.
