@@ -12,16 +12,16 @@ namespace tt::kineto {
 using layout::ArgType;
 using layout::Category;
 
-void KinetoImporter::ImportEvent(const json& e) {
-  std::string ph = FieldStr(e, "ph");
-  std::string name = FieldStr(e, "name");
+void KinetoImporter::ImportEvent(const KinetoEvent& e) {
+  const std::string& ph = e.ph;
+  const std::string& name = e.name;
   if (ph == "M") {
     if (name == "thread_name") NameThread(e);
     return;
   }
   if (ph == "i" && name == "[memory]") return Memory(e);
   if (ph == "i" || ph == "I") return Instant(e, name);
-  std::string cat = FieldStr(e, "cat");
+  const std::string& cat = e.cat;
   if ((ph == "s" || ph == "f") && cat == "fwdbwd") return FlowEnd(e, ph == "s");
   if (ph != "X") return;
   if (cat == "Trace") return ProfileSpan(e);
@@ -37,9 +37,9 @@ void KinetoImporter::ImportEvent(const json& e) {
   }
   LineEvent ev;
   uint64_t dur_ns = 0;
-  if (auto d = e.find("dur"); d != e.end() && d->is_number() && d->get<double>() > 0)
-    dur_ns = static_cast<uint64_t>(std::llround(std::min(d->get<double>(), 1e12) * 1e3));
-  if (!Time(Field(e, "ts"), &ev.start)) {
+  if (const json& d = e.dur; d.is_number() && d.get<double>() > 0)
+    dur_ns = static_cast<uint64_t>(std::llround(std::min(d.get<double>(), 1e12) * 1e3));
+  if (!Time(e.ts, &ev.start)) {
     out_of_time++;
     return;
   }
@@ -49,7 +49,7 @@ void KinetoImporter::ImportEvent(const json& e) {
   if (!ev.name) return;
   ev.category = k.category;
   ev.args = tl->args.size();
-  AddArgs(tl, k, name, Field(e, "args"));
+  AddArgs(tl, k, name, e.args);
   ev.nargs = static_cast<uint32_t>(tl->args.size() - ev.args);
   if (k.step) out_->steps++;
   if (k.optimizer_step) optimizer_steps_.push_back({tl, ev.start, ev.end, window_});
@@ -59,38 +59,37 @@ void KinetoImporter::ImportEvent(const json& e) {
   if (k.category == Category::kStep) has_step_markers_ = true;
   if (k.module && name.size() > 11) tl->modules.emplace(ev.name, t_->Name(name.substr(11)));
   if (k.comm || name.starts_with("c10d::"))
-    comms_.push_back(
-        {tl, tl->items.size(), name, Nelems(Field(Field(e, "args"), "Input Dims")),
-         FirstType(Field(Field(e, "args"), "Input type")),
-         name.starts_with("c10d::") ? PeerRank(CollectiveKey(name), Field(e, "args")) : -1});
+    comms_.push_back({tl, tl->items.size(), name, Nelems(Field(e.args, "Input Dims")),
+                      FirstType(Field(e.args, "Input type")),
+                      name.starts_with("c10d::") ? PeerRank(CollectiveKey(name), e.args) : -1});
   tl->items.push_back(ev);
 }
 
 // Kineto's "PyTorch Profiler (N)" span: from the profile's start to its stop.
-void KinetoImporter::ProfileSpan(const json& e) {
+void KinetoImporter::ProfileSpan(const KinetoEvent& e) {
   uint64_t start;
-  const json& d = Field(e, "dur");
-  if (!Time(Field(e, "ts"), &start) || !d.is_number() || !(d.get<double>() > 0)) return;
+  const json& d = e.dur;
+  if (!Time(e.ts, &start) || !d.is_number() || !(d.get<double>() > 0)) return;
   profile_ = {start,
               start + static_cast<uint64_t>(std::llround(std::min(d.get<double>(), 1e12) * 1e3))};
 }
 
-void KinetoImporter::NameThread(const json& e) {
+void KinetoImporter::NameThread(const KinetoEvent& e) {
   Timeline* tl = TimelineOf(e, false);
-  std::string name = FieldStr(Field(e, "args"), "name");
+  std::string name = FieldStr(e.args, "name");
   if (tl && !name.empty()) tl->name = name;
 }
 
 // "[memory]": an allocation (Bytes > 0) or a free, with the allocator's totals after it.
-void KinetoImporter::Memory(const json& e) {
+void KinetoImporter::Memory(const KinetoEvent& e) {
   Timeline* tl = TimelineOf(e, false);
   uint64_t ts;
-  const json& a = Field(e, "args");
+  const json& a = e.args;
   if (!tl || !a.is_object()) {
     foreign++;
     return;
   }
-  if (!Time(Field(e, "ts"), &ts)) {
+  if (!Time(e.ts, &ts)) {
     out_of_time++;
     return;
   }
@@ -132,14 +131,14 @@ void KinetoImporter::Memory(const json& e) {
 
 // Any other instant (torch.profiler's cpu_instant_event, "Iteration Start: ..."): an instant of
 // its thread, with no argument.
-void KinetoImporter::Instant(const json& e, const std::string& name) {
+void KinetoImporter::Instant(const KinetoEvent& e, const std::string& name) {
   Timeline* tl = TimelineOf(e, false);
   if (!tl) {
     foreign++;
     return;
   }
   LineEvent ev;
-  if (!Time(Field(e, "ts"), &ev.start)) {
+  if (!Time(e.ts, &ev.start)) {
     out_of_time++;
     return;
   }
@@ -154,11 +153,11 @@ void KinetoImporter::Instant(const json& e, const std::string& name) {
 
 // One end of a forward-to-backward flow ("fwdbwd": "s" at the forward op, "f" at its
 // autograd node; Kineto's id pairs them within one file).
-void KinetoImporter::FlowEnd(const json& e, bool out) {
+void KinetoImporter::FlowEnd(const KinetoEvent& e, bool out) {
   Timeline* tl = TimelineOf(e, false);
-  int64_t id = JsonInt(Field(e, "id"));
+  int64_t id = JsonInt(e.id);
   uint64_t ts;
-  if (!tl || id < 0 || !Time(Field(e, "ts"), &ts)) return;
+  if (!tl || id < 0 || !Time(e.ts, &ts)) return;
   (out ? flow_ends_[id].out : flow_ends_[id].in) = {tl, ts};
 }
 
@@ -192,7 +191,7 @@ void KinetoImporter::AddArgs(Timeline* tl, const KinetoKind& k, const std::strin
   };
   auto dump = [&](const char* from, std::string_view key) {
     if (auto it = a.find(from); it != a.end() && it->is_array() && !it->empty())
-      Str(tl, key, it->dump());
+      Str(tl, key, DumpJson(*it));
   };
   dump("Input Dims", keys::kInputDims);
   dump("Input type", keys::kInputTypes);

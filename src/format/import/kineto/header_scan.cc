@@ -1,6 +1,9 @@
 #include "format/import/kineto/header_scan.h"
 
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <cerrno>
 #include <cmath>
@@ -18,11 +21,65 @@ namespace {
 
 bool IsSpace(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
+// The bytes that end a run inside an event: in a string (quote, backslash) and outside one
+// (quote, brackets); one table look-up per byte instead of a comparison with each.
+struct StopBytes {
+  bool in_string[256] = {}, outside[256] = {};
+  constexpr StopBytes() {
+    in_string[static_cast<unsigned char>('"')] = in_string[static_cast<unsigned char>('\\')] = true;
+    for (char c : {'"', '{', '}', '[', ']'}) outside[static_cast<unsigned char>(c)] = true;
+  }
+};
+constexpr StopBytes kStop;
+
+// The first position from i before n whose byte is a stop byte (in a string or outside one).
+template <bool kInString>
+size_t NextStop(const char* p, size_t i, size_t n) {
+  const bool* stop = kInString ? kStop.in_string : kStop.outside;
+  while (i < n && !stop[static_cast<unsigned char>(p[i])]) ++i;
+  return i;
+}
+
+// 64 bytes as bit masks (bit k: byte k): quotes, backslashes, '{' or '[', '}' or ']'.
+struct Masks {
+  uint64_t quote = 0, slash = 0, open = 0, close = 0;
+};
+
+#if defined(__SSE2__)
+constexpr bool kBlocks = true;
+Masks Classify64(const char* p) {
+  const __m128i quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('\\');
+  const __m128i lower = _mm_set1_epi8(0x20), open = _mm_set1_epi8('{'), close = _mm_set1_epi8('}');
+  Masks m;
+  for (int k = 0; k < 4; ++k) {
+    __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * k));
+    __m128i l = _mm_or_si128(v, lower);  // '[' and ']' are '{' and '}' without 0x20
+    auto bits = [&](__m128i eq) {
+      return static_cast<uint64_t>(static_cast<uint16_t>(_mm_movemask_epi8(eq))) << (16 * k);
+    };
+    m.quote |= bits(_mm_cmpeq_epi8(v, quote));
+    m.slash |= bits(_mm_cmpeq_epi8(v, slash));
+    m.open |= bits(_mm_cmpeq_epi8(l, open));
+    m.close |= bits(_mm_cmpeq_epi8(l, close));
+  }
+  return m;
+}
+#else
+constexpr bool kBlocks = false;
+Masks Classify64(const char*) { return {}; }
+#endif
+
+// Bit k: the XOR of bits 0..k (after an odd number of quotes: inside a string).
+uint64_t PrefixXor(uint64_t x) {
+  for (int s = 1; s < 64; s *= 2) x ^= x << s;
+  return x;
+}
+
 // The scan's state across the file's chunks.
 class HeaderScanner {
  public:
-  HeaderScanner(uint64_t max_header, const EventFn* on_event)
-      : max_(max_header), on_event_(on_event) {}
+  HeaderScanner(uint64_t max_header, const EventSink& sink)
+      : max_(max_header), sink_(sink), on_event_(sink.Wanted()) {}
   uint64_t delivered = 0;
   // False once the file cannot be what the scan expects.
   bool Feed(const char* p, size_t n) {
@@ -70,12 +127,19 @@ class HeaderScanner {
       return i;
     }
     while (i < n) {
+      if (kBlocks && kind_ != kString && !esc_ && n - i >= 64) {
+        if (size_t used = Block(p + i)) {
+          i += used;
+          if (depth_ == 2) break;
+          continue;
+        }
+      }
       if (in_str_) {
         if (esc_) {
           esc_ = false, ++i;
           continue;
         }
-        while (i < n && p[i] != '"' && p[i] != '\\') ++i;
+        i = NextStop<true>(p, i, n);
         if (i == n) break;
         if (p[i++] == '\\') {
           esc_ = true;
@@ -88,7 +152,7 @@ class HeaderScanner {
         }
         continue;
       }
-      while (i < n && p[i] != '"' && p[i] != '{' && p[i] != '}' && p[i] != '[' && p[i] != ']') ++i;
+      i = NextStop<false>(p, i, n);
       if (i == n) break;
       char c = p[i++];
       if (c == '"')
@@ -100,6 +164,24 @@ class HeaderScanner {
     }
     return i;
   }
+  // InEvent over the 64 bytes from p at once: the bytes used (to the event's end, or all 64),
+  // or 0 (nothing done) where a backslash is among them.
+  size_t Block(const char* p) {
+    Masks m = Classify64(p);
+    if (m.slash) return 0;
+    uint64_t in = PrefixXor(m.quote) ^ (in_str_ ? ~uint64_t{0} : 0);
+    for (uint64_t br = (m.open | m.close) & ~in; br; br &= br - 1) {
+      int k = __builtin_ctzll(br);
+      if (m.open >> k & 1) {
+        ++depth_;
+      } else if (--depth_ == 2) {
+        in_str_ = false;
+        return static_cast<size_t>(k) + 1;
+      }
+    }
+    in_str_ = in >> 63;
+    return 64;
+  }
   // An event's bytes, ending before p[end], parsed and handed over.
   bool EventDone(const char* p, size_t end) {
     if (!on_event_) return true;
@@ -108,12 +190,27 @@ class HeaderScanner {
       carry_.append(p, end);
       b = carry_.data(), e = b + carry_.size();
     }
+    if (kind_ == kObject && sink_.flat) return FlatEventDone(b, e);
     json ev;
     if (!ParseJsonSpan(b, e, &ev)) ev = json::parse(b, e, nullptr, /*allow_exceptions=*/false);
     carry_.clear();
     if (ev.is_discarded()) return false;
     if (kind_ != kObject) return true;  // checked, not an event
-    (*on_event_)(ev);
+    (*sink_.as_json)(ev);
+    ++delivered;
+    return true;
+  }
+  // An object's bytes [b, e) to the sink as the importer reads them (nlohmann's parser where
+  // the span parser declines).
+  bool FlatEventDone(const char* b, const char* e) {
+    if (!ParseEventSpan(b, e, &flat_)) {
+      json ev = json::parse(b, e, nullptr, /*allow_exceptions=*/false);
+      if (ev.is_discarded()) return false;
+      flat_ = ToKinetoEvent(std::move(ev));
+      flat_.span = static_cast<size_t>(e - b);
+    }
+    carry_.clear();
+    (*sink_.flat)(flat_);
     ++delivered;
     return true;
   }
@@ -200,7 +297,9 @@ class HeaderScanner {
 
   enum Kind { kObject, kArray, kString, kScalar };
   uint64_t max_;
-  const EventFn* on_event_;
+  EventSink sink_;
+  bool on_event_;  // events wanted
+  KinetoEvent flat_;
   Kind kind_ = kObject;
   std::string kept_, key_text_, carry_;
   int64_t depth_ = 0, keys_ = 0;
@@ -212,9 +311,9 @@ class HeaderScanner {
 
 }  // namespace
 
-bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventFn* on_event,
+bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventSink& sink,
                     uint64_t* delivered) {
-  HeaderScanner scan(max_header, on_event);
+  HeaderScanner scan(max_header, sink);
   std::vector<char> buf(size_t{1} << 20);
   bool ok = true;
   for (;;) {
@@ -238,7 +337,7 @@ bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventFn* on
 
 bool ScanKinetoHeader(int fd, uint64_t max_header, json* header) {
   uint64_t delivered = 0;
-  return ScanKinetoFile(fd, max_header, header, nullptr, &delivered);
+  return ScanKinetoFile(fd, max_header, header, EventSink{}, &delivered);
 }
 
 }  // namespace tt::kineto

@@ -9,12 +9,21 @@
 #include <cstdint>
 #include <functional>
 
+#include "format/import/kineto/event.h"
 #include "format/import/kineto/json_args.h"
 
 namespace tt::kineto {
 
 // Called with each event, which it may take (move from): the caller is done with it.
 using EventFn = std::function<void(json& event)>;
+
+// Where each event goes: as nlohmann's value (`as_json`), or as the importer reads it (`flat`,
+// event.h: no JSON object built for it); at most one set, none for the header alone.
+struct EventSink {
+  const EventFn* as_json = nullptr;
+  const KinetoEventFn* flat = nullptr;
+  bool Wanted() const { return as_json || flat; }
+};
 
 // Reads the open file `fd` from its current offset. On success, *header holds the top-level
 // fields other than traceEvents and the result is true. False when the scan cannot tell (no
@@ -29,7 +38,7 @@ bool ScanKinetoHeader(int fd, uint64_t max_header, json* header);
 // does a header before the array that is not JSON (then no event was handed over). On false,
 // *delivered says how many events were handed over: the full parser, reading the file again,
 // finds the same ones first and must skip them.
-bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventFn* on_event,
+bool ScanKinetoFile(int fd, uint64_t max_header, json* header, const EventSink& sink,
                     uint64_t* delivered);
 
 }  // namespace tt::kineto

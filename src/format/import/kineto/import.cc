@@ -90,9 +90,9 @@ bool KinetoImporter::Time(const json& us, uint64_t* out) {
   return *out >= t_->earliest && *out <= t_->latest;
 }
 
-Timeline* KinetoImporter::TimelineOf(const json& e, bool device) {
-  int64_t pid = JsonInt(Field(e, "pid"));
-  int64_t tid = JsonInt(Field(e, "tid"));
+Timeline* KinetoImporter::TimelineOf(const KinetoEvent& e, bool device) {
+  int64_t pid = JsonInt(e.pid);
+  int64_t tid = JsonInt(e.tid);
   if (tid < 0 || pid < 0 || (!device && pid != t_->proc.meta.pid)) return nullptr;
   uint64_t id = device ? (static_cast<uint64_t>(pid) << 32) | static_cast<uint32_t>(tid)
                        : static_cast<uint64_t>(tid);
@@ -113,10 +113,10 @@ struct BudgetReached {};
 void ImportKinetoFile(const std::string& f, uint64_t max_file_bytes, MemoryBudget* budget,
                       kineto::KinetoImporter* imp, uint64_t* events) {
   kineto::json header;
-  kineto::ReadKinetoFile(f, max_file_bytes, &header, nullptr);
+  kineto::ReadKinetoFile(f, max_file_bytes, &header, kineto::EventSink{});
   imp->BeginFile(header, KinetoFirstStep(f));
   bool over = false;
-  kineto::EventFn each = [&](kineto::json& e) {
+  kineto::KinetoEventFn each = [&](kineto::KinetoEvent& e) {
     if (over || (over = budget->Over())) return;  // the rest of the file is read, not kept
     imp->ImportEvent(e);
     ++*events;

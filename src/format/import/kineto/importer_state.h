@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "format/import/kineto/classify.h"
+#include "format/import/kineto/event.h"
 #include "format/import/kineto/json_args.h"
 #include "format/import/target.h"
 #include "format/slice_order.h"
@@ -39,9 +40,9 @@ class KinetoImporter {
       : t_(t), steps_(steps), out_(out) {}
 
   // One file: its header (`first_step`: the optimizer steps the program had done when this
-  // window started), each of its events (stream.h), then its end.
+  // window started), each of its events (event.h: as stream.h reads them), then its end.
   void BeginFile(const json& header, int64_t first_step);
-  void ImportEvent(const json& e);
+  void ImportEvent(const KinetoEvent& e);
   void EndFile();
   void Finish();
 
@@ -79,14 +80,14 @@ class KinetoImporter {
 
   // import.cc
   bool Time(const json& us, uint64_t* out);
-  Timeline* TimelineOf(const json& e, bool device);
+  Timeline* TimelineOf(const KinetoEvent& e, bool device);
 
   // events.cc
-  void ProfileSpan(const json& e);
-  void NameThread(const json& e);
-  void Memory(const json& e);
-  void Instant(const json& e, const std::string& name);
-  void FlowEnd(const json& e, bool out);
+  void ProfileSpan(const KinetoEvent& e);
+  void NameThread(const KinetoEvent& e);
+  void Memory(const KinetoEvent& e);
+  void Instant(const KinetoEvent& e, const std::string& name);
+  void FlowEnd(const KinetoEvent& e, bool out);
   void Str(Timeline* tl, std::string_view key, std::string_view v);
   void Int(Timeline* tl, std::string_view key, int64_t v);
   void AddArgs(Timeline* tl, const KinetoKind& k, const std::string& name, const json& a);

@@ -85,6 +85,57 @@ int64_t PeerRank(std::string_view collective, const json& args) {
   return r.ec == std::errc() && r.ptr == v.data() + v.size() ? n : -1;
 }
 
+namespace {
+
+// DumpJson's common case into *out; false where nlohmann's serializer is needed (floats,
+// objects, strings with bytes it would escape or that are not ASCII, nesting past 64).
+bool DumpPlain(const json& v, std::string* out, int depth = 0) {
+  char digits[24];
+  switch (v.type()) {
+    case json::value_t::array:
+      if (depth > 64) return false;
+      out->push_back('[');
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (i) out->push_back(',');
+        if (!DumpPlain(v[i], out, depth + 1)) return false;
+      }
+      out->push_back(']');
+      return true;
+    case json::value_t::number_integer:
+      out->append(digits, std::to_chars(digits, digits + sizeof digits, v.get<int64_t>()).ptr);
+      return true;
+    case json::value_t::number_unsigned:
+      out->append(digits, std::to_chars(digits, digits + sizeof digits, v.get<uint64_t>()).ptr);
+      return true;
+    case json::value_t::string: {
+      const std::string& str = v.get_ref<const std::string&>();
+      for (char c : str)
+        if (c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20 ||
+            static_cast<unsigned char>(c) >= 0x80)
+          return false;
+      out->push_back('"');
+      out->append(str);
+      out->push_back('"');
+      return true;
+    }
+    case json::value_t::boolean:
+      out->append(v.get<bool>() ? "true" : "false");
+      return true;
+    case json::value_t::null:
+      out->append("null");
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string DumpJson(const json& v) {
+  std::string out;
+  return DumpPlain(v, &out) ? out : v.dump();
+}
+
 std::string CollectiveKey(std::string_view name) {
   name.remove_prefix(name.rfind(':') == std::string_view::npos ? 0 : name.rfind(':') + 1);
   std::string key;

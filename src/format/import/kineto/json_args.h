@@ -31,6 +31,10 @@ int64_t Nelems(const json& dims);
 // The first of "Input type", else "".
 std::string FirstType(const json& types);
 
+// v.dump(), with nlohmann's serializer only where the value needs it (the shapes and types of
+// an op's inputs, arrays of integers and plain strings, are written directly).
+std::string DumpJson(const json& v);
+
 // c10d's send and recv_ take (tensors, group, peer, tag): the peer's rank in the group is their
 // third input, which Kineto records as a string among "Concrete Inputs" ("1"); -1 otherwise.
 int64_t PeerRank(std::string_view collective, const json& args);

@@ -15,5 +15,8 @@ namespace tt::kineto {
 // does; an error on_event throws stops the reader and is thrown here.
 void ReadKinetoFileAhead(const std::string& path, uint64_t max_bytes, json* header,
                          const EventFn& on_event);
+// The same, each event as the importer reads it (event.h).
+void ReadKinetoFileAhead(const std::string& path, uint64_t max_bytes, json* header,
+                         const KinetoEventFn& on_event);
 
 }  // namespace tt::kineto

@@ -46,8 +46,8 @@ class Builder {
 class KinetoSax {
  public:
   // The first `skip` events are built but not handed over (the scan handed them over already).
-  KinetoSax(json* header, const EventFn* on_event, uint64_t skip)
-      : header_(header), on_event_(on_event), skip_(skip) {}
+  KinetoSax(json* header, const EventSink& sink, uint64_t skip)
+      : header_(header), sink_(sink), skip_(skip) {}
   bool events_seen = false;
   std::string error;
 
@@ -98,7 +98,7 @@ class KinetoSax {
     if (skip_from_ < 0 && !building_ && depth_ >= 1) {
       if (depth_ == 1 && top_key_ == "traceEvents" && v.is_array()) {
         in_events_ = events_seen = true;
-      } else if (element && !(on_event_ && v.is_object())) {
+      } else if (element && !(sink_.Wanted() && v.is_object())) {
         skip_from_ = depth_;
       } else {
         building_ = true;
@@ -120,7 +120,7 @@ class KinetoSax {
       if (event_ && skip_ > 0)
         --skip_;
       else if (event_)
-        (*on_event_)(b_.root);
+        HandOver();
       else
         (*header_)[top_key_] = std::move(b_.root);
       b_.root = json();
@@ -130,8 +130,14 @@ class KinetoSax {
     return true;
   }
 
+  void HandOver() {
+    if (!sink_.flat) return (*sink_.as_json)(b_.root);
+    KinetoEvent e = ToKinetoEvent(std::move(b_.root));
+    (*sink_.flat)(e);
+  }
+
   json* header_;
-  const EventFn* on_event_;
+  EventSink sink_;
   uint64_t skip_;
   Builder b_;
   int depth_ = 0;       // containers open
@@ -191,6 +197,11 @@ struct FileIterator {
 
 void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
                     const EventFn* on_event) {
+  ReadKinetoFile(path, max_bytes, header, EventSink{on_event, nullptr});
+}
+
+void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
+                    const EventSink& sink) {
   int fd = OpenUntrustedFile(path, max_bytes);
   // Found by a scan of the bytes where it can be (the full parse otherwise, after the events
   // the scan handed over).
@@ -198,7 +209,7 @@ void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
   uint64_t delivered = 0;
   bool scanned;
   try {
-    scanned = ScanKinetoFile(fd, kMaxHeaderBytes, header, on_event, &delivered);
+    scanned = ScanKinetoFile(fd, kMaxHeaderBytes, header, sink, &delivered);
   } catch (...) {
     close(fd);
     throw;
@@ -213,7 +224,7 @@ void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
   }
   BufferedFile file(fd);
   *header = json::object();
-  KinetoSax sax(header, on_event, delivered);
+  KinetoSax sax(header, sink, delivered);
   bool ok;
   try {
     ok = json::sax_parse(FileIterator{&file}, FileIterator{}, &sax);

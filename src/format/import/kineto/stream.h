@@ -18,5 +18,9 @@ namespace tt::kineto {
 // ending "skipped") for a file that is not a JSON object with a traceEvents array.
 void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
                     const EventFn* on_event);
+// The same, each event to `sink` (header_scan.h): as nlohmann's value or as the importer reads
+// it (then with the same fields whichever parser read it).
+void ReadKinetoFile(const std::string& path, uint64_t max_bytes, json* header,
+                    const EventSink& sink);
 
 }  // namespace tt::kineto
