@@ -132,8 +132,12 @@ std::vector<Suggestion> Suggest(const Prediction& base, const std::vector<StepGr
     for (Suggestion& s : list) (change == "op" ? ops : out).push_back(std::move(s));
   }
   if (out.empty()) out = std::move(ops);  // an op twice as fast: only where nothing else helps
-  std::stable_sort(out.begin(), out.end(),
-                   [](const Suggestion& a, const Suggestion& b) { return a.gain > b.gain; });
+  // A larger batch changes the training, not only its speed, and shares every fixed cost of the
+  // step (a straggler's sleep too): after the changes that keep the step's samples.
+  std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
+    if ((a.samples != 1) != (b.samples != 1)) return a.samples == 1;
+    return a.gain > b.gain;
+  });
   if (out.size() > n) out.resize(n);
   return out;
 }

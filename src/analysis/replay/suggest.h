@@ -31,7 +31,8 @@ struct Suggestion {
 
 // The n changes with the largest predicted gain, largest first: each kind's candidates
 // replayed, the best of each kind kept (line: up to 3), those that shorten the step by at
-// least 0.5%; "op" (an op twice as fast) only when no other change does.
+// least 0.5%; "op" (an op twice as fast) only when no other change does; a larger batch
+// (compared per sample) after those that keep the step's samples.
 std::vector<Suggestion> Suggest(const Prediction& base, const std::vector<StepGraph>& steps,
                                 const Hardware& hw, size_t n);
 
