@@ -25,15 +25,22 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from export_bench import run  # noqa: E402
 
 PID = 999999999  # the placeholder the program replaces with its own pid
-# Copies argv[1] into the trace directory (argv[2] == "import") or beside it, with its own pid.
+# Copies argv[1] into the trace directory (argv[2] == "import") or beside it, with its own pid,
+# a line at a time (the program stays small: record's peak is record's), and waits for the copy
+# to be on disk: else the kernel may write it back while record imports it (in the run "with"
+# only, since the run "without" ends first).
 LEAVE = """
 import os, sys
-b = open(sys.argv[1], "rb").read().replace(b'"pid": %d,', b'"pid": %%d,' %% os.getpid())
+old, new = b'"pid": %d,', b'"pid": %%d,' %% os.getpid()
 where = os.path.join(os.environ["TENSORTRACE_DIR"], "xspace", str(os.getpid()), "torch")
 if sys.argv[2] != "import":
     where = os.path.join(os.path.dirname(sys.argv[1]), "not-imported")
 os.makedirs(where, exist_ok=True)
-open(os.path.join(where, "1.pt.trace.json"), "wb").write(b)
+with open(sys.argv[1], "rb") as src, open(os.path.join(where, "1.pt.trace.json"), "wb") as dst:
+    for line in src:
+        dst.write(line.replace(old, new))
+    dst.flush()
+    os.fsync(dst.fileno())
 """ % PID
 
 
@@ -73,12 +80,12 @@ def record(build, work, name, profile, how):
     trace = os.path.join(work, name)
     cmd = [f"{build}/tensortrace", "record", "--quiet", "-o", trace, "--", sys.executable, "-c",
            LEAVE, profile, how]
-    secs, peak, _ = run(cmd)
+    secs, peak, cpu = run(cmd)
     imported = {"events": 0}
     for f in glob.glob(os.path.join(trace, "xspace", "*", "import.json")):
         imported = json.load(open(f))
     subprocess.run(["rm", "-rf", trace], check=True)
-    return secs, peak, imported
+    return secs, peak, imported, cpu
 
 
 def json_load(path):
@@ -99,12 +106,14 @@ def main():
     with tempfile.TemporaryDirectory(dir=a.work) as work:
         path = os.path.join(work, "profile.json")
         events = generate(path, a.mb)
-        with_, without, loads, peaks, imported = [], [], [], [], {}
+        with_, without, loads, peaks, cpus, imported = [], [], [], [], [], {}
         for _ in range(a.runs):  # interleaved: the machine's load falls on both alike
-            secs, peak, imported = record(a.build, work, "with", path, "import")
+            secs, peak, imported, cpu = record(a.build, work, "with", path, "import")
             with_.append(secs)
             peaks.append(peak)
-            without.append(record(a.build, work, "without", path, "beside")[0])
+            plain = record(a.build, work, "without", path, "beside")
+            without.append(plain[0])
+            cpus.append(cpu - plain[3])
             loads.append(json_load(path))
         imp = statistics.median(with_) - statistics.median(without)
         load = statistics.median(loads)
@@ -116,7 +125,9 @@ def main():
               f"{statistics.median(peaks):.0f} MiB |")
         print(f"\nrecord with the profile {', '.join(f'{s:.2f}' for s in with_)} s; without "
               f"{', '.join(f'{s:.2f}' for s in without)} s; json.load "
-              f"{', '.join(f'{s:.2f}' for s in loads)} s")
+              f"{', '.join(f'{s:.2f}' for s in loads)} s; the import's CPU time (user + system, "
+              f"with - without) {', '.join(f'{s:.2f}' for s in cpus)} s; load average "
+              f"{os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":
