@@ -201,7 +201,11 @@ std::vector<Host> Hosts(const std::vector<RankInput>& ranks, std::vector<uint32_
 // Why a step's threads share their hosts' cores (cpu_share.h): none (device work in the step, or
 // no host's CPUs known), its collectives ran on the CPU (transfers that joined ranks), or the
 // job ran on the CPU only (no device work, no collective).
-enum class Sharing { kNone, kCollectives, kCpuOnly };
+// kTooMany: a step of more resources (threads, streams, links) than kMaxSharedResources, replayed
+// without sharing: the sharing simulation's time grows with the nodes running at once times the
+// events (a hostile trace of 20,000 threads took replay past 30 s).
+enum class Sharing { kNone, kCollectives, kCpuOnly, kTooMany };
+constexpr size_t kMaxSharedResources = 512;
 
 Sharing ShareCpusOfStep(const std::vector<Host>& hosts, const std::vector<uint32_t>& host_of_rank,
                         StepGraph* sg) {
@@ -211,6 +215,7 @@ Sharing ShareCpusOfStep(const std::vector<Host>& hosts, const std::vector<uint32
     transfers |= IsCollectiveTransfer(sg->graph, n);
   }
   if (hosts.empty()) return Sharing::kNone;
+  if (sg->graph.resources.size() > kMaxSharedResources) return Sharing::kTooMany;
   ShareCpus(&sg->graph, hosts, host_of_rank);
   return transfers ? Sharing::kCollectives : Sharing::kCpuOnly;
 }
@@ -261,17 +266,22 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
     if (r.code) r.stacks = InternStacks(*r.code, names.get());
   std::vector<uint32_t> host_of_rank;
   std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
-  size_t shared = 0, first_shared = 0;
+  size_t shared = 0, first_shared = 0, too_many = 0;
   Sharing why = Sharing::kNone;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
     SetRoofs(job.hardware, &job.steps.back().graph);
     Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps.back());
-    if (s == Sharing::kNone) continue;
+    too_many += s == Sharing::kTooMany;
+    if (s == Sharing::kNone || s == Sharing::kTooMany) continue;
     if (!shared++) first_shared = k;
     if (why != Sharing::kCollectives) why = s;
   }
   if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, why, shared));
+  if (too_many)
+    job.notes.push_back("CPU sharing: left out in " + std::to_string(too_many) +
+                        " step(s) of more than " + std::to_string(kMaxSharedResources) +
+                        " threads, streams and links: those replay their measured durations");
   for (const auto& who : job.participants)
     job.notes.push_back(who +
                         ": no steps of its own; its work within the ranks' steps is replayed with "
