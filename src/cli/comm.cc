@@ -610,10 +610,6 @@ int Comm(const std::vector<std::string>& argv) {
     PrintText(v, p, o, gaps);
     for (const auto& n : v.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
   }
-  if (!problems.empty())
-    std::cerr << "tensortrace comm: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return 0;
 }
 

@@ -518,11 +518,6 @@ int Info(const std::vector<std::string>& argv) {
     PrintCsv(ToJson(s, caps, steps, windowed ? &windows : nullptr), out.section);
   else
     PrintText(s, caps, steps, windowed ? &windows : nullptr);
-  // Damage is not an error: what could be read was shown. Say so once on stderr.
-  if (!s.problems.empty())
-    std::cerr << "tensortrace info: warning: " << s.problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(s.problems[0].ToString())
-              << "\n";
   return 0;
 }
 

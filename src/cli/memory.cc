@@ -326,10 +326,6 @@ int Memory(const std::vector<std::string>& argv) {
     PrintText(v, o.out.top);
     if (!note.empty()) std::cout << "note: " << note << "\n";
   }
-  if (!problems.empty())
-    std::cerr << "tensortrace memory: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return 0;
 }
 

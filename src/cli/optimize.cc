@@ -162,10 +162,6 @@ int Optimize(const std::vector<std::string>& argv) {
     PrintPlan(plan);
     if (!changes.empty()) PrintSuggestions(changes, plan.base);
   }
-  if (!problems.empty())
-    std::cerr << "tensortrace optimize: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return 0;
 }
 

@@ -262,10 +262,6 @@ int Replay(const std::vector<std::string>& argv) {
     PrintReplay(out, o.out.top);
   if (!o.out.json && !o.out.csv)
     for (const auto& n : out.notes) std::cout << "note: " << TerminalSafe(n) << "\n";
-  if (!problems.empty())
-    std::cerr << "tensortrace replay: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return 0;
 }
 

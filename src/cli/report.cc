@@ -169,9 +169,6 @@ int Report(const std::vector<std::string>& argv) {
   sink.Commit();
   std::cerr << "tensortrace report: wrote " << r.path << " (" << sink.bytes() << " bytes, "
             << d.findings.size() << " findings)\n";
-  if (!d.problems.empty())
-    std::cerr << "tensortrace report: warning: " << d.problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(d.problems[0]) << "\n";
   return 0;
 }
 

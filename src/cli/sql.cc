@@ -97,10 +97,6 @@ std::string ExportToScratch(const std::vector<std::string>& dirs, Scratch* s) {
   exporter::ExportOutcome o =
       exporter::WriteParquetDataset(m, sel, s->path + "/tables", false, &problems);
   for (const auto& note : o.notes) std::cerr << "tensortrace sql: " << note << "\n";
-  if (!problems.empty())
-    std::cerr << "tensortrace sql: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return s->path + "/tables";
 }
 

@@ -397,10 +397,6 @@ int Stats(const std::vector<std::string>& argv) {
     // Like the table, the lines under it fit the terminal.
     for (const auto& n : notes) std::cout << "note: " << Wrap(n, 6, 6, kTerminalWidth) << "\n";
   }
-  if (!problems.empty())
-    std::cerr << "tensortrace stats: warning: " << problems.size()
-              << " damaged part(s) skipped; the first: " << TerminalSafe(problems[0].ToString())
-              << "\n";
   return 0;
 }
 

@@ -29,12 +29,16 @@ static std::vector<DamageKind>* g_damage = new std::vector<DamageKind>;  // neve
 
 void NoteDamage(const Problem& p) {
   std::lock_guard<std::mutex> lock(g_damage_mu);
+  // Several passes of one command read a stream again and meet its damage again: a place
+  // counts once.
   for (auto& k : *g_damage)
     if (k.first.file == p.file && k.what == p.what) {
+      if (k.places.count(p.offset)) return;
       ++k.count;
+      if (k.places.size() < 4096) k.places.insert(p.offset);
       return;
     }
-  if (g_damage->size() < 1000) g_damage->push_back({p.what, p, 1});
+  if (g_damage->size() < 1000) g_damage->push_back({p.what, p, 1, {p.offset}});
 }
 
 std::vector<DamageKind> NotedDamage() {

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,8 @@ struct Problem {
 struct DamageKind {
   std::string what;  // the problem's text
   Problem first;     // where it was first met
-  uint64_t count = 0;
+  uint64_t count = 0;  // the places (offsets) it was met at; a place read again is not counted
+  std::set<uint64_t> places;  // those offsets (the first 4096)
 };
 void NoteDamage(const Problem& p);
 // The problems noted so far, one entry per distinct (file, what), in the order first met.

@@ -64,6 +64,7 @@ StreamLoad LoadStream(StreamDecoder& dec, const std::string& file, Process* p,
         problems->push_back(
             {file, ev.offset,
              "name id " + std::to_string(ev.name) + " out of range; definition skipped"});
+        NoteDamage(problems->back());  // reported by the command as the decoder's are
       } else if (ev.id == kStringDef) {
         if (ev.name >= p->names.size()) p->names.resize(ev.name + 1);
         p->names[ev.name] = std::string(ev.s1);
