@@ -132,7 +132,9 @@ void ExpectKnownExchange(const json& c) {
   // The data: every byte received (the peek not counted) and paired with its send.
   EXPECT_EQ(data["received_bytes"], KnownBytes());
   EXPECT_EQ(data["matched_bytes"], KnownBytes());
-  EXPECT_GT(data["sends"].get<uint64_t>(), kMessages);     // partial writes
+  // Partial writes happen only when the receiver falls behind (on a quiet machine, sometimes
+  // none: 9 sends for 9 messages); partial reads always (the reader's buffer is smaller).
+  EXPECT_GE(data["sends"].get<uint64_t>(), kMessages);
   EXPECT_GT(data["receives"].get<uint64_t>(), kMessages);  // partial reads
   EXPECT_EQ(data["messages"], data["sends"]);              // every send call wholly received
   EXPECT_EQ(data["from"], acks["to"]);

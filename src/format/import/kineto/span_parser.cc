@@ -91,24 +91,9 @@ class SpanParser {
     return true;
   }
   bool Object(json* out, int depth) {
-    ++p_;
     *out = json::object();
     auto& obj = out->get_ref<json::object_t&>();
-    Ws();
-    if (p_ < e_ && *p_ == '}') return ++p_, true;
-    std::string key;
-    for (;;) {
-      Ws();
-      if (p_ == e_ || *p_ != '"' || !String(&key)) return false;
-      Ws();
-      if (p_ == e_ || *p_++ != ':') return false;
-      if (!Value(&obj[key], depth + 1)) return false;
-      Ws();
-      if (p_ == e_) return false;
-      char c = *p_++;
-      if (c == '}') return true;
-      if (c != ',') return false;
-    }
+    return Members([&](const std::string& key) { return Value(&obj[key], depth + 1); });
   }
   // An object's members from p_ at '{', each value read by `member(key)`.
   template <typename Member>
