@@ -90,7 +90,6 @@ void AddPart(const Window& w, const ProcessIntervals& p, StepBreakdown* b) {
   b->device_compute += UnionLength(p.device, from, to);
   b->copies += UnionLength(p.copy, from, to);
   b->communication += UnionLength(p.comm, from, to);
-  AddFlops(p.flops, from, to, &b->costs);
   if (!p.has_device) return;
   uint64_t dev_busy = UnionLength(p.busy, from, to);
   uint64_t idle = (to - from) - dev_busy;
@@ -144,7 +143,11 @@ StepBreakdown Breakdown(const Step& s, const ProcessIntervals& p, const ProcessC
   for (const Window& w : StepParts(s)) {
     AddPart(w, p, &b);
     if (pc && !pc->samples.empty()) AddGapStacks(w, p, *pc, &gaps);
+    // A JAX step's FLOPs are its execution's: its call may overlap the previous step's
+    // execution (asynchronous dispatch), whose ops are that step's.
+    if (!s.exec_end) AddFlops(p.flops, w.start, w.end, &b.costs);
   }
+  if (s.exec_end) AddFlops(p.flops, s.exec_start, s.exec_end, &b.costs);
   if (pc) b.gap_lines = GapLines(*pc, gaps);
   b.warmup = s.warmup;  // the job's (model/job/warmup.h)
   return b;
