@@ -179,6 +179,9 @@ inline constexpr char kSince[] = "since";
 inline constexpr char kAt[] = "at";
 // A thread's CPU time so far (its CPU clock, ns) when the sampler read it (python.cpu).
 inline constexpr char kCpuNs[] = "cpu_ns";
+// The time a thread held the GIL so far, as the sampler's looks saw it (python.gil): each look
+// counts the time since the previous one to the thread that held it just before.
+inline constexpr char kGilNs[] = "gil_ns";
 // The socket source (net.send, net.recv, net.connection): the connection's id in its process,
 // the connection's byte offset in the call's direction before the call, and the connection's
 // local and peer addresses ("127.0.0.1:5000", "[::1]:5000") and descriptor.
@@ -247,6 +250,8 @@ inline constexpr char kPythonSample[] = "python.sample";
 inline constexpr char kPythonSite[] = "python.site";
 // A Python thread's CPU time read by the sampler where it changed (tid, cpu_ns, since, at).
 inline constexpr char kPythonCpu[] = "python.cpu";
+// A Python thread's time holding the GIL, where a look counted more to it (tid, gil_ns, since, at).
+inline constexpr char kPythonGil[] = "python.gil";
 // The exact tracer (record --python-tracer) runs in the process: its Python function calls are
 // python slices on each thread's own stream, named "file(line): function".
 inline constexpr char kPythonTracer[] = "python.tracer";
@@ -278,7 +283,7 @@ inline constexpr char kNcclNet[] = "nccl.net";
 // clang-format off
 inline constexpr std::string_view kEventNames[] = {
     kMemoryAllocation, kMemoryDeallocation, kFree, kMemcpy, kMemset, kBytesInUse, kPythonFrame,
-    kPythonSample, kPythonSite, kPythonCpu, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv,
+    kPythonSample, kPythonSite, kPythonCpu, kPythonGil, kPythonTracer, kTfCollectiveOp, kNetSend, kNetRecv,
     kNetConnection, kNcclGroup, kNcclProxySend, kNcclProxyRecv, kNcclStepSend, kNcclStepRecv,
     kNcclKernelChannel, kNcclNet,
 };

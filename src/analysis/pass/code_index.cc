@@ -52,7 +52,8 @@ class Reader {
         std::tuple_cat(model::KeyIds(
             p, {keys::kPythonFrame, keys::kPythonSample, keys::kPythonSite, keys::kFrameId,
                 keys::kFrame, keys::kFrames, keys::kTid, keys::kOpName, keys::kSince, keys::kAt}));
-    std::tie(cpu_, cpu_ns_) = std::tuple_cat(model::KeyIds(p, {keys::kPythonCpu, keys::kCpuNs}));
+    std::tie(cpu_, cpu_ns_, gil_, gil_ns_) = std::tuple_cat(model::KeyIds(
+        p, {keys::kPythonCpu, keys::kCpuNs, keys::kPythonGil, keys::kGilNs}));
   }
   void OnBegin(const model::Slice&) {}
   void OnSlice(const model::Slice&) {}
@@ -71,7 +72,9 @@ class Reader {
         pc_->samples[static_cast<uint64_t>(*tid)].push_back(
             {ts, since < ts ? since : 0, Stack(e.args)});
     } else if (e.name == cpu_) {
-      Cpu(e);
+      Total(e, cpu_ns_, &pc_->cpu);
+    } else if (e.name == gil_) {
+      Total(e, gil_ns_, &pc_->gil);
     } else if (e.name == site_) {
       std::string node(p_.Name(model::ArgStr(e.args, op_name_)));
       if (!node.empty()) pc_->site_of.try_emplace(node, Stack(e.args));
@@ -103,19 +106,21 @@ class Reader {
     it->second = static_cast<uint32_t>(pc_->stacks.size() - 1);
     return it->second;
   }
-  // A thread's CPU time read by the native sampler (thread_cpu.h).
-  void Cpu(const model::Point& e) {
+  // A thread's CPU time or GIL time (argument `key`) read by the native sampler
+  // (thread_cpu.h), into `by_tid`.
+  void Total(const model::Point& e, uint32_t key,
+             std::unordered_map<uint64_t, ThreadCpu>* by_tid) {
     auto tid = model::ArgInt(e.args, tid_);
-    auto cpu = model::ArgInt(e.args, cpu_ns_);
+    auto ns = model::ArgInt(e.args, key);
     auto at = model::ArgInt(e.args, at_);
-    if (!tid || !cpu || !at || *at <= 0) return;
+    if (!tid || !ns || !at || *at <= 0) return;
     int64_t since = model::ArgInt(e.args, since_).value_or(0);
-    pc_->cpu[static_cast<uint64_t>(*tid)].Add(
-        static_cast<uint64_t>(*at), static_cast<uint64_t>(std::max<int64_t>(since, 0)), *cpu);
+    (*by_tid)[static_cast<uint64_t>(*tid)].Add(
+        static_cast<uint64_t>(*at), static_cast<uint64_t>(std::max<int64_t>(since, 0)), *ns);
   }
   const model::Process& p_;
   ProcessCode* pc_;
-  uint32_t cpu_ = 0, cpu_ns_ = 0;
+  uint32_t cpu_ = 0, cpu_ns_ = 0, gil_ = 0, gil_ns_ = 0;
   uint32_t frame_, sample_, site_, frame_id_, frame_text_, frames_, tid_, op_name_, since_, at_;
   std::unordered_map<int64_t, uint32_t> number_;  // the sampler's frame number -> index
   std::unordered_map<uint32_t, uint32_t> stack_of_text_;

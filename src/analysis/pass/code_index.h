@@ -41,6 +41,9 @@ struct ProcessCode {
   std::unordered_map<std::string, const CodeFrame*> by_tail;
   // By tid: the thread's CPU time, where the native sampler read it (python.cpu).
   std::unordered_map<uint64_t, ThreadCpu> cpu;
+  // By tid: the time the thread held the GIL, as the native sampler's looks saw it (python.gil;
+  // a ThreadCpu: the same kind of total, read at looks).
+  std::unordered_map<uint64_t, ThreadCpu> gil;
   bool Empty() const { return stacks.empty(); }
   // A tracer's frame whose file is relative to its sys.path entry (Kineto's "torch/nn/x.py",
   // "train.py"): the full path and library-ness of the sampled file it names, if any.

@@ -13,7 +13,8 @@ void ThreadCpu::Add(uint64_t at, uint64_t since, int64_t cpu_ns) {
   reads_.emplace_back(at, cpu);
 }
 
-double ThreadCpu::During(uint64_t start, uint64_t end) const {
+template <typename F>
+double ThreadCpu::Sum(uint64_t start, uint64_t end, F part) const {
   if (reads_.size() < 2 || end < start || start < reads_.front().first || end > reads_.back().first)
     return -1;
   auto it = std::upper_bound(
@@ -24,9 +25,21 @@ double ThreadCpu::During(uint64_t start, uint64_t end) const {
   for (; it != reads_.end() && std::prev(it)->first < end; ++it) {
     uint64_t a = std::max(start, std::prev(it)->first), b = std::min(end, it->first);
     double overlap = b > a ? static_cast<double>(b - a) : 0;
-    used += std::min(it->second - std::prev(it)->second, overlap);
+    used += part(it->second - std::prev(it)->second, overlap,
+                 static_cast<double>(it->first - std::prev(it)->first));
   }
   return used;
+}
+
+double ThreadCpu::During(uint64_t start, uint64_t end) const {
+  return Sum(start, end,
+             [](double amount, double overlap, double) { return std::min(amount, overlap); });
+}
+
+double ThreadCpu::Spread(uint64_t start, uint64_t end) const {
+  return Sum(start, end, [](double amount, double overlap, double len) {
+    return len > 0 ? amount * overlap / len : 0.0;
+  });
 }
 
 }  // namespace tt::analysis

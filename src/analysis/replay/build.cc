@@ -268,10 +268,15 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
   size_t shared = 0, first_shared = 0, too_many = 0;
   Sharing why = Sharing::kNone;
+  std::vector<Graph*> graphs;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
     SetRoofs(job.hardware, &job.steps.back().graph);
-    Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps.back());
+  }
+  for (StepGraph& sg : job.steps) graphs.push_back(&sg.graph);
+  SpreadGilByOp(graphs);
+  for (size_t k = 0; k < n; ++k) {
+    Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps[k]);
     too_many += s == Sharing::kTooMany;
     if (s == Sharing::kNone || s == Sharing::kTooMany) continue;
     if (!shared++) first_shared = k;

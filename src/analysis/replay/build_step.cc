@@ -186,12 +186,15 @@ void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuil
 }
 
 // The CPU time each node of `lane` used while it ran, where the Python sampler read its thread's
-// CPU clock (Node::cpu).
+// CPU clock (Node::cpu), and its expected time holding the GIL, where the sampler saw the thread
+// hold it (Node::gil; spread, since each look is a sample: SpreadGil sums it by op).
 void SetCpu(const RankInput& r, const Lane& lane, Graph* g) {
   if (!r.code) return;
-  auto it = r.code->cpu.find(r.m->tracks[lane.track].id);
-  if (it == r.code->cpu.end()) return;
-  for (const Placed& p : lane.nodes) g->nodes[p.node].cpu = it->second.During(p.start, p.end);
+  uint64_t tid = r.m->tracks[lane.track].id;
+  if (auto it = r.code->cpu.find(tid); it != r.code->cpu.end())
+    for (const Placed& p : lane.nodes) g->nodes[p.node].cpu = it->second.During(p.start, p.end);
+  if (auto it = r.code->gil.find(tid); it != r.code->gil.end())
+    for (const Placed& p : lane.nodes) g->nodes[p.node].gil = it->second.Spread(p.start, p.end);
 }
 
 void StepBuilder::Place(const RankInput& r, RankBuild* rb) {

@@ -25,11 +25,18 @@ namespace tt::analysis::replay {
 bool TakesCpu(NodeKind k);
 
 // The share of a core each running ask gets on a host of `cores` cores asked for `load`.
-double CoreShare(double load, uint32_t cores);
+double CoreShare(double load, double cores);
 
 // How fast a node of demand `demand` progresses where its asks get `share` of what they ask:
 // (1 - demand) + demand x share.
 inline double ShareRate(double demand, double share) { return 1 - demand + demand * share; }
+
+// The GIL (Node::gil_demand): a node of a rank's thread that held it asks, of its demand, for
+// gil_demand of the lock, shared by the rank's running asks as a core is (the lock is one);
+// while it holds the lock it also runs, so that part goes at the lesser of its core's and the
+// lock's shares: (1 - demand) + (demand - gil_demand) x cpu_share
+// + gil_demand x min(cpu_share, gil_share).
+double GilRate(double demand, double gil_demand, double cpu_share, double gil_share);
 
 // Whether node n of g takes cores of a host while it runs (its kind does, and its resource has
 // cores: Resource::cpus).
@@ -39,9 +46,16 @@ bool TakesCore(const Graph& g, const Node& n);
 // (resources with no device work) one on host_of_rank[r]; a communicator's transfers one on
 // the host of each rank that joins them. Then sets each CPU node's demand where its CPU time
 // was recorded (Node::cpu: that time over the CPU time it could have had, its host's share
-// while it ran given the others' demands, at most 1) and its duration to its work (see the
-// top), from the measured times (Node::measured, Node::took).
+// while it ran given the others' demands, at most 1), its GIL demand where the sampler saw its
+// thread hold the GIL (Node::gil, as GilRate), and its duration to its work (see the top), from
+// the measured times (Node::measured, Node::took).
 void ShareCpus(Graph* g, std::vector<Host> hosts, const std::vector<uint32_t>& host_of_rank);
+
+// Each op's time holding the GIL (Node::gil) from all the steps' graphs: each look is a sample
+// (a read every few ms, ops shorter than that), so an op's own share is noise, but each kind of
+// op's (a rank's nodes of one label) is not: every node of a label whose thread the sampler saw
+// holding the GIL gets that label's GIL time over its measured time, times its own.
+void SpreadGilByOp(std::vector<Graph*> graphs);
 
 // The simulation with processor sharing (Simulate calls it for a graph with hosts).
 Schedule SimulateSharingCpus(const Graph& g);

@@ -26,7 +26,8 @@ class SharingSim {
         busy_(g.resources.size(), kNone),
         last_on_(g.resources.size(), kNone),
         pending_(g.resources.size()),
-        load_(g.hosts.size(), 0) {
+        load_(g.hosts.size(), 0),
+        gil_load_(g.ranks.size(), 0) {
     const size_t n = g.nodes.size();
     s_.start.assign(n, 0);
     s_.end.assign(n, 0);
@@ -67,15 +68,20 @@ class SharingSim {
   }
 
  private:
-  // How fast node v progresses now: at its most crowded host's share (ShareRate).
+  // How fast node v progresses now: at its most crowded host's share (ShareRate), and its
+  // rank's GIL share where it asks for the GIL (GilRate).
   double Rate(uint32_t v) const {
     const Node& n = g_.nodes[v];
     if (!TakesCore(g_, n)) return 1.0;
     double r = 1.0;
     for (const auto& [host, cores] : g_.resources[n.resource].cpus)
       r = std::min(r, CoreShare(load_[host], g_.hosts[host].cores));
+    if (n.gil_demand > 0)
+      return GilRate(n.demand, n.gil_demand, r, CoreShare(gil_load_[RankOf(n)], 1));
     return ShareRate(n.demand, r);
   }
+
+  size_t RankOf(const Node& n) const { return static_cast<size_t>(g_.resources[n.resource].rank); }
 
   uint64_t EndOf(uint32_t v) const {
     return now_ + static_cast<uint64_t>(std::ceil(left_[v] / Rate(v) - 1e-6));
@@ -99,6 +105,7 @@ class SharingSim {
     if (!TakesCore(g_, n)) return;
     for (const auto& [host, cores] : g_.resources[n.resource].cpus)
       load_[host] += sign * static_cast<double>(cores) * n.demand;
+    if (n.gil_demand > 0) gil_load_[RankOf(n)] += sign * n.gil_demand;
   }
 
   void Start(uint32_t v) {
@@ -158,6 +165,7 @@ class SharingSim {
   std::vector<uint32_t> busy_, last_on_;       // by resource: its running node, its last started
   std::vector<std::deque<uint32_t>> pending_;  // by resource: ready nodes, in order
   std::vector<double> load_;  // by host: cores asked for by running work (times their demands)
+  std::vector<double> gil_load_;  // by rank: its GIL asked for by running work
   std::vector<uint32_t> running_;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> queue_;
   uint64_t now_ = 0;

@@ -10,6 +10,9 @@
 // threads of /proc/self/task (listed again every kListNs), so that the work of gloo's, oneDNN's,
 // OpenMP's, TensorFlow's and autograd's pool threads has its CPU time too; and a new thread's
 // handle hash (native_threads.cc), which places TensorFlow's host lines on their threads.
+// And which thread held the GIL at each look (read just before the sampler asks for it): the
+// time since the previous look is counted to that thread (tt_py_gil), which replay reads as
+// the share of its work that needs the GIL.
 //
 // The frame layout it reads is CPython 3.11's (internal/pycore_frame.h): CMake builds this
 // library only against 3.11's headers and the bootstrap loads it only into a 3.11 interpreter
@@ -43,11 +46,13 @@ extern "C" {
 void tt_py_frame(uint32_t id, const char* text);
 void tt_py_sample(int64_t tid, const char* frames, int64_t since, int64_t at);
 void tt_py_cpu(int64_t tid, int64_t cpu_ns, int64_t since, int64_t at);
+void tt_py_gil(int64_t tid, int64_t gil_ns, int64_t since, int64_t at);
 void tt_py_thread(int64_t hash, int64_t tid);
 void tt_set_thread_name(const char* name);
 int tt_enabled(void);
 void tt_pysample_lock_threads();  // native_sampler_lock.c
 void tt_pysample_unlock_threads();
+long tt_pysample_gil_holder(PyInterpreterState* interp);
 }
 
 namespace {
@@ -60,11 +65,16 @@ constexpr uint32_t kFirstId = 1u << 30;
 // thread started since is read from the next listing on.
 constexpr int64_t kListNs = 50'000'000;
 
-// What a thread's innermost frame was at the last look: while it is the same, so is the stack.
+// What a thread's stack was at the last look: while it is the same, so is the stack. The
+// innermost frame's address and instruction are not enough: a function called again at the
+// same depth gets the same address (each thread's frames are a stack), and a thread that waits
+// for the GIL waits at the same instruction (a loop's back edge), so a tf.data thread running
+// one py_function's function and then another's looked the same; so every frame's code and
+// instruction are hashed too (a walk of a few dozen pointers).
 struct Top {
   const void* frame = nullptr;
   const void* instr = nullptr;
-  const void* caller = nullptr;
+  uint64_t frames = 0;  // the hash of every frame's code and instruction, innermost first
   bool operator==(const Top&) const = default;
 };
 
@@ -94,6 +104,13 @@ struct Sampler {
   long own_tid = 0, skip_tid = 0;  // this thread's and the bootstrap's (native ids)
   std::set<long> noted;            // threads whose handle's hash was noted (or looked for)
   bool silent = false;  // a look was skipped: outside a capture window (record --on-demand)
+  // The GIL: its holder just before this look (native id, 0: none), the time each thread held
+  // it by the looks so far (by native id), and when the previous look was (0: none since the
+  // start or a silent spell, whose time is counted to nobody).
+  long gil_holder = 0;
+  int64_t gil_read = 0;  // when it was read
+  std::map<long, int64_t> gil;
+  int64_t prev_gil_look = 0;
 };
 
 Sampler* g_sampler = nullptr;
@@ -123,6 +140,17 @@ _PyInterpreterFrame* Innermost(PyThreadState* t) {
   _PyInterpreterFrame* f = t->cframe ? t->cframe->current_frame : nullptr;
   while (f && _PyFrame_IsIncomplete(f)) f = f->previous;
   return f;
+}
+
+// The hash of `f`'s and its callers' code objects and instructions (Top::frames).
+uint64_t HashFrames(_PyInterpreterFrame* f) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over the pointers
+  for (; f; f = f->previous)
+    for (const void* p : {static_cast<const void*>(f->f_code), static_cast<const void*>(f->prev_instr)}) {
+      h ^= reinterpret_cast<uintptr_t>(p);
+      h *= 1099511628211ull;
+    }
+  return h;
 }
 
 // `f` and its callers as frame numbers, outermost first, comma-separated.
@@ -203,6 +231,21 @@ void LookCpu(Sampler* s) {
   s->cpu = std::move(now);
 }
 
+// Counts the time since the previous look's read of the GIL's holder to the thread that held it
+// at this one's, `at` (a sample: over many looks, each thread's share of the time it held it),
+// and writes its total.
+// A thread's first write comes with a read of 0 at the previous look, so that its time is
+// bounded from there (analysis/pass/thread_cpu.h).
+void CountGil(Sampler* s, long holder, int64_t at) {
+  int64_t since = s->prev_gil_look;
+  s->prev_gil_look = at;
+  if (holder == 0 || since == 0) return;
+  auto [it, fresh] = s->gil.try_emplace(holder, 0);
+  if (fresh) tt_py_gil(holder, 0, 0, since);
+  it->second += at - since;
+  tt_py_gil(holder, it->second, since, at);
+}
+
 // One look at every thread of the interpreter. Holds the GIL, and the interpreter's list lock
 // (what sys._current_frames holds): a thread state may be deleted without the GIL.
 void Look(Sampler* s) {
@@ -216,7 +259,7 @@ void Look(Sampler* s) {
     s->looked.push_back(static_cast<long>(t->native_thread_id));
     _PyInterpreterFrame* f = Innermost(t);
     if (!f) continue;
-    Top top{f, f->prev_instr, f->previous};
+    Top top{f, f->prev_instr, HashFrames(f)};
     seen[t->thread_id] = top;
     auto was = s->last.find(t->thread_id);
     if (was != s->last.end() && was->second == top) continue;
@@ -226,6 +269,7 @@ void Look(Sampler* s) {
   }
   tt_pysample_unlock_threads();
   s->last = std::move(seen);
+  CountGil(s, s->gil_holder == s->skip_tid ? 0 : s->gil_holder, s->gil_read);
 }
 
 // After a silent spell: every frame is defined again and every stack written whole, since
@@ -235,6 +279,8 @@ void Forget(Sampler* s) {
   s->ids.clear();
   s->last.clear();
   s->cpu.clear();
+  s->gil.clear();
+  s->prev_gil_look = 0;
   s->silent = false;
 }
 
@@ -250,6 +296,8 @@ void Run(Sampler* s) {
     if (!tt_enabled()) {
       s->silent = true;
     } else {
+      s->gil_read = MonotonicNs();
+      s->gil_holder = tt_pysample_gil_holder(s->interp);
       PyEval_RestoreThread(s->own);  // takes the GIL
       if (s->silent) Forget(s);
       Look(s);                              // a last one when stopping, as the program ends

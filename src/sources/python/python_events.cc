@@ -12,6 +12,10 @@
 //                             thread `tid` had used `cpu_ns` of CPU time (its CPU clock) at `at`;
 //                             written when it changed since the previous look `since` (0: first
 //                             look), which still read the thread's previous tt_py_cpu value
+//   tt_py_gil(tid, gil_ns, since, at)
+//                             thread `tid` held the GIL at the look at `at`: its time holding
+//                             it by the looks, `gil_ns`, counts the time from the previous look
+//                             `since` (a thread's first: a read of 0 at `at`, `since` 0)
 //   tt_py_thread(hash, tid)   thread `tid`'s std::hash of its std::thread::id, for a thread that
 //                             writes no stream of its own (the metadata's thread_hashes, by
 //                             which the XSpace import places TensorFlow's host lines)
@@ -83,6 +87,14 @@ __attribute__((visibility("default"))) void tt_py_cpu(int64_t tid, int64_t cpu_n
   Arg args[4] = {IntArg(tt::keys::kTid, tid), IntArg(tt::keys::kCpuNs, cpu_ns),
                  IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
   tt::rt::EmitInstant(tt::keys::kPythonCpu, Category::kPython, args, 4);
+}
+
+__attribute__((visibility("default"))) void tt_py_gil(int64_t tid, int64_t gil_ns, int64_t since,
+                                                      int64_t at) {
+  if (!tt::rt::Enabled()) return;
+  Arg args[4] = {IntArg(tt::keys::kTid, tid), IntArg(tt::keys::kGilNs, gil_ns),
+                 IntArg(tt::keys::kSince, since), IntArg(tt::keys::kAt, at)};
+  tt::rt::EmitInstant(tt::keys::kPythonGil, Category::kPython, args, 4);
 }
 
 __attribute__((visibility("default"))) void tt_py_thread(int64_t hash, int64_t tid) {

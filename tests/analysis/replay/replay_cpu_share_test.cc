@@ -233,5 +233,67 @@ TEST(ReplayCpuShare, APartlyWaitingThreadAsksForPartOfACore) {
   EXPECT_NEAR(static_cast<double>(Simulate(without[0].graph).predicted[0]), 18333, 2);
 }
 
+// Two Python threads on two cores, 20 each at once, each holding the GIL for 10 of them and
+// using 10 of CPU time: each waited for the lock, not for a core (nor slept). Each asks for
+// the whole lock and a core, and its work is 10; replayed unchanged, 20 as measured; without a,
+// b has the lock to itself: 10. Without the GIL's reads, the waits look like sleeps that no
+// removal shortens: 20.
+TEST(ReplayCpuShare, TwoThreadsWaitingForTheGilShareItAndARemovedOneGivesItBack) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 20000);
+  uint32_t a = g.AddNode(g.AddResource("thread 0", 0), g.AddLabel("a"), NodeKind::kOp, 20000, 0);
+  uint32_t b = g.AddNode(g.AddResource("thread 1", 0), g.AddLabel("b"), NodeKind::kOp, 20000, 0);
+  for (uint32_t v : {a, b}) {
+    g.nodes[v].cpu = 10000;
+    g.AddEdge(g.ranks[r].source, v, 0);
+    g.AddEdge(v, g.ranks[r].sink, 0);
+  }
+  Graph no_gil = g;
+  g.nodes[a].gil = g.nodes[b].gil = 10000;
+  ShareCpus(&g, {{"h", 2}}, {0});
+  for (uint32_t v : {a, b}) {
+    EXPECT_NEAR(g.nodes[v].gil_demand, 1, 1e-4);
+    EXPECT_NEAR(g.nodes[v].demand, 1, 1e-4);
+    EXPECT_NEAR(static_cast<double>(g.nodes[v].duration), 10000, 2);
+  }
+  EXPECT_NEAR(static_cast<double>(Simulate(g).predicted[0]), 20000, 2) << "unchanged";
+  auto a0 = [](const Graph& x) {
+    return analysis::replay::Changed({StepGraph{x, {0}}},
+                                     {analysis::replay::MakeWhatIf("", "a=0", "a", 0)});
+  };
+  EXPECT_NEAR(static_cast<double>(Simulate(a0(g)[0].graph).predicted[0]), 10000, 2);
+  ShareCpus(&no_gil, {{"h", 2}}, {0});
+  EXPECT_DOUBLE_EQ(no_gil.nodes[b].gil_demand, 0);
+  EXPECT_NEAR(static_cast<double>(Simulate(a0(no_gil)[0].graph).predicted[0]), 20000, 2);
+}
+
+// A Python thread that holds the GIL all along (20 of 20) beside a native thread that never
+// takes it, on two cores: neither waits for the other; both replay as measured, and removing
+// the Python thread's node leaves the native one's time as it was. On one core they share it.
+TEST(ReplayCpuShare, ANativeThreadDoesNotWaitForTheGil) {
+  for (uint32_t cores : {2u, 1u}) {
+    Graph g;
+    size_t r = g.AddRank("rank 0", 0, 40000);
+    uint32_t py =
+        g.AddNode(g.AddResource("thread 0", 0), g.AddLabel("py"), NodeKind::kOp, 40000, 0);
+    uint32_t nat =
+        g.AddNode(g.AddResource("thread 1", 0), g.AddLabel("nat"), NodeKind::kOp, 40000, 0);
+    double cpu = cores == 2 ? 40000 : 20000;
+    g.nodes[py].cpu = g.nodes[py].gil = cpu;
+    g.nodes[nat].cpu = cpu;
+    for (uint32_t v : {py, nat}) {
+      g.AddEdge(g.ranks[r].source, v, 0);
+      g.AddEdge(v, g.ranks[r].sink, 0);
+    }
+    ShareCpus(&g, {{"h", cores}}, {0});
+    EXPECT_NEAR(g.nodes[py].gil_demand, 1, 1e-4) << cores;
+    EXPECT_DOUBLE_EQ(g.nodes[nat].gil_demand, 0) << cores;
+    EXPECT_NEAR(static_cast<double>(Simulate(g).predicted[0]), 40000, 2) << cores;
+    auto without = analysis::replay::Changed(
+        {StepGraph{g, {0}}}, {analysis::replay::MakeWhatIf("", "py=0", "py", 0)});
+    EXPECT_NEAR(static_cast<double>(Simulate(without[0].graph).predicted[0]), cpu, 2) << cores;
+  }
+}
+
 }  // namespace
 }  // namespace tt
