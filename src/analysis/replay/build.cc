@@ -233,6 +233,30 @@ std::string SharingNote(const Graph& g, Sharing why, size_t steps) {
          " step(s), ranks' threads and transfers share the cores of " + hosts + " (docs/replay.md)";
 }
 
+// Each step's CPU sharing (cpu_share.h), with the GIL's share of each op from all the steps,
+// and the job's notes on it.
+void ShareJobsCpus(const std::vector<RankInput>& ranks, Job* job) {
+  std::vector<uint32_t> host_of_rank;
+  std::vector<Host> hosts = Hosts(ranks, &host_of_rank);
+  std::vector<Graph*> graphs;
+  for (StepGraph& sg : job->steps) graphs.push_back(&sg.graph);
+  SpreadGilByOp(graphs);
+  size_t shared = 0, first_shared = 0, too_many = 0;
+  Sharing why = Sharing::kNone;
+  for (size_t k = 0; k < job->steps.size(); ++k) {
+    Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job->steps[k]);
+    too_many += s == Sharing::kTooMany;
+    if (s == Sharing::kNone || s == Sharing::kTooMany) continue;
+    if (!shared++) first_shared = k;
+    if (why != Sharing::kCollectives) why = s;
+  }
+  if (shared) job->notes.push_back(SharingNote(job->steps[first_shared].graph, why, shared));
+  if (too_many)
+    job->notes.push_back("CPU sharing: left out in " + std::to_string(too_many) +
+                         " step(s) of more than " + std::to_string(kMaxSharedResources) +
+                         " threads, streams and links: those replay their measured durations");
+}
+
 }  // namespace
 
 Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOptions& o,
@@ -264,29 +288,11 @@ Job BuildJob(const std::vector<const model::TraceModel*>& traces, const BuildOpt
   names->core_flops_per_ns = CoreFlopsPerNs(*traces[0]);
   for (auto& r : ranks)
     if (r.code) r.stacks = InternStacks(*r.code, names.get());
-  std::vector<uint32_t> host_of_rank;
-  std::vector<Host> hosts = o.cpu_sharing ? Hosts(ranks, &host_of_rank) : std::vector<Host>{};
-  size_t shared = 0, first_shared = 0, too_many = 0;
-  Sharing why = Sharing::kNone;
-  std::vector<Graph*> graphs;
   for (size_t k = 0; k < n; ++k) {
     job.steps.push_back(BuildStep(ranks, instances, pairs, k, names));
     SetRoofs(job.hardware, &job.steps.back().graph);
   }
-  for (StepGraph& sg : job.steps) graphs.push_back(&sg.graph);
-  SpreadGilByOp(graphs);
-  for (size_t k = 0; k < n; ++k) {
-    Sharing s = ShareCpusOfStep(hosts, host_of_rank, &job.steps[k]);
-    too_many += s == Sharing::kTooMany;
-    if (s == Sharing::kNone || s == Sharing::kTooMany) continue;
-    if (!shared++) first_shared = k;
-    if (why != Sharing::kCollectives) why = s;
-  }
-  if (shared) job.notes.push_back(SharingNote(job.steps[first_shared].graph, why, shared));
-  if (too_many)
-    job.notes.push_back("CPU sharing: left out in " + std::to_string(too_many) +
-                        " step(s) of more than " + std::to_string(kMaxSharedResources) +
-                        " threads, streams and links: those replay their measured durations");
+  if (o.cpu_sharing) ShareJobsCpus(ranks, &job);
   for (const auto& who : job.participants)
     job.notes.push_back(who +
                         ": no steps of its own; its work within the ranks' steps is replayed with "

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -23,11 +24,6 @@ namespace tt {
 namespace {
 
 namespace rp = analysis::replay;
-
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? -1 : v[v.size() / 2];
-}
 
 TEST(ReplayGil, PyFunctionsHoldTheGilAndThePoolsOpsDoNot) {
   if (test::Python().empty() || !test::HaveModule("tensorflow")) GTEST_SKIP() << "no tensorflow";
@@ -59,9 +55,13 @@ TEST(ReplayGil, PyFunctionsHoldTheGilAndThePoolsOpsDoNot) {
   // Two py_functions at a time take turns on the lock, each holding it about half its time
   // (4 ms of Python in about 8 ms): the looks, a sample each, give each stage's share.
   for (const char* stage : {"decode", "augment"}) {
-    ASSERT_GE(share[stage].size(), 20u) << stage;
-    EXPECT_GT(MedianOf(share[stage]), 0.2) << stage;
-    EXPECT_LE(MedianOf(share[stage]), 1.0) << stage;
+    const std::vector<double>& v = share[stage];
+    ASSERT_GE(v.size(), 20u) << stage;
+    EXPECT_GE(std::count_if(v.begin(), v.end(), [](double x) { return x > 0.2; }) * 2,
+              static_cast<std::ptrdiff_t>(v.size()))
+        << stage << ": most of its ops held the GIL a good part of their time";
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x <= 1.0 + 1e-9; }))
+        << stage;
   }
   // Unchanged, every step replays as measured with the lock shared.
   for (size_t k = 0; k < job.steps.size(); ++k) {
