@@ -52,8 +52,8 @@ class Reader {
         std::tuple_cat(model::KeyIds(
             p, {keys::kPythonFrame, keys::kPythonSample, keys::kPythonSite, keys::kFrameId,
                 keys::kFrame, keys::kFrames, keys::kTid, keys::kOpName, keys::kSince, keys::kAt}));
-    std::tie(cpu_, cpu_ns_, gil_, gil_ns_) = std::tuple_cat(model::KeyIds(
-        p, {keys::kPythonCpu, keys::kCpuNs, keys::kPythonGil, keys::kGilNs}));
+    std::tie(cpu_, cpu_ns_, gil_, gil_ns_) = std::tuple_cat(
+        model::KeyIds(p, {keys::kPythonCpu, keys::kCpuNs, keys::kPythonGil, keys::kGilNs}));
   }
   void OnBegin(const model::Slice&) {}
   void OnSlice(const model::Slice&) {}
@@ -108,8 +108,7 @@ class Reader {
   }
   // A thread's CPU time or GIL time (argument `key`) read by the native sampler
   // (thread_cpu.h), into `by_tid`.
-  void Total(const model::Point& e, uint32_t key,
-             std::unordered_map<uint64_t, ThreadCpu>* by_tid) {
+  void Total(const model::Point& e, uint32_t key, std::unordered_map<uint64_t, ThreadCpu>* by_tid) {
     auto tid = model::ArgInt(e.args, tid_);
     auto ns = model::ArgInt(e.args, key);
     auto at = model::ArgInt(e.args, at_);

@@ -1,13 +1,13 @@
 // Replay's CPU sharing: the cores each resource takes, and each node's work (cpu_share.h).
 #include "analysis/replay/cpu_share.h"
 
-#include "analysis/replay/share_curve.h"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
 #include <set>
+
+#include "analysis/replay/share_curve.h"
 
 namespace tt::analysis::replay {
 
@@ -188,7 +188,6 @@ double CoreShare(double load, double cores) { return load > cores ? cores / load
 bool TakesCore(const Graph& g, const Node& n) {
   return TakesCpu(n.kind) && !g.resources[n.resource].cpus.empty();
 }
-
 
 void ShareCpus(Graph* g, std::vector<Host> hosts, const std::vector<uint32_t>& host_of_rank) {
   g->hosts = std::move(hosts);

@@ -164,7 +164,7 @@ class SharingSim {
   std::vector<double> left_;                   // by node: work left (ns at a full core)
   std::vector<uint32_t> busy_, last_on_;       // by resource: its running node, its last started
   std::vector<std::deque<uint32_t>> pending_;  // by resource: ready nodes, in order
-  std::vector<double> load_;  // by host: cores asked for by running work (times their demands)
+  std::vector<double> load_;      // by host: cores asked for by running work (times their demands)
   std::vector<double> gil_load_;  // by rank: its GIL asked for by running work
   std::vector<uint32_t> running_;
   std::priority_queue<Ready, std::vector<Ready>, std::greater<>> queue_;

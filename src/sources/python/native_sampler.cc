@@ -146,7 +146,8 @@ _PyInterpreterFrame* Innermost(PyThreadState* t) {
 uint64_t HashFrames(_PyInterpreterFrame* f) {
   uint64_t h = 1469598103934665603ull;  // FNV-1a over the pointers
   for (; f; f = f->previous)
-    for (const void* p : {static_cast<const void*>(f->f_code), static_cast<const void*>(f->prev_instr)}) {
+    for (const void* p :
+         {static_cast<const void*>(f->f_code), static_cast<const void*>(f->prev_instr)}) {
       h ^= reinterpret_cast<uintptr_t>(p);
       h *= 1099511628211ull;
     }

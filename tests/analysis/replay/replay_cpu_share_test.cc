@@ -289,8 +289,8 @@ TEST(ReplayCpuShare, ANativeThreadDoesNotWaitForTheGil) {
     EXPECT_NEAR(g.nodes[py].gil_demand, 1, 1e-4) << cores;
     EXPECT_DOUBLE_EQ(g.nodes[nat].gil_demand, 0) << cores;
     EXPECT_NEAR(static_cast<double>(Simulate(g).predicted[0]), 40000, 2) << cores;
-    auto without = analysis::replay::Changed(
-        {StepGraph{g, {0}}}, {analysis::replay::MakeWhatIf("", "py=0", "py", 0)});
+    auto without = analysis::replay::Changed({StepGraph{g, {0}}},
+                                             {analysis::replay::MakeWhatIf("", "py=0", "py", 0)});
     EXPECT_NEAR(static_cast<double>(Simulate(without[0].graph).predicted[0]), cpu, 2) << cores;
   }
 }

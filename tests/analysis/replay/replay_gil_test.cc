@@ -60,8 +60,7 @@ TEST(ReplayGil, PyFunctionsHoldTheGilAndThePoolsOpsDoNot) {
     EXPECT_GE(std::count_if(v.begin(), v.end(), [](double x) { return x > 0.2; }) * 2,
               static_cast<std::ptrdiff_t>(v.size()))
         << stage << ": most of its ops held the GIL a good part of their time";
-    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x <= 1.0 + 1e-9; }))
-        << stage;
+    EXPECT_TRUE(std::all_of(v.begin(), v.end(), [](double x) { return x <= 1.0 + 1e-9; })) << stage;
   }
   // Unchanged, every step replays as measured with the lock shared.
   for (size_t k = 0; k < job.steps.size(); ++k) {
@@ -81,9 +80,9 @@ TEST(ReplayGil, TwoCallersOfOneFunctionAreTold) {
   if (test::Python().empty()) GTEST_SKIP() << "no python3";
   test::TempDir d;
   std::string dir = d / "t";
-  auto r = test::RunCmd({TT_CLI, "record", "-o", dir, "--", test::Python(),
-                         test::Program("py_two_callers.py"), "10"},
-                        {}, 120);
+  auto r = test::RunCmd(
+      {TT_CLI, "record", "-o", dir, "--", test::Python(), test::Program("py_two_callers.py"), "10"},
+      {}, 120);
   ASSERT_EQ(r.status, 0) << r.err;
   model::TraceModel m = model::LoadModel(OpenTrace(dir));
   std::vector<Problem> problems;
