@@ -11,7 +11,7 @@
 // OpenMP's, TensorFlow's and autograd's pool threads has its CPU time too; and a new thread's
 // handle hash (native_threads.cc), which places TensorFlow's host lines on their threads.
 // And which thread held the GIL at each look (read just before the sampler asks for it): the
-// time since the previous look is counted to that thread (tt_py_gil), which replay reads as
+// time since the previous read is counted to that thread (tt_py_gil), which replay reads as
 // the share of its work that needs the GIL.
 //
 // The frame layout it reads is CPython 3.11's (internal/pycore_frame.h): CMake builds this
@@ -68,9 +68,10 @@ constexpr int64_t kListNs = 50'000'000;
 // What a thread's stack was at the last look: while it is the same, so is the stack. The
 // innermost frame's address and instruction are not enough: a function called again at the
 // same depth gets the same address (each thread's frames are a stack), and a thread that waits
-// for the GIL waits at the same instruction (a loop's back edge), so a tf.data thread running
-// one py_function's function and then another's looked the same; so every frame's code and
-// instruction are hashed too (a walk of a few dozen pointers).
+// for the GIL waits at the same instruction (a loop's back edge), so one function called from
+// two callers in turn looked the same (tests/programs/py_two_callers.py: one sample of each
+// caller in 20 calls); so every frame's code and instruction are hashed too (a walk of a few
+// dozen pointers).
 struct Top {
   const void* frame = nullptr;
   const void* instr = nullptr;
@@ -104,11 +105,11 @@ struct Sampler {
   long own_tid = 0, skip_tid = 0;  // this thread's and the bootstrap's (native ids)
   std::set<long> noted;            // threads whose handle's hash was noted (or looked for)
   bool silent = false;  // a look was skipped: outside a capture window (record --on-demand)
-  // The GIL: its holder just before this look (native id, 0: none), the time each thread held
-  // it by the looks so far (by native id), and when the previous look was (0: none since the
-  // start or a silent spell, whose time is counted to nobody).
+  // The GIL: its holder just before this look (native id, 0: none) and when it was read, the
+  // time each thread held it by the reads so far (by native id), and when the previous read
+  // was (0: none since the start or a silent spell, whose time is counted to nobody).
   long gil_holder = 0;
-  int64_t gil_read = 0;  // when it was read
+  int64_t gil_read = 0;
   std::map<long, int64_t> gil;
   int64_t prev_gil_look = 0;
 };
