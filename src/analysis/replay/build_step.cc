@@ -187,7 +187,7 @@ void AddLaunches(const std::vector<Launch>& launches, const Lane& lane, RankBuil
 
 // The CPU time each node of `lane` used while it ran, where the Python sampler read its thread's
 // CPU clock (Node::cpu), and its expected time holding the GIL, where the sampler saw the thread
-// hold it (Node::gil; spread, since each look is a sample: SpreadGil sums it by op).
+// hold it (Node::gil; spread, since each look is a sample: SpreadGilByOp sums it by op).
 void SetCpu(const RankInput& r, const Lane& lane, Graph* g) {
   if (!r.code) return;
   uint64_t tid = r.m->tracks[lane.track].id;

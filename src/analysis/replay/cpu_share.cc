@@ -183,7 +183,7 @@ bool TakesCpu(NodeKind k) {
          k == NodeKind::kComm;
 }
 
-double CoreShare(double load, double cores) { return load > cores ? cores / load : 1.0; }
+double CoreShare(double load, uint32_t cores) { return load > cores ? cores / load : 1.0; }
 
 bool TakesCore(const Graph& g, const Node& n) {
   return TakesCpu(n.kind) && !g.resources[n.resource].cpus.empty();

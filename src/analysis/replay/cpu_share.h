@@ -25,7 +25,7 @@ namespace tt::analysis::replay {
 bool TakesCpu(NodeKind k);
 
 // The share of a core each running ask gets on a host of `cores` cores asked for `load`.
-double CoreShare(double load, double cores);
+double CoreShare(double load, uint32_t cores);
 
 // How fast a node of demand `demand` progresses where its asks get `share` of what they ask:
 // (1 - demand) + demand x share.

@@ -58,9 +58,10 @@ struct Node {
   // analysis/pass/thread_cpu.h), -1: not recorded; and the share of a core it asks for while it
   // runs where CPUs are shared (cpu_share.h: 1, a core, where its CPU time is not recorded).
   double cpu = -1, demand = 1;
-  // The time its thread held the GIL during its measured time, as the sampler's looks saw it
-  // (ns, python.gil), -1: not recorded; and the share of the GIL it asks for while it runs
-  // (cpu_share.h: at most its demand; 0 where not recorded).
+  // The time its thread held the GIL during its measured time (ns, python.gil: its read
+  // intervals' time spread over it, then its op's share over the job's steps times its own
+  // time, cpu_share.h's SpreadGilByOp), -1: not recorded; and the share of the GIL it asks for
+  // while it runs (cpu_share.h: at most its demand; 0 where not recorded).
   double gil = -1, gil_demand = 0;
   int64_t bytes = -1;         // a transfer: its bytes; a gradient's accumulation: the gradient's
   bool grad = false;          // autograd's AccumulateGrad: a parameter's gradient ready at its end

@@ -5,7 +5,7 @@
 
 namespace tt::analysis::replay {
 
-ShareCurve::ShareCurve(std::vector<std::pair<uint64_t, double>> changes, double capacity) {
+ShareCurve::ShareCurve(std::vector<std::pair<uint64_t, double>> changes, uint32_t capacity) {
   std::sort(changes.begin(), changes.end());
   double load = 0;
   double acc = 0;

@@ -14,7 +14,7 @@ class ShareCurve {
  public:
   ShareCurve() = default;
   // changes: (time, capacity asked for: + at a start, - at an end); `capacity`: cores.
-  ShareCurve(std::vector<std::pair<uint64_t, double>> changes, double capacity);
+  ShareCurve(std::vector<std::pair<uint64_t, double>> changes, uint32_t capacity);
   // The integral of the share over [a, b] (both times of changes, or outside them).
   double Over(uint64_t a, uint64_t b) const { return Integral(b) - Integral(a); }
   // The share from time t on (1 before the first change and after the last).
