@@ -58,11 +58,22 @@ Recorded Record(const TempDir& d, const std::string& program, std::vector<std::s
     run = RunCmd(argv, {}, 300);
   }
   EXPECT_EQ(run.status, 0) << run.err.substr(0, 4000);
-  std::istringstream lines(run.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.starts_with("{\"program\"")) r.said.push_back(json::parse(line));
+  for (const std::string& object : test::ProgramObjects(run.out))
+    r.said.push_back(json::parse(object));
   EXPECT_FALSE(r.said.empty()) << "no JSON line from " << program << ": " << run.out;
   return r;
+}
+
+// Two ranks printing with PYTHONUNBUFFERED=1 (an object, then its newline, in two writes) into
+// one pipe: each object is found whole, braces inside strings and lists included.
+TEST(CorpusEcosystem, ProgramObjectsOfRanksThatMetOnOneLine) {
+  std::string out =
+      "noise {\"x\": 1}\n{\"program\": \"p\", \"rank\": 0, \"s\": \"}{\\\"\", \"step_ms\": [1.5, "
+      "2]}{\"program\": \"p\", \"rank\": 1, \"step_ms\": [[3]]}\n\n";
+  auto objects = test::ProgramObjects(out);
+  ASSERT_EQ(objects.size(), 2u);
+  EXPECT_EQ(json::parse(objects[0])["s"], "}{\"");
+  EXPECT_EQ(json::parse(objects[1])["rank"], 1);
 }
 
 double MedianAfterFirst(std::vector<double> v) {
@@ -144,7 +155,8 @@ void ExpectTopAtenOpsAsTorchProfiler(const std::string& trace, const json& ops) 
     ASSERT_TRUE(rows.count(name)) << name << " is not in the op view";
     std::cout << "torch.profiler " << name << ": self " << self / 1000 << " ms, op view "
               << rows[name]["self_micros"].get<double>() / 1000 << " ms; calls " << ref[name][0]
-              << " events (key_averages " << ref[name][2] << "), op view " << rows[name]["occurrence"] << "\n";
+              << " events (key_averages " << ref[name][2] << "), op view "
+              << rows[name]["occurrence"] << "\n";
     EXPECT_NEAR(rows[name]["self_micros"].get<double>(), self, 0.01 * self) << name;
     EXPECT_EQ(rows[name]["occurrence"], ref[name][2]) << name;
   }
@@ -232,8 +244,8 @@ TEST(CorpusEcosystem, HfTrainerGpt2StepsAndOpsAsTorchProfiler) {
   // The loop runs in the library (trainer.train()): the code view shows the model's forward
   // methods under that line (was one [transformers] node with all of it), each block's.
   json code = RunJson({TT_CLI, "stats", r.trace, "--view", "code", "--json"});
-  for (const char* layer : {":GPT2LMHeadModel.forward", ":GPT2Block.forward",
-                            ":GPT2Attention.forward"})
+  for (const char* layer :
+       {":GPT2LMHeadModel.forward", ":GPT2Block.forward", ":GPT2Attention.forward"})
     EXPECT_NE(code.dump().find(layer), std::string::npos) << layer;
 }
 

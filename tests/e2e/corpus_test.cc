@@ -50,9 +50,7 @@ Recorded Record(const TempDir& d, const std::string& program, std::vector<std::s
   argv.insert(argv.end(), args.begin(), args.end());
   auto run = RunCmd(argv, env, 400);
   EXPECT_EQ(run.status, 0) << run.err;
-  std::istringstream lines(run.out);
-  for (std::string line; std::getline(lines, line);)
-    if (line.starts_with("{\"program\"")) r.said = json::parse(line);
+  for (const std::string& object : test::ProgramObjects(run.out)) r.said = json::parse(object);
   EXPECT_FALSE(r.said.is_null()) << "no JSON line from " << program << ": " << run.out;
   return r;
 }
@@ -84,11 +82,10 @@ void ExpectProgramsSteps(const Recorded& r, bool first_warmup) {
   }
   ASSERT_FALSE(ratios.empty()) << j.dump(1);
   double ratio = Median(ratios);
-  std::printf("%zu steps: the step view's over the program's, median %.3f\n", ratios.size(),
-              ratio);
+  std::printf("%zu steps: the step view's over the program's, median %.3f\n", ratios.size(), ratio);
   EXPECT_NEAR(ratio, 1, 0.15) << "step view median " << Median(ours) << " ms, program's "
-                              << Median(std::vector<double>(own.begin() + 1, own.end()))
-                              << " ms; " << j["notes"].dump();
+                              << Median(std::vector<double>(own.begin() + 1, own.end())) << " ms; "
+                              << j["notes"].dump();
 }
 
 // No op of the op view is a runtime, wait or dispatch range of the framework.

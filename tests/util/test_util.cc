@@ -101,6 +101,33 @@ size_t CountLines(const std::string& s) {
 
 bool HaveBabeltrace() { return RunCmd({"babeltrace2", "--version"}).status == 0; }
 
+std::vector<std::string> ProgramObjects(const std::string& out) {
+  std::vector<std::string> objects;
+  for (size_t at = out.find("{\"program\""); at != std::string::npos;
+       at = out.find("{\"program\"", at + 1)) {
+    int depth = 0;
+    bool in_string = false;
+    for (size_t i = at; i < out.size(); ++i) {
+      char c = out[i];
+      if (in_string) {
+        if (c == '\\')
+          ++i;
+        else if (c == '"')
+          in_string = false;
+      } else if (c == '"') {
+        in_string = true;
+      } else if (c == '{' || c == '[') {
+        ++depth;
+      } else if ((c == '}' || c == ']') && --depth == 0) {
+        objects.push_back(out.substr(at, i + 1 - at));
+        at = i;
+        break;
+      }
+    }
+  }
+  return objects;
+}
+
 std::map<std::string, int64_t> Said(const std::string& out) {
   std::map<std::string, int64_t> said;
   std::istringstream in(out);

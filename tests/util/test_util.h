@@ -67,6 +67,11 @@ void RecordClockJob(const std::string& program, const TempDir& d, int64_t shift_
 // test failure where the page has no such table.
 std::vector<std::vector<std::string>> HtmlTable(const std::string& html, const std::string& id);
 
+// Each `{"program"...}` JSON object a program printed, as text, in order. Found by matching
+// braces, not by lines: where PYTHONUNBUFFERED=1 is set, print() writes the object and its
+// newline apart, and two ranks' objects can meet on one line of a shared pipe.
+std::vector<std::string> ProgramObjects(const std::string& out);
+
 // The `key value` lines of a program's output (the test programs say what they did so).
 std::map<std::string, int64_t> Said(const std::string& out);
 
