@@ -76,7 +76,7 @@ size_t ApplyLine(const WhatIf& w, Graph* g) {
     if (has[stack] < 0) has[stack] = StackHas(t, stack, w);
     return has[stack] == 1;
   };
-  size_t n = ScaleMatched(MatchBy(*g, pred), w.factor, g);
+  size_t n = ScaleMatched(MatchBy(*g, pred), w.factor, g, Backward::kWithForward);
   if (n == 0 && !w.near) w.near = std::make_shared<std::string>(Near(t, w));
   return n;
 }

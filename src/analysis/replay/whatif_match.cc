@@ -26,21 +26,21 @@ std::vector<double> Held(const Matched& m, const Graph& g, std::vector<char>* re
   return held;
 }
 
-// PyTorch: the backward op of a forward op removed (the op that made it, or one around that
-// op) goes with it, with the device work it launched (autograd would not run it).
-void RemoveBackwards(const Matched& m, const std::vector<char>& reached, Graph* g,
-                     std::vector<char>* removed) {
+// PyTorch: the backward ops of the forward ops matched (the op that made one, or one around that
+// op), with the device work they launched, marked in `changed`.
+void AddBackwards(const Matched& m, const std::vector<char>& reached, Graph* g,
+                  std::vector<char>* changed) {
   std::vector<char> gone(g->nodes.size(), 0);
   for (const InnerSlices::Backward& b : g->inner->backwards)
     if (m.nodes[b.node] || (b.inner != kNoIndex && reached[b.inner])) gone[b.backward] = 1;
   for (const Edge& e : g->edges)
-    if (e.kind == EdgeKind::kFlow && gone[e.from]) (*removed)[e.to] = 1;
-  for (size_t v = 0; v < gone.size(); ++v) (*removed)[v] |= gone[v];
+    if (e.kind == EdgeKind::kFlow && gone[e.from]) (*changed)[e.to] = 1;
+  for (size_t v = 0; v < gone.size(); ++v) (*changed)[v] |= gone[v];
 }
 
 }  // namespace
 
-size_t ScaleMatched(const Matched& m, double factor, Graph* g) {
+size_t ScaleMatched(const Matched& m, double factor, Graph* g, Backward backward) {
   auto any = [](const std::vector<char>& v) { return std::find(v.begin(), v.end(), 1) != v.end(); };
   if (!any(m.nodes) && !any(m.inner)) return 0;
   std::vector<char> reached;
@@ -55,7 +55,7 @@ size_t ScaleMatched(const Matched& m, double factor, Graph* g) {
       launched[e.to] = 1;
     }
   for (auto [i, device] : g->inner->launches) launched[device] |= reached[i];
-  if (factor == 0) RemoveBackwards(m, reached, g, &launched);
+  if (factor == 0 || backward == Backward::kWithForward) AddBackwards(m, reached, g, &launched);
   for (uint32_t v = 0; v < g->nodes.size(); ++v) {
     whole[v] |= launched[v];
     if (whole[v]) {

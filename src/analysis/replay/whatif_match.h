@@ -34,7 +34,12 @@ Matched MatchBy(const Graph& g, Pred&& pred) {
 // launched and the time from its start to each launch (0 removes it and its dispatch gap); a
 // node not matched, by the share of it its matched inner slices held, each counted once (one
 // inside another matched one is in it already), with the device work launched inside them.
-// Returns how many nodes changed (0: nothing matched).
-size_t ScaleMatched(const Matched& m, double factor, Graph* g);
+// PyTorch's backward ops of the forward ops matched go with them where `factor` is 0 (autograd
+// would not run them), and change by `factor` too where `backward` (scope: and line: name a
+// layer's or a line's work, whose gradients are computed by those ops; REGEX=FACTOR names ops,
+// whose backward ops are others). Returns how many nodes changed (0: nothing matched).
+enum class Backward { kOnlyRemoved, kWithForward };
+size_t ScaleMatched(const Matched& m, double factor, Graph* g,
+                    Backward backward = Backward::kOnlyRemoved);
 
 }  // namespace tt::analysis::replay

@@ -29,7 +29,7 @@ size_t ApplyScope(const WhatIf& w, Graph* g) {
   return ScaleMatched(
       MatchBy(*g, [&](uint32_t label, uint32_t scope,
                       uint32_t) { return scope != kNoIndex ? as_path[scope] : by_name[label]; }),
-      w.factor, g);
+      w.factor, g, Backward::kWithForward);
 }
 
 bool ParseScope(const std::string& spec, const WhatIfNumbers& numbers, WhatIf* w) {

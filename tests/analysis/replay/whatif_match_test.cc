@@ -104,6 +104,26 @@ TEST(WhatIfNested, ARemovedForwardOpTakesItsBackwardOpWithIt) {
   }
 }
 
+// A layer's work halved by scope: halves its backward ops too (autograd computes its gradients
+// there); an op named by REGEX=0.5 keeps its backward op, which is another op.
+TEST(WhatIfNested, AScopeChangesItsForwardOpsBackwardOpsToo) {
+  Graph g;
+  g.AddRank("rank 0", 0, 1000);
+  uint32_t t = g.AddResource("thread", 0);
+  uint32_t fwd = g.AddNode(t, g.AddLabel("aten::linear"), NodeKind::kOp, 100);
+  g.nodes[fwd].scope = g.AddLabel("Sequential/Linear_0");
+  uint32_t back = g.AddNode(t, g.AddLabel("AddmmBackward0"), NodeKind::kOp, 60);
+  uint32_t other = g.AddNode(t, g.AddLabel("MulBackward0"), NodeKind::kOp, 40);
+  g.inner->backwards.push_back({fwd, kNoIndex, back});
+  for (auto [spec, kept] : std::vector<std::pair<std::string, uint64_t>>{
+           {"scope:Linear_0=0.5", 30}, {"scope:Linear_0=0", 0}, {"aten::linear=0.5", 60}}) {
+    Graph c = g;
+    analysis::replay::Apply(Parse(spec), &c);
+    EXPECT_EQ(c.nodes[back].duration, kept) << spec;
+    EXPECT_EQ(c.nodes[other].duration, 40u) << spec;
+  }
+}
+
 TEST(WhatIfNested, ScopeMatchesModulePathsAndNameScopes) {
   Linear l;
   l.g.inner->slices[1].scope = l.g.AddLabel("GPT2Model/h.0/attn");
