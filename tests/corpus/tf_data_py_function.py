@@ -2,7 +2,8 @@
 "tf.data: Build TensorFlow input pipelines" guide applies arbitrary Python logic, feeding
 Keras model.fit. The Python function sleeps, so the input is the bottleneck. Synthetic data.
 Prints one JSON line: each batch's time from Keras's own callback (the time between the ends
-of consecutive batches)."""
+of consecutive batches). TT_CACHE_INPUT=1: the map's output cached and read once before fit
+(the real change behind `replay --what-if input=0`, bench/whatif_bench.py)."""
 import json
 import os
 import sys
@@ -46,7 +47,12 @@ def main():
     y = rng.integers(0, 10, BATCHES * BATCH).astype(np.int32)
     ds = (tf.data.Dataset.from_tensor_slices((x, y))
           .map(tf_augment, num_parallel_calls=tf.data.AUTOTUNE)
-          .batch(BATCH).prefetch(tf.data.AUTOTUNE))
+          .batch(BATCH))
+    if os.environ.get("TT_CACHE_INPUT") == "1":
+        ds = ds.cache()
+        for _ in ds:
+            pass
+    ds = ds.prefetch(tf.data.AUTOTUNE)
     model = tf.keras.Sequential([tf.keras.Input(shape=(64,)),
                                  tf.keras.layers.Dense(256, activation="relu"),
                                  tf.keras.layers.Dense(10)])

@@ -1,7 +1,10 @@
 """An input-bound Keras fit for tests/e2e/tf_workloads_test.cc: each element costs the tf.data map
 about 4 ms of Python (a py_function), one element per batch, no parallelism and no prefetch,
 while the model's step computes little, so each step waits for its input most of its time.
-Synthetic data, CPU, no profiler calls. Prints "steps N" and "weight_bytes B"."""
+Synthetic data, CPU, no profiler calls. Prints "steps N" and "weight_bytes B".
+TT_CACHE_INPUT=1: the map's output cached and read once before fit (the input is there when
+a step asks: the real change behind `replay --what-if input=0`, bench/whatif_bench.py)."""
+import os
 import time
 
 import numpy as np
@@ -26,6 +29,10 @@ ds = (tf.data.Dataset.from_tensor_slices((x, y))
 options = tf.data.Options()
 options.experimental_optimization.inject_prefetch = False
 ds = ds.with_options(options)
+if os.environ.get("TT_CACHE_INPUT") == "1":
+    ds = ds.cache()
+    for _ in ds:
+        pass
 model = tf.keras.Sequential([tf.keras.Input(shape=(16,)), tf.keras.layers.Dense(1)])
 model.compile(optimizer="sgd", loss="mse")
 model.fit(ds, epochs=1, verbose=0)

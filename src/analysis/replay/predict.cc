@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/replay/gil_waits.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/whatif_kind.h"
 #include "core/error.h"
@@ -148,6 +149,7 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::v
                   w.kind->nothing(w));
     }
   }
+  for (size_t i = 0; i < out.size(); ++i) ShortenGilWaits(steps[i].graph, &out[i].graph);
   return out;
 }
 

@@ -267,6 +267,43 @@ TEST(ReplayCpuShare, TwoThreadsWaitingForTheGilShareItAndARemovedOneGivesItBack)
   EXPECT_NEAR(static_cast<double>(Simulate(a0(no_gil)[0].graph).predicted[0]), 20000, 2);
 }
 
+// A Python thread's gap (its own Python between two calls, 10 long) while another thread's
+// py_function held the GIL 60% of its 10: the gap waited 6 for the lock. Without the
+// py_function it takes 4; at half its time, 7 (half of the lock time given back); a node that
+// held no lock, or one made slower, gives nothing back (no sharing model here: gil_waits.h works
+// on the lock as measured).
+TEST(ReplayGilWaits, APythonThreadsGapGetsBackTheLockARemovedNodeHeld) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 20000);
+  uint32_t main = g.AddResource("thread 0", 0), pool = g.AddResource("thread 1", 0);
+  uint32_t m1 = g.AddNode(main, g.AddLabel("call"), NodeKind::kOp, 5000, 0);
+  uint32_t m2 = g.AddNode(main, g.AddLabel("call"), NodeKind::kOp, 5000, 15000);
+  uint32_t py = g.AddNode(pool, g.AddLabel("py_function"), NodeKind::kOp, 10000, 5000);
+  uint32_t native = g.AddNode(pool, g.AddLabel("native"), NodeKind::kOp, 2000, 15000);
+  g.nodes[m1].gil = g.nodes[m2].gil = 2500;
+  g.nodes[py].gil = 6000;
+  g.AddEdge(g.ranks[r].source, m1, 0);
+  g.AddEdge(m1, m2, 10000);
+  g.AddEdge(g.ranks[r].source, py, 5000);
+  g.AddEdge(py, native, 0);
+  for (uint32_t v : {m2, native}) g.AddEdge(v, g.ranks[r].sink, 0);
+  auto gap_after = [&](const char* spec, const std::string& pattern, double factor) {
+    auto out = analysis::replay::Changed({StepGraph{g, {0}}},
+                                         {analysis::replay::MakeWhatIf("", spec, pattern, factor)});
+    return out[0].graph.edges[1].gap;
+  };
+  EXPECT_EQ(gap_after("py_function=0", "py_function", 0), 4000u);
+  EXPECT_EQ(gap_after("py_function=0.5", "py_function", 0.5), 7000u);
+  EXPECT_EQ(gap_after("native=0", "native", 0), 10000u);
+  EXPECT_EQ(gap_after("py_function=2", "py_function", 2), 10000u);
+  EXPECT_EQ(Simulate(analysis::replay::Changed(
+                         {StepGraph{g, {0}}},
+                         {analysis::replay::MakeWhatIf("", "py_function=0", "py_function", 0)})[0]
+                         .graph)
+                .predicted[0],
+            14000u);
+}
+
 // A Python thread that holds the GIL all along (20 of 20) beside a native thread that never
 // takes it, on two cores: neither waits for the other; both replay as measured, and removing
 // the Python thread's node leaves the native one's time as it was. On one core they share it.

@@ -26,9 +26,9 @@ TEST(WhatIfNestedOps, NestedOpsMatchAndDropoutZeroPredictsTheLoopWithout) {
   for (int i = 0; i < 3; ++i) {
     std::string dir = d / ("t" + std::to_string(i));
     Record(dir, "torch_dropout_loop.py", {"30"}, {});
-    nlohmann::json j = Replay(dir, {"--what-if", "aten::mm=0.5", "--what-if", "aten::dropout=0",
-                                    "--what-if", "scope:Linear=0.5", "--what-if",
-                                    "scope:Sequential_0/=0.5"});
+    nlohmann::json j =
+        Replay(dir, {"--what-if", "aten::mm=0.5", "--what-if", "aten::dropout=0", "--what-if",
+                     "scope:Linear=0.5", "--what-if", "scope:Sequential_0/=0.5"});
     ASSERT_EQ(j["what_ifs"].size(), 5u) << j.dump(1);
     with.push_back(j["measured_median_ns"].get<double>());
     mm.push_back(j["what_ifs"][0]["predicted_median_ns"].get<double>());

@@ -1,0 +1,104 @@
+// A Python thread's gaps under a what-if (gil_waits.h).
+#include "analysis/replay/gil_waits.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace tt::analysis::replay {
+
+namespace {
+
+// The GIL held by one rank's nodes over its measured step, as measured and after the what-ifs:
+// piecewise constant between the nodes' starts and ends, each at most the whole lock.
+class LockHeld {
+ public:
+  void Add(uint64_t a, uint64_t b, double rate, double kept) {
+    changes_.push_back({a, rate, rate * kept});
+    changes_.push_back({b, -rate, -rate * kept});
+  }
+  void Build() {
+    std::sort(changes_.begin(), changes_.end(),
+              [](const Change& x, const Change& y) { return x.t < y.t; });
+    double load = 0, load_after = 0, sum = 0, sum_after = 0;
+    for (size_t i = 0; i < changes_.size(); ++i) {
+      if (i > 0) {
+        double dt = static_cast<double>(changes_[i].t - changes_[i - 1].t);
+        sum += dt * std::min(load, 1.0);
+        sum_after += dt * std::min(load_after, 1.0);
+      }
+      load += changes_[i].rate;
+      load_after += changes_[i].rate_after;
+      at_.push_back(changes_[i].t);
+      before_.push_back(sum);
+      after_.push_back(sum_after);
+      level_.push_back(
+          {std::min(std::max(load, 0.0), 1.0), std::min(std::max(load_after, 0.0), 1.0)});
+    }
+  }
+  // The lock time given back over [a, b]: held as measured less held after the what-ifs.
+  double FreedOver(uint64_t a, uint64_t b) const {
+    auto [ha, ha2] = Integral(a);
+    auto [hb, hb2] = Integral(b);
+    return std::max(0.0, (hb - ha) - (hb2 - ha2));
+  }
+
+ private:
+  struct Change {
+    uint64_t t;
+    double rate, rate_after;
+  };
+  std::pair<double, double> Integral(uint64_t t) const {
+    size_t i = static_cast<size_t>(std::upper_bound(at_.begin(), at_.end(), t) - at_.begin());
+    if (i == 0) return {0, 0};
+    double dt = static_cast<double>(t - at_[i - 1]);
+    return {before_[i - 1] + dt * level_[i - 1].first, after_[i - 1] + dt * level_[i - 1].second};
+  }
+  std::vector<Change> changes_;
+  std::vector<uint64_t> at_;
+  std::vector<double> before_, after_;
+  std::vector<std::pair<double, double>> level_;
+};
+
+// Each rank's lock, from the nodes that held it (their GIL time over their measured time), each
+// kept in proportion to its duration left (never more than measured).
+std::vector<LockHeld> LocksOf(const Graph& measured, const Graph& changed,
+                              std::vector<char>* holds) {
+  std::vector<LockHeld> locks(measured.ranks.size());
+  holds->assign(measured.resources.size(), 0);
+  for (size_t v = 0; v < measured.nodes.size(); ++v) {
+    const Node& n = measured.nodes[v];
+    int32_t rank = measured.resources[n.resource].rank;
+    if (n.gil <= 0 || n.took == 0 || rank < 0) continue;
+    (*holds)[n.resource] = 1;
+    double kept = n.duration > 0 ? std::min(1.0, static_cast<double>(changed.nodes[v].duration) /
+                                                     static_cast<double>(n.duration))
+                                 : 1.0;
+    double rate = std::min(1.0, n.gil / static_cast<double>(n.took));
+    locks[static_cast<size_t>(rank)].Add(n.measured, n.measured + n.took, rate, kept);
+  }
+  for (LockHeld& l : locks) l.Build();
+  return locks;
+}
+
+}  // namespace
+
+void ShortenGilWaits(const Graph& measured, Graph* changed) {
+  if (measured.nodes.size() != changed->nodes.size() ||
+      measured.edges.size() != changed->edges.size())
+    return;  // a what-if that rebuilt the graph (its gaps are its own)
+  std::vector<char> holds;
+  std::vector<LockHeld> locks = LocksOf(measured, *changed, &holds);
+  for (size_t i = 0; i < changed->edges.size(); ++i) {
+    Edge& e = changed->edges[i];
+    const Node& to = measured.nodes[e.to];
+    bool own_order =
+        e.kind == EdgeKind::kResource || measured.nodes[e.from].kind == NodeKind::kMarker;
+    int32_t rank = measured.resources[to.resource].rank;
+    uint64_t gap = measured.edges[i].gap;
+    if (!own_order || e.gap == 0 || !holds[to.resource] || rank < 0 || gap > to.measured) continue;
+    double freed = locks[static_cast<size_t>(rank)].FreedOver(to.measured - gap, to.measured);
+    e.gap -= std::min(e.gap, static_cast<uint64_t>(std::llround(freed)));
+  }
+}
+
+}  // namespace tt::analysis::replay
