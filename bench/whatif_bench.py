@@ -43,6 +43,12 @@ class Case:
         sys.exit("no program " + self.program)
 
 
+def map_line(_):
+    with open(os.path.join(ROOT, "tests/programs/tf_input_bound.py")) as f:
+        n = next(i for i, line in enumerate(f, 1) if "tf.py_function(slow" in line)
+    return "line:tf_input_bound.py:%d=0" % n
+
+
 def summary_lines(out):
     m = re.search(r"summary_lines (\d+-\d+)", out)
     return "line:tf_summary_loop.py:%s=0" % m.group(1) if m else None
@@ -55,6 +61,8 @@ CASES = [
          changed="TT_CACHE_INPUT=1 (cached before fit)"),
     Case("input-fit-parallel", "tf_data_py_function.py", ["30"], "input=0",
          real_env={"TT_CACHE_INPUT": "1"}, changed="TT_CACHE_INPUT=1 (cached before fit)"),
+    Case("line-input", "tf_input_bound.py", [], map_line, real_env={"TT_NO_PY_FUNCTION": "1"},
+         changed="TT_NO_PY_FUNCTION=1 (the map without its py_function)"),
     Case("py-function", "tf_sleep_op_loop.py", ["20", "50", "alternate-spin"], "EagerPyFunc=0",
          alternate=True, replay_args=["--skip-warmup", "2"],
          changed="odd steps without the py_function"),
@@ -172,9 +180,11 @@ def main():
         rows = (run_alternate if case.alternate else run_separate)(cli, case, work, a.runs)
         errors = [100 * (p - r) / r for _, p, r in rows]
         med = lambda k: statistics.median(row[k] for row in rows)  # noqa: E731
-        spec = case.what_if if isinstance(case.what_if, str) else "line:...=0 (the summaries)"
-        print("| `%s` (%s %s) | %s | %d | %.2f ms | %.2f ms | %.2f ms | %s | %+.1f%% |" % (
-            spec, case.program, " ".join(case.args), case.changed, len(rows), med(0), med(1),
+        spec = case.what_if if isinstance(case.what_if, str) else case.what_if("")
+        if case.name == "line":
+            spec = "line:...=0 (the summaries)"
+        print("| `%s` (%s) | %s | %d | %.2f ms | %.2f ms | %.2f ms | %s | %+.1f%% |" % (
+            spec, " ".join([case.program] + case.args), case.changed, len(rows), med(0), med(1),
             med(2), " / ".join("%+.1f%%" % e for e in errors), statistics.median(errors)),
             flush=True)
 

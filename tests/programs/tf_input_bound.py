@@ -3,7 +3,9 @@ about 4 ms of Python (a py_function), one element per batch, no parallelism and 
 while the model's step computes little, so each step waits for its input most of its time.
 Synthetic data, CPU, no profiler calls. Prints "steps N" and "weight_bytes B".
 TT_CACHE_INPUT=1: the map's output cached and read once before fit (the input is there when
-a step asks: the real change behind `replay --what-if input=0`, bench/whatif_bench.py)."""
+a step asks: the real change behind `replay --what-if input=0`, bench/whatif_bench.py).
+TT_NO_PY_FUNCTION=1: the map without its py_function (the real change behind
+`--what-if 'line:tf_input_bound.py:LINE=0'` on the map's line)."""
 import os
 import time
 
@@ -20,8 +22,9 @@ def slow(a):
     return a
 
 
+PY_FUNCTION = os.environ.get("TT_NO_PY_FUNCTION") != "1"
 ds = (tf.data.Dataset.from_tensor_slices((x, y))
-      .map(lambda a, b: (tf.py_function(slow, [a], tf.float32), b))
+      .map(lambda a, b: (tf.py_function(slow, [a], tf.float32) if PY_FUNCTION else a, b))
       .map(lambda a, b: (tf.ensure_shape(a, (16,)), b))
       .batch(1))
 # No prefetch at all: tf.data injects one by default, which fills while the first step traces

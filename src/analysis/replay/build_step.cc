@@ -92,6 +92,7 @@ class StepBuilder {
       : ranks_(ranks), inst_(instances), pairs_(pairs), k_(k), g_(*g), splits_(instances.size()) {
     t0_ = UINT64_MAX;
     for (const auto& r : ranks) t0_ = std::min(t0_, r.steps[k].start);
+    g_.origin = t0_;
   }
   void Run();
 

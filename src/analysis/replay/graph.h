@@ -188,6 +188,9 @@ struct Graph {
   std::vector<Host> hosts;
   std::shared_ptr<LabelTable> names = std::make_shared<LabelTable>();
   std::shared_ptr<InnerSlices> inner = std::make_shared<InnerSlices>();
+  // The trace's time (ns) of the graph's time 0 (its ranks' earliest step start): graphs of one
+  // job's steps on one clock. 0 in a graph built by hand.
+  uint64_t origin = 0;
   Roof cpu_roof, gpu_roof;       // a thread's work runs under the first, device work the second
   std::vector<Bounded> bounded;  // set by precision= and op-fusion= (roofline.h)
   const std::string& Label(uint32_t label) const { return names->labels[label]; }

@@ -8,6 +8,7 @@
 #include "analysis/replay/gil_waits.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/whatif_kind.h"
+#include "analysis/replay/whatif_match.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {
@@ -149,6 +150,9 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::v
                   w.kind->nothing(w));
     }
   }
+  std::vector<Graph*> changed;
+  for (StepGraph& sg : out) changed.push_back(&sg.graph);
+  ShortenInputWaits(measured, changed);
   for (size_t i = 0; i < out.size(); ++i) ShortenGilWaits(steps[i].graph, &out[i].graph);
   return out;
 }

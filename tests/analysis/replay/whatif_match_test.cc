@@ -5,7 +5,10 @@
 // path or the name scope in its name; line: the Python stacks behind ops, with a one-line error
 // for a bad spec and the lines known when nothing matched. batch=: ops on the batch's tensors
 // grow, ops on parameters only keep their time, and a graph without shapes gives no prediction.
+// A step's wait for its input shortens by the time removed pipeline work ran during it.
 #include <gtest/gtest.h>
+
+#include <tuple>
 
 #include "analysis/replay/predict.h"
 #include "analysis/replay/whatif.h"
@@ -121,6 +124,30 @@ TEST(WhatIfNested, AScopeChangesItsForwardOpsBackwardOpsToo) {
     analysis::replay::Apply(Parse(spec), &c);
     EXPECT_EQ(c.nodes[back].duration, kept) << spec;
     EXPECT_EQ(c.nodes[other].duration, 40u) << spec;
+  }
+}
+
+// Two steps of one rank: the input pipeline's py_function (6000 from 2000 in the first step's
+// graph) makes the batch the second step waits for (3000 from 5500 on the trace's clock, the
+// graph's time 0 at 5000): they overlap by 2500. Without the py_function the wait keeps 500;
+// at half its time 1750; input=0.5 halves the wait itself, and only that.
+TEST(WhatIfInputWork, AWaitShortensByTheRemovedPipelineWorkThatRanDuringIt) {
+  Graph first, second;
+  for (Graph* g : {&first, &second}) g->AddRank("rank 0", 0, 9000);
+  uint32_t pool = first.AddResource("tf_data_private_threadpool", 0);
+  first.AddNode(pool, first.AddLabel("EagerPyFunc"), NodeKind::kInput, 6000, 2000);
+  second.origin = 5000;
+  uint32_t main = second.AddResource("python3", 0);
+  uint32_t wait =
+      second.AddNode(main, second.AddLabel("IteratorGetNext"), NodeKind::kInputWait, 3000, 500);
+  for (auto [spec, pattern, factor, kept] :
+       std::vector<std::tuple<std::string, std::string, double, uint64_t>>{
+           {"EagerPyFunc=0", "EagerPyFunc", 0, 500},
+           {"EagerPyFunc=0.5", "EagerPyFunc", 0.5, 1750},
+           {"input=0.5", "input", 0.5, 1500}}) {
+    WhatIf w = Parse(spec);
+    auto out = analysis::replay::Changed({{first, {0}}, {second, {1}}}, {w});
+    EXPECT_EQ(out[1].graph.nodes[wait].duration, kept) << spec;
   }
 }
 
