@@ -175,15 +175,29 @@ std::vector<WhatIf> SuggestLines(const SuggestInput& in) {
   return out;
 }
 
+// How to drop a line's work from the step: its input pipeline work (most of its time on the
+// pipeline's threads: a tf.data map's py_function, a Dataset's __getitem__) made cheaper,
+// parallel or cached; other side work run less often or off the step's thread.
 std::string HowLine(const WhatIf& w, const SuggestInput& in) {
   std::set<std::string> labels;
-  for (const Node& n : in.steps[0].graph.nodes)
-    if (n.stack != kNoIndex && StackHas(*in.steps[0].graph.names, n.stack, w) && labels.size() < 3)
-      labels.insert(in.steps[0].graph.Label(n.label));
+  double input = 0, all = 0;
+  const Graph& g = in.steps[0].graph;
+  for (const Node& n : g.nodes) {
+    if (n.stack == kNoIndex || !StackHas(*g.names, n.stack, w)) continue;
+    if (labels.size() < 3) labels.insert(g.Label(n.label));
+    all += static_cast<double>(n.duration);
+    if (n.kind == NodeKind::kInput) input += static_cast<double>(n.duration);
+  }
   std::string ops;
   for (const auto& l : labels) ops += (ops.empty() ? "" : ", ") + l;
-  return "the work of " + w.pattern + ":" + std::to_string(w.first) +
-         (ops.empty() ? "" : " (" + ops + ")") +
+  std::string what = "the work of " + w.pattern + ":" + std::to_string(w.first) +
+                     (ops.empty() ? "" : " (" + ops + ")");
+  if (all > 0 && input >= all / 2)
+    return what +
+           " is the input pipeline's, and the steps wait for it: make it cheaper (TensorFlow "
+           "ops for a py_function's Python), run it in parallel (map's num_parallel_calls, a "
+           "DataLoader's num_workers) or cache its output once";
+  return what +
          " runs in every step: run it every N steps, after the loop, or off the step's thread "
          "(a summary writer, a .item() or print that waits for the device, a metric)";
 }
