@@ -6,9 +6,9 @@
 #include <map>
 
 #include "analysis/replay/gil_waits.h"
+#include "analysis/replay/input_waits.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/whatif_kind.h"
-#include "analysis/replay/whatif_match.h"
 #include "core/error.h"
 
 namespace tt::analysis::replay {

@@ -42,12 +42,4 @@ enum class Backward { kOnlyRemoved, kWithForward };
 size_t ScaleMatched(const Matched& m, double factor, Graph* g,
                     Backward backward = Backward::kOnlyRemoved);
 
-// The steps' waits for their input (each graph's kInputWait nodes that the what-ifs left as
-// they were), each shortened by the time that input pipeline work the what-ifs removed or
-// shortened (`after` against `before`, the job's graphs in order, any step's: the pipeline
-// makes the next batch across step boundaries) ran while it waited, each instant counted by
-// the largest share gone of the work then: a wait beside a removed py_function's whole call is
-// gone, one beside work half as long loses half of that time.
-void ShortenInputWaits(const std::vector<const Graph*>& before, const std::vector<Graph*>& after);
-
 }  // namespace tt::analysis::replay
