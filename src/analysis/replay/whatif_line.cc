@@ -181,12 +181,14 @@ std::vector<WhatIf> SuggestLines(const SuggestInput& in) {
 std::string HowLine(const WhatIf& w, const SuggestInput& in) {
   std::set<std::string> labels;
   double input = 0, all = 0;
-  const Graph& g = in.steps[0].graph;
-  for (const Node& n : g.nodes) {
-    if (n.stack == kNoIndex || !StackHas(*g.names, n.stack, w)) continue;
-    if (labels.size() < 3) labels.insert(g.Label(n.label));
-    all += static_cast<double>(n.duration);
-    if (n.kind == NodeKind::kInput) input += static_cast<double>(n.duration);
+  for (const StepGraph& sg : in.steps) {  // all steps: one step's may hold none of the line's work
+    const Graph& g = sg.graph;
+    for (const Node& n : g.nodes) {
+      if (n.stack == kNoIndex || !StackHas(*g.names, n.stack, w)) continue;
+      if (labels.size() < 3) labels.insert(g.Label(n.label));
+      all += static_cast<double>(n.duration);
+      if (n.kind == NodeKind::kInput) input += static_cast<double>(n.duration);
+    }
   }
   std::string ops;
   for (const auto& l : labels) ops += (ops.empty() ? "" : ", ") + l;
