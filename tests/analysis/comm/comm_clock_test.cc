@@ -262,14 +262,18 @@ TEST(CommClockTorch, PipelineTransfersBoundAShiftedClock) {
 }
 
 // Four ranks of PyTorch with gloo, one recording each; rank 3 a straggler (20 ms before each of
-// 20 all-reduces), rank 2's clock 5 ms ahead. Each window is wide (rank 3's late entries bound
+// 40 all-reduces), rank 2's clock 5 ms ahead. Each window is wide (rank 3's late entries bound
 // little, and it holds the recorded offset), so the exits place the offset: within 200 us, the
-// straggler named in every all-reduce with its 20 ms, not the shift's 25 (issue 39).
+// straggler named in every all-reduce with its 20 ms, not the shift's 25 (issue 39). Four ranks
+// on two cores scatter one all-reduce's exits by up to a millisecond (a rank descheduled as it
+// leaves): with two busy processes beside them, 20 all-reduces' errors (15 runs) reached 342 us
+// and 40's (6 runs) 202; alone on the machine (RUN_SERIAL), 40's reached 69 us (6 runs).
 TEST(CommClockTorch, FourRanksWithAStragglerTheShiftIsFoundByTheExits) {
   REQUIRE_MODULE("torch");
   TempDir d;
   test::RunResult r;
   constexpr int64_t kShift = 5000000;
+  constexpr int kAllReduces = 40;
   std::vector<std::map<std::string, std::string>> env(4);
   std::vector<std::string> dirs;
   for (int k = 0; k < 4; ++k) {
@@ -281,7 +285,7 @@ TEST(CommClockTorch, FourRanksWithAStragglerTheShiftIsFoundByTheExits) {
               {"TT_COMM_SLEEP_MS", "20"},
               {"TT_COMM_SLEEP_RANK", "3"},
               {"TT_COMM_SLEEP_AT", "every"},
-              {"TT_COMM_ALLREDUCES", "20"}};
+              {"TT_COMM_ALLREDUCES", std::to_string(kAllReduces)}};
     dirs.push_back(d / ("r" + std::to_string(k)));
   }
   env[2]["TENSORTRACE_TEST_CLOCK_SHIFT_NS"] = std::to_string(kShift);
@@ -297,18 +301,18 @@ TEST(CommClockTorch, FourRanksWithAStragglerTheShiftIsFoundByTheExits) {
   EXPECT_EQ(j["clocks"][1]["method"], "recorded") << j["clocks"].dump();
   EXPECT_EQ(j["clocks"][3]["method"], "recorded") << j["clocks"].dump();
   int stragglers = 0;
-  for (int64_t k = 0; k < 20; ++k) {
+  for (int64_t k = 0; k < kAllReduces; ++k) {
     const json* in = test::Instance(j, "allreduce", k, nullptr);
     ASSERT_TRUE(in);
     stragglers += (*in)["straggler_index"] == 3;
   }
-  EXPECT_GE(stragglers, 19);  // the first may wait for the group's start instead
+  EXPECT_GE(stragglers, kAllReduces - 1);  // the first may wait for the group's start instead
   std::printf(
       "4 ranks, straggler 20 ms, shift %lld ns: offset %lld ns (error %lld ns), window "
-      "[%lld, %lld], %d of 20 all-reduces' straggler rank 3\n",
+      "[%lld, %lld], %d of %d all-reduces' straggler rank 3\n",
       static_cast<long long>(kShift), static_cast<long long>(off),
       static_cast<long long>(off + kShift), c["low_ns"].get<long long>(),
-      c["high_ns"].get<long long>(), stragglers);
+      c["high_ns"].get<long long>(), stragglers, kAllReduces);
 }
 
 }  // namespace
