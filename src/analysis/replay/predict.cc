@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/replay/cpu_waits.h"
 #include "analysis/replay/gil_waits.h"
 #include "analysis/replay/input_waits.h"
 #include "analysis/replay/simulate.h"
@@ -153,7 +154,10 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::v
   std::vector<Graph*> changed;
   for (StepGraph& sg : out) changed.push_back(&sg.graph);
   ShortenInputWaits(measured, changed);
-  for (size_t i = 0; i < out.size(); ++i) ShortenGilWaits(steps[i].graph, &out[i].graph);
+  for (size_t i = 0; i < out.size(); ++i) {
+    ShortenGilWaits(steps[i].graph, &out[i].graph);
+    ShortenCpuWaits(steps[i].graph, &out[i].graph);
+  }
   return out;
 }
 

@@ -241,8 +241,10 @@ std::vector<double> OwnTimes(const Graph& g) {
   return t;
 }
 
-// The rank whose own time is the longest in most steps, and by how much (mean ns per step)
-// its own time exceeds the median of the others'; -1 where no rank is.
+// The rank whose own time, where it is the longest, exceeds the median of the others' by the
+// most over the steps, and that excess (mean ns over all steps); -1 where no rank is the
+// longest in a quarter of the steps or more (a rank slow every other step is a straggler too:
+// asked for in most steps, one that sleeps in every second step was found by chance).
 int64_t Straggler(const std::vector<StepGraph>& steps, double* over) {
   std::map<int64_t, std::pair<size_t, double>> slowest;  // rank -> steps, excess
   for (const StepGraph& sg : steps) {
@@ -261,15 +263,15 @@ int64_t Straggler(const std::vector<StepGraph>& steps, double* over) {
     s.second += t[r] - others[(others.size() - 1) / 2];
   }
   auto best = std::max_element(slowest.begin(), slowest.end(), [](const auto& a, const auto& b) {
-    return a.second.first < b.second.first;
+    return a.second.second < b.second.second;
   });
-  if (best == slowest.end() || best->first < 0 || 2 * best->second.first < steps.size()) return -1;
-  *over = best->second.second / static_cast<double>(best->second.first);
+  if (best == slowest.end() || best->first < 0 || 4 * best->second.first < steps.size()) return -1;
+  *over = best->second.second / static_cast<double>(steps.size());
   return best->first;
 }
 
-// A straggler: the rank slowest in most steps, by 5% of the step or more, made like the
-// median rank.
+// A straggler: the rank whose excess as the slowest is, over all steps, 5% of the step or more,
+// made like the median rank.
 std::vector<WhatIf> SuggestLike(const SuggestInput& in) {
   double over = 0;
   int64_t r = Straggler(in.steps, &over);

@@ -304,6 +304,38 @@ TEST(ReplayGilWaits, APythonThreadsGapGetsBackTheLockARemovedNodeHeld) {
             14000u);
 }
 
+// A thread's gap (a dispatch, its own Python) needs a core too (cpu_waits.h). One core: thread 0
+// runs p (0-10), a gap of 40, then q (50-60); thread 1's x runs 0-100 beside them, so the gap
+// had half the core: 20 of work. Without x: 20; x at half its time (half its ask over the same
+// time): 30, a third of the core still x's; x made slower, or a what-if on q: 40, as measured.
+TEST(ReplayCpuWaits, AGapGetsBackTheCoreARemovedNodeTook) {
+  Graph g;
+  size_t r = g.AddRank("rank 0", 0, 100);
+  uint32_t t0 = g.AddResource("thread 0", 0), t1 = g.AddResource("thread 1", 0);
+  uint32_t p = g.AddNode(t0, g.AddLabel("p"), NodeKind::kOp, 10, 0);
+  uint32_t q = g.AddNode(t0, g.AddLabel("q"), NodeKind::kOp, 10, 50);
+  uint32_t x = g.AddNode(t1, g.AddLabel("x"), NodeKind::kOp, 100, 0);
+  g.AddEdge(g.ranks[r].source, p, 0);
+  g.AddEdge(p, q, 40);
+  g.AddEdge(g.ranks[r].source, x, 0);
+  for (uint32_t v : {q, x}) g.AddEdge(v, g.ranks[r].sink, 0);
+  ShareCpus(&g, {{"h", 1}}, {0});
+  auto gap_after = [&](const char* spec, const std::string& pattern, double factor) {
+    auto out = analysis::replay::Changed({StepGraph{g, {0}}},
+                                         {analysis::replay::MakeWhatIf("", spec, pattern, factor)});
+    return out[0].graph.edges[1].gap;
+  };
+  EXPECT_EQ(gap_after("x=0", "x", 0), 20u);
+  EXPECT_EQ(gap_after("x=0.5", "x", 0.5), 30u);
+  EXPECT_EQ(gap_after("x=2", "x", 2), 40u);
+  EXPECT_EQ(gap_after("q=0.5", "q", 0.5), 40u);
+  Graph alone = g;  // two cores: the gap had a core of its own
+  alone.hosts[0].cores = 2;
+  auto out = analysis::replay::Changed({StepGraph{alone, {0}}},
+                                       {analysis::replay::MakeWhatIf("", "x=0", "x", 0)});
+  EXPECT_EQ(out[0].graph.edges[1].gap, 40u);
+}
+
 // A Python thread that holds the GIL all along (20 of 20) beside a native thread that never
 // takes it, on two cores: neither waits for the other; both replay as measured, and removing
 // the Python thread's node leaves the native one's time as it was. On one core they share it.

@@ -6,6 +6,7 @@
 // one-line errors.
 #include <gtest/gtest.h>
 
+#include "analysis/replay/build.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/simulate.h"
 #include "analysis/replay/whatif.h"
@@ -102,6 +103,30 @@ TEST(WhatIfRank, LikeTheMedianRankRemovesAStragglersExtraWork) {
   sg.graph = j.g;
   auto p = analysis::replay::Predict(analysis::replay::Changed({sg}, {Parse("rank=2:like=0")}));
   EXPECT_DOUBLE_EQ(p.predicted, 1100 + 100 + 2000 + 500);
+}
+
+// Rank 2 sleeps in 4 of 10 steps; in the others rank 1 is the slowest, by 100 ns. The straggler
+// suggested is rank 2 (its excess over the steps is the largest), though it is the slowest in
+// fewer than half of them.
+TEST(WhatIfRank, ARankSlowInSomeStepsIsSuggestedLikeTheOthers) {
+  std::vector<analysis::replay::StepGraph> steps;
+  for (int i = 0; i < 10; ++i) {
+    Job j;
+    if (i % 5 >= 2) {  // no sleep, rank 2's forward and gap as rank 0's
+      j.g.nodes[j.sleep].duration = 0;
+      j.g.nodes[j.fwd[2]].duration = 1000;
+      for (auto& e : j.g.edges)
+        if (e.from == j.fwd[2]) e.gap = 100;
+    }
+    analysis::replay::Schedule s = analysis::replay::Simulate(j.g);
+    for (size_t r = 0; r < 3; ++r) j.g.ranks[r].measured = s.predicted[r];
+    steps.push_back({j.g, {0}});
+  }
+  analysis::replay::Prediction base = analysis::replay::Predict(steps);
+  analysis::replay::Hardware hw;
+  auto w = analysis::replay::WhatIfNamed("rank").suggest({base, steps, hw, 3});
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_EQ(w[0].rank, 2);
 }
 
 TEST(WhatIfRank, BadSpecsAndMissingRanksAreOneLineErrors) {

@@ -46,6 +46,17 @@ inline double Median(std::vector<double> v) {
   return v.empty() ? 0 : v[v.size() / 2];
 }
 
+// The median step of one recording (`real` + i in d) of the program with the change made for
+// real, as replay measures it; 0 where replay gave nothing.
+inline double RealRunNs(const test::TempDir& d, int i, const std::string& program,
+                        const std::vector<std::string>& args,
+                        const std::map<std::string, std::string>& env) {
+  std::string dir = d / ("real" + std::to_string(i));
+  Record(dir, program, args, env);
+  nlohmann::json j = Replay(dir, {});
+  return j.is_null() ? 0 : j["measured_median_ns"].get<double>();
+}
+
 // The median over `runs` recordings of the program with the change made for real (each run's
 // median step, as replay measures it; a burst of load from the rest of the machine lengthens a
 // few steps, and now and then a whole run).
@@ -54,11 +65,8 @@ inline double RealMedianNs(const test::TempDir& d, const std::string& program,
                            const std::map<std::string, std::string>& env, int runs = 3) {
   std::vector<double> medians;
   for (int i = 0; i < runs; ++i) {
-    std::string dir = d / ("real" + std::to_string(i));
-    Record(dir, program, args, env);
-    nlohmann::json j = Replay(dir, {});
-    if (j.is_null()) return 0;
-    medians.push_back(j["measured_median_ns"].get<double>());
+    medians.push_back(RealRunNs(d, i, program, args, env));
+    if (medians.back() == 0) return 0;
   }
   return Median(medians);
 }

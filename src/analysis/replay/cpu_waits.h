@@ -1,0 +1,20 @@
+// A thread's gaps under a what-if, where a job's threads share a host's cores: the gap before a
+// node on a CPU thread (its own Python between two calls, a dispatch, a wake-up) needs a core
+// to end. Where the host's other work asked for more cores than it had during a gap, the gap
+// ran slower; a what-if that removes or shortens that work gives the gap its core back, as the
+// nodes' own work is given it (cpu_share.h; docs/replay.md, "CPU sharing").
+#pragma once
+#include "analysis/replay/graph.h"
+
+namespace tt::analysis::replay {
+
+// `changed` is `measured` after what-ifs (the same nodes and edges; only durations and gaps
+// changed), on a graph whose CPUs are shared (Graph::hosts; else nothing changes). Each gap into
+// a node of a CPU thread is work that asked for a core of its host: it keeps that work, done at
+// the share of a core the host's measured load left it (the others' CPU nodes asking for their
+// cores times their demands, and the gap's own ask), and takes the time that work needs at the
+// share their load after the what-ifs leaves (each node's ask times its duration left over its
+// measured duration, never more than measured). An unchanged graph keeps its gaps.
+void ShortenCpuWaits(const Graph& measured, Graph* changed);
+
+}  // namespace tt::analysis::replay
