@@ -267,6 +267,14 @@ TEST(ReplayCpuShare, TwoThreadsWaitingForTheGilShareItAndARemovedOneGivesItBack)
   EXPECT_NEAR(static_cast<double>(Simulate(a0(no_gil)[0].graph).predicted[0]), 20000, 2);
 }
 
+// Edge `edge`'s gap in g after the what-if REGEX=FACTOR (spec) of one step.
+uint64_t GapAfter(const Graph& g, size_t edge, const char* spec, const std::string& pattern,
+                  double factor) {
+  auto out = analysis::replay::Changed({StepGraph{g, {0}}},
+                                       {analysis::replay::MakeWhatIf("", spec, pattern, factor)});
+  return out[0].graph.edges[edge].gap;
+}
+
 // A Python thread's gap (its own Python between two calls, 10 long) while another thread's
 // py_function held the GIL 60% of its 10: the gap waited 6 for the lock. Without the
 // py_function it takes 4; at half its time, 7 (half of the lock time given back); a node that
@@ -288,9 +296,7 @@ TEST(ReplayGilWaits, APythonThreadsGapGetsBackTheLockARemovedNodeHeld) {
   g.AddEdge(py, native, 0);
   for (uint32_t v : {m2, native}) g.AddEdge(v, g.ranks[r].sink, 0);
   auto gap_after = [&](const char* spec, const std::string& pattern, double factor) {
-    auto out = analysis::replay::Changed({StepGraph{g, {0}}},
-                                         {analysis::replay::MakeWhatIf("", spec, pattern, factor)});
-    return out[0].graph.edges[1].gap;
+    return GapAfter(g, 1, spec, pattern, factor);
   };
   EXPECT_EQ(gap_after("py_function=0", "py_function", 0), 4000u);
   EXPECT_EQ(gap_after("py_function=0.5", "py_function", 0.5), 7000u);
@@ -321,9 +327,7 @@ TEST(ReplayCpuWaits, AGapGetsBackTheCoreARemovedNodeTook) {
   for (uint32_t v : {q, x}) g.AddEdge(v, g.ranks[r].sink, 0);
   ShareCpus(&g, {{"h", 1}}, {0});
   auto gap_after = [&](const char* spec, const std::string& pattern, double factor) {
-    auto out = analysis::replay::Changed({StepGraph{g, {0}}},
-                                         {analysis::replay::MakeWhatIf("", spec, pattern, factor)});
-    return out[0].graph.edges[1].gap;
+    return GapAfter(g, 1, spec, pattern, factor);
   };
   EXPECT_EQ(gap_after("x=0", "x", 0), 20u);
   EXPECT_EQ(gap_after("x=0.5", "x", 0.5), 30u);
@@ -331,9 +335,7 @@ TEST(ReplayCpuWaits, AGapGetsBackTheCoreARemovedNodeTook) {
   EXPECT_EQ(gap_after("q=0.5", "q", 0.5), 40u);
   Graph alone = g;  // two cores: the gap had a core of its own
   alone.hosts[0].cores = 2;
-  auto out = analysis::replay::Changed({StepGraph{alone, {0}}},
-                                       {analysis::replay::MakeWhatIf("", "x=0", "x", 0)});
-  EXPECT_EQ(out[0].graph.edges[1].gap, 40u);
+  EXPECT_EQ(GapAfter(alone, 1, "x=0", "x", 0), 40u);
 }
 
 // A Python thread that holds the GIL all along (20 of 20) beside a native thread that never
