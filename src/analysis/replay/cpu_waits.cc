@@ -19,10 +19,7 @@ std::vector<ShareCurve> HostShares(const Graph& measured, const Graph& changed, 
   for (size_t v = 0; v < measured.nodes.size(); ++v) {
     const Node& n = measured.nodes[v];
     if (!TakesCore(measured, n) || n.took == 0) continue;
-    double kept = 1;
-    if (after && n.duration > 0)
-      kept = std::min(1.0, static_cast<double>(changed.nodes[v].duration) /
-                               static_cast<double>(n.duration));
+    double kept = after ? KeptShare(n, changed.nodes[v]) : 1;
     for (const auto& [host, cores] : measured.resources[n.resource].cpus) {
       double ask = cores * n.demand * kept;
       changes[host].push_back({n.measured, ask});

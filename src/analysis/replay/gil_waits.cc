@@ -70,9 +70,7 @@ std::vector<LockHeld> LocksOf(const Graph& measured, const Graph& changed,
     int32_t rank = measured.resources[n.resource].rank;
     if (n.gil <= 0 || n.took == 0 || rank < 0) continue;
     (*holds)[n.resource] = 1;
-    double kept = n.duration > 0 ? std::min(1.0, static_cast<double>(changed.nodes[v].duration) /
-                                                     static_cast<double>(n.duration))
-                                 : 1.0;
+    double kept = KeptShare(n, changed.nodes[v]);
     double rate = std::min(1.0, n.gil / static_cast<double>(n.took));
     locks[static_cast<size_t>(rank)].Add(n.measured, n.measured + n.took, rate, kept);
   }

@@ -77,6 +77,14 @@ struct Node {
   int64_t float_ops = -1, moved_bytes = -1;
 };
 
+// The share of its work a node kept after what-ifs (`now` against `was`, the same node), at
+// most 1: a node made slower keeps its measured share; 1 where it had no work.
+inline double KeptShare(const Node& was, const Node& now) {
+  if (was.duration == 0) return 1;
+  double kept = static_cast<double>(now.duration) / static_cast<double>(was.duration);
+  return kept < 1 ? kept : 1;
+}
+
 // A slice that ran inside a node (an op nested in the outermost op that is the node, at any
 // depth): what-ifs that reach nested ops change the node by the share of it the slice held.
 struct Inner {

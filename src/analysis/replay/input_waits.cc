@@ -48,7 +48,7 @@ void ShortenInputWaits(const std::vector<const Graph*>& before, const std::vecto
       int32_t rank = before[i]->resources[was.resource].rank;
       if (was.kind != NodeKind::kInput || was.duration == 0 || now.duration >= was.duration)
         continue;
-      double gone = 1 - static_cast<double>(now.duration) / static_cast<double>(was.duration);
+      double gone = 1 - KeptShare(was, now);
       uint64_t at = before[i]->origin + was.measured;
       runs[rank].push_back({at, at + was.took, gone});
       longest = std::max(longest, was.took);
