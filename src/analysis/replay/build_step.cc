@@ -71,6 +71,29 @@ std::string ResourceName(const model::TraceModel& m, const model::Track& t) {
   return pid + tid + (t.name.empty() ? "" : " (" + t.name + ")");
 }
 
+// A thread's own name (its comm), without the "thread T (...)" some traces give.
+std::string_view Comm(const model::Track& t) {
+  std::string_view n = t.name;
+  if (n.rfind("thread ", 0) == 0 && n.back() == ')') {
+    size_t open = n.find(" (");
+    if (open != std::string_view::npos) return n.substr(open + 2, n.size() - open - 3);
+  }
+  return n;
+}
+
+// Whether thread t is one the interpreter made (Resource::python): the process's main thread,
+// or one with its name (a new thread keeps its creator's name; frameworks name their pools).
+bool PythonThread(const model::TraceModel& m, const model::Track& t) {
+  const model::Process& p = m.processes[t.process];
+  if (t.kind == layout::TrackKind::kDevice) return false;
+  uint64_t pid = static_cast<uint64_t>(p.meta.pid);
+  if (t.id == pid) return true;
+  for (size_t i : p.tracks)
+    if (m.tracks[i].id == pid && m.tracks[i].kind != layout::TrackKind::kDevice)
+      return !Comm(m.tracks[i]).empty() && Comm(m.tracks[i]) == Comm(t);
+  return false;
+}
+
 // The node of another resource that ended last in (p, s], started before s, and within
 // `wake` of s or in the last quarter of the gap (a loaded machine wakes threads late); nullptr
 // when none.
@@ -218,6 +241,7 @@ void StepBuilder::Place(const RankInput& r, RankBuild* rb) {
     Lane lane;
     lane.resource =
         g_.AddResource(ResourceName(*r.m, r.m->tracks[t]), static_cast<int32_t>(rb->rank));
+    g_.resources[lane.resource].python = PythonThread(*r.m, r.m->tracks[t]);
     lane.track = t;
     for (; it != atoms.end() && it->start < rb->b; ++it)
       if (!between(it->start)) PlaceAtom(r, *it, &lane, rb);

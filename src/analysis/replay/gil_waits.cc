@@ -59,44 +59,78 @@ class LockHeld {
   std::vector<std::pair<double, double>> level_;
 };
 
-// Each rank's lock, from the nodes that held it (their GIL time over their measured time), each
-// kept in proportion to its duration left (never more than measured).
-std::vector<LockHeld> LocksOf(const Graph& measured, const Graph& changed,
-                              std::vector<char>* holds) {
-  std::vector<LockHeld> locks(measured.ranks.size());
-  holds->assign(measured.resources.size(), 0);
-  for (size_t v = 0; v < measured.nodes.size(); ++v) {
-    const Node& n = measured.nodes[v];
-    int32_t rank = measured.resources[n.resource].rank;
-    if (n.gil <= 0 || n.took == 0 || rank < 0) continue;
-    (*holds)[n.resource] = 1;
-    double kept = KeptShare(n, changed.nodes[v]);
-    double rate = std::min(1.0, n.gil / static_cast<double>(n.took));
-    locks[static_cast<size_t>(rank)].Add(n.measured, n.measured + n.took, rate, kept);
+// Each rank's lock, from the nodes of all the job's steps that held it (their GIL time over
+// their measured time, on the trace's clock: work that began in one step holds the lock in the
+// next), each kept in proportion to its duration left (never more than measured). `holds`: by
+// graph, its resources whose nodes held it.
+std::vector<LockHeld> LocksOf(const std::vector<const Graph*>& measured,
+                              const std::vector<Graph*>& changed,
+                              std::vector<std::vector<char>>* holds) {
+  std::vector<LockHeld> locks;
+  holds->resize(measured.size());
+  for (size_t i = 0; i < measured.size(); ++i) {
+    const Graph& g = *measured[i];
+    (*holds)[i].assign(g.resources.size(), 0);
+    if (locks.size() < g.ranks.size()) locks.resize(g.ranks.size());
+    for (size_t v = 0; v < g.nodes.size(); ++v) {
+      const Node& n = g.nodes[v];
+      int32_t rank = g.resources[n.resource].rank;
+      if (n.gil <= 0 || n.took == 0 || rank < 0) continue;
+      (*holds)[i][n.resource] = 1;
+      double kept = KeptShare(n, changed[i]->nodes[v]);
+      double rate = std::min(1.0, n.gil / static_cast<double>(n.took));
+      uint64_t at = g.origin + n.measured;
+      locks[static_cast<size_t>(rank)].Add(at, at + n.took, rate, kept);
+    }
   }
   for (LockHeld& l : locks) l.Build();
   return locks;
 }
 
-}  // namespace
+// A gap the lock's holders can have stretched: the thread's own time between two of its nodes
+// (its order, or after its step's start), or its wake-up after another thread's node it waited
+// for (an inferred happens-before): either way the thread ran Python, needing the lock.
+bool ThreadsOwnTime(const Graph& g, const Edge& e) {
+  return e.kind == EdgeKind::kResource || e.kind == EdgeKind::kInferred ||
+         g.nodes[e.from].kind == NodeKind::kMarker;
+}
 
-void ShortenGilWaits(const Graph& measured, Graph* changed) {
-  if (measured.nodes.size() != changed->nodes.size() ||
-      measured.edges.size() != changed->edges.size())
-    return;  // a what-if that rebuilt the graph (its gaps are its own)
-  std::vector<char> holds;
-  std::vector<LockHeld> locks = LocksOf(measured, *changed, &holds);
+void Shorten(const Graph& measured, const std::vector<char>& holds,
+             const std::vector<LockHeld>& locks, const std::vector<uint64_t>* carried,
+             Graph* changed) {
   for (size_t i = 0; i < changed->edges.size(); ++i) {
     Edge& e = changed->edges[i];
     const Node& to = measured.nodes[e.to];
-    bool own_order =
-        e.kind == EdgeKind::kResource || measured.nodes[e.from].kind == NodeKind::kMarker;
     int32_t rank = measured.resources[to.resource].rank;
-    uint64_t gap = measured.edges[i].gap;
-    if (!own_order || e.gap == 0 || !holds[to.resource] || rank < 0 || gap > to.measured) continue;
-    double freed = locks[static_cast<size_t>(rank)].FreedOver(to.measured - gap, to.measured);
+    // its own time: less what it spent finishing an earlier step's node (carry_over.h)
+    uint64_t gap =
+        measured.edges[i].gap - (carried ? std::min((*carried)[i], measured.edges[i].gap) : 0);
+    if (!ThreadsOwnTime(measured, e) || gap == 0 || e.gap == 0 || e.from_start ||
+        !holds[to.resource] || !measured.resources[to.resource].python || rank < 0 ||
+        gap > to.measured)
+      continue;
+    uint64_t b = measured.origin + to.measured;
+    double freed = locks[static_cast<size_t>(rank)].FreedOver(b - gap, b);
     e.gap -= std::min(e.gap, static_cast<uint64_t>(std::llround(freed)));
   }
+}
+
+}  // namespace
+
+void ShortenGilWaits(const std::vector<const Graph*>& measured, const std::vector<Graph*>& changed,
+                     const std::vector<std::vector<uint64_t>>& carried) {
+  for (size_t i = 0; i < measured.size(); ++i)
+    if (measured[i]->nodes.size() != changed[i]->nodes.size() ||
+        measured[i]->edges.size() != changed[i]->edges.size())
+      return;  // a what-if that rebuilt a graph (its gaps are its own)
+  std::vector<std::vector<char>> holds;
+  std::vector<LockHeld> locks = LocksOf(measured, changed, &holds);
+  for (size_t i = 0; i < measured.size(); ++i)
+    Shorten(*measured[i], holds[i], locks, i < carried.size() ? &carried[i] : nullptr, changed[i]);
+}
+
+void ShortenGilWaits(const Graph& measured, Graph* changed) {
+  ShortenGilWaits(std::vector<const Graph*>{&measured}, std::vector<Graph*>{changed}, {});
 }
 
 }  // namespace tt::analysis::replay

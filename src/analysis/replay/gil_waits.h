@@ -4,15 +4,26 @@
 // py_function calls, another map), the gap waited for them; a what-if that removes or shortens
 // that work gives the wait back (docs/replay.md, "The GIL").
 #pragma once
+#include <cstdint>
+#include <vector>
+
 #include "analysis/replay/graph.h"
 
 namespace tt::analysis::replay {
 
-// `changed` is `measured` after what-ifs (the same nodes and edges; only durations and gaps
-// changed). Each gap into a node of a thread that held the GIL (a node with Node::gil > 0)
-// loses the lock time the other threads' nodes of its rank held during the gap, as measured
-// (their GIL time over their measured time, at most the whole lock), less what they still hold
-// after the what-if (in proportion to their duration left). An unchanged graph keeps its gaps.
+// `changed` are the `measured` graphs of a job's steps after what-ifs (the same nodes and edges;
+// only durations and gaps changed). Each gap of a thread that held the GIL (a node with
+// Node::gil > 0) that was its own time (after its previous node or its step's start, or its
+// wake-up after another thread's node) loses the lock time the other threads' nodes of its rank
+// held during the gap, as measured (their GIL time over their measured time, at most the whole
+// lock; any step's nodes: a py_function begun in one step holds the lock in the next), less
+// what they still hold after the what-ifs (in proportion to their duration left). Unchanged
+// graphs keep their gaps; so do all where a what-if rebuilt one. `carried` (by graph, by edge;
+// may be empty): the part of a gap its thread spent finishing an earlier step's node, not its
+// own time (carry_over.h).
+void ShortenGilWaits(const std::vector<const Graph*>& measured, const std::vector<Graph*>& changed,
+                     const std::vector<std::vector<uint64_t>>& carried);
+// One step's graph.
 void ShortenGilWaits(const Graph& measured, Graph* changed);
 
 }  // namespace tt::analysis::replay

@@ -2,6 +2,7 @@
 #include "analysis/replay/graph.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "model/meaning.h"
 
@@ -38,7 +39,10 @@ uint32_t Graph::AddLabel(const std::string& name) {
 }
 
 uint32_t Graph::AddResource(const std::string& name, int32_t rank) {
-  resources.push_back({name, rank, false, false, {}});
+  Resource r;
+  r.name = name;
+  r.rank = rank;
+  resources.push_back(std::move(r));
   return static_cast<uint32_t>(resources.size() - 1);
 }
 

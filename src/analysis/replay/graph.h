@@ -125,6 +125,10 @@ struct Resource {
   int32_t rank = -1;     // index in Graph::ranks; -1: shared by ranks (a communicator)
   bool markers = false;  // holds a rank's step markers only (no work)
   bool link = false;     // a point-to-point link between two processes (rank -1)
+  // A thread the interpreter made (the main thread, a threading.Thread: named as the process's
+  // main thread), whose gaps between nodes are its own Python, which needs the GIL; a
+  // framework's pool thread (tf_Compute, tf_data_...) waits for work in its gaps.
+  bool python = false;
   // Where the graph's CPUs are shared (Graph::hosts): the cores its work takes, by host
   // (index in Graph::hosts, cores): a thread one on its rank's host; a collective's transfer
   // on the CPU one on the host of each of its ranks. Empty: none (a GPU stream, markers).

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 
+#include "analysis/replay/carry_over.h"
 #include "analysis/replay/cpu_waits.h"
 #include "analysis/replay/gil_waits.h"
 #include "analysis/replay/input_waits.h"
@@ -154,10 +155,10 @@ std::vector<StepGraph> Changed(const std::vector<StepGraph>& steps, const std::v
   std::vector<Graph*> changed;
   for (StepGraph& sg : out) changed.push_back(&sg.graph);
   ShortenInputWaits(measured, changed);
-  for (size_t i = 0; i < out.size(); ++i) {
-    ShortenGilWaits(steps[i].graph, &out[i].graph);
-    ShortenCpuWaits(steps[i].graph, &out[i].graph);
-  }
+  CarriedOver carried = CarriedOverOf(measured, changed);
+  ShortenGilWaits(measured, changed, carried.part);
+  ShortenCpuWaits(measured, changed, carried.part);
+  ShortenCarriedOver(carried, changed);
   return out;
 }
 

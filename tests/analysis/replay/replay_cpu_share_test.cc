@@ -284,6 +284,7 @@ TEST(ReplayGilWaits, APythonThreadsGapGetsBackTheLockARemovedNodeHeld) {
   Graph g;
   size_t r = g.AddRank("rank 0", 0, 20000);
   uint32_t main = g.AddResource("thread 0", 0), pool = g.AddResource("thread 1", 0);
+  g.resources[main].python = true;  // its gaps are its Python (the pool's: waits for work)
   uint32_t m1 = g.AddNode(main, g.AddLabel("call"), NodeKind::kOp, 5000, 0);
   uint32_t m2 = g.AddNode(main, g.AddLabel("call"), NodeKind::kOp, 5000, 15000);
   uint32_t py = g.AddNode(pool, g.AddLabel("py_function"), NodeKind::kOp, 10000, 5000);
@@ -302,6 +303,9 @@ TEST(ReplayGilWaits, APythonThreadsGapGetsBackTheLockARemovedNodeHeld) {
   EXPECT_EQ(gap_after("py_function=0.5", "py_function", 0.5), 7000u);
   EXPECT_EQ(gap_after("native=0", "native", 0), 10000u);
   EXPECT_EQ(gap_after("py_function=2", "py_function", 2), 10000u);
+  Graph pool_thread = g;  // a framework's pool thread: its gap is a wait for work, not Python
+  pool_thread.resources[main].python = false;
+  EXPECT_EQ(GapAfter(pool_thread, 1, "py_function=0", "py_function", 0), 10000u);
   EXPECT_EQ(Simulate(analysis::replay::Changed(
                          {StepGraph{g, {0}}},
                          {analysis::replay::MakeWhatIf("", "py_function=0", "py_function", 0)})[0]
@@ -336,6 +340,89 @@ TEST(ReplayCpuWaits, AGapGetsBackTheCoreARemovedNodeTook) {
   Graph alone = g;  // two cores: the gap had a core of its own
   alone.hosts[0].cores = 2;
   EXPECT_EQ(GapAfter(alone, 1, "x=0", "x", 0), 40u);
+}
+
+// Work begun in one step loads the next (a tf.data thread's py_function runs across the steps'
+// boundaries): step 0's py_function runs 10-30 holding the GIL 60% of the time, and step 1
+// (origin 20) has the main thread's first gap (4, after its start) and a wake-up (3, after
+// another thread's node, an inferred edge) beside it. Without the py_function both get its lock
+// time back: 1.6 and 1.2. Likewise a core (one core, x of step 0 running 0-200 beside step 1,
+// origin 100: the gap of 40 had half the core, so 20 without x).
+TEST(ReplayGilWaits, AStepsGapGetsBackTheLockOfWorkBegunInTheStepBefore) {
+  auto step = [](uint64_t origin) {
+    Graph g;
+    g.origin = origin;
+    g.AddRank("rank 0", 0, 20000);
+    return g;
+  };
+  Graph s0 = step(0), s1 = step(20000);
+  uint32_t main0 = s0.AddResource("thread 0", 0), pool = s0.AddResource("thread 1", 0);
+  uint32_t m0 = s0.AddNode(main0, s0.AddLabel("call"), NodeKind::kOp, 5000, 0);
+  uint32_t py = s0.AddNode(pool, s0.AddLabel("py_function"), NodeKind::kOp, 20000, 10000);
+  s0.nodes[m0].gil = 2500;
+  s0.nodes[py].gil = 12000;
+  s0.AddEdge(s0.ranks[0].source, m0, 0);
+  s0.AddEdge(s0.ranks[0].source, py, 10000);
+  uint32_t main1 = s1.AddResource("thread 0", 0), other = s1.AddResource("thread 2", 0);
+  s1.resources[main1].python = true;
+  uint32_t m1 = s1.AddNode(main1, s1.AddLabel("call"), NodeKind::kOp, 1000, 4000);
+  uint32_t w = s1.AddNode(other, s1.AddLabel("wait"), NodeKind::kOp, 6000, 0);
+  uint32_t m2 = s1.AddNode(main1, s1.AddLabel("call"), NodeKind::kOp, 1000, 9000);
+  s1.nodes[m1].gil = s1.nodes[m2].gil = 500;
+  s1.AddEdge(s1.ranks[0].source, m1, 4000);  // edge 0
+  s1.AddEdge(m1, m2, 4000);                  // edge 1: the thread's order, bound by the wake-up
+  s1.AddEdge(s1.ranks[0].source, w, 0);
+  s1.AddEdge(w, m2, 3000, EdgeKind::kInferred);  // edge 3
+  auto out = analysis::replay::Changed(
+      {StepGraph{s0, {0}}, StepGraph{s1, {1}}},
+      {analysis::replay::MakeWhatIf("", "py_function=0", "py_function", 0)});
+  EXPECT_EQ(out[1].graph.edges[0].gap, 1600u);
+  EXPECT_EQ(out[1].graph.edges[3].gap, 1200u);
+  EXPECT_EQ(out[0].graph.edges[0].gap, 0u);
+  auto alone = analysis::replay::Changed({StepGraph{s1, {1}}},
+                                         {analysis::replay::MakeWhatIf("", "w=0", "wait", 0)});
+  EXPECT_EQ(alone[0].graph.edges[0].gap, 4000u) << "nothing held the lock in the step itself";
+
+  Graph c0 = step(0), c1 = step(100);
+  c0.ranks[0].measured = c1.ranks[0].measured = 100;
+  uint32_t x = c0.AddNode(c0.AddResource("thread 1", 0), c0.AddLabel("x"), NodeKind::kOp, 200, 0);
+  c0.AddEdge(c0.ranks[0].source, x, 0);
+  uint32_t t0 = c1.AddResource("thread 0", 0);
+  uint32_t p = c1.AddNode(t0, c1.AddLabel("p"), NodeKind::kOp, 10, 40);
+  c1.AddEdge(c1.ranks[0].source, p, 40);
+  ShareCpus(&c0, {{"h", 1}}, {0});
+  ShareCpus(&c1, {{"h", 1}}, {0});
+  auto cores = analysis::replay::Changed({StepGraph{c0, {0}}, StepGraph{c1, {1}}},
+                                         {analysis::replay::MakeWhatIf("", "x=0", "x", 0)});
+  EXPECT_EQ(cores[1].graph.edges[0].gap, 20u);
+}
+
+// A thread busy at a step's start with a node of the step before (carry_over.h): step 0's py
+// runs 10-30 on thread 1, and thread 1's first node of step 1 (origin 20) starts at 12 after
+// it: its edge from the step's start holds 10 of py and 2 of its own. Without py, 2; py at half
+// its time, 7. The carried part is not the thread's own time: the GIL py held then is not given
+// back to the gap as well (the thread runs Python and holds the lock, as a main thread would).
+TEST(ReplayCarryOver, AThreadBusyAtAStepsStartIsFreedByTheEarlierNodesChange) {
+  Graph s0, s1;
+  s1.origin = 20000;
+  for (Graph* g : {&s0, &s1}) g->AddRank("rank 0", 0, 20000);
+  uint32_t pool0 = s0.AddResource("thread 1", 0);
+  uint32_t py = s0.AddNode(pool0, s0.AddLabel("py"), NodeKind::kOp, 20000, 10000);
+  s0.nodes[py].gil = 12000;
+  s0.AddEdge(s0.ranks[0].source, py, 10000);
+  uint32_t pool1 = s1.AddResource("thread 1", 0);
+  s1.resources[pool1].python = true;
+  uint32_t q = s1.AddNode(pool1, s1.AddLabel("q"), NodeKind::kOp, 1000, 12000);
+  s1.nodes[q].gil = 100;
+  s1.AddEdge(s1.ranks[0].source, q, 12000);
+  auto gap_after = [&](const char* spec, double factor) {
+    auto out = analysis::replay::Changed({StepGraph{s0, {0}}, StepGraph{s1, {1}}},
+                                         {analysis::replay::MakeWhatIf("", spec, "^py$", factor)});
+    return out[1].graph.edges[0].gap;
+  };
+  EXPECT_EQ(gap_after("py=0", 0), 2000u);
+  EXPECT_EQ(gap_after("py=0.5", 0.5), 7000u);
+  EXPECT_EQ(gap_after("py=2", 2), 12000u);
 }
 
 // A Python thread that holds the GIL all along (20 of 20) beside a native thread that never
