@@ -6,6 +6,7 @@
 #include <set>
 
 #include "analysis/job/job_clock.h"
+#include "analysis/replay/input_waits.h"
 #include "analysis/replay/predict.h"
 #include "analysis/replay/suggest.h"
 #include "analysis/replay/typical.h"
@@ -17,6 +18,7 @@
 #include "cli/option_groups.h"
 #include "cli/pids.h"
 #include "cli/replay_print.h"
+#include "core/human.h"
 #include "model/model.h"
 
 namespace tt::cli {
@@ -127,12 +129,31 @@ bool ParseReplayArgs(const std::vector<std::string>& argv, ReplayArgs* o) {
   return true;
 }
 
+// A what-if that removes most of the steps' waits for their input: the work after each wait
+// keeps its measured time, and a thread back from a wait can run slower than one that never
+// waited (docs/replay.md, "A thread comes back slower after a wait"), which the trace cannot
+// tell; "" where the waits it removed are under a millisecond or a quarter of the step.
+std::string WaitsGoneNote(const std::vector<rp::StepGraph>& before,
+                          const std::vector<rp::StepGraph>& after, const rp::Prediction& base) {
+  std::vector<const rp::Graph*> b, a;
+  for (const auto& s : before) b.push_back(&s.graph);
+  for (const auto& s : after) a.push_back(&s.graph);
+  double gone = before.empty() ? 0 : rp::InputWaitGone(b, a) / static_cast<double>(before.size());
+  if (gone < 1e6 || gone < 0.25 * base.measured) return "";
+  return "the steps' waits for input (" + analysis::HumanDuration(gone) +
+         " a step) are gone, but the work right after each wait keeps its measured time; a "
+         "thread back from a wait can run slower than one that never waited (about 1.5x on a "
+         "2-vCPU VM: docs/replay.md), so this prediction can be high";
+}
+
 WhatIfResult RunWhatIf(const std::string& spec, const std::vector<rp::WhatIf>& ws,
                        const rp::Job& job, const rp::Prediction& base) {
   WhatIfResult r;
   r.spec = spec;
-  r.p = rp::Predict(rp::Changed(job.steps, ws));
+  std::vector<rp::StepGraph> changed = rp::Changed(job.steps, ws);
+  r.p = rp::Predict(changed);
   r.moved = rp::MovedOnPath(base, r.p, 5);
+  r.note = WaitsGoneNote(job.steps, changed, base);
   return r;
 }
 
@@ -175,8 +196,7 @@ void SetBuildOptions(const SelectionOptions& sel, rp::BuildOptions* b) {
 }
 
 std::vector<WhatIfResult> SuggestionResults(const rp::Job& job, const rp::Prediction& base,
-                                            size_t n,
-                                            const std::vector<analysis::RankGaps>& gaps) {
+                                            size_t n, const std::vector<analysis::RankGaps>& gaps) {
   std::vector<WhatIfResult> out;
   for (rp::Suggestion& s : rp::Suggest(base, job.steps, job.hardware, n)) {
     WhatIfResult r;
@@ -232,8 +252,8 @@ int Replay(const std::vector<std::string>& argv) {
     ws.push_back(rp::ParseWhatIf(s, rp::WhatIfNumbers{WhatIfFactor, WhatIfBytes}));
   std::vector<Problem> problems;
   std::vector<analysis::RankGaps> gaps;
-  rp::Job job = LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems,
-                              o.suggest ? &gaps : nullptr);
+  rp::Job job =
+      LoadReplayJob(o.dirs, o.sel.Chosen(), o.build, &problems, o.suggest ? &gaps : nullptr);
   size_t replayed = job.steps.size();
   if (o.typical) job.steps = rp::Typical(job.steps);
   ReplayOutput out;

@@ -65,6 +65,7 @@ json WhatIfJson(const WhatIfResult& w, const Prediction& base) {
   for (const auto& m : w.moved)
     moved.push_back({{"label", m.label}, {"before_ns", Ns(m.before)}, {"after_ns", Ns(m.after)}});
   return {{"spec", w.spec},
+          {"note", w.note.empty() ? json(nullptr) : json(w.note)},
           {"predicted_ns", Ns(w.p.predicted)},
           {"predicted_median_ns", Ns(w.p.predicted_median)},
           {"speedup", w.p.predicted > 0 ? base.predicted / w.p.predicted : 0.0},
@@ -222,6 +223,7 @@ void PrintWhatIf(const WhatIfResult& w, const Prediction& base) {
                 TerminalSafe(m.label).substr(0, 48).c_str(), HumanDuration(m.before).c_str(),
                 HumanDuration(m.after).c_str());
   PrintRoofline(w.p.roofline);
+  if (!w.note.empty()) std::printf("  note: %s\n", TerminalSafe(w.note).c_str());
 }
 
 }  // namespace

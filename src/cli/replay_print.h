@@ -22,6 +22,7 @@ struct WhatIfResult {
   std::string change, how;
   double gain = 0, uncertainty = 0;
   double samples = 1;  // its step's samples over the measured step's (batch=2: 2)
+  std::string note;    // what the prediction cannot see (a what-if's), "" when nothing
   double PerSample() const { return p.predicted / samples; }  // the measured step's samples' time
 };
 

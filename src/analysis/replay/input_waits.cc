@@ -72,4 +72,18 @@ void ShortenInputWaits(const std::vector<const Graph*>& before, const std::vecto
     }
 }
 
+double InputWaitGone(const std::vector<const Graph*>& before,
+                     const std::vector<const Graph*>& after) {
+  double gone = 0;
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    if (before[i]->nodes.size() != after[i]->nodes.size()) return 0;
+    for (size_t v = 0; v < before[i]->nodes.size(); ++v) {
+      const Node &was = before[i]->nodes[v], &now = after[i]->nodes[v];
+      if (was.kind == NodeKind::kInputWait && now.duration < was.duration)
+        gone += static_cast<double>(was.took) * (1 - KeptShare(was, now));
+    }
+  }
+  return gone;
+}
+
 }  // namespace tt::analysis::replay

@@ -16,4 +16,9 @@ namespace tt::analysis::replay {
 // gone, one beside work half as long loses half of that time.
 void ShortenInputWaits(const std::vector<const Graph*>& before, const std::vector<Graph*>& after);
 
+// The time (ns) the steps' waits for their input lost under the what-ifs, over all of `before`
+// against `after` (the same graphs changed; 0 where a what-if rebuilt them).
+double InputWaitGone(const std::vector<const Graph*>& before,
+                     const std::vector<const Graph*>& after);
+
 }  // namespace tt::analysis::replay

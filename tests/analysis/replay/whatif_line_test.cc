@@ -52,6 +52,7 @@ TEST(WhatIfLine, SummaryLinesRemovedPredictTheLoopWithoutThem) {
     predicted.push_back(j["what_ifs"][0]["predicted_median_ns"].get<double>());
     scoped.push_back(j["what_ifs"][1]["predicted_median_ns"].get<double>());
     EXPECT_LT(scoped.back(), with.back());  // scope: moved it
+    EXPECT_TRUE(j["what_ifs"][0]["note"].is_null()) << "no wait for input removed";
   }
   double real = whatif_test::Median(reals);
   ASSERT_GT(real, 0);
