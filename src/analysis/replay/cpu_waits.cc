@@ -75,8 +75,4 @@ void ShortenCpuWaits(const std::vector<const Graph*>& measured, const std::vecto
     Shorten(*measured[i], before, after, i < carried.size() ? &carried[i] : nullptr, changed[i]);
 }
 
-void ShortenCpuWaits(const Graph& measured, Graph* changed) {
-  ShortenCpuWaits(std::vector<const Graph*>{&measured}, std::vector<Graph*>{changed}, {});
-}
-
 }  // namespace tt::analysis::replay

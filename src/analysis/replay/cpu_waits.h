@@ -23,7 +23,5 @@ namespace tt::analysis::replay {
 // spent finishing an earlier step's node, not its own time (carry_over.h).
 void ShortenCpuWaits(const std::vector<const Graph*>& measured, const std::vector<Graph*>& changed,
                      const std::vector<std::vector<uint64_t>>& carried);
-// One step's graph.
-void ShortenCpuWaits(const Graph& measured, Graph* changed);
 
 }  // namespace tt::analysis::replay

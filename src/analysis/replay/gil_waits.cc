@@ -129,8 +129,4 @@ void ShortenGilWaits(const std::vector<const Graph*>& measured, const std::vecto
     Shorten(*measured[i], holds[i], locks, i < carried.size() ? &carried[i] : nullptr, changed[i]);
 }
 
-void ShortenGilWaits(const Graph& measured, Graph* changed) {
-  ShortenGilWaits(std::vector<const Graph*>{&measured}, std::vector<Graph*>{changed}, {});
-}
-
 }  // namespace tt::analysis::replay

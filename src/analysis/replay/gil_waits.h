@@ -23,7 +23,5 @@ namespace tt::analysis::replay {
 // own time (carry_over.h).
 void ShortenGilWaits(const std::vector<const Graph*>& measured, const std::vector<Graph*>& changed,
                      const std::vector<std::vector<uint64_t>>& carried);
-// One step's graph.
-void ShortenGilWaits(const Graph& measured, Graph* changed);
 
 }  // namespace tt::analysis::replay
